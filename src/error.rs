@@ -1,0 +1,70 @@
+//! Errors and exit codes.
+
+use std::fmt;
+
+/// Exit code: every history valid.
+pub const EXIT_VALID: i32 = 0;
+/// Exit code: some history invalid.
+pub const EXIT_INVALID: i32 = 1;
+/// Exit code: some history unknown, none invalid.
+pub const EXIT_UNKNOWN: i32 = 2;
+/// Exit code: bad input or usage.
+pub const EXIT_BAD_INPUT: i32 = 3;
+
+/// A problem with an input file, pinned to a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// The file (or `-` for standard input).
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// What was expected there, and what was found.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Any error ellery reports instead of a verdict.
+#[derive(Debug)]
+pub enum Error {
+    /// Malformed or unusable input.
+    Input(InputError),
+    /// A file could not be read or written.
+    Io {
+        /// The path involved.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Bad options (unknown model name, ...).
+    Usage(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Input(e) => e.fmt(f),
+            Error::Io { path, source } => write!(f, "{path}: {source}"),
+            Error::Usage(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<InputError> for Error {
+    fn from(e: InputError) -> Self {
+        Error::Input(e)
+    }
+}
+
+/// Shorthand result type.
+pub type Result<T> = std::result::Result<T, Error>;

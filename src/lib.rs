@@ -1,0 +1,21 @@
+//! ellery: a fast checker for Jepsen transactional histories that gives
+//! Elle's answers in Elle's vocabulary.
+//!
+//! The module tree follows the pipeline:
+//! [`read`] (history files) → [`model`] (shared transaction model) →
+//! [`infer`] (workload-specific dependency inference) → [`graph`] (dependency
+//! graphs, SCCs, cycle search) → [`check`] (anomaly search per SCC) and
+//! [`consistency`] (Elle's model lattice) → [`report`] (result maps,
+//! explanations).
+
+pub mod edn;
+pub mod error;
+pub mod model;
+pub mod read;
+pub mod infer;
+pub mod graph;
+pub mod check;
+pub mod consistency;
+pub mod report;
+pub mod gen;
+pub mod cli;

@@ -1,0 +1,315 @@
+//! The shared model: every workload and every algorithm works on a
+//! [`History`] of client operations, whose transactional values are stored as
+//! compact micro-operations over interned keys and values.
+//!
+//! Memory matters here (a million-transaction history must check in well
+//! under 1.5 GB), so ops keep no parsed maps: each op remembers the byte range
+//! of its source text, and the original map is re-read only when an op must be
+//! printed (inside a cycle, say).
+
+use crate::edn::Value;
+use hashbrown::HashMap;
+
+/// A key or value of a micro-op, packed into 64 bits.
+///
+/// Integers that fit in 63 bits are stored inline; everything else (keywords,
+/// strings, big integers, vectors, ...) is interned in the history's
+/// [`Interner`] and stored as a tagged index. Two atoms are equal exactly when
+/// the EDN values they stand for are equal, so atoms can be compared and
+/// hashed directly.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+pub struct Atom(u64);
+
+const INTERNED_TAG: u64 = 1 << 63;
+
+impl Atom {
+    /// The atom for an integer, if it fits inline (|n| < 2^62).
+    pub fn int(n: i64) -> Option<Atom> {
+        if (-(1i64 << 62)..(1i64 << 62)).contains(&n) {
+            // Offset so that the representation is non-negative and ordered.
+            Some(Atom((n + (1i64 << 62)) as u64))
+        } else {
+            None
+        }
+    }
+
+    /// The integer this atom holds inline, if any.
+    pub fn as_int(self) -> Option<i64> {
+        if self.0 & INTERNED_TAG == 0 {
+            Some(self.0 as i64 - (1i64 << 62))
+        } else {
+            None
+        }
+    }
+
+    /// The interner slot of a non-inline atom.
+    pub fn interned_slot(self) -> Option<usize> {
+        if self.0 & INTERNED_TAG != 0 {
+            Some((self.0 & !INTERNED_TAG) as usize)
+        } else {
+            None
+        }
+    }
+
+    fn from_slot(slot: usize) -> Atom {
+        Atom(slot as u64 | INTERNED_TAG)
+    }
+}
+
+/// Interns non-integer EDN values (keywords, strings, ...) as [`Atom`]s.
+#[derive(Default, Debug, Clone)]
+pub struct Interner {
+    values: Vec<Value>,
+    slots: HashMap<Value, usize>,
+}
+
+impl Interner {
+    /// The atom for a value: inline for small integers, interned otherwise.
+    pub fn atom(&mut self, value: &Value) -> Atom {
+        if let Value::Int(n) = value {
+            if let Some(a) = Atom::int(*n) {
+                return a;
+            }
+        }
+        if let Some(&slot) = self.slots.get(value) {
+            return Atom::from_slot(slot);
+        }
+        let slot = self.values.len();
+        self.values.push(value.clone());
+        self.slots.insert(value.clone(), slot);
+        Atom::from_slot(slot)
+    }
+
+    /// The atom for a value if it was seen before (or is an inline integer).
+    pub fn lookup(&self, value: &Value) -> Option<Atom> {
+        if let Value::Int(n) = value {
+            if let Some(a) = Atom::int(*n) {
+                return Some(a);
+            }
+        }
+        self.slots.get(value).map(|&s| Atom::from_slot(s))
+    }
+
+    /// The EDN value an atom stands for.
+    pub fn value(&self, atom: Atom) -> Value {
+        match atom.as_int() {
+            Some(n) => Value::Int(n),
+            None => self.values[atom.interned_slot().expect("interned atom")].clone(),
+        }
+    }
+
+    /// Number of interned (non-inline) values.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether nothing has been interned yet.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Jepsen's op types.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum OpType {
+    /// `:invoke`: the client began the operation.
+    Invoke,
+    /// `:ok`: the operation definitely happened.
+    Ok,
+    /// `:fail`: the operation definitely did not happen.
+    Fail,
+    /// `:info`: the operation may or may not have happened.
+    Info,
+}
+
+impl OpType {
+    /// The keyword name, without the colon.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpType::Invoke => "invoke",
+            OpType::Ok => "ok",
+            OpType::Fail => "fail",
+            OpType::Info => "info",
+        }
+    }
+
+    /// Parses a keyword name (without colon).
+    pub fn from_name(name: &str) -> Option<OpType> {
+        Some(match name {
+            "invoke" => OpType::Invoke,
+            "ok" => OpType::Ok,
+            "fail" => OpType::Fail,
+            "info" => OpType::Info,
+            _ => return None,
+        })
+    }
+}
+
+/// The function of a micro-op, `[f k v]`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum MopFn {
+    /// `:r` (also `:read`): read a key.
+    Read,
+    /// `:append`: append an element to a list.
+    Append,
+    /// `:w` (also `:write`): write a register.
+    Write,
+    /// Any other micro-op function; its name is interned as an atom.
+    Other(Atom),
+}
+
+/// The argument or result of a micro-op.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum MopArg {
+    /// `nil`: e.g. an unobserved read.
+    Nil,
+    /// A single value: an appended element, a written or read register value.
+    Atom(Atom),
+    /// A list of values (a list-append read), as a range in
+    /// [`History::elements`].
+    List { start: u32, len: u32 },
+}
+
+/// A micro-op `[f k v]` inside a transaction.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Mop {
+    /// What the micro-op does.
+    pub f: MopFn,
+    /// The key it acts on.
+    pub key: Atom,
+    /// Its argument or result.
+    pub arg: MopArg,
+}
+
+/// Where an op's text sits in its source, so it can be re-read for printing
+/// and named in error messages.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Span {
+    /// Byte offset of the op map's opening brace.
+    pub start: u64,
+    /// Length in bytes of the op map's text.
+    pub len: u32,
+    /// 1-based line of the opening brace.
+    pub line: u32,
+}
+
+/// What an op's `:value` holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OpValue {
+    /// `nil` or absent.
+    Nil,
+    /// A vector of micro-ops: a range in [`History::mops`].
+    Mops { start: u32, len: u32 },
+    /// Anything else (e.g. a register value or `[old new]` for a CAS): an
+    /// index into [`History::other_values`].
+    Other(u32),
+}
+
+/// One client operation (an invocation or a completion).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Op {
+    /// Jepsen's `:index` (dense indices are assigned when the file has none).
+    pub index: u64,
+    /// `:time` in nanoseconds, or -1 when absent.
+    pub time: i64,
+    /// `:type`.
+    pub op_type: OpType,
+    /// `:process` (only ops with an integer process are client ops).
+    pub process: i64,
+    /// `:f`, interned (`nil` when absent).
+    pub f: Atom,
+    /// `:value`.
+    pub value: OpValue,
+    /// Where the op came from.
+    pub span: Span,
+}
+
+/// A sentinel for "no such op" in pairing tables.
+pub const NO_OP: u32 = u32::MAX;
+
+/// A history of client operations, in file order, with pairing information.
+#[derive(Debug, Default, Clone)]
+pub struct History {
+    /// Client ops (integer `:process`), in file order.
+    pub ops: Vec<Op>,
+    /// For each op, the position (in `ops`) of its partner: the completion of
+    /// an invocation or the invocation of a completion; [`NO_OP`] if none.
+    pub pair: Vec<u32>,
+    /// All micro-ops, referenced by [`OpValue::Mops`].
+    pub mops: Vec<Mop>,
+    /// All list elements of reads, referenced by [`MopArg::List`].
+    pub elements: Vec<Atom>,
+    /// Op values that are not micro-op vectors.
+    pub other_values: Vec<Value>,
+    /// Interned keys, values and function names.
+    pub interner: Interner,
+    /// Ops that were skipped because their `:process` is not an integer.
+    pub non_client_ops: usize,
+    /// The atom for `nil` (absent `:f`).
+    pub nil_atom: Atom,
+    /// The source text, kept to re-read ops for printing.
+    pub source: std::sync::Arc<Vec<u8>>,
+    /// Where the history came from (a path, or `-`).
+    pub origin: String,
+    /// The source format (EDN or JSON), for re-reading ops.
+    pub format: SourceFormat,
+}
+
+/// The text format a history was read from.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// Jepsen EDN.
+    #[default]
+    Edn,
+    /// elle-cli's JSON dialect.
+    Json,
+}
+
+impl History {
+    /// The micro-ops of an op (empty unless its value is a micro-op vector).
+    pub fn mops(&self, op: &Op) -> &[Mop] {
+        match op.value {
+            OpValue::Mops { start, len } => &self.mops[start as usize..(start + len) as usize],
+            _ => &[],
+        }
+    }
+
+    /// The elements of a list argument (empty for non-lists).
+    pub fn list(&self, arg: MopArg) -> &[Atom] {
+        match arg {
+            MopArg::List { start, len } => &self.elements[start as usize..(start + len) as usize],
+            _ => &[],
+        }
+    }
+
+    /// The invocation paired with the op at position `i`, if `i` is a
+    /// completion that has one.
+    pub fn invocation_of(&self, i: usize) -> Option<usize> {
+        let op = &self.ops[i];
+        if op.op_type == OpType::Invoke {
+            return None;
+        }
+        match self.pair[i] {
+            NO_OP => None,
+            j => Some(j as usize),
+        }
+    }
+
+    /// The completion paired with the op at position `i`, if `i` is an
+    /// invocation that has one.
+    pub fn completion_of(&self, i: usize) -> Option<usize> {
+        let op = &self.ops[i];
+        if op.op_type != OpType::Invoke {
+            return None;
+        }
+        match self.pair[i] {
+            NO_OP => None,
+            j => Some(j as usize),
+        }
+    }
+
+    /// The EDN value of an atom.
+    pub fn atom_value(&self, atom: Atom) -> Value {
+        self.interner.value(atom)
+    }
+}
