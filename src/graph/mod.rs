@@ -1,1 +1,163 @@
-//! TODO
+//! Dependency graphs between transactions, their strongly connected
+//! components, and cycle search. Written once, shared by every algorithm.
+//!
+//! Vertices are `u32` transaction ids (positions of completion ops in
+//! [`crate::model::History::ops`]); edges carry a set of relationships
+//! ([`Rels`]): ww, wr, rw, their predicate forms, process and realtime.
+
+mod rels;
+pub mod scc;
+pub mod search;
+pub mod order;
+
+pub use rels::Rels;
+
+/// A directed graph in compressed sparse row form. Parallel edges are merged
+/// (their relationships unioned); vertex ids are dense local ids `0..len`.
+#[derive(Clone, Debug, Default)]
+pub struct DiGraph {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    rels: Vec<Rels>,
+}
+
+impl DiGraph {
+    /// Builds a graph on vertices `0..n` from `(from, to, rels)` edges.
+    pub fn from_edges(n: usize, mut edges: Vec<(u32, u32, Rels)>) -> DiGraph {
+        edges.sort_unstable_by_key(|&(a, b, _)| (a, b));
+        let mut offsets = vec![0u32; n + 1];
+        let mut targets = Vec::with_capacity(edges.len());
+        let mut rels: Vec<Rels> = Vec::with_capacity(edges.len());
+        let mut last: Option<(u32, u32)> = None;
+        for (a, b, r) in edges {
+            if last == Some((a, b)) {
+                let l = rels.len() - 1;
+                rels[l] = rels[l].union(r);
+                continue;
+            }
+            last = Some((a, b));
+            offsets[a as usize + 1] += 1;
+            targets.push(b);
+            rels.push(r);
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        DiGraph {
+            offsets,
+            targets,
+            rels,
+        }
+    }
+
+    /// Number of vertex slots.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether the graph has no vertex slots.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of (merged) edges.
+    pub fn edge_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Out-neighbours of `v` with the relationships of each edge, in
+    /// ascending id order.
+    pub fn out(&self, v: u32) -> impl Iterator<Item = (u32, Rels)> + '_ {
+        let (s, e) = (
+            self.offsets[v as usize] as usize,
+            self.offsets[v as usize + 1] as usize,
+        );
+        self.targets[s..e]
+            .iter()
+            .copied()
+            .zip(self.rels[s..e].iter().copied())
+    }
+
+    /// Out-neighbour ids of `v`.
+    pub fn out_ids(&self, v: u32) -> &[u32] {
+        let (s, e) = (
+            self.offsets[v as usize] as usize,
+            self.offsets[v as usize + 1] as usize,
+        );
+        &self.targets[s..e]
+    }
+
+    /// The relationships on edge `a → b`, if there is one.
+    pub fn edge(&self, a: u32, b: u32) -> Option<Rels> {
+        let (s, e) = (
+            self.offsets[a as usize] as usize,
+            self.offsets[a as usize + 1] as usize,
+        );
+        self.targets[s..e]
+            .binary_search(&b)
+            .ok()
+            .map(|i| self.rels[s + i])
+    }
+
+    /// Iterates every edge `(from, to, rels)`.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32, Rels)> + '_ {
+        (0..self.len() as u32).flat_map(move |a| self.out(a).map(move |(b, r)| (a, b, r)))
+    }
+
+    /// The graph restricted to the given relationships: edges keep only the
+    /// intersection of their relationships, and vanish when it is empty.
+    pub fn project(&self, keep: Rels) -> DiGraph {
+        let edges = self
+            .edges()
+            .filter_map(|(a, b, r)| {
+                let r = r.intersection(keep);
+                (!r.is_empty()).then_some((a, b, r))
+            })
+            .collect();
+        DiGraph::from_edges(self.len(), edges)
+    }
+
+    /// Whether `v` has any incident edge.
+    pub fn has_edges(&self, v: u32) -> bool {
+        self.offsets[v as usize] != self.offsets[v as usize + 1]
+    }
+
+    /// The union of two graphs on the same vertex slots.
+    pub fn union(&self, other: &DiGraph) -> DiGraph {
+        let edges = self.edges().chain(other.edges()).collect();
+        DiGraph::from_edges(self.len().max(other.len()), edges)
+    }
+
+    /// Sequential extension `A ∪ (A ; B)`: every edge of A, plus `x → z`
+    /// whenever `x → y` in A and `y → z` in B. Composed edges carry no
+    /// relationships of their own (they exist only to be searched for SCCs).
+    pub fn extension(&self, b: &DiGraph) -> DiGraph {
+        let mut edges: Vec<(u32, u32, Rels)> = self.edges().collect();
+        for (x, y, _) in self.edges() {
+            if (y as usize) < b.len() {
+                for &z in b.out_ids(y) {
+                    edges.push((x, z, Rels::NONE));
+                }
+            }
+        }
+        DiGraph::from_edges(self.len().max(b.len()), edges)
+    }
+
+    /// The subgraph induced by `vertices` (given in local ids of `self`),
+    /// renumbered densely in the order given. Returns the graph.
+    pub fn induced(&self, vertices: &[u32]) -> DiGraph {
+        let mut local = hashbrown::HashMap::with_capacity(vertices.len());
+        for (i, &v) in vertices.iter().enumerate() {
+            local.insert(v, i as u32);
+        }
+        let mut edges = Vec::new();
+        for (i, &v) in vertices.iter().enumerate() {
+            for (w, r) in self.out(v) {
+                if let Some(&j) = local.get(&w) {
+                    edges.push((i as u32, j, r));
+                }
+            }
+        }
+        DiGraph::from_edges(vertices.len(), edges)
+    }
+}
