@@ -4,3 +4,5 @@
 mod value;
 
 pub use value::Value;
+mod tmp_print;
+pub use tmp_print::{pr_str, write_edn};

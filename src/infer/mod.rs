@@ -1,1 +1,196 @@
-//! TODO
+//! Workload inference: from a history to a dependency graph, the non-cycle
+//! anomalies found on the way, and an explainer that justifies each edge.
+
+pub mod list_append;
+pub mod order_graphs;
+
+use crate::edn::Value;
+use crate::graph::Rels;
+use crate::model::History;
+
+/// Anomalies by Elle type name, in the order they were added.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Anomalies {
+    entries: Vec<(String, Vec<Value>)>,
+}
+
+impl Anomalies {
+    /// Adds cases to a type (creating it if new).
+    pub fn add(&mut self, kind: &str, cases: Vec<Value>) {
+        if let Some((_, v)) = self.entries.iter_mut().find(|(k, _)| k == kind) {
+            v.extend(cases);
+        } else {
+            self.entries.push((kind.to_string(), cases));
+        }
+    }
+
+    /// Adds cases only when there are some.
+    pub fn add_nonempty(&mut self, kind: &str, cases: Vec<Value>) {
+        if !cases.is_empty() {
+            self.add(kind, cases);
+        }
+    }
+
+    /// The types present.
+    pub fn types(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// Cases of one type.
+    pub fn get(&self, kind: &str) -> Option<&Vec<Value>> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == kind)
+            .map(|(_, v)| v)
+    }
+
+    /// Whether a type is present.
+    pub fn contains(&self, kind: &str) -> bool {
+        self.get(kind).is_some()
+    }
+
+    /// All entries.
+    pub fn entries(&self) -> &[(String, Vec<Value>)] {
+        &self.entries
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The kind of one step of a cycle, as Elle names it in `:steps`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum StepKind {
+    /// Write-write.
+    Ww,
+    /// Write-read.
+    Wr,
+    /// Read-write (anti-dependency).
+    Rw,
+    /// Process order.
+    Process,
+    /// Real-time order.
+    Realtime,
+}
+
+impl StepKind {
+    /// Elle's keyword name.
+    pub fn name(self) -> &'static str {
+        match self {
+            StepKind::Ww => "ww",
+            StepKind::Wr => "wr",
+            StepKind::Rw => "rw",
+            StepKind::Process => "process",
+            StepKind::Realtime => "realtime",
+        }
+    }
+}
+
+/// Why transaction `b` depends on transaction `a`: the data Elle prints as a
+/// step, plus the sentence its explanation file uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// The step's type.
+    pub kind: StepKind,
+    /// The step as Elle prints it in `:steps`.
+    pub data: Value,
+    /// Renders the explanation given names for a and b.
+    pub text: StepText,
+}
+
+/// The parts of a step's explanation sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepText {
+    /// list-append ww: `B appended v' after A appended v to k`.
+    AppendWw { key: String, value: String, value2: String },
+    /// list-append wr: `B observed A's append of v to key k`.
+    AppendWr { key: String, value: String },
+    /// list-append rw from the initial state.
+    AppendRwInit { key: String, value2: String },
+    /// list-append rw.
+    AppendRw { key: String, value2: String },
+    /// `process p executed A before B`.
+    Process { process: i64 },
+    /// `A completed at index i, ... before the invocation of B, at index j`.
+    Realtime {
+        a_index: u64,
+        b_index: u64,
+        a_time: i64,
+        b_time: i64,
+    },
+}
+
+impl Step {
+    /// The sentence explaining this step, with names for both transactions.
+    pub fn render(&self, a: &str, b: &str) -> String {
+        match &self.text {
+            StepText::AppendWw { key, value, value2 } => {
+                format!("{b} appended {value2} after {a} appended {value} to {key}")
+            }
+            StepText::AppendWr { key, value } => {
+                format!("{b} observed {a}'s append of {value} to key {key}")
+            }
+            StepText::AppendRwInit { key, value2 } => format!(
+                "{a} observed the initial (nil) state of {key}, which {b} created by appending {value2}"
+            ),
+            StepText::AppendRw { key, value2 } => {
+                format!("{a} did not observe {b}'s append of {value2} to {key}")
+            }
+            StepText::Process { process } => {
+                format!("process {process} executed {a} before {b}")
+            }
+            StepText::Realtime {
+                a_index,
+                b_index,
+                a_time,
+                b_time,
+            } => {
+                let dt = b_time - a_time;
+                let gap = if dt > 0 {
+                    format!(" {:.3} seconds", dt as f64 / 1e9)
+                } else {
+                    " just".to_string()
+                };
+                format!(
+                    "{a} completed at index {a_index},{gap} before the invocation of {b}, at index {b_index}"
+                )
+            }
+        }
+    }
+}
+
+/// Explains dependency edges between transactions (positions of completion
+/// ops in the history).
+pub trait PairExplainer: Sync {
+    /// Why `b` depends on `a`, or `None` if this explainer sees no reason.
+    fn explain(&self, history: &History, a: u32, b: u32) -> Option<Step>;
+}
+
+/// The result of inferring a workload's dependencies.
+pub struct Inference<'h> {
+    /// Dependency edges between transactions (positions in `history.ops`).
+    pub edges: Vec<(u32, u32, Rels)>,
+    /// Non-cycle anomalies found while inferring, in Elle's insertion order.
+    pub anomalies: Anomalies,
+    /// Explainers, consulted in order (Elle's combined explainer).
+    pub explainers: Vec<Box<dyn PairExplainer + 'h>>,
+}
+
+impl Inference<'_> {
+    /// Explains `a → b` with the first explainer that can.
+    pub fn explain(&self, history: &History, a: u32, b: u32) -> Option<Step> {
+        self.explainers
+            .iter()
+            .find_map(|e| e.explain(history, a, b))
+    }
+}
+
+/// A workload-specific failure that Elle reports as a result map with
+/// `:valid? :unknown` instead of a verdict (e.g. duplicate appends).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unanalyzable {
+    /// The whole result map Elle returns.
+    pub result: Value,
+}

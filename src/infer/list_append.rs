@@ -1,0 +1,826 @@
+//! List-append inference, with Elle's semantics: per-key version orders from
+//! the longest read, ww / wr / rw edges (including the initial empty state and
+//! appends never read), and the non-cycle anomalies G1a, G1b, internal,
+//! future-read, dirty-update, duplicate-elements, incompatible-order and
+//! lost-update.
+
+use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText, Unanalyzable};
+use crate::edn::{pr_str, Value};
+use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
+use crate::graph::Rels;
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
+use crate::report::{mop_value, op_value};
+use hashbrown::{HashMap, HashSet};
+
+/// Which order graphs to add to the data dependencies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum ExtraGraph {
+    /// Data dependencies only.
+    #[default]
+    None,
+    /// Add process order.
+    Process,
+    /// Add real-time order.
+    Realtime,
+}
+
+/// A list element or the initial (empty) state of a key.
+type Elem = Option<Atom>;
+
+/// The inferred version order of one key.
+#[derive(Default, Debug)]
+struct KeyOrder {
+    /// Elements in append order (distinct elements of the longest read).
+    values: Vec<Atom>,
+    /// Position of each element in `values`.
+    indices: HashMap<Atom, usize>,
+}
+
+/// Sorted observed values per key, as Elle's `sorted-values`, reduced to
+/// what is needed: the version order, and the first incompatible pair.
+struct SortedValues {
+    orders: HashMap<Atom, KeyOrder>,
+    incompatible: Vec<(Atom, Vec<Atom>, Vec<Atom>)>,
+}
+
+fn is_prefix(a: &[Atom], b: &[Atom]) -> bool {
+    a.len() <= b.len() && &b[..a.len()] == a
+}
+
+fn list_value(h: &History, xs: &[Atom]) -> Value {
+    Value::Vector(xs.iter().map(|&a| h.atom_value(a)).collect())
+}
+
+/// Elle's `sorted-values` over the ops selected by `include`, followed by
+/// `incompatible-orders` and `append-index`.
+fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
+    // Longest read per key, and whether every read is a prefix of it.
+    let mut reads: HashMap<Atom, Vec<(u32, u32)>> = HashMap::new();
+    let mut append_counts: HashMap<Atom, (u32, Atom)> = HashMap::new();
+    let mut key_order: Vec<Atom> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !include(i) {
+            continue;
+        }
+        for m in h.mops(op) {
+            match (m.f, m.arg) {
+                (MopFn::Read, MopArg::List { start, len }) if len > 0 => {
+                    let e = reads.entry(m.key).or_insert_with(|| {
+                        key_order.push(m.key);
+                        Vec::new()
+                    });
+                    e.push((start, len));
+                }
+                (MopFn::Append, arg) => {
+                    let v = match arg {
+                        MopArg::Atom(a) => a,
+                        _ => Atom::default(),
+                    };
+                    let c = append_counts.entry(m.key).or_insert((0, v));
+                    c.0 += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut orders = HashMap::new();
+    let mut incompatible = Vec::new();
+    for (&k, &(count, v)) in &append_counts {
+        if count == 1 {
+            // A single append: the key's versions are [] then [v], whatever
+            // the reads say (Elle lets this override the reads).
+            let mut indices = HashMap::new();
+            indices.insert(v, 0);
+            orders.insert(
+                k,
+                KeyOrder {
+                    values: vec![v],
+                    indices,
+                },
+            );
+        }
+    }
+    for k in key_order {
+        if orders.contains_key(&k) {
+            continue;
+        }
+        let rs = &reads[&k];
+        let slice = |&(s, l): &(u32, u32)| &h.elements[s as usize..(s + l) as usize];
+        let longest = rs.iter().max_by_key(|r| r.1).map(slice).unwrap_or(&[]);
+        let all_prefix = rs.iter().all(|r| is_prefix(slice(r), longest));
+        let chosen: Vec<Atom> = if all_prefix {
+            longest.to_vec()
+        } else {
+            // Replay Elle exactly: distinct values in Clojure set order,
+            // stable-sorted by length; report the first non-prefix pair.
+            let mut distinct: Vec<&[Atom]> = Vec::new();
+            let mut seen: HashSet<&[Atom]> = HashSet::new();
+            for r in rs {
+                if seen.insert(slice(r)) {
+                    distinct.push(slice(r));
+                }
+            }
+            clojure_hash_order(&mut distinct, |xs| clojure_hasheq(&list_value(h, xs)));
+            distinct.sort_by_key(|xs| xs.len());
+            if let Some(w) = distinct.windows(2).find(|w| !is_prefix(w[0], w[1])) {
+                incompatible.push((k, w[0].to_vec(), w[1].to_vec()));
+            }
+            distinct.last().map(|xs| xs.to_vec()).unwrap_or_default()
+        };
+        let mut values = Vec::with_capacity(chosen.len());
+        let mut indices = HashMap::with_capacity(chosen.len());
+        for v in chosen {
+            if let hashbrown::hash_map::Entry::Vacant(e) = indices.entry(v) {
+                e.insert(values.len());
+                values.push(v);
+            }
+        }
+        orders.insert(k, KeyOrder { values, indices });
+    }
+    SortedValues {
+        orders,
+        incompatible,
+    }
+}
+
+/// The indices the graph and explainers need.
+struct Indexes {
+    orders: HashMap<Atom, KeyOrder>,
+    /// (key, element) → the last ok/info op that appended it.
+    writes: HashMap<(Atom, Atom), u32>,
+    /// (key, last element or initial state) → ops that read that state.
+    reads: HashMap<(Atom, Elem), Vec<u32>>,
+}
+
+impl Indexes {
+    /// The element appended just before `v` on `k` (Elle's
+    /// `previously-appended-element`).
+    fn previous(&self, k: Atom, v: Atom) -> Elem {
+        match self.orders.get(&k) {
+            Some(o) => match o.indices.get(&v) {
+                Some(&0) => None,
+                Some(&i) => Some(o.values[i - 1]),
+                None => o.values.last().copied(),
+            },
+            None => None,
+        }
+    }
+
+    fn ww_dep(&self, op: u32, k: Atom, v: Atom) -> Option<u32> {
+        let prev = self.previous(k, v)?;
+        let w = *self.writes.get(&(k, prev))?;
+        (w != op).then_some(w)
+    }
+
+    fn wr_dep(&self, h: &History, op: u32, m: &Mop) -> Option<u32> {
+        let last = *h.list(m.arg).last()?;
+        let w = *self.writes.get(&(m.key, last))?;
+        (w != op).then_some(w)
+    }
+
+    fn rw_deps(&self, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
+        let prev = self.previous(k, v);
+        self.reads
+            .get(&(k, prev))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |&r| r != op)
+    }
+}
+
+fn append_value(m: &Mop) -> Atom {
+    match m.arg {
+        MopArg::Atom(a) => a,
+        _ => Atom::default(),
+    }
+}
+
+fn kw_map(entries: Vec<(&str, Value)>) -> Value {
+    Value::Map(entries.into_iter().map(|(k, v)| (Value::kw(k), v)).collect())
+}
+
+/// Elle's marker for the initial state of a list.
+fn init_value() -> Value {
+    Value::kw("elle.list-append/init")
+}
+
+/// Checks Elle's preconditions: only `:r`/`:append` micro-ops, and no
+/// element appended twice to a key by invocations.
+fn verify(h: &History) -> Result<(), Unanalyzable> {
+    let mut bad = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        let ok = match op.value {
+            OpValue::Mops { .. } => h
+                .mops(op)
+                .iter()
+                .all(|m| matches!(m.f, MopFn::Read | MopFn::Append)),
+            OpValue::Nil => true,
+            OpValue::Other(_) => false,
+        };
+        if !ok && bad.len() < 8 {
+            bad.push(op_value(h, i));
+        }
+    }
+    if !bad.is_empty() {
+        return Err(Unanalyzable {
+            result: kw_map(vec![
+                ("valid?", Value::kw("unknown")),
+                ("type", Value::kw("unexpected-txn-micro-op-types")),
+                (
+                    "message",
+                    Value::Str("history contained operations other than appends or reads".into()),
+                ),
+                ("examples", Value::Vector(bad)),
+            ]),
+        });
+    }
+    let mut seen: HashSet<(Atom, Atom)> = HashSet::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Invoke {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f == MopFn::Append && !seen.insert((m.key, append_value(m))) {
+                let k = h.atom_value(m.key);
+                let v = h.atom_value(append_value(m));
+                return Err(Unanalyzable {
+                    result: kw_map(vec![
+                        ("valid?", Value::kw("unknown")),
+                        ("type", Value::kw("duplicate-appends")),
+                        ("op", op_value(h, i)),
+                        ("key", k.clone()),
+                        ("value", v.clone()),
+                        (
+                            "message",
+                            Value::Str(format!(
+                                "value {} appended to key {} multiple times!",
+                                clj_str(&v),
+                                clj_str(&k)
+                            )),
+                        ),
+                    ]),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Clojure's `str`: strings print raw, everything else as `pr-str`.
+fn clj_str(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        Value::Nil => String::new(),
+        other => pr_str(other),
+    }
+}
+
+/// Runs the full list-append analysis.
+pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Unanalyzable> {
+    verify(h)?;
+    let n = h.ops.len();
+    let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
+    let mut anomalies = Anomalies::default();
+
+    // Indices over the possible (ok + info) ops.
+    let sv = sorted_values(h, is_possible);
+    let mut writes = HashMap::new();
+    let mut reads: HashMap<(Atom, Elem), Vec<u32>> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !is_possible(i) {
+            continue;
+        }
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Append => {
+                    writes.insert((m.key, append_value(m)), i as u32);
+                }
+                MopFn::Read => {
+                    if op.op_type == OpType::Info && m.arg == MopArg::Nil {
+                        continue;
+                    }
+                    let last = h.list(m.arg).last().copied();
+                    reads.entry((m.key, last)).or_default().push(i as u32);
+                }
+                _ => {}
+            }
+        }
+    }
+    let incompatible = sv.incompatible;
+    let idx = Indexes {
+        orders: sv.orders,
+        writes,
+        reads,
+    };
+
+    // Cycle-graph edges.
+    let mut edges = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !is_possible(i) {
+            continue;
+        }
+        let i = i as u32;
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Append => {
+                    let v = append_value(m);
+                    if let Some(w) = idx.ww_dep(i, m.key, v) {
+                        edges.push((w, i, Rels::WW));
+                    }
+                    for r in idx.rw_deps(i, m.key, v) {
+                        edges.push((r, i, Rels::RW));
+                    }
+                }
+                MopFn::Read => {
+                    if let Some(w) = idx.wr_dep(h, i, m) {
+                        edges.push((w, i, Rels::WR));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+    match extra {
+        ExtraGraph::None => {}
+        ExtraGraph::Process => edges.extend(process_edges(h)),
+        ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
+    }
+    let _ = n;
+
+    // Non-cycle anomalies, in the order Elle adds them to its map.
+    let dups = duplicates(h, is_possible);
+    anomalies.add_nonempty("duplicate-elements", dups);
+    let incompatible: Vec<Value> = incompatible
+        .into_iter()
+        .map(|(k, a, b)| {
+            kw_map(vec![
+                ("key", h.atom_value(k)),
+                (
+                    "values",
+                    Value::Vector(vec![list_value(h, &a), list_value(h, &b)]),
+                ),
+            ])
+        })
+        .collect();
+    anomalies.add_nonempty("incompatible-order", incompatible);
+    let (internal, future) = internal_cases(h);
+    anomalies.add_nonempty("internal", internal);
+    anomalies.add_nonempty("future-read", future);
+    anomalies.add_nonempty("dirty-update", dirty_updates(h));
+    anomalies.add_nonempty("G1a", g1a_cases(h));
+    anomalies.add_nonempty("G1b", g1b_cases(h));
+    anomalies.add_nonempty("lost-update", lost_updates(h));
+
+    explainers.push(Box::new(AppendExplainer { idx }));
+    match extra {
+        ExtraGraph::None => {}
+        ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
+        ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
+    }
+    Ok(Inference {
+        edges,
+        anomalies,
+        explainers,
+    })
+}
+
+fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !include(i) {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            let xs = h.list(m.arg);
+            let mut counts: HashMap<Atom, i64> = HashMap::new();
+            for &x in xs {
+                *counts.entry(x).or_default() += 1;
+            }
+            let mut dups: Vec<(Value, i64)> = counts
+                .into_iter()
+                .filter(|&(_, c)| c > 1)
+                .map(|(a, c)| (h.atom_value(a), c))
+                .collect();
+            if dups.is_empty() {
+                continue;
+            }
+            dups.sort_by(|a, b| compare_values(&a.0, &b.0));
+            out.push(kw_map(vec![
+                ("op", op_value(h, i)),
+                ("mop", mop_value(h, m)),
+                (
+                    "duplicates",
+                    Value::Map(dups.into_iter().map(|(v, c)| (v, Value::Int(c))).collect()),
+                ),
+            ]));
+        }
+    }
+    out
+}
+
+/// Clojure's `compare` for the scalar values used as list elements.
+fn compare_values(a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        (Value::Keyword(x), Value::Keyword(y)) => x.cmp(y),
+        _ => pr_str(a).cmp(&pr_str(b)),
+    }
+}
+
+fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
+    let mut internal = Vec::new();
+    let mut future = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        let mops = h.mops(op);
+        // Expected state per key: (unknown prefix?, known suffix).
+        let mut state: HashMap<Atom, (bool, Vec<Atom>)> = HashMap::new();
+        for m in mops {
+            match m.f {
+                MopFn::Append => {
+                    let e = state.entry(m.key).or_insert((true, Vec::new()));
+                    e.1.push(append_value(m));
+                }
+                MopFn::Read => {
+                    let v = h.list(m.arg);
+                    let bad = match state.get(&m.key) {
+                        None => false,
+                        Some((true, s)) => {
+                            v.len() < s.len() || &v[v.len() - s.len()..] != s.as_slice()
+                        }
+                        Some((false, s)) => s.as_slice() != v,
+                    };
+                    if bad {
+                        let (unknown, s) = &state[&m.key];
+                        let mut expected: Vec<Value> = Vec::new();
+                        if *unknown {
+                            expected.push(Value::Symbol("...".into()));
+                        }
+                        expected.extend(s.iter().map(|&a| h.atom_value(a)));
+                        internal.push(kw_map(vec![
+                            ("op", op_value(h, i)),
+                            ("mop", mop_value(h, m)),
+                            ("expected", Value::Vector(expected)),
+                        ]));
+                        break;
+                    }
+                    state.insert(m.key, (false, v.to_vec()));
+                }
+                _ => {}
+            }
+        }
+        // Future reads: a read that contains an element this txn appends later.
+        let mut read_elems: HashMap<(Atom, Atom), &Mop> = HashMap::new();
+        for m in mops {
+            match m.f {
+                MopFn::Append => {
+                    if let Some(r) = read_elems.get(&(m.key, append_value(m))) {
+                        future.push(kw_map(vec![
+                            ("op", op_value(h, i)),
+                            ("mop", mop_value(h, r)),
+                            ("element", h.atom_value(append_value(m))),
+                        ]));
+                        break;
+                    }
+                }
+                MopFn::Read => {
+                    for &e in h.list(m.arg) {
+                        read_elems.entry((m.key, e)).or_insert(m);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (internal, future)
+}
+
+fn dirty_updates(h: &History) -> Vec<Value> {
+    let sv = sorted_values(h, |_| true);
+    // Last non-invocation op appending each element (ok, info or fail).
+    let mut writer: HashMap<(Atom, Atom), u32> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Invoke {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f == MopFn::Append {
+                writer.insert((m.key, append_value(m)), i as u32);
+            }
+        }
+    }
+    let mut keys: Vec<Atom> = sv.orders.keys().copied().collect();
+    keys.sort();
+    clojure_hash_order(&mut keys, |&k| clojure_hasheq(&h.atom_value(k)));
+    let mut out = Vec::new();
+    for k in keys {
+        let order = &sv.orders[&k];
+        // (type of t1, t1 op, versions since)
+        let mut t1: (OpType, Option<u32>) = (OpType::Ok, None);
+        let mut vs: Vec<Atom> = Vec::new();
+        for &v in &order.values {
+            vs.push(v);
+            let Some(&t2) = writer.get(&(k, v)) else {
+                // An element nobody completed appending: we cannot say.
+                continue;
+            };
+            let t2_type = h.ops[t2 as usize].op_type;
+            match (t1.0, t2_type) {
+                (OpType::Fail, OpType::Ok) => {
+                    let first = t1.1.expect("a failed writer");
+                    out.push(kw_map(vec![
+                        ("key", h.atom_value(k)),
+                        ("values", list_value(h, &vs)),
+                        (
+                            "txns",
+                            Value::Vector(vec![
+                                op_value(h, first as usize),
+                                Value::Symbol("...".into()),
+                                op_value(h, t2 as usize),
+                            ]),
+                        ),
+                    ]));
+                    t1 = (t2_type, Some(t2));
+                    vs = vec![v];
+                }
+                (_, OpType::Ok) | (OpType::Ok | OpType::Info, OpType::Fail) => {
+                    t1 = (t2_type, Some(t2));
+                    vs = vec![v];
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn g1a_cases(h: &History) -> Vec<Value> {
+    let mut failed: HashMap<(Atom, Atom), u32> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Fail {
+            for m in h.mops(op) {
+                if m.f == MopFn::Append {
+                    failed.insert((m.key, append_value(m)), i as u32);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if failed.is_empty() {
+        return out;
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            for &e in h.list(m.arg) {
+                if let Some(&w) = failed.get(&(m.key, e)) {
+                    out.push(kw_map(vec![
+                        ("op", op_value(h, i)),
+                        ("mop", mop_value(h, m)),
+                        ("writer", op_value(h, w as usize)),
+                        ("element", h.atom_value(e)),
+                    ]));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn g1b_cases(h: &History) -> Vec<Value> {
+    // (key, element) → last op whose non-final append it was.
+    let mut intermediate: HashMap<(Atom, Atom), u32> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        let mut last: HashMap<Atom, Atom> = HashMap::new();
+        for m in h.mops(op) {
+            if m.f == MopFn::Append {
+                if let Some(prev) = last.insert(m.key, append_value(m)) {
+                    intermediate.insert((m.key, prev), i as u32);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if intermediate.is_empty() {
+        return out;
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            let Some(&e) = h.list(m.arg).last() else {
+                continue;
+            };
+            if let Some(&w) = intermediate.get(&(m.key, e)) {
+                if h.ops[w as usize].index != op.index {
+                    out.push(kw_map(vec![
+                        ("op", op_value(h, i)),
+                        ("mop", mop_value(h, m)),
+                        ("writer", op_value(h, w as usize)),
+                        ("element", h.atom_value(e)),
+                    ]));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn lost_updates(h: &History) -> Vec<Value> {
+    // key → (value read → txns), in insertion order.
+    let mut by_key: Vec<(Atom, Vec<(Vec<Atom>, bool, Vec<u32>)>)> = Vec::new();
+    let mut key_slot: HashMap<Atom, usize> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        let mut first_read: HashMap<Atom, (Vec<Atom>, bool)> = HashMap::new();
+        let mut written: HashSet<Atom> = HashSet::new();
+        for m in h.mops(op) {
+            let read = first_read.get(&m.key).cloned();
+            if m.f == MopFn::Append && !written.contains(&m.key) {
+                if let Some((value, is_nil)) = read {
+                    let slot = *key_slot.entry(m.key).or_insert_with(|| {
+                        by_key.push((m.key, Vec::new()));
+                        by_key.len() - 1
+                    });
+                    let vals = &mut by_key[slot].1;
+                    match vals.iter_mut().find(|(v, n, _)| *v == value && *n == is_nil) {
+                        Some(e) => e.2.push(i as u32),
+                        None => vals.push((value, is_nil, vec![i as u32])),
+                    }
+                    written.insert(m.key);
+                }
+            } else if read.is_none() {
+                // The first read of a key (an append to a key already
+                // written also lands here, as in Elle).
+                let v = match m.arg {
+                    MopArg::Nil => (Vec::new(), true),
+                    MopArg::Atom(a) => (vec![a], false),
+                    MopArg::List { .. } => (h.list(m.arg).to_vec(), false),
+                };
+                first_read.insert(m.key, v);
+            }
+        }
+    }
+    clojure_map_order(&mut by_key, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
+    let mut out = Vec::new();
+    for (k, mut vals) in by_key {
+        let as_value = |v: &Vec<Atom>, is_nil: bool| {
+            if is_nil {
+                Value::Nil
+            } else {
+                list_value(h, v)
+            }
+        };
+        clojure_map_order(&mut vals, |(v, n, _)| clojure_hasheq(&as_value(v, *n)));
+        for (v, is_nil, txns) in vals {
+            if txns.len() >= 2 {
+                out.push(kw_map(vec![
+                    ("key", h.atom_value(k)),
+                    ("value", as_value(&v, is_nil)),
+                    (
+                        "txns",
+                        Value::Vector(txns.iter().map(|&t| op_value(h, t as usize)).collect()),
+                    ),
+                ]));
+            }
+        }
+    }
+    out
+}
+
+/// Explains ww, wr and rw steps between list-append transactions, consulted
+/// in that order as Elle's combined explainer does.
+struct AppendExplainer {
+    idx: Indexes,
+}
+
+fn mop_index(h: &History, op: u32, f: MopFn, k: Atom, arg: MopArg) -> Value {
+    h.mops(&h.ops[op as usize])
+        .iter()
+        .position(|m| m.f == f && m.key == k && m.arg == arg)
+        .map_or(Value::Nil, |i| Value::Int(i as i64))
+}
+
+fn elem_value(h: &History, e: Elem) -> Value {
+    match e {
+        Some(a) => h.atom_value(a),
+        None => init_value(),
+    }
+}
+
+impl PairExplainer for AppendExplainer {
+    fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
+        let bmops = h.mops(&h.ops[b as usize]);
+        // ww
+        for m in bmops.iter().filter(|m| m.f == MopFn::Append) {
+            let v = append_value(m);
+            if self.idx.ww_dep(b, m.key, v) == Some(a) {
+                let prev = self.idx.previous(m.key, v);
+                let prev_atom = prev.expect("ww has a previous element");
+                return Some(Step {
+                    kind: StepKind::Ww,
+                    data: kw_map(vec![
+                        ("type", Value::kw("ww")),
+                        ("key", h.atom_value(m.key)),
+                        ("value", h.atom_value(prev_atom)),
+                        ("value'", h.atom_value(v)),
+                        (
+                            "a-mop-index",
+                            mop_index(h, a, MopFn::Append, m.key, MopArg::Atom(prev_atom)),
+                        ),
+                        ("b-mop-index", mop_index(h, b, m.f, m.key, m.arg)),
+                    ]),
+                    text: StepText::AppendWw {
+                        key: pr_str(&h.atom_value(m.key)),
+                        value: pr_str(&h.atom_value(prev_atom)),
+                        value2: pr_str(&h.atom_value(v)),
+                    },
+                });
+            }
+        }
+        // wr
+        for m in bmops.iter().filter(|m| m.f == MopFn::Read) {
+            if self.idx.wr_dep(h, b, m) == Some(a) {
+                let last = *h.list(m.arg).last().expect("wr reads something");
+                return Some(Step {
+                    kind: StepKind::Wr,
+                    data: kw_map(vec![
+                        ("type", Value::kw("wr")),
+                        ("key", h.atom_value(m.key)),
+                        ("value", h.atom_value(last)),
+                        (
+                            "a-mop-index",
+                            mop_index(h, a, MopFn::Append, m.key, MopArg::Atom(last)),
+                        ),
+                        ("b-mop-index", mop_index(h, b, m.f, m.key, m.arg)),
+                    ]),
+                    text: StepText::AppendWr {
+                        key: pr_str(&h.atom_value(m.key)),
+                        value: pr_str(&h.atom_value(last)),
+                    },
+                });
+            }
+        }
+        // rw
+        for (i, m) in bmops.iter().enumerate() {
+            if m.f != MopFn::Append {
+                continue;
+            }
+            let v = append_value(m);
+            if !self.idx.rw_deps(b, m.key, v).any(|r| r == a) {
+                continue;
+            }
+            let prev = self.idx.previous(m.key, v);
+            let a_mop = h
+                .mops(&h.ops[a as usize])
+                .iter()
+                .position(|am| {
+                    am.f == MopFn::Read
+                        && am.key == m.key
+                        && match prev {
+                            None => h.list(am.arg).is_empty(),
+                            Some(p) => h.list(am.arg).last() == Some(&p),
+                        }
+                })
+                .map_or(Value::Nil, |i| Value::Int(i as i64));
+            let key = pr_str(&h.atom_value(m.key));
+            let value2 = pr_str(&h.atom_value(v));
+            return Some(Step {
+                kind: StepKind::Rw,
+                data: kw_map(vec![
+                    ("type", Value::kw("rw")),
+                    ("key", h.atom_value(m.key)),
+                    ("value", elem_value(h, prev)),
+                    ("value'", h.atom_value(v)),
+                    ("a-mop-index", a_mop),
+                    ("b-mop-index", Value::Int(i as i64)),
+                ]),
+                text: match prev {
+                    None => StepText::AppendRwInit { key, value2 },
+                    Some(_) => StepText::AppendRw { key, value2 },
+                },
+            });
+        }
+        None
+    }
+}
