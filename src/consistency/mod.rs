@@ -416,9 +416,31 @@ pub fn anomaly_depth_compare(a: &str, b: &str) -> Ordering {
 }
 
 /// The iteration order of Elle's `cycle-anomaly-specs` (a `sorted-map-by
-/// anomaly-depth-compare`): the 24 [`cycle_types`] sorted by depth, ties
-/// broken by keyword (byte) order of the name. This is the order in which
-/// Elle searches each SCC for cycle anomalies.
+/// anomaly-depth-compare`): the order in which Elle searches each SCC for
+/// cycle anomalies.
+///
+/// The 24 [`cycle_types`] are sorted by [`anomaly_depth`]; Elle's comparator
+/// breaks ties with plain Clojure `compare` on the keywords, i.e. byte order
+/// of the names (so `G-single-item` precedes `G0`, as `-` < `0`). The result,
+/// with depths, is:
+///
+/// ```text
+/// 0  G-single-item, G0
+/// 1  G-nonadjacent-item, G-single-item-process, G1c
+/// 2  G-nonadjacent-item-process, G-single, G-single-item-realtime, G2-item
+/// 3  G-nonadjacent, G-nonadjacent-item-realtime
+/// 4  G2
+/// 5  G0-process
+/// 6  G1c-process
+/// 7  G-single-process, G2-item-process
+/// 8  G-nonadjacent-process
+/// 9  G2-process
+/// 10 G0-realtime
+/// 11 G1c-realtime
+/// 12 G-single-realtime, G2-item-realtime
+/// 13 G-nonadjacent-realtime
+/// 14 G2-realtime
+/// ```
 pub fn cycle_anomaly_search_order() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = cycle_types().iter().copied().collect();
     v.sort_by(|a, b| anomaly_depth_compare(a, b));
