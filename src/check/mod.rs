@@ -1,1 +1,475 @@
-//! TODO
+//! Cycle anomalies: for each strongly connected component of the dependency
+//! graph, Elle's cycle-exists checks, then a search for each cycle anomaly
+//! type from most to least severe, bounded by the cycle-search timeout.
+
+pub mod result;
+
+use crate::consistency::{self as cm, Subgraph};
+use crate::edn::Value;
+use crate::graph::order::{bifurcan_order, bifurcan_spread};
+use crate::graph::scc::nontrivial_sccs;
+use crate::graph::search::{
+    constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
+};
+use crate::graph::{DiGraph, Rels};
+use crate::infer::{Inference, Step, StepKind};
+use crate::model::History;
+use crate::report::op_value;
+use hashbrown::HashMap;
+use std::time::{Duration, Instant};
+
+/// Options for the cycle search.
+#[derive(Clone, Debug)]
+pub struct CycleOptions {
+    /// Anomaly types worth searching for / reporting.
+    pub reportable: Vec<&'static str>,
+    /// Time allowed per SCC.
+    pub timeout: Duration,
+    /// Elle-order search budget (path extensions per anomaly type) before
+    /// switching to ellery's polynomial search.
+    pub elle_steps: u64,
+}
+
+/// One explained cycle, ready for the result map and explanation files.
+#[derive(Clone, Debug)]
+pub struct ExplainedCycle {
+    /// Anomaly type, e.g. `G-single-item-realtime`.
+    pub kind: String,
+    /// Transactions (op positions), first repeated at the end.
+    pub ops: Vec<u32>,
+    /// One step per consecutive pair.
+    pub steps: Vec<Step>,
+}
+
+impl ExplainedCycle {
+    /// The anomaly map Elle prints: `{:cycle [...], :steps (...), :type :T}`.
+    pub fn to_value(&self, h: &History) -> Value {
+        Value::Map(vec![
+            (
+                Value::kw("cycle"),
+                Value::Vector(self.ops.iter().map(|&o| op_value(h, o as usize)).collect()),
+            ),
+            (
+                Value::kw("steps"),
+                Value::List(self.steps.iter().map(|s| s.data.clone()).collect()),
+            ),
+            (Value::kw("type"), Value::kw(&self.kind)),
+        ])
+    }
+}
+
+/// An anomaly found by the cycle checker.
+#[derive(Clone, Debug)]
+pub enum CycleCase {
+    /// A cycle of some type.
+    Cycle(ExplainedCycle),
+    /// A model's subgraph has a cycle somewhere (Elle's `-cycle-exists`).
+    Exists { kind: &'static str, value: Value },
+    /// The search ran out of time.
+    Timeout(Value),
+}
+
+impl CycleCase {
+    /// The anomaly type this case is filed under.
+    pub fn kind(&self) -> &str {
+        match self {
+            CycleCase::Cycle(c) => &c.kind,
+            CycleCase::Exists { kind, .. } => kind,
+            CycleCase::Timeout(_) => "cycle-search-timeout",
+        }
+    }
+}
+
+/// Classifies a cycle's steps as Elle does (G0, G1c, G-single-item, G2-item,
+/// G-nonadjacent-item, with -process/-realtime suffixes).
+pub fn classify(steps: &[Step]) -> String {
+    let count = |k: StepKind| steps.iter().filter(|s| s.kind == k).count();
+    let (rw, wr, ww) = (
+        count(StepKind::Rw),
+        count(StepKind::Wr),
+        count(StepKind::Ww),
+    );
+    let adjacent_rw = !steps.is_empty()
+        && (0..steps.len()).any(|i| {
+            let prev = &steps[(i + steps.len() - 1) % steps.len()];
+            prev.kind == StepKind::Rw && steps[i].kind == StepKind::Rw
+        });
+    let base = if rw == 1 {
+        "G-single-item"
+    } else if rw > 1 {
+        if adjacent_rw {
+            "G2-item"
+        } else {
+            "G-nonadjacent-item"
+        }
+    } else if wr > 0 {
+        "G1c"
+    } else if ww > 0 {
+        "G0"
+    } else {
+        "G0"
+    };
+    let suffix = if count(StepKind::Realtime) > 0 {
+        "-realtime"
+    } else if count(StepKind::Process) > 0 {
+        "-process"
+    } else {
+        ""
+    };
+    format!("{base}{suffix}")
+}
+
+/// Elle's search specification for a cycle anomaly type, and the type a
+/// found cycle must be classified as (if any).
+pub fn cycle_spec(kind: &str) -> (CycleSpec, Option<String>) {
+    let (base, variant) = if let Some(b) = kind.strip_suffix("-process") {
+        (b, Some(Rels::PROCESS))
+    } else if let Some(b) = kind.strip_suffix("-realtime") {
+        (b, Some(Rels::REALTIME))
+    } else {
+        (kind, None)
+    };
+    let w = Rels::WW.union(Rels::WWP);
+    let wr = w.union(Rels::WR).union(Rels::WRP);
+    let (mut legal, mut required, want_rw, mode, extra, typed) = match base {
+        "G0" => (w, vec![], 0, RwMode::None, Rels::NONE, false),
+        "G1c" => (
+            wr,
+            vec![Rels::WR.union(Rels::WRP)],
+            0,
+            RwMode::None,
+            Rels::NONE,
+            false,
+        ),
+        "G-single-item" => (wr, vec![], 1, RwMode::Single, Rels::RW, true),
+        "G-single" => (wr, vec![], 1, RwMode::Single, Rels::ANY_RW, true),
+        "G-nonadjacent-item" => (wr, vec![], 2, RwMode::NonadjacentFree, Rels::RW, true),
+        "G-nonadjacent" => (wr, vec![], 2, RwMode::NonadjacentFree, Rels::ANY_RW, true),
+        "G2-item" => (wr.union(Rels::RW), vec![], 2, RwMode::None, Rels::RW, true),
+        _ => (
+            wr.union(Rels::ANY_RW),
+            vec![],
+            2,
+            RwMode::None,
+            Rels::ANY_RW,
+            true,
+        ),
+    };
+    if let Some(v) = variant {
+        legal = legal.union(v);
+        required.push(v);
+    }
+    let search_rels = required
+        .iter()
+        .fold(legal.union(extra), |a, &r| a.union(r));
+    let spec = CycleSpec {
+        legal,
+        required,
+        want_rw,
+        rw_mode: mode,
+        search_rels,
+    };
+    (spec, typed.then(|| kind.to_string()))
+}
+
+/// A strongly connected component prepared for searching.
+struct Component<'a> {
+    /// Global op positions of the local vertices.
+    verts: Vec<u32>,
+    /// The component's graph in local ids.
+    graph: DiGraph,
+    /// Bifurcan hashes of local vertices.
+    hashes: Vec<u32>,
+    history: &'a History,
+    inference: &'a Inference<'a>,
+    projections: HashMap<Rels, SearchGraph>,
+}
+
+impl Component<'_> {
+    fn projected(&mut self, rels: Rels) -> &SearchGraph {
+        if !self.projections.contains_key(&rels) {
+            let g = self.graph.project(rels);
+            let sg = SearchGraph::new(&g, self.hashes.clone());
+            self.projections.insert(rels, sg);
+        }
+        &self.projections[&rels]
+    }
+
+    fn explain(&self, local_cycle: &[u32]) -> Option<ExplainedCycle> {
+        let ops: Vec<u32> = local_cycle
+            .iter()
+            .map(|&v| self.verts[v as usize])
+            .collect();
+        let mut steps = Vec::with_capacity(ops.len());
+        for w in ops.windows(2) {
+            steps.push(self.inference.explain(self.history, w[0], w[1])?);
+        }
+        Some(ExplainedCycle {
+            kind: classify(&steps),
+            ops,
+            steps,
+        })
+    }
+
+    fn subgraph(&self, sg: &Subgraph) -> DiGraph {
+        match sg {
+            Subgraph::Rels(bits) => self.graph.project(Rels(*bits)),
+            Subgraph::Union(parts) => {
+                let mut acc = DiGraph::from_edges(self.graph.len(), Vec::new());
+                for p in parts {
+                    acc = acc.union(&self.subgraph(p));
+                }
+                acc
+            }
+            Subgraph::Extension(a, b) => self.subgraph(a).extension(&self.subgraph(b)),
+        }
+    }
+
+    /// Elle's `cycle-exists-cases`.
+    fn cycle_exists(&self) -> Vec<(&'static str, &'static str, Value)> {
+        let mut out = Vec::new();
+        let mut redundant: Vec<&'static str> = Vec::new();
+        for spec in cm::cycle_exists_specs() {
+            if redundant.contains(&spec.model) {
+                continue;
+            }
+            let g = self.subgraph(&spec.subgraph);
+            let mut sccs = nontrivial_sccs(&g);
+            if sccs.is_empty() {
+                continue;
+            }
+            order_sccs(&mut sccs, |v| self.history.ops[self.verts[v as usize] as usize].index);
+            sccs.sort_by_key(|c| c.len());
+            let scc = &sccs[0];
+            let mut indices: Vec<i64> = scc
+                .iter()
+                .map(|&v| self.history.ops[self.verts[v as usize] as usize].index as i64)
+                .collect();
+            indices.sort_unstable();
+            let value = Value::Map(vec![
+                (Value::kw("type"), Value::kw(spec.anomaly_type)),
+                (Value::kw("not"), Value::kw(spec.friendly_model)),
+                (
+                    Value::kw("subgraph"),
+                    friendly_value(&spec.subgraph.friendly()),
+                ),
+                (Value::kw("scc-size"), Value::Int(scc.len() as i64)),
+                (
+                    Value::kw("scc"),
+                    Value::Set(indices.into_iter().map(Value::Int).collect()),
+                ),
+            ]);
+            out.push((spec.anomaly_type, spec.friendly_model, value));
+            if let Ok(ms) = cm::all_impossible_models(&[spec.model]) {
+                redundant.extend(ms);
+            }
+        }
+        out
+    }
+
+    /// Elle's `fallback-cycle`: a depth-first walk from the first vertex
+    /// until it meets itself.
+    fn fallback_cycle(&mut self) -> Vec<u32> {
+        let g = self.projected(Rels(0xff));
+        let start = g.vertices()[0];
+        let mut path = vec![start];
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        seen.insert(start, 0);
+        loop {
+            let last = *path.last().expect("non-empty");
+            let outs = g.out_in_order(last);
+            if let Some(&i) = outs.iter().find_map(|w| seen.get(w)) {
+                let mut c = path[i..].to_vec();
+                c.push(path[i]);
+                return c;
+            }
+            let next = outs
+                .iter()
+                .copied()
+                .find(|w| !seen.contains_key(w))
+                .expect("strongly connected");
+            seen.insert(next, path.len());
+            path.push(next);
+        }
+    }
+}
+
+fn friendly_value(f: &cm::FriendlySubgraph) -> Value {
+    match f {
+        cm::FriendlySubgraph::Keyword(k) => Value::kw(k),
+        cm::FriendlySubgraph::Vector(items) => Value::Vector(items.iter().map(friendly_value).collect()),
+        cm::FriendlySubgraph::Nil => Value::Nil,
+    }
+}
+
+/// Orders SCCs as Bifurcan's set of SCCs iterates them (hashed by the sum of
+/// their members' hashes).
+fn order_sccs(sccs: &mut [Vec<u32>], index: impl Fn(u32) -> u64) {
+    let hashes: Vec<u32> = sccs
+        .iter()
+        .map(|c| {
+            let sum: i64 = c
+                .iter()
+                .map(|&v| crate::graph::order::murmur3_long(index(v) as i64) as i64)
+                .sum();
+            bifurcan_spread(sum as i32)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..sccs.len()).collect();
+    bifurcan_order(&mut order, |i| hashes[i]);
+    let sorted: Vec<Vec<u32>> = order.iter().map(|&i| std::mem::take(&mut sccs[i])).collect();
+    for (slot, c) in sccs.iter_mut().zip(sorted) {
+        *slot = c;
+    }
+}
+
+/// Finds cycle anomalies in every SCC of the inferred graph. Returns the
+/// cases in Elle's order, plus the number of vertices in the graph.
+pub fn cycle_cases(
+    history: &History,
+    inference: &Inference<'_>,
+    opts: &CycleOptions,
+) -> (Vec<CycleCase>, usize) {
+    let n = history.ops.len();
+    let graph = DiGraph::from_edges(n, inference.edges.clone());
+    let vertex_count = (0..n as u32)
+        .filter(|&v| graph.has_edges(v))
+        .count()
+        .max(
+            // vertices that only receive edges
+            {
+                let mut seen = vec![false; n];
+                for (a, b, _) in graph.edges() {
+                    seen[a as usize] = true;
+                    seen[b as usize] = true;
+                }
+                seen.iter().filter(|&&s| s).count()
+            },
+        );
+    let mut sccs = nontrivial_sccs(&graph);
+    order_sccs(&mut sccs, |v| history.ops[v as usize].index);
+    let mut cases = Vec::new();
+    for scc in sccs {
+        let local = graph.induced(&scc);
+        let hashes = scc
+            .iter()
+            .map(|&v| crate::graph::order::bifurcan_op_hash(history.ops[v as usize].index))
+            .collect();
+        let mut comp = Component {
+            verts: scc,
+            graph: local,
+            hashes,
+            history,
+            inference,
+            projections: HashMap::new(),
+        };
+        cases.extend(search_component(&mut comp, opts));
+    }
+    (cases, vertex_count)
+}
+
+fn search_component(comp: &mut Component<'_>, opts: &CycleOptions) -> Vec<CycleCase> {
+    let started = Instant::now();
+    let deadline = started + opts.timeout;
+    let exists = comp.cycle_exists();
+    let nots: Vec<&str> = exists.iter().map(|(_, m, _)| *m).collect();
+    let mut redundant: std::collections::BTreeSet<String> =
+        cm::impossible_cycle_anomalies_given_cycle_exists(&nots)
+            .unwrap_or_default()
+            .into_iter()
+            .map(String::from)
+            .collect();
+    let mut searched: Vec<&'static str> = Vec::new();
+    let mut found: Vec<ExplainedCycle> = Vec::new();
+    let reportable = &opts.reportable;
+    let _ = reportable;
+    for kind in cm::cycle_anomaly_search_order() {
+        if redundant.contains(kind) {
+            continue;
+        }
+        searched.push(kind);
+        let (spec, typed) = cycle_spec(kind);
+        let mut budget = Budget {
+            deadline: Some(deadline),
+            steps: opts.elle_steps,
+        };
+        let outcome = {
+            let g = comp.projected(spec.search_rels);
+            elle_search(g, &spec, &mut budget)
+        };
+        let cycle = match outcome {
+            SearchOutcome::Found(c) => comp
+                .explain(&c)
+                .filter(|ex| typed.as_ref().is_none_or(|t| *t == ex.kind)),
+            SearchOutcome::NotFound => None,
+            SearchOutcome::Exhausted => {
+                let mut budget = Budget {
+                    deadline: Some(deadline),
+                    steps: u64::MAX,
+                };
+                let comp_ref: &Component = comp;
+                let mut accept = |c: &[u32]| {
+                    comp_ref
+                        .explain(c)
+                        .is_some_and(|ex| typed.as_ref().is_none_or(|t| *t == ex.kind))
+                };
+                let g = comp_ref
+                    .projections
+                    .get(&spec.search_rels)
+                    .expect("projected above");
+                match constrained_search(g, &spec, &mut budget, &mut accept) {
+                    SearchOutcome::Found(c) => comp.explain(&c),
+                    SearchOutcome::NotFound => None,
+                    SearchOutcome::Exhausted => {
+                        return timeout_cases(comp, exists, searched, found);
+                    }
+                }
+            }
+        };
+        if let Some(ex) = cycle {
+            redundant.extend(
+                cm::all_implied_anomalies(&[kind])
+                    .into_iter()
+                    .map(String::from),
+            );
+            found.push(ex);
+        }
+    }
+    let mut out: Vec<CycleCase> = exists
+        .into_iter()
+        .map(|(kind, _, value)| CycleCase::Exists { kind, value })
+        .collect();
+    out.extend(found.into_iter().map(CycleCase::Cycle));
+    out
+}
+
+fn timeout_cases(
+    comp: &mut Component<'_>,
+    exists: Vec<(&'static str, &'static str, Value)>,
+    searched: Vec<&'static str>,
+    found: Vec<ExplainedCycle>,
+) -> Vec<CycleCase> {
+    let current = *searched.last().expect("searching something");
+    let done: Vec<Value> = searched[..searched.len() - 1]
+        .iter()
+        .filter(|t| !found.iter().any(|f| f.kind == **t))
+        .map(|t| Value::kw(t))
+        .collect();
+    let mut out = vec![CycleCase::Timeout(Value::Map(vec![
+        (Value::kw("type"), Value::kw("cycle-search-timeout")),
+        (Value::kw("anomaly-spec-type"), Value::kw(current)),
+        (Value::kw("does-not-contain"), Value::List(done)),
+        (Value::kw("scc-size"), Value::Int(comp.verts.len() as i64)),
+    ]))];
+    let fallback = comp.fallback_cycle();
+    if let Some(ex) = comp.explain(&fallback) {
+        out.push(CycleCase::Cycle(ex));
+    }
+    out.extend(
+        exists
+            .into_iter()
+            .map(|(kind, _, value)| CycleCase::Exists { kind, value }),
+    );
+    out.extend(found.into_iter().map(CycleCase::Cycle));
+    out
+}

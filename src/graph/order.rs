@@ -165,7 +165,13 @@ pub fn clojure_hash_order<T>(items: &mut [T], hash: impl Fn(&T) -> i32) {
 /// Bifurcan's hash of an op in Elle's graphs: `Murmur3.hashLong(index)`,
 /// widened to a long and folded by Bifurcan's `Map.keyHash`.
 pub fn bifurcan_op_hash(index: u64) -> u32 {
-    let h64 = murmur3_long(index as i64) as i64; // sign-extended, as Java does
+    bifurcan_spread(murmur3_long(index as i64))
+}
+
+/// Bifurcan's `Map.keyHash` applied to a Java `int` hash (widened to a long
+/// with sign extension, folded to 32 bits, then spread).
+pub fn bifurcan_spread(int_hash: i32) -> u32 {
+    let h64 = int_hash as i64;
     let mut hash = ((h64 >> 32) ^ h64) as i32 as u32;
     hash ^= (hash >> 20) ^ (hash >> 12);
     hash ^= (hash >> 7) ^ (hash >> 4);

@@ -161,12 +161,13 @@ impl SearchGraph {
         &self.vertex_order
     }
 
-    fn edge(&self, a: u32, b: u32) -> Rels {
-        self.adj[a as usize]
+    /// Out-neighbours of `v` in Bifurcan iteration order.
+    pub fn out_in_order(&self, v: u32) -> Vec<u32> {
+        self.adj[v as usize]
             .iter()
-            .find(|&&(w, _)| w == b)
-            .map(|&(_, r)| r)
-            .unwrap_or(Rels::NONE)
+            .filter(|&&(w, _)| self.present[w as usize])
+            .map(|&(w, _)| w)
+            .collect()
     }
 }
 
