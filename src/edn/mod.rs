@@ -1,8 +1,14 @@
 //! Generic EDN values: the parser, Clojure-style printer (`pr-str`) and the
-//! conversion from elle-cli's JSON dialect.
+//! conversion from and to elle-cli's JSON dialect.
 
+pub(crate) mod json;
+pub(crate) mod parse;
+mod print;
 mod value;
 
+pub use json::{json_dialect, json_to_value, parse_json, value_to_json};
+pub use parse::{java_double, line_col, parse_all, parse_one, ParseError};
+pub use print::{pr_str, write_edn};
 pub use value::Value;
 mod tmp_print;
 pub use tmp_print::{pr_str, write_edn};

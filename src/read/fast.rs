@@ -1,0 +1,467 @@
+//! The streaming EDN history reader.
+//!
+//! Histories are big (hundreds of MB) and regular, so instead of building a
+//! generic value per op we scan the bytes: the six keys Elle cares about are
+//! recognised by their bytes, integers are parsed in place, micro-op vectors
+//! are decoded straight into [`History::mops`](crate::model::History), and
+//! every other key's value is skipped with a balanced scanner. Only values we
+//! do not special-case (strings with escapes, maps, tagged literals, ...) go
+//! through the generic parser.
+
+use super::{bad_type, Builder, RawOp};
+use crate::edn::parse::{found, is_delim, line_col, parse_value_at, skip_form, skip_ws, token_end};
+use crate::edn::ParseError;
+use crate::model::{Atom, Mop, MopArg, MopFn, OpType, OpValue, Span};
+use hashbrown::HashMap;
+
+/// Reads every op of an EDN history into `b`.
+pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
+    let mut r = Reader {
+        src,
+        b,
+        stack: Vec::new(),
+        cache: HashMap::new(),
+        line: 1,
+        line_pos: 0,
+    };
+    r.run()
+}
+
+struct Reader<'s, 'b> {
+    src: &'s [u8],
+    b: &'b mut Builder,
+    /// Scratch for the balanced scanner.
+    stack: Vec<(u8, usize)>,
+    /// Atoms of scalar tokens by their raw bytes, so repeated keywords and
+    /// strings are interned without building a `Value` each time.
+    cache: HashMap<Box<[u8]>, Atom>,
+    /// Line of `line_pos` (lines are counted lazily, op by op).
+    line: u32,
+    line_pos: usize,
+}
+
+fn err(src: &[u8], at: usize, what: &str) -> ParseError {
+    ParseError::at(src, at, format!("expected {what}, found {}", found(src, at)))
+}
+
+fn unclosed(src: &[u8], at: usize, close: char, open: usize) -> ParseError {
+    let (l, c) = line_col(src, open);
+    err(
+        src,
+        at,
+        &format!("{close} to close {} at line {l}, column {c}", src[open] as char),
+    )
+}
+
+impl Reader<'_, '_> {
+    #[inline(always)]
+    fn ws(&mut self, i: usize) -> Result<usize, ParseError> {
+        // Fast path: a single space (the usual separator) then a form.
+        match self.src.get(i) {
+            Some(b' ') => match self.src.get(i + 1) {
+                Some(&c) if !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b',' | b';' | b'#' | 0x0c) => {
+                    Ok(i + 1)
+                }
+                _ => skip_ws(self.src, i, &mut self.stack),
+            },
+            Some(&c) if !matches!(c, b'\t' | b'\n' | b'\r' | b',' | b';' | b'#' | 0x0c) => Ok(i),
+            _ => skip_ws(self.src, i, &mut self.stack),
+        }
+    }
+
+    /// The offset of a record's map (`#jepsen.history.Op{...}`), if one
+    /// starts at `i`.
+    fn record_map(&self, i: usize) -> Option<usize> {
+        if self.src.get(i) != Some(&b'#') {
+            return None;
+        }
+        let e = token_end(self.src, i + 1);
+        (e > i + 1 && self.src.get(e) == Some(&b'{')).then_some(e)
+    }
+
+    fn run(&mut self) -> Result<(), ParseError> {
+        let src = self.src;
+        let mut i = self.ws(0)?;
+        let first = self.record_map(i).unwrap_or(i);
+        match src.get(first) {
+            None => Ok(()),
+            Some(b'{') => {
+                i = first;
+                loop {
+                    i = self.op(i)?;
+                    i = self.ws(i)?;
+                    if i >= src.len() {
+                        return Ok(());
+                    }
+                    i = self.record_map(i).unwrap_or(i);
+                    if src[i] != b'{' {
+                        return Err(err(src, i, "an op map"));
+                    }
+                }
+            }
+            Some(&open @ (b'[' | b'(')) => {
+                let close = if open == b'[' { b']' } else { b')' };
+                let open_pos = i;
+                i += 1;
+                loop {
+                    i = self.ws(i)?;
+                    let at = self.record_map(i).unwrap_or(i);
+                    match src.get(at) {
+                        None => return Err(unclosed(src, i, close as char, open_pos)),
+                        Some(&c) if c == close => {
+                            i += 1;
+                            break;
+                        }
+                        Some(b'{') => i = self.op(at)?,
+                        Some(b')' | b']' | b'}') => {
+                            return Err(unclosed(src, i, close as char, open_pos))
+                        }
+                        Some(_) => return Err(err(src, i, "an op map")),
+                    }
+                }
+                i = self.ws(i)?;
+                if i < src.len() {
+                    let what = format!("end of input after the top-level {}", open as char);
+                    return Err(err(src, i, &what));
+                }
+                Ok(())
+            }
+            Some(_) => Err(err(src, i, "a map or vector of op maps")),
+        }
+    }
+
+    /// An integer token at `i` that fits in 64 bits, and its end.
+    #[inline(always)]
+    fn int(&self, i: usize) -> Option<(i64, usize)> {
+        let src = self.src;
+        let mut j = i;
+        let neg = src.get(j) == Some(&b'-');
+        if neg || src.get(j) == Some(&b'+') {
+            j += 1;
+        }
+        let d0 = j;
+        let mut n: i64 = 0;
+        while j < src.len() {
+            let d = src[j].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            n = n.checked_mul(10)?.checked_add(d as i64)?;
+            j += 1;
+        }
+        if j == d0 || (j < src.len() && !is_delim(src[j])) {
+            return None;
+        }
+        Some((if neg { -n } else { n }, j))
+    }
+
+    fn is_nil(&self, i: usize) -> bool {
+        self.src[i..].starts_with(b"nil") && self.src.get(i + 3).is_none_or(|&c| is_delim(c))
+    }
+
+    /// Fails unless a value (not a closer or the end) starts at `i`.
+    fn expect_value(&self, i: usize, key_pos: usize) -> Result<(), ParseError> {
+        match self.src.get(i) {
+            None | Some(b')' | b']' | b'}') => {
+                let key = found(self.src, key_pos);
+                Err(err(self.src, i, &format!("a value for key {key}")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Reads the op map whose `{` is at `start`; returns the offset past it.
+    fn op(&mut self, start: usize) -> Result<usize, ParseError> {
+        let src = self.src;
+        self.line += memchr::memchr_iter(b'\n', &src[self.line_pos..start]).count() as u32;
+        self.line_pos = start;
+        let mut i = start + 1;
+        let mut seen = 0u8;
+        let mut op = RawOp {
+            index: None,
+            time: -1,
+            op_type: OpType::Invoke,
+            process: None,
+            f: self.b.h.nil_atom,
+            value: OpValue::Nil,
+            span: Span::default(),
+        };
+        loop {
+            i = self.ws(i)?;
+            let Some(&c) = src.get(i) else {
+                return Err(unclosed(src, i, '}', start));
+            };
+            if c == b'}' {
+                i += 1;
+                break;
+            }
+            if c != b':' {
+                if matches!(c, b')' | b']') {
+                    return Err(unclosed(src, i, '}', start));
+                }
+                // Some other kind of key: skip it and its value.
+                let key_pos = i;
+                i = skip_form(src, i, &mut self.stack)?;
+                i = self.ws(i)?;
+                self.expect_value(i, key_pos)?;
+                i = skip_form(src, i, &mut self.stack)?;
+                continue;
+            }
+            let kend = token_end(src, i + 1);
+            let slot: u8 = match &src[i + 1..kend] {
+                b"index" => 0,
+                b"time" => 1,
+                b"type" => 2,
+                b"process" => 3,
+                b"f" => 4,
+                b"value" => 5,
+                _ => 6,
+            };
+            let key_pos = i;
+            i = self.ws(kend)?;
+            self.expect_value(i, key_pos)?;
+            if slot < 6 {
+                if seen & (1 << slot) != 0 {
+                    let key = found(src, key_pos);
+                    return Err(ParseError::at(
+                        src,
+                        key_pos,
+                        format!("expected each key once in an op map, found {key} twice"),
+                    ));
+                }
+                seen |= 1 << slot;
+            }
+            match slot {
+                0 => match self.int(i) {
+                    Some((n, e)) if n >= 0 => {
+                        op.index = Some(n as u64);
+                        i = e;
+                    }
+                    _ => return Err(err(src, i, "a non-negative integer :index")),
+                },
+                1 => match self.int(i) {
+                    Some((n, e)) => {
+                        op.time = n;
+                        i = e;
+                    }
+                    None if self.is_nil(i) => i += 3,
+                    None => return Err(err(src, i, "an integer :time")),
+                },
+                2 => {
+                    let e = token_end(src, i + 1);
+                    let t = if src[i] == b':' {
+                        match &src[i + 1..e] {
+                            b"invoke" => Some(OpType::Invoke),
+                            b"ok" => Some(OpType::Ok),
+                            b"fail" => Some(OpType::Fail),
+                            b"info" => Some(OpType::Info),
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
+                    match t {
+                        Some(t) => op.op_type = t,
+                        None => return Err(ParseError::at(src, i, bad_type(&found(src, i)))),
+                    }
+                    i = e;
+                }
+                3 => match self.int(i) {
+                    Some((n, e)) => {
+                        op.process = Some(n);
+                        i = e;
+                    }
+                    None => i = skip_form(src, i, &mut self.stack)?,
+                },
+                4 => {
+                    let (a, e) = self.atom(i)?;
+                    op.f = a;
+                    i = e;
+                }
+                5 => {
+                    let (v, e) = self.value(i)?;
+                    op.value = v;
+                    i = e;
+                }
+                _ => i = skip_form(src, i, &mut self.stack)?,
+            }
+        }
+        if seen & (1 << 2) == 0 {
+            return Err(ParseError::at(
+                src,
+                start,
+                "expected an op map with a :type, found none",
+            ));
+        }
+        let len = u32::try_from(i - start)
+            .map_err(|_| ParseError::at(src, start, "expected an op map under 4 GB, found a bigger one"))?;
+        op.span = Span {
+            start: start as u64,
+            len,
+            line: self.line,
+        };
+        self.b.push(src, op)?;
+        Ok(i)
+    }
+
+    /// The atom of the value at `i`, and its end.
+    #[inline]
+    fn atom(&mut self, i: usize) -> Result<(Atom, usize), ParseError> {
+        let src = self.src;
+        let c = src[i];
+        if c == b'-' || c.is_ascii_digit() {
+            if let Some((n, e)) = self.int(i) {
+                if let Some(a) = Atom::int(n) {
+                    return Ok((a, e));
+                }
+            }
+        }
+        match c {
+            b'"' => match memchr::memchr2(b'"', b'\\', &src[i + 1..]) {
+                Some(p) if src[i + 1 + p] == b'"' => self.cached(i, i + p + 2),
+                _ => self.general(i),
+            },
+            b'(' | b'[' | b'{' | b'#' | b'\\' | b'^' | b'\'' => self.general(i),
+            _ => {
+                let e = token_end(src, i);
+                self.cached(i, e)
+            }
+        }
+    }
+
+    /// The atom of the scalar whose raw text is `src[start..end]`, via the
+    /// raw-text cache.
+    fn cached(&mut self, start: usize, end: usize) -> Result<(Atom, usize), ParseError> {
+        let raw = &self.src[start..end];
+        if let Some(&a) = self.cache.get(raw) {
+            return Ok((a, end));
+        }
+        let (v, e) = parse_value_at(self.src, start)?;
+        let a = self.b.h.interner.atom(&v);
+        if e == end {
+            self.cache.insert(raw.into(), a);
+        }
+        Ok((a, e))
+    }
+
+    fn general(&mut self, i: usize) -> Result<(Atom, usize), ParseError> {
+        let (v, e) = parse_value_at(self.src, i)?;
+        Ok((self.b.h.interner.atom(&v), e))
+    }
+
+    /// Reads an op's `:value` at `i`.
+    fn value(&mut self, i: usize) -> Result<(OpValue, usize), ParseError> {
+        if self.src[i] == b'n' && self.is_nil(i) {
+            return Ok((OpValue::Nil, i + 3));
+        }
+        if self.src[i] == b'[' {
+            let (m0, e0) = (self.b.h.mops.len(), self.b.h.elements.len());
+            if let Some(r) = self.mops(i)? {
+                return Ok(r);
+            }
+            self.b.h.mops.truncate(m0);
+            self.b.h.elements.truncate(e0);
+        }
+        let (v, e) = parse_value_at(self.src, i)?;
+        Ok((self.b.op_value(v), e))
+    }
+
+    /// Decodes a micro-op vector at `i`; `None` if the value is not one (the
+    /// caller then reads it generically).
+    fn mops(&mut self, i: usize) -> Result<Option<(OpValue, usize)>, ParseError> {
+        let src = self.src;
+        let start = self.b.h.mops.len();
+        let mut j = i + 1;
+        loop {
+            j = self.ws(j)?;
+            match src.get(j) {
+                Some(b']') => {
+                    j += 1;
+                    break;
+                }
+                Some(b'[') => {}
+                _ => return Ok(None),
+            }
+            j = self.ws(j + 1)?;
+            if src.get(j) != Some(&b':') {
+                return Ok(None);
+            }
+            let fe = token_end(src, j + 1);
+            let f = match &src[j + 1..fe] {
+                b"r" => MopFn::Read,
+                b"append" => MopFn::Append,
+                b"w" => MopFn::Write,
+                b"" => return Ok(None),
+                _ => MopFn::Other(self.cached(j, fe)?.0),
+            };
+            j = self.ws(fe)?;
+            if matches!(src.get(j), None | Some(b')' | b']' | b'}')) {
+                return Ok(None);
+            }
+            let (key, e) = self.atom(j)?;
+            j = self.ws(e)?;
+            let arg = match src.get(j) {
+                None | Some(b')' | b']' | b'}') => return Ok(None),
+                Some(b'n') if self.is_nil(j) => {
+                    j += 3;
+                    MopArg::Nil
+                }
+                Some(b'[' | b'(') => {
+                    let (arg, e) = self.list(j)?;
+                    j = e;
+                    arg
+                }
+                Some(_) => {
+                    let (a, e) = self.atom(j)?;
+                    j = e;
+                    MopArg::Atom(a)
+                }
+            };
+            j = self.ws(j)?;
+            if src.get(j) != Some(&b']') {
+                return Ok(None);
+            }
+            j += 1;
+            self.b.h.mops.push(Mop { f, key, arg });
+        }
+        let len = self.b.h.mops.len() - start;
+        Ok(Some((
+            OpValue::Mops {
+                start: start as u32,
+                len: len as u32,
+            },
+            j,
+        )))
+    }
+
+    /// Reads a list argument (`[1 2]` or `(1 2)`) at `j` into the elements.
+    fn list(&mut self, j: usize) -> Result<(MopArg, usize), ParseError> {
+        let src = self.src;
+        let close = if src[j] == b'[' { b']' } else { b')' };
+        let start = self.b.h.elements.len();
+        let mut k = j + 1;
+        loop {
+            k = self.ws(k)?;
+            match src.get(k) {
+                Some(&c) if c == close => {
+                    k += 1;
+                    break;
+                }
+                None | Some(b')' | b']' | b'}') => return Err(unclosed(src, k, close as char, j)),
+                Some(_) => {
+                    let (a, e) = self.atom(k)?;
+                    self.b.h.elements.push(a);
+                    k = e;
+                }
+            }
+        }
+        let len = self.b.h.elements.len() - start;
+        Ok((
+            MopArg::List {
+                start: start as u32,
+                len: len as u32,
+            },
+            k,
+        ))
+    }
+}
