@@ -19,3 +19,4 @@ pub mod consistency;
 pub mod report;
 pub mod gen;
 pub mod cli;
+pub mod pipeline;

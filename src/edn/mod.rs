@@ -10,5 +10,3 @@ pub use json::{json_dialect, json_to_value, parse_json, value_to_json};
 pub use parse::{java_double, line_col, parse_all, parse_one, ParseError};
 pub use print::{pr_str, write_edn};
 pub use value::Value;
-mod tmp_print;
-pub use tmp_print::{pr_str, write_edn};

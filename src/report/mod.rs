@@ -1,31 +1,12 @@
 //! Reports: Elle's result map, its EDN and JSON forms, explanation text.
 
 use crate::edn::Value;
-use crate::model::{History, MopArg, MopFn, OpValue};
+use crate::model::{History, MopArg, MopFn};
 
 /// The op at position `pos` as Elle prints it: a map with `:index :time
 /// :type :process :f :value` first, then any extra keys from the source.
 pub fn op_value(history: &History, pos: usize) -> Value {
-    let op = &history.ops[pos];
-    let value = match op.value {
-        OpValue::Nil => Value::Nil,
-        OpValue::Other(i) => history.other_values[i as usize].clone(),
-        OpValue::Mops { .. } => Value::Vector(
-            history
-                .mops(op)
-                .iter()
-                .map(|m| mop_value(history, m))
-                .collect(),
-        ),
-    };
-    Value::Map(vec![
-        (Value::kw("index"), Value::Int(op.index as i64)),
-        (Value::kw("time"), Value::Int(op.time)),
-        (Value::kw("type"), Value::kw(op.op_type.name())),
-        (Value::kw("process"), Value::Int(op.process)),
-        (Value::kw("f"), history.atom_value(op.f)),
-        (Value::kw("value"), value),
-    ])
+    crate::read::op_map(history, &history.ops[pos])
 }
 
 /// A micro-op as an EDN vector `[f k v]`.

@@ -1,0 +1,128 @@
+//! The whole check of one history: inference, cycle search, result map.
+
+use crate::check::result::{result_map, Expectations};
+use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
+use crate::consistency as cm;
+use crate::edn::Value;
+use crate::infer::list_append::{self, ExtraGraph};
+use crate::model::History;
+use std::time::Duration;
+
+/// Options for checking a history.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Expected models and anomalies.
+    pub expectations: Expectations,
+    /// Time allowed to search one SCC (Elle's `:cycle-search-timeout`).
+    pub cycle_search_timeout: Duration,
+    /// Path extensions the Elle-order search may take per anomaly type
+    /// before ellery's own search takes over.
+    pub elle_steps: u64,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            expectations: Expectations::default(),
+            cycle_search_timeout: Duration::from_millis(1000),
+            elle_steps: 2_000_000,
+        }
+    }
+}
+
+/// A verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Validity {
+    /// `:valid? true`
+    Valid,
+    /// `:valid? false`
+    Invalid,
+    /// `:valid? :unknown`
+    Unknown,
+}
+
+/// Everything a check produces.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Elle's result map.
+    pub result: Value,
+    /// The verdict in `result`.
+    pub validity: Validity,
+    /// Reportable cycles, by type in result order, for explanation files.
+    pub cycles: Vec<ExplainedCycle>,
+}
+
+fn validity_of(result: &Value) -> Validity {
+    match result.get_kw("valid?") {
+        Some(Value::Bool(true)) => Validity::Valid,
+        Some(Value::Bool(false)) => Validity::Invalid,
+        _ => Validity::Unknown,
+    }
+}
+
+/// Checks a list-append history as `elle.list-append/check` does.
+pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
+    let exp = &opts.expectations;
+    let reportable = exp.reportable();
+    let extra = if reportable
+        .iter()
+        .any(|t| cm::realtime_anomaly_types().contains(t))
+    {
+        ExtraGraph::Realtime
+    } else if reportable
+        .iter()
+        .any(|t| cm::process_anomaly_types().contains(t))
+    {
+        ExtraGraph::Process
+    } else {
+        ExtraGraph::None
+    };
+    let inference = match list_append::analyze(history, extra) {
+        Ok(i) => i,
+        Err(e) => {
+            return Outcome {
+                validity: validity_of(&e.result),
+                result: e.result,
+                cycles: Vec::new(),
+            }
+        }
+    };
+    let copts = CycleOptions {
+        reportable: reportable.clone(),
+        timeout: opts.cycle_search_timeout,
+        elle_steps: opts.elle_steps,
+    };
+    let (cases, vertices) = cycle_cases(history, &inference, &copts);
+    let mut all: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut push = |k: &str, v: Value| match all.iter_mut().find(|(t, _)| t == k) {
+        Some((_, vs)) => vs.push(v),
+        None => all.push((k.to_string(), vec![v])),
+    };
+    if vertices == 0 {
+        push("empty-transaction-graph", Value::Bool(true));
+    }
+    let mut cycles = Vec::new();
+    for case in &cases {
+        match case {
+            CycleCase::Cycle(c) => {
+                push(&c.kind, c.to_value(history));
+                if reportable.contains(&c.kind.as_str()) {
+                    cycles.push(c.clone());
+                }
+            }
+            CycleCase::Exists { kind, value } => push(kind, value.clone()),
+            CycleCase::Timeout(v) => push("cycle-search-timeout", v.clone()),
+        }
+    }
+    for (k, vs) in inference.anomalies.entries() {
+        for v in vs {
+            push(k, v.clone());
+        }
+    }
+    let result = result_map(exp, &all);
+    Outcome {
+        validity: validity_of(&result),
+        result,
+        cycles,
+    }
+}
