@@ -1,6 +1,392 @@
-//! Command-line interface.
+//! Command-line interface: a thin layer over [`crate::pipeline`].
+//!
+//! Two dialects:
+//! * `ellery check [OPTIONS] FILES…` — ellery's own, with exit codes
+//!   0 (all valid), 1 (some invalid), 2 (some unknown, none invalid),
+//!   3 (bad input or usage).
+//! * `ellery -m list-append [elle-cli options] FILES…` — elle-cli's flags,
+//!   output lines (`path \t true`) and exit codes (1 if any history is
+//!   invalid, else 0; 255 on bad input), so scripts only change the name.
 
-/// Runs the CLI and returns the process exit code.
+use crate::check::result::Expectations;
+use crate::consistency as cm;
+use crate::edn::{pr_str, value_to_json, Value};
+use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
+use crate::model::SourceFormat;
+use crate::pipeline::{check_list_append, CheckOptions, Outcome, Validity};
+use crate::read::{read_history_bytes, read_history_file};
+use crate::report::files::write_files;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const EXIT_CODES: &str = "Exit codes: 0 every history valid; 1 some history invalid; \
+2 some history unknown (none invalid); 3 bad input or usage.";
+
+/// ellery: Elle's answers for Jepsen histories, fast.
+#[derive(Parser, Debug)]
+#[command(name = "ellery", version, about, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check histories and print Elle's result map.
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+    /// Generate a Jepsen history from a simulated database.
+    Gen(crate::gen::cli::GenArgs),
+}
+
+/// Workloads.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Workload {
+    /// Elle's list-append workload.
+    ListAppend,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum OutputFormat {
+    /// Elle's result map, as Clojure prints it.
+    Edn,
+    /// The result map as elle-cli's JSON (namespaces dropped, sets as arrays).
+    Json,
+    /// One line per history: path, verdict, anomaly types.
+    Summary,
+}
+
+/// Input formats.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum InputFormat {
+    /// Jepsen EDN.
+    Edn,
+    /// elle-cli's JSON.
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// Workload.
+    #[arg(short = 'm', long = "model", value_enum, default_value = "list-append")]
+    workload: Workload,
+    /// Consistency models expected to hold (comma-separated).
+    #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
+    consistency_models: Vec<String>,
+    /// Extra anomalies to look for (comma-separated).
+    #[arg(short = 'a', long, value_delimiter = ',')]
+    anomalies: Vec<String>,
+    /// Time allowed to search one strongly connected component, in ms.
+    #[arg(short = 's', long = "cycle-search-timeout", default_value_t = 1000)]
+    cycle_search_timeout: u64,
+    /// Write explanation files (`<anomaly>.txt`) into this directory.
+    #[arg(short = 'd', long)]
+    directory: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "edn")]
+    output: OutputFormat,
+    /// Input format (default: from the file extension).
+    #[arg(short = 'f', long, value_enum)]
+    format: Option<InputFormat>,
+    /// History files (`-` reads standard input).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// elle-cli's command line.
+#[derive(Parser, Debug)]
+#[command(name = "ellery", about = "elle-cli compatible mode", after_help = EXIT_CODES)]
+struct ElleCli {
+    /// Model (workload): list-append.
+    #[arg(short = 'm', long = "model")]
+    model: String,
+    /// Input format: edn or json (default: from the extension).
+    #[arg(short = 'f', long = "format")]
+    format: Option<String>,
+    /// Print the whole analysis as JSON.
+    #[arg(short = 'v', long)]
+    verbose: bool,
+    /// Output: text or json (newer elle-cli).
+    #[arg(long)]
+    output: Option<String>,
+    /// Consistency models (comma-separated).
+    #[arg(short = 'c', long = "consistency-models", default_value = "strict-serializable")]
+    consistency_models: String,
+    /// Anomalies (comma-separated).
+    #[arg(short = 'a', long, default_value = "G0")]
+    anomalies: String,
+    /// Cycle search timeout in ms.
+    #[arg(short = 's', long = "cycle-search-timeout", default_value_t = 1000)]
+    cycle_search_timeout: u64,
+    /// Output directory.
+    #[arg(short = 'd', long)]
+    directory: Option<PathBuf>,
+    /// Plot format (svg or png).
+    #[arg(short = 'p', long = "plot-format", default_value = "svg")]
+    plot_format: String,
+    /// Plot timeout in ms.
+    #[arg(short = 't', long = "plot-timeout", default_value_t = 5000)]
+    plot_timeout: u64,
+    /// Largest plot, in bytes of DOT.
+    #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
+    max_plot_bytes: u64,
+    /// History files.
+    files: Vec<PathBuf>,
+}
+
+/// Runs the CLI with the process arguments and returns the exit code.
 pub fn main() -> i32 {
-    0
+    let args: Vec<String> = std::env::args().collect();
+    run(&args)
+}
+
+/// Runs the CLI with explicit arguments (first is the program name).
+pub fn run(args: &[String]) -> i32 {
+    let first = args.get(1).map(String::as_str);
+    let subcommand = matches!(
+        first,
+        Some("check" | "gen" | "help" | "--help" | "-h" | "--version" | "-V") | None
+    );
+    if !subcommand {
+        return run_elle_cli(args);
+    }
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(a) => run_check(a),
+        Command::Gen(g) => crate::gen::cli::run(g),
+    }
+}
+
+fn expectations(models: &[String], anomalies: &[String]) -> Result<Expectations, String> {
+    let models: Vec<&str> = models.iter().map(String::as_str).collect();
+    let anomalies: Vec<&str> = anomalies.iter().map(String::as_str).collect();
+    Ok(Expectations {
+        models: if models.is_empty() {
+            None
+        } else {
+            Some(cm::parse_models(&models)?)
+        },
+        anomalies: cm::parse_anomalies(&anomalies)?,
+    })
+}
+
+fn read(path: &Path, format: Option<InputFormat>) -> crate::error::Result<crate::model::History> {
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| {
+            crate::error::Error::Io {
+                path: "-".into(),
+                source: e,
+            }
+        })?;
+        let f = match format {
+            Some(InputFormat::Json) => SourceFormat::Json,
+            _ => SourceFormat::Edn,
+        };
+        return Ok(read_history_bytes(bytes, "-", f)?);
+    }
+    match format {
+        None => read_history_file(path),
+        Some(f) => {
+            let bytes = std::fs::read(path).map_err(|e| crate::error::Error::Io {
+                path: path.display().to_string(),
+                source: e,
+            })?;
+            let f = match f {
+                InputFormat::Edn => SourceFormat::Edn,
+                InputFormat::Json => SourceFormat::Json,
+            };
+            Ok(read_history_bytes(bytes, &path.display().to_string(), f)?)
+        }
+    }
+}
+
+fn note_ignored(h: &crate::model::History) {
+    if h.non_client_ops > 0 && h.ops.is_empty() {
+        eprintln!(
+            "ellery: {}: all {} ops lack an integer :process and were ignored (as Elle does)",
+            h.origin, h.non_client_ops
+        );
+    }
+}
+
+fn check_one(
+    path: &Path,
+    format: Option<InputFormat>,
+    opts: &CheckOptions,
+    directory: Option<&Path>,
+) -> Result<Outcome, String> {
+    let h = read(path, format).map_err(|e| e.to_string())?;
+    note_ignored(&h);
+    let outcome = check_list_append(&h, opts);
+    if let Some(d) = directory {
+        write_files(d, &h, &outcome).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    Ok(outcome)
+}
+
+fn run_check(a: CheckArgs) -> i32 {
+    let exp = match expectations(&a.consistency_models, &a.anomalies) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("ellery: {msg}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let opts = CheckOptions {
+        expectations: exp,
+        cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
+        ..CheckOptions::default()
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let (mut any_invalid, mut any_unknown, mut any_error) = (false, false, false);
+    let many = a.files.len() > 1;
+    for path in &a.files {
+        let dir = a.directory.as_ref().map(|d| {
+            if many {
+                d.join(path.file_stem().unwrap_or_default())
+            } else {
+                d.clone()
+            }
+        });
+        match check_one(path, a.format, &opts, dir.as_deref()) {
+            Err(msg) => {
+                eprintln!("ellery: {msg}");
+                any_error = true;
+            }
+            Ok(o) => {
+                match o.validity {
+                    Validity::Invalid => any_invalid = true,
+                    Validity::Unknown => any_unknown = true,
+                    Validity::Valid => {}
+                }
+                let line = match a.output {
+                    OutputFormat::Edn if many => {
+                        format!(";; {}\n{}", path.display(), pr_str(&o.result))
+                    }
+                    OutputFormat::Edn => pr_str(&o.result),
+                    OutputFormat::Json => value_to_json(&o.result).to_string(),
+                    OutputFormat::Summary => summary_line(path, &o),
+                };
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    if any_error {
+        EXIT_BAD_INPUT
+    } else if any_invalid {
+        EXIT_INVALID
+    } else if any_unknown {
+        EXIT_UNKNOWN
+    } else {
+        EXIT_VALID
+    }
+}
+
+fn verdict_word(v: Validity) -> &'static str {
+    match v {
+        Validity::Valid => "true",
+        Validity::Invalid => "false",
+        Validity::Unknown => "unknown",
+    }
+}
+
+fn summary_line(path: &Path, o: &Outcome) -> String {
+    let types = match o.result.get_kw("anomaly-types") {
+        Some(Value::List(ts)) => ts.iter().map(pr_str).collect::<Vec<_>>().join(" "),
+        _ => String::new(),
+    };
+    let word = match o.validity {
+        Validity::Valid => "valid",
+        Validity::Invalid => "invalid",
+        Validity::Unknown => "unknown",
+    };
+    format!("{}\t{}\t{}", path.display(), word, types)
+        .trim_end()
+        .to_string()
+}
+
+fn run_elle_cli(args: &[String]) -> i32 {
+    let cli = match ElleCli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 255 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    if cli.model != "list-append" {
+        eprintln!(
+            "ellery: model {} is not supported yet (supported: list-append)",
+            cli.model
+        );
+        return 255;
+    }
+    let split = |s: &str| -> Vec<String> {
+        s.split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect()
+    };
+    let exp = match expectations(&split(&cli.consistency_models), &split(&cli.anomalies)) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("ellery: {msg}");
+            return 255;
+        }
+    };
+    let format = match cli.format.as_deref() {
+        None => None,
+        Some("edn") => Some(InputFormat::Edn),
+        Some("json") => Some(InputFormat::Json),
+        Some(other) => {
+            eprintln!("ellery: unknown format {other} (expected edn or json)");
+            return 255;
+        }
+    };
+    let json = cli.verbose || cli.output.as_deref() == Some("json");
+    let opts = CheckOptions {
+        expectations: exp,
+        cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
+        ..CheckOptions::default()
+    };
+    let mut any_invalid = false;
+    for path in &cli.files {
+        match check_one(path, format, &opts, cli.directory.as_deref()) {
+            Err(msg) => {
+                eprintln!("ellery: {msg}");
+                return 255;
+            }
+            Ok(o) => {
+                if o.validity == Validity::Invalid {
+                    any_invalid = true;
+                }
+                if json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&value_to_json(&o.result))
+                            .unwrap_or_default()
+                    );
+                } else {
+                    println!("{} \t {}", path.display(), verdict_word(o.validity));
+                }
+            }
+        }
+    }
+    if any_invalid {
+        1
+    } else {
+        0
+    }
 }

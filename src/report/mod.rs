@@ -1,5 +1,7 @@
 //! Reports: Elle's result map, its EDN and JSON forms, explanation text.
 
+pub mod files;
+
 use crate::edn::Value;
 use crate::model::{History, MopArg, MopFn};
 
