@@ -73,3 +73,43 @@ fn list_append_results_match_elle_byte_for_byte() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn list_append_explanation_files_match_elle_byte_for_byte() {
+    let Some(dir) = corpus_dir("elle-golden") else {
+        return;
+    };
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for name in golden_names("list-append") {
+        let stem = name.trim_end_matches(".edn");
+        let golden = dir.join("results").join(format!("{stem}-files"));
+        if !golden.is_dir() {
+            continue;
+        }
+        let h = read_history_file(&dir.join("histories").join(&name)).expect("history");
+        let outcome = check_list_append(&h, &CheckOptions::default());
+        let out = std::env::temp_dir().join(format!("ellery-golden-{}-{stem}", std::process::id()));
+        let _ = fs::remove_dir_all(&out);
+        ellery::report::files::write_files(&out, &h, &outcome).expect("writable temp dir");
+        for entry in fs::read_dir(&golden).expect("golden dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "txt") {
+                compared += 1;
+                let want = fs::read(&path).expect("golden file");
+                let got = fs::read(out.join(path.file_name().expect("name"))).unwrap_or_default();
+                if want != got {
+                    failures.push(format!(
+                        "{stem}/{}:\n--- want\n{}\n--- got\n{}",
+                        path.file_name().expect("name").to_string_lossy(),
+                        String::from_utf8_lossy(&want),
+                        String::from_utf8_lossy(&got)
+                    ));
+                }
+            }
+        }
+        let _ = fs::remove_dir_all(&out);
+    }
+    assert_eq!(compared, 14, "expected 14 golden explanation files");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
