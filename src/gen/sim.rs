@@ -542,17 +542,47 @@ impl<'a, W: Write> Sim<'a, W> {
     }
 }
 
+/// "00" to "99", for writing two decimal digits at a time.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Appends the decimal digits of `n`.
 fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
+    if n < 10 {
+        buf.push(b'0' + n as u8);
+        return;
+    }
     let mut tmp = [0u8; 20];
     let mut i = tmp.len();
-    loop {
+    while n >= 100 {
+        let d = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    }
+    if n >= 10 {
+        let d = n as usize * 2;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    } else {
         i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        tmp[i] = b'0' + n as u8;
     }
     buf.extend_from_slice(&tmp[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn push_u64_matches_display() {
+        for n in [0, 7, 9, 10, 99, 100, 999, 1000, 123_456_789, u64::MAX] {
+            let mut b = Vec::new();
+            super::push_u64(&mut b, n);
+            assert_eq!(String::from_utf8(b).unwrap(), n.to_string());
+        }
+    }
 }

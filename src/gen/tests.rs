@@ -755,3 +755,30 @@ fn zero_txns_is_an_empty_history() {
         }
     );
 }
+
+#[test]
+fn gen_big_configuration_replays() {
+    // The shape scripts/gen-big.sh uses, at a testable size.
+    let o = GenOptions {
+        txns: 20_000,
+        processes: 10,
+        keys: 10,
+        max_writes_per_key: 32,
+        max_mops: 7,
+        seed: 0,
+        ..GenOptions::default()
+    };
+    let (text, s) = gen(&o);
+    let ops = parse(&text);
+    check_well_formed(&ops, &s, &o);
+    check_unique_ascending_writes(&ops);
+    replay(&ops, &s, true, true);
+    let mops: usize = ops
+        .iter()
+        .filter(|o| o.ty == ":invoke")
+        .map(|o| o.mops.len())
+        .sum();
+    let mean = mops as f64 / s.txns as f64;
+    assert!((3.9..4.1).contains(&mean), "{mean}");
+    assert_eq!(s.effect_order.len(), 20_000);
+}
