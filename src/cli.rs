@@ -91,6 +91,9 @@ struct CheckArgs {
     /// Input format (default: from the file extension).
     #[arg(short = 'f', long, value_enum)]
     format: Option<InputFormat>,
+    /// Report progress and phase timings on standard error.
+    #[arg(long)]
+    verbose: bool,
     /// History files (`-` reads standard input).
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -226,7 +229,16 @@ fn check_one(
     opts: &CheckOptions,
     directory: Option<&Path>,
 ) -> Result<Outcome, String> {
+    let started = std::time::Instant::now();
     let h = read(path, format).map_err(|e| e.to_string())?;
+    if opts.verbose {
+        eprintln!(
+            "ellery: {}: read {} client ops in {:.3} s",
+            path.display(),
+            h.ops.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
     note_ignored(&h);
     let outcome = check_list_append(&h, opts);
     if let Some(d) = directory {
@@ -246,6 +258,7 @@ fn run_check(a: CheckArgs) -> i32 {
     let opts = CheckOptions {
         expectations: exp,
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
+        verbose: a.verbose,
         ..CheckOptions::default()
     };
     let stdout = std::io::stdout();

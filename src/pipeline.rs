@@ -18,6 +18,8 @@ pub struct CheckOptions {
     /// Path extensions the Elle-order search may take per anomaly type
     /// before ellery's own search takes over.
     pub elle_steps: u64,
+    /// Print phase timings to standard error.
+    pub verbose: bool,
 }
 
 impl Default for CheckOptions {
@@ -26,6 +28,7 @@ impl Default for CheckOptions {
             expectations: Expectations::default(),
             cycle_search_timeout: Duration::from_millis(1000),
             elle_steps: 2_000_000,
+            verbose: false,
         }
     }
 }
@@ -77,6 +80,12 @@ pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
     } else {
         ExtraGraph::None
     };
+    let clock = std::time::Instant::now();
+    let phase = |name: &str| {
+        if opts.verbose {
+            eprintln!("ellery: {name} done at {:.3} s", clock.elapsed().as_secs_f64());
+        }
+    };
     let inference = match list_append::analyze(history, extra) {
         Ok(i) => i,
         Err(e) => {
@@ -92,7 +101,9 @@ pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         timeout: opts.cycle_search_timeout,
         elle_steps: opts.elle_steps,
     };
+    phase("inference");
     let (cases, vertices) = cycle_cases(history, &inference, &copts);
+    phase("cycle search");
     let mut all: Vec<(String, Vec<Value>)> = Vec::new();
     let mut push = |k: &str, v: Value| match all.iter_mut().find(|(t, _)| t == k) {
         Some((_, vs)) => vs.push(v),

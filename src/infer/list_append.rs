@@ -389,6 +389,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
 
 fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Value> {
     let mut out = Vec::new();
+    let mut scratch: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if !include(i) {
             continue;
@@ -398,17 +399,20 @@ fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Value> {
                 continue;
             }
             let xs = h.list(m.arg);
-            let mut counts: HashMap<Atom, i64> = HashMap::new();
-            for &x in xs {
-                *counts.entry(x).or_default() += 1;
-            }
-            let mut dups: Vec<(Value, i64)> = counts
-                .into_iter()
-                .filter(|&(_, c)| c > 1)
-                .map(|(a, c)| (h.atom_value(a), c))
-                .collect();
-            if dups.is_empty() {
+            if xs.len() < 2 {
                 continue;
+            }
+            scratch.clear();
+            scratch.extend_from_slice(xs);
+            scratch.sort_unstable();
+            if !scratch.windows(2).any(|w| w[0] == w[1]) {
+                continue;
+            }
+            let mut dups: Vec<(Value, i64)> = Vec::new();
+            for run in scratch.chunk_by(|a, b| a == b) {
+                if run.len() > 1 {
+                    dups.push((h.atom_value(run[0]), run.len() as i64));
+                }
             }
             dups.sort_by(|a, b| compare_values(&a.0, &b.0));
             out.push(kw_map(vec![
@@ -437,30 +441,33 @@ fn compare_values(a: &Value, b: &Value) -> std::cmp::Ordering {
 fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     let mut internal = Vec::new();
     let mut future = Vec::new();
+    // Expected state per key: (key, unknown prefix?, known suffix). Txns are
+    // small, so a vector beats a hash map here.
+    let mut state: Vec<(Atom, bool, Vec<Atom>)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         let mops = h.mops(op);
-        // Expected state per key: (unknown prefix?, known suffix).
-        let mut state: HashMap<Atom, (bool, Vec<Atom>)> = HashMap::new();
+        state.clear();
         for m in mops {
+            let slot = state.iter().position(|(k, _, _)| *k == m.key);
             match m.f {
-                MopFn::Append => {
-                    let e = state.entry(m.key).or_insert((true, Vec::new()));
-                    e.1.push(append_value(m));
-                }
+                MopFn::Append => match slot {
+                    Some(j) => state[j].2.push(append_value(m)),
+                    None => state.push((m.key, true, vec![append_value(m)])),
+                },
                 MopFn::Read => {
                     let v = h.list(m.arg);
-                    let bad = match state.get(&m.key) {
+                    let bad = match slot.map(|j| &state[j]) {
                         None => false,
-                        Some((true, s)) => {
+                        Some((_, true, s)) => {
                             v.len() < s.len() || &v[v.len() - s.len()..] != s.as_slice()
                         }
-                        Some((false, s)) => s.as_slice() != v,
+                        Some((_, false, s)) => s.as_slice() != v,
                     };
                     if bad {
-                        let (unknown, s) = &state[&m.key];
+                        let (_, unknown, s) = &state[slot.expect("known state")];
                         let mut expected: Vec<Value> = Vec::new();
                         if *unknown {
                             expected.push(Value::Symbol("...".into()));
@@ -473,31 +480,34 @@ fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
                         ]));
                         break;
                     }
-                    state.insert(m.key, (false, v.to_vec()));
+                    match slot {
+                        Some(j) => {
+                            state[j].1 = false;
+                            state[j].2.clear();
+                            state[j].2.extend_from_slice(v);
+                        }
+                        None => state.push((m.key, false, v.to_vec())),
+                    }
                 }
                 _ => {}
             }
         }
-        // Future reads: a read that contains an element this txn appends later.
-        let mut read_elems: HashMap<(Atom, Atom), &Mop> = HashMap::new();
-        for m in mops {
-            match m.f {
-                MopFn::Append => {
-                    if let Some(r) = read_elems.get(&(m.key, append_value(m))) {
-                        future.push(kw_map(vec![
-                            ("op", op_value(h, i)),
-                            ("mop", mop_value(h, r)),
-                            ("element", h.atom_value(append_value(m))),
-                        ]));
-                        break;
-                    }
+        // Future reads: an append of an element that an earlier read of the
+        // same key in this txn already contained (the first such read).
+        'mops: for (j, m) in mops.iter().enumerate() {
+            if m.f != MopFn::Append {
+                continue;
+            }
+            let v = append_value(m);
+            for r in &mops[..j] {
+                if r.f == MopFn::Read && r.key == m.key && h.list(r.arg).contains(&v) {
+                    future.push(kw_map(vec![
+                        ("op", op_value(h, i)),
+                        ("mop", mop_value(h, r)),
+                        ("element", h.atom_value(v)),
+                    ]));
+                    break 'mops;
                 }
-                MopFn::Read => {
-                    for &e in h.list(m.arg) {
-                        read_elems.entry((m.key, e)).or_insert(m);
-                    }
-                }
-                _ => {}
             }
         }
     }
@@ -505,6 +515,14 @@ fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
 }
 
 fn dirty_updates(h: &History) -> Vec<Value> {
+    // A dirty update needs a failed append; most histories have none, and
+    // then the second pass over all reads is not needed.
+    let any_failed_append = h.ops.iter().any(|op| {
+        op.op_type == OpType::Fail && h.mops(op).iter().any(|m| m.f == MopFn::Append)
+    });
+    if !any_failed_append {
+        return Vec::new();
+    }
     let sv = sorted_values(h, |_| true);
     // Last non-invocation op appending each element (ok, info or fail).
     let mut writer: HashMap<(Atom, Atom), u32> = HashMap::new();
@@ -604,12 +622,18 @@ fn g1a_cases(h: &History) -> Vec<Value> {
 fn g1b_cases(h: &History) -> Vec<Value> {
     // (key, element) → last op whose non-final append it was.
     let mut intermediate: HashMap<(Atom, Atom), u32> = HashMap::new();
+    let mut last: Vec<(Atom, Atom)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
-        let mut last: HashMap<Atom, Atom> = HashMap::new();
+        last.clear();
         for m in h.mops(op) {
             if m.f == MopFn::Append {
-                if let Some(prev) = last.insert(m.key, append_value(m)) {
-                    intermediate.insert((m.key, prev), i as u32);
+                let v = append_value(m);
+                match last.iter_mut().find(|(k, _)| *k == m.key) {
+                    Some(slot) => {
+                        intermediate.insert((m.key, slot.1), i as u32);
+                        slot.1 = v;
+                    }
+                    None => last.push((m.key, v)),
                 }
             }
         }
@@ -645,58 +669,79 @@ fn g1b_cases(h: &History) -> Vec<Value> {
 }
 
 fn lost_updates(h: &History) -> Vec<Value> {
-    // key → (value read → txns), in insertion order.
-    let mut by_key: Vec<(Atom, Vec<(Vec<Atom>, bool, Vec<u32>)>)> = Vec::new();
+    // What a txn first read of a key: nil, a register value, or a list.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+    enum Seen {
+        Nil,
+        One(Atom),
+        List(u32, u32),
+    }
+    let content = |s: Seen| -> (u8, &[Atom]) {
+        match s {
+            Seen::Nil => (0, &[]),
+            Seen::One(_) => (1, &[]),
+            Seen::List(start, len) => (2, &h.elements[start as usize..(start + len) as usize]),
+        }
+    };
+    // key → [(value read, txns)], both in insertion order.
+    let mut by_key: Vec<(Atom, Vec<(Seen, Vec<u32>)>)> = Vec::new();
     let mut key_slot: HashMap<Atom, usize> = HashMap::new();
+    let mut first_read: Vec<(Atom, Seen)> = Vec::new();
+    let mut written: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
-        let mut first_read: HashMap<Atom, (Vec<Atom>, bool)> = HashMap::new();
-        let mut written: HashSet<Atom> = HashSet::new();
+        first_read.clear();
+        written.clear();
         for m in h.mops(op) {
-            let read = first_read.get(&m.key).cloned();
+            let read = first_read.iter().find(|(k, _)| *k == m.key).map(|&(_, s)| s);
             if m.f == MopFn::Append && !written.contains(&m.key) {
-                if let Some((value, is_nil)) = read {
+                if let Some(seen) = read {
                     let slot = *key_slot.entry(m.key).or_insert_with(|| {
                         by_key.push((m.key, Vec::new()));
                         by_key.len() - 1
                     });
                     let vals = &mut by_key[slot].1;
-                    match vals.iter_mut().find(|(v, n, _)| *v == value && *n == is_nil) {
-                        Some(e) => e.2.push(i as u32),
-                        None => vals.push((value, is_nil, vec![i as u32])),
+                    let same = |s: &Seen| match (*s, seen) {
+                        (Seen::One(a), Seen::One(b)) => a == b,
+                        (a, b) => content(a) == content(b),
+                    };
+                    match vals.iter_mut().find(|(s, _)| same(s)) {
+                        Some(e) => e.1.push(i as u32),
+                        None => vals.push((seen, vec![i as u32])),
                     }
-                    written.insert(m.key);
+                    written.push(m.key);
                 }
             } else if read.is_none() {
                 // The first read of a key (an append to a key already
                 // written also lands here, as in Elle).
-                let v = match m.arg {
-                    MopArg::Nil => (Vec::new(), true),
-                    MopArg::Atom(a) => (vec![a], false),
-                    MopArg::List { .. } => (h.list(m.arg).to_vec(), false),
+                let seen = match m.arg {
+                    MopArg::Nil => Seen::Nil,
+                    MopArg::Atom(a) => Seen::One(a),
+                    MopArg::List { start, len } => Seen::List(start, len),
                 };
-                first_read.insert(m.key, v);
+                first_read.push((m.key, seen));
             }
         }
     }
+    let as_value = |s: Seen| match s {
+        Seen::Nil => Value::Nil,
+        Seen::One(a) => h.atom_value(a),
+        Seen::List(..) => list_value(h, content(s).1),
+    };
+    // Order as Elle's map of every read-then-appended key, then keep the
+    // colliding ones.
     clojure_map_order(&mut by_key, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
+    by_key.retain(|(_, vals)| vals.iter().any(|(_, t)| t.len() >= 2));
     let mut out = Vec::new();
     for (k, mut vals) in by_key {
-        let as_value = |v: &Vec<Atom>, is_nil: bool| {
-            if is_nil {
-                Value::Nil
-            } else {
-                list_value(h, v)
-            }
-        };
-        clojure_map_order(&mut vals, |(v, n, _)| clojure_hasheq(&as_value(v, *n)));
-        for (v, is_nil, txns) in vals {
+        clojure_map_order(&mut vals, |(v, _)| clojure_hasheq(&as_value(*v)));
+        for (v, txns) in vals {
             if txns.len() >= 2 {
                 out.push(kw_map(vec![
                     ("key", h.atom_value(k)),
-                    ("value", as_value(&v, is_nil)),
+                    ("value", as_value(v)),
                     (
                         "txns",
                         Value::Vector(txns.iter().map(|&t| op_value(h, t as usize)).collect()),
