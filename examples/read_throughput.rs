@@ -50,5 +50,8 @@ fn main() {
         rates.push(rate);
     }
     rates.sort_by(f64::total_cmp);
-    println!("median {which}: {:.1} MB/s over {runs} runs", rates[rates.len() / 2]);
+    println!(
+        "median {which}: {:.1} MB/s over {runs} runs",
+        rates[rates.len() / 2]
+    );
 }

@@ -41,7 +41,11 @@ struct Reader<'s, 'b> {
 }
 
 fn err(src: &[u8], at: usize, what: &str) -> ParseError {
-    ParseError::at(src, at, format!("expected {what}, found {}", found(src, at)))
+    ParseError::at(
+        src,
+        at,
+        format!("expected {what}, found {}", found(src, at)),
+    )
 }
 
 fn unclosed(src: &[u8], at: usize, close: char, open: usize) -> ParseError {
@@ -49,7 +53,10 @@ fn unclosed(src: &[u8], at: usize, close: char, open: usize) -> ParseError {
     err(
         src,
         at,
-        &format!("{close} to close {} at line {l}, column {c}", src[open] as char),
+        &format!(
+            "{close} to close {} at line {l}, column {c}",
+            src[open] as char
+        ),
     )
 }
 
@@ -59,7 +66,9 @@ impl Reader<'_, '_> {
         // Fast path: a single space (the usual separator) then a form.
         match self.src.get(i) {
             Some(b' ') => match self.src.get(i + 1) {
-                Some(&c) if !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b',' | b';' | b'#' | 0x0c) => {
+                Some(&c)
+                    if !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b',' | b';' | b'#' | 0x0c) =>
+                {
                     Ok(i + 1)
                 }
                 _ => skip_ws(self.src, i, &mut self.stack),
@@ -293,8 +302,13 @@ impl Reader<'_, '_> {
                 "expected an op map with a :type, found none",
             ));
         }
-        let len = u32::try_from(i - start)
-            .map_err(|_| ParseError::at(src, start, "expected an op map under 4 GB, found a bigger one"))?;
+        let len = u32::try_from(i - start).map_err(|_| {
+            ParseError::at(
+                src,
+                start,
+                "expected an op map under 4 GB, found a bigger one",
+            )
+        })?;
         op.span = Span {
             start: start as u64,
             len,

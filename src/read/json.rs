@@ -62,13 +62,23 @@ struct Lines {
     pos: usize,
 }
 
-fn one(src: &[u8], p: &mut JsonParser, lines: &mut Lines, b: &mut Builder) -> Result<(), ParseError> {
+fn one(
+    src: &[u8],
+    p: &mut JsonParser,
+    lines: &mut Lines,
+    b: &mut Builder,
+) -> Result<(), ParseError> {
     let start = p.pos;
     lines.line += memchr::memchr_iter(b'\n', &src[lines.pos..start]).count() as u32;
     lines.pos = start;
     let v = json_op(p.value()?);
-    let len = u32::try_from(p.pos - start)
-        .map_err(|_| ParseError::at(src, start, "expected an op object under 4 GB, found a bigger one"))?;
+    let len = u32::try_from(p.pos - start).map_err(|_| {
+        ParseError::at(
+            src,
+            start,
+            "expected an op object under 4 GB, found a bigger one",
+        )
+    })?;
     let span = Span {
         start: start as u64,
         len,

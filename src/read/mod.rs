@@ -111,17 +111,16 @@ impl Builder {
     /// op's index should point.
     pub(crate) fn push(&mut self, src: &[u8], op: RawOp) -> Result<(), ParseError> {
         let indexed = *self.indexed.get_or_insert(op.index.is_some());
-        let index = match (indexed, op.index) {
-            (true, Some(i)) => i,
-            (true, None) => {
-                return Err(ParseError::at(
+        let index =
+            match (indexed, op.index) {
+                (true, Some(i)) => i,
+                (true, None) => return Err(ParseError::at(
                     src,
                     op.span.start as usize,
                     "expected an op map with an :index (the first op has one), found one without",
-                ))
-            }
-            (false, _) => self.seen,
-        };
+                )),
+                (false, _) => self.seen,
+            };
         self.seen += 1;
         let Some(process) = op.process else {
             self.h.non_client_ops += 1;
@@ -218,7 +217,12 @@ impl Builder {
     }
 
     /// Builds a [`RawOp`] from a generic op map (the JSON path).
-    pub(crate) fn raw_op(&mut self, src: &[u8], map: Value, span: Span) -> Result<RawOp, ParseError> {
+    pub(crate) fn raw_op(
+        &mut self,
+        src: &[u8],
+        map: Value,
+        span: Span,
+    ) -> Result<RawOp, ParseError> {
         let at = span.start as usize;
         let Value::Map(entries) = map else {
             return Err(ParseError::at(
@@ -245,7 +249,10 @@ impl Builder {
                     return Err(ParseError::at(
                         src,
                         at,
-                        format!("expected a non-negative integer :index, found {}", edn::pr_str(&v)),
+                        format!(
+                            "expected a non-negative integer :index, found {}",
+                            edn::pr_str(&v)
+                        ),
                     ))
                 }
                 ("time", Value::Int(t)) => op.time = t,
@@ -273,7 +280,11 @@ impl Builder {
             }
         }
         if !has_type {
-            return Err(ParseError::at(src, at, "expected an op map with a :type, found none"));
+            return Err(ParseError::at(
+                src,
+                at,
+                "expected an op map with a :type, found none",
+            ));
         }
         Ok(op)
     }
