@@ -8,7 +8,7 @@
 mod fast;
 mod json;
 
-use crate::edn::{self, ParseError, Value};
+use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};
 use crate::model::{
     Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceFormat, Span, NO_OP,
@@ -137,13 +137,14 @@ impl Builder {
         let mut partner = NO_OP;
         if op.op_type == OpType::Invoke {
             if let Some(prev) = self.open.insert(process, pos) {
-                let prev_line = self.h.ops[prev as usize].span.line;
+                // Lines are only known after reading; errors compute them.
+                let prev_line = line_col(src, self.h.ops[prev as usize].span.start as usize).0;
+                let line = line_col(src, op.span.start as usize).0;
                 return Err(ParseError::at(
                     src,
                     op.span.start as usize,
                     format!(
-                        "process {process} invoked again at line {} before its invocation at line {prev_line} completed",
-                        op.span.line
+                        "process {process} invoked again at line {line} before its invocation at line {prev_line} completed"
                     ),
                 ));
             }
@@ -289,7 +290,26 @@ impl Builder {
         Ok(op)
     }
 
-    fn finish(self) -> History {
+    fn finish(mut self) -> History {
+        // One pass over the newlines of the whole source (fast with memchr)
+        // instead of counting them op by op while reading.
+        let src = self.h.source.clone();
+        let mut newlines = memchr::memchr_iter(b'\n', &src);
+        let mut next = newlines.next();
+        let mut line = 1u32;
+        for op in &mut self.h.ops {
+            let start = op.span.start as usize;
+            while next.is_some_and(|p| p < start) {
+                line += 1;
+                next = newlines.next();
+            }
+            op.span.line = line;
+        }
+        // Give back the reader's generous up-front reservations.
+        self.h.ops.shrink_to_fit();
+        self.h.pair.shrink_to_fit();
+        self.h.mops.shrink_to_fit();
+        self.h.elements.shrink_to_fit();
         self.h
     }
 }
