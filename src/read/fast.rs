@@ -27,6 +27,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
         b,
         stack: Vec::new(),
         cache: HashMap::new(),
+        last_f: (0, 0, Atom::default()),
     };
     r.run()
 }
@@ -39,6 +40,50 @@ struct Reader<'s, 'b> {
     /// Atoms of scalar tokens by their raw bytes, so repeated keywords and
     /// strings are interned without building a `Value` each time.
     cache: HashMap<Box<[u8]>, Atom>,
+    /// The raw text range and atom of the last `:f` value.
+    last_f: (usize, usize, Atom),
+}
+
+/// Which of the six op keys (0..6, or 6 for any other) the keyword name at
+/// `i` is, and where the name ends. Compares bytes directly: this runs six
+/// times per op.
+#[inline(always)]
+fn key_slot(src: &[u8], i: usize) -> (u8, usize) {
+    let rest = &src[i..];
+    let (slot, n): (u8, usize) = match rest.first() {
+        Some(b'i') if rest.starts_with(b"index") => (0, 5),
+        Some(b't') if rest.starts_with(b"time") => (1, 4),
+        Some(b't') if rest.starts_with(b"type") => (2, 4),
+        Some(b'p') if rest.starts_with(b"process") => (3, 7),
+        Some(b'f') => (4, 1),
+        Some(b'v') if rest.starts_with(b"value") => (5, 5),
+        _ => return (6, token_end(src, i)),
+    };
+    match src.get(i + n) {
+        Some(&c) if !is_delim(c) => (6, token_end(src, i)),
+        _ => (slot, i + n),
+    }
+}
+
+/// The op type keyword at `i`, and its end.
+#[inline(always)]
+fn type_at(src: &[u8], i: usize) -> Option<(OpType, usize)> {
+    let rest = &src[i..];
+    let (t, n) = if rest.starts_with(b":invoke") {
+        (OpType::Invoke, 7)
+    } else if rest.starts_with(b":ok") {
+        (OpType::Ok, 3)
+    } else if rest.starts_with(b":fail") {
+        (OpType::Fail, 5)
+    } else if rest.starts_with(b":info") {
+        (OpType::Info, 5)
+    } else {
+        return None;
+    };
+    match src.get(i + n) {
+        Some(&c) if !is_delim(c) => None,
+        _ => Some((t, i + n)),
+    }
 }
 
 fn err(src: &[u8], at: usize, what: &str) -> ParseError {
@@ -216,16 +261,7 @@ impl Reader<'_, '_> {
                 i = skip_form(src, i, &mut self.stack)?;
                 continue;
             }
-            let kend = token_end(src, i + 1);
-            let slot: u8 = match &src[i + 1..kend] {
-                b"index" => 0,
-                b"time" => 1,
-                b"type" => 2,
-                b"process" => 3,
-                b"f" => 4,
-                b"value" => 5,
-                _ => 6,
-            };
+            let (slot, kend) = key_slot(src, i + 1);
             let key_pos = i;
             i = self.ws(kend)?;
             self.expect_value(i, key_pos)?;
@@ -256,25 +292,13 @@ impl Reader<'_, '_> {
                     None if self.is_nil(i) => i += 3,
                     None => return Err(err(src, i, "an integer :time")),
                 },
-                2 => {
-                    let e = token_end(src, i + 1);
-                    let t = if src[i] == b':' {
-                        match &src[i + 1..e] {
-                            b"invoke" => Some(OpType::Invoke),
-                            b"ok" => Some(OpType::Ok),
-                            b"fail" => Some(OpType::Fail),
-                            b"info" => Some(OpType::Info),
-                            _ => None,
-                        }
-                    } else {
-                        None
-                    };
-                    match t {
-                        Some(t) => op.op_type = t,
-                        None => return Err(ParseError::at(src, i, bad_type(&found(src, i)))),
+                2 => match type_at(src, i) {
+                    Some((t, e)) => {
+                        op.op_type = t;
+                        i = e;
                     }
-                    i = e;
-                }
+                    None => return Err(ParseError::at(src, i, bad_type(&found(src, i)))),
+                },
                 3 => match self.int(i) {
                     Some((n, e)) => {
                         op.process = Some(n);
@@ -283,9 +307,22 @@ impl Reader<'_, '_> {
                     None => i = skip_form(src, i, &mut self.stack)?,
                 },
                 4 => {
-                    let (a, e) = self.atom(i)?;
-                    op.f = a;
-                    i = e;
+                    // Most histories use one or two :f values: check the
+                    // last one's bytes before hashing.
+                    let (ls, le, la) = self.last_f;
+                    let n = le - ls;
+                    if n > 0
+                        && src.get(i..i + n) == Some(&src[ls..le])
+                        && src.get(i + n).is_none_or(|&c| is_delim(c))
+                    {
+                        op.f = la;
+                        i += n;
+                    } else {
+                        let (a, e) = self.atom(i)?;
+                        self.last_f = (i, e, a);
+                        op.f = a;
+                        i = e;
+                    }
                 }
                 5 => {
                     let (v, e) = self.value(i)?;
