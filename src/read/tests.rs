@@ -532,3 +532,38 @@ fn corpus_golden_results_round_trip() {
     }
     assert!(checked >= 84, "only {checked} result files");
 }
+
+/// Truncations and single-byte corruptions of a tricky history never panic:
+/// each gives a history or an error.
+#[test]
+fn malformed_input_never_panics() {
+    let base = "; c\n[{:index 0 :type :invoke :f :txn :process 0 :time 1 :value [[:append \"k\" 1] [:r 2 nil]]}\n\
+                {:index 1 :type :ok :f :txn :process 0 :error #object[X 0x1 \"a\\\"\"] :x \\} :value [[:append \"k\" 1] [:r 2 (1 2N)]]}\n\
+                #jepsen.history.Op{:index 2 :type :info :process :nemesis :value #{1 #_ 2} :m {\"é\" 1.5M}}]\n";
+    let bytes = base.as_bytes();
+    let replacements = b"{}[]()\"\\:#; \n0a,_^'N";
+    for cut in 0..=bytes.len() {
+        let _ = read_history_bytes(bytes[..cut].to_vec(), "t", SourceFormat::Edn);
+        let _ = read_history_bytes(bytes[..cut].to_vec(), "t", SourceFormat::Json);
+        let _ = crate::edn::parse_all(&bytes[..cut]);
+    }
+    for i in 0..bytes.len() {
+        for &r in replacements.iter().chain([0xff, 0xc3].iter()) {
+            let mut b = bytes.to_vec();
+            b[i] = r;
+            let _ = read_history_bytes(b.clone(), "t", SourceFormat::Edn);
+            let _ = crate::edn::parse_all(&b);
+        }
+    }
+    let json = br#"[{"index":0,"type":"ok","process":1,"value":[["r","x",[1,2]],["w","\u00e9",null]],"n":-1.5e3}]"#;
+    for cut in 0..=json.len() {
+        let _ = read_history_bytes(json[..cut].to_vec(), "t", SourceFormat::Json);
+    }
+    for i in 0..json.len() {
+        for &r in replacements {
+            let mut b = json.to_vec();
+            b[i] = r;
+            let _ = read_history_bytes(b, "t", SourceFormat::Json);
+        }
+    }
+}
