@@ -567,3 +567,39 @@ fn malformed_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn json_lines_layout_and_errors() {
+    let src = b"{\"type\":\"invoke\",\"process\":2,\"f\":\"read\",\"value\":null}\n{\"type\":\"ok\",\"process\":2,\"f\":\"read\",\"value\":{\"a\":[1,2]}}\n";
+    let h = read_history_bytes(src.to_vec(), "t.json", SourceFormat::Json).unwrap();
+    assert_eq!(
+        summary(&h),
+        vec![
+            "0 -1 invoke 2 :read nil",
+            "1 -1 ok 2 :read other {:a [1 2]}"
+        ]
+    );
+    assert_eq!(h.pair, vec![1, 0]);
+    assert_eq!(h.ops[1].span.line, 2);
+    let e = read_history_bytes(
+        b"[{\"type\":\"ok\"}] x".to_vec(),
+        "t.json",
+        SourceFormat::Json,
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.line, e.column, e.message.as_str()),
+        (
+            1,
+            17,
+            "expected end of input after the top-level array, found x"
+        )
+    );
+    let e = read_history_bytes(b"[1]".to_vec(), "t.json", SourceFormat::Json).unwrap_err();
+    assert_eq!(
+        (e.line, e.column, e.message.as_str()),
+        (1, 2, "expected an op object, found 1")
+    );
+    let e = read_history_bytes(b"\"x\"".to_vec(), "t.json", SourceFormat::Json).unwrap_err();
+    assert_eq!(e.message, "expected an array of op objects, found \"x\"");
+}
