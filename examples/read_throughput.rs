@@ -2,7 +2,8 @@
 //! streaming reader, or edn-rs on the same bytes, for comparison.
 //!
 //! Usage: `read_throughput FILE [ellery|edn-rs] [RUNS]`. Prints one line per
-//! run and the median, so scripts can grep `median`.
+//! run and the medians (wall time, and this thread's CPU time, which holds up
+//! on a busy shared machine), so scripts can grep `median`.
 
 use ellery::model::SourceFormat;
 use std::str::FromStr;
@@ -15,7 +16,7 @@ fn main() {
         std::process::exit(2);
     };
     let which = args.get(2).map_or("ellery", String::as_str);
-    let runs: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let runs: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
     let bytes = std::fs::read(path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)
@@ -23,21 +24,28 @@ fn main() {
     let mb = bytes.len() as f64 / 1e6;
     // edn-rs reads one form, so give it the ops wrapped in one vector.
     let wrapped = (which == "edn-rs").then(|| format!("[{}]", String::from_utf8_lossy(&bytes)));
-    let mut rates = Vec::new();
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     for run in 0..runs {
         let copy = bytes.clone();
+        let cpu0 = thread_cpu_ns();
         let t = Instant::now();
-        let n = match which {
+        // Results are dropped after the clock stops: freeing is not reading.
+        let (n, keep_edn, keep_history) = match which {
             "edn-rs" => match edn_rs::Edn::from_str(wrapped.as_deref().unwrap_or("")) {
-                Ok(edn_rs::Edn::Vector(v)) => v.to_vec().len(),
-                Ok(_) => 0,
+                Ok(edn) => {
+                    let n = match &edn {
+                        edn_rs::Edn::Vector(v) => v.clone().to_vec().len(),
+                        _ => 0,
+                    };
+                    (n, Some(edn), None)
+                }
                 Err(e) => {
                     eprintln!("edn-rs: {e:?}");
                     std::process::exit(1)
                 }
             },
             _ => match ellery::read::read_history_bytes(copy, path, SourceFormat::Edn) {
-                Ok(h) => h.ops.len() + h.non_client_ops,
+                Ok(h) => (h.ops.len() + h.non_client_ops, None, Some(h)),
                 Err(e) => {
                     eprintln!("{e}");
                     std::process::exit(1)
@@ -45,10 +53,33 @@ fn main() {
             },
         };
         let secs = t.elapsed().as_secs_f64();
-        let rate = mb / secs;
-        println!("run {run}: {which} read {n} ops, {mb:.1} MB in {secs:.3} s: {rate:.1} MB/s");
-        rates.push(rate);
+        let cpu_secs = match (cpu0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+            _ => f64::NAN,
+        };
+        drop((keep_edn, keep_history));
+        println!(
+            "run {run}: {which} read {n} ops, {mb:.1} MB in {secs:.3} s wall ({:.1} MB/s), {cpu_secs:.3} s CPU ({:.1} MB/s)",
+            mb / secs,
+            mb / cpu_secs
+        );
+        wall.push(mb / secs);
+        cpu.push(mb / cpu_secs);
     }
-    rates.sort_by(f64::total_cmp);
-    println!("median {which}: {:.1} MB/s over {runs} runs", rates[rates.len() / 2]);
+    println!(
+        "median {which}: {:.1} MB/s wall, {:.1} MB/s per CPU-second, over {runs} runs",
+        median(wall),
+        median(cpu)
+    );
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// This thread's CPU time in ns (Linux only; `None` elsewhere).
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
 }

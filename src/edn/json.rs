@@ -232,7 +232,10 @@ impl<'a> JsonParser<'a> {
         }
         let mut j = self.pos + 1;
         if b.is_ascii_alphanumeric() || b == b'-' {
-            while j < self.src.len() && j < self.pos + 40 && (self.src[j].is_ascii_alphanumeric() || b".+-".contains(&self.src[j])) {
+            while j < self.src.len()
+                && j < self.pos + 40
+                && (self.src[j].is_ascii_alphanumeric() || b".+-".contains(&self.src[j]))
+            {
                 j += 1;
             }
         } else {
@@ -379,7 +382,11 @@ impl<'a> JsonParser<'a> {
             j += 2;
         }
         String::from_utf8(out).map_err(|_| {
-            ParseError::at(self.src, start, "expected UTF-8 text in string, found invalid bytes")
+            ParseError::at(
+                self.src,
+                start,
+                "expected UTF-8 text in string, found invalid bytes",
+            )
         })
     }
 
@@ -517,11 +524,20 @@ mod tests {
     #[test]
     fn json_errors() {
         let e = parse_json(b"[1,\n 2 x]").unwrap_err();
-        assert_eq!((e.line, e.column, e.message.as_str()), (2, 4, "expected , or ], found x"));
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (2, 4, "expected , or ], found x")
+        );
         let e = parse_json(b"{\"a\" 1}").unwrap_err();
-        assert_eq!((e.line, e.column, e.message.as_str()), (1, 6, "expected :, found 1"));
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (1, 6, "expected :, found 1")
+        );
         let e = parse_json(b"[\"abc").unwrap_err();
-        assert_eq!(e.message, "unterminated string starting at line 1, column 2");
+        assert_eq!(
+            e.message,
+            "unterminated string starting at line 1, column 2"
+        );
         let e = parse_json(b"[1] 2").unwrap_err();
         assert_eq!(e.message, "expected end of input, found 2");
         let e = parse_json(b"").unwrap_err();

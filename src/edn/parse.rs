@@ -120,7 +120,11 @@ pub(crate) fn skip_trivia(src: &[u8], mut i: usize) -> usize {
 
 /// Skips whitespace, comments and `#_ form` discards.
 #[inline]
-pub(crate) fn skip_ws(src: &[u8], mut i: usize, stack: &mut Vec<(u8, usize)>) -> Result<usize, ParseError> {
+pub(crate) fn skip_ws(
+    src: &[u8],
+    mut i: usize,
+    stack: &mut Vec<(u8, usize)>,
+) -> Result<usize, ParseError> {
     loop {
         i = skip_trivia(src, i);
         if i + 1 < src.len() && src[i] == b'#' && src[i + 1] == b'_' {
@@ -163,7 +167,11 @@ pub(crate) fn utf8_len(b: u8) -> usize {
 
 fn unterminated_string(src: &[u8], start: usize) -> ParseError {
     let (l, c) = line_col(src, start);
-    ParseError::at(src, start, format!("unterminated string starting at line {l}, column {c}"))
+    ParseError::at(
+        src,
+        start,
+        format!("unterminated string starting at line {l}, column {c}"),
+    )
 }
 
 /// The end of the string literal whose opening quote is at `i`.
@@ -213,7 +221,11 @@ fn unclosed(src: &[u8], at: usize, close: u8, open: usize) -> ParseError {
 /// Skips one form starting at `i` (which must not be whitespace), without
 /// building it: a balanced scan aware of strings, chars, comments, discards
 /// and tags. `stack` is scratch space, reused to avoid allocation.
-pub(crate) fn skip_form(src: &[u8], mut i: usize, stack: &mut Vec<(u8, usize)>) -> Result<usize, ParseError> {
+pub(crate) fn skip_form(
+    src: &[u8],
+    mut i: usize,
+    stack: &mut Vec<(u8, usize)>,
+) -> Result<usize, ParseError> {
     stack.clear();
     // Forms still to skip at depth 0 (`#_` and `^` add one each).
     let mut need = 1usize;
@@ -513,7 +525,10 @@ impl<'a> Parser<'a> {
             } else {
                 Err(self.err(
                     at,
-                    format!("expected 4 hex digits after \\u, found {}", found(self.src, at)),
+                    format!(
+                        "expected 4 hex digits after \\u, found {}",
+                        found(self.src, at)
+                    ),
                 ))
             }
         };
@@ -559,7 +574,9 @@ impl<'a> Parser<'a> {
                 .ok()
                 .and_then(char::from_u32),
             _ if text.len() >= 2 && text.len() <= 4 && text.starts_with('o') => {
-                u32::from_str_radix(&text[1..], 8).ok().and_then(char::from_u32)
+                u32::from_str_radix(&text[1..], 8)
+                    .ok()
+                    .and_then(char::from_u32)
             }
             _ => None,
         };
@@ -619,7 +636,10 @@ impl<'a> Parser<'a> {
                 if self.src.get(end) != Some(&b'{') || ns.is_empty() {
                     return Err(self.err(
                         start,
-                        format!("expected a namespaced map, found {}", found(self.src, start)),
+                        format!(
+                            "expected a namespaced map, found {}",
+                            found(self.src, start)
+                        ),
                     ));
                 }
                 match self.map()? {
@@ -762,7 +782,11 @@ pub fn java_double(x: f64) -> String {
         return "##NaN".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "##Inf".into() } else { "##-Inf".into() };
+        return if x > 0.0 {
+            "##Inf".into()
+        } else {
+            "##-Inf".into()
+        };
     }
     let a = x.abs();
     if a == 0.0 || (1e-3..1e7).contains(&a) {
@@ -860,12 +884,19 @@ mod tests {
                     kw("o"),
                     Tagged(
                         "object".into(),
-                        Box::new(Vector(vec![Symbol("Foo".into()), Symbol("0x1".into()), Str("x".into())]))
+                        Box::new(Vector(vec![
+                            Symbol("Foo".into()),
+                            Symbol("0x1".into()),
+                            Str("x".into())
+                        ]))
                     )
                 ),
                 (
                     kw("r"),
-                    Tagged("jepsen.history.Op".into(), Box::new(Map(vec![(kw("index"), Int(1))])))
+                    Tagged(
+                        "jepsen.history.Op".into(),
+                        Box::new(Map(vec![(kw("index"), Int(1))]))
+                    )
                 ),
                 (kw("u"), Tagged("weird/tag".into(), Box::new(Int(5)))),
             ])
@@ -885,27 +916,56 @@ mod tests {
     fn errors() {
         assert_eq!(
             err("[1 2"),
-            (1, 5, "expected ] to close [ at line 1, column 1, found end of input".into())
+            (
+                1,
+                5,
+                "expected ] to close [ at line 1, column 1, found end of input".into()
+            )
         );
         assert_eq!(
             err("\n  (1 2]"),
-            (2, 7, "expected ) to close ( at line 2, column 3, found ]".into())
+            (
+                2,
+                7,
+                "expected ) to close ( at line 2, column 3, found ]".into()
+            )
         );
         assert_eq!(
             err("x\n  \"abc"),
-            (2, 3, "unterminated string starting at line 2, column 3".into())
+            (
+                2,
+                3,
+                "unterminated string starting at line 2, column 3".into()
+            )
         );
         assert_eq!(err("}"), (1, 1, "expected a value, found }".into()));
-        assert_eq!(err("{:a}"), (1, 4, "expected a value for map key :a, found }".into()));
+        assert_eq!(
+            err("{:a}"),
+            (1, 4, "expected a value for map key :a, found }".into())
+        );
         assert_eq!(err("1x"), (1, 1, "expected a number, found 1x".into()));
-        assert_eq!(err("\\foo"), (1, 1, "expected a character name, found \\foo".into()));
-        assert_eq!(err("#_"), (1, 3, "expected a value, found end of input".into()));
+        assert_eq!(
+            err("\\foo"),
+            (1, 1, "expected a character name, found \\foo".into())
+        );
+        assert_eq!(
+            err("#_"),
+            (1, 3, "expected a value, found end of input".into())
+        );
         assert_eq!(
             err("\"a\\qb\""),
-            (1, 3, "expected an escape (one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX), found \\q".into())
+            (
+                1,
+                3,
+                "expected an escape (one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX), found \\q"
+                    .into()
+            )
         );
         let e = parse_one(b"1 2").unwrap_err();
-        assert_eq!((e.line, e.column, e.message.as_str()), (1, 3, "expected end of input, found 2"));
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (1, 3, "expected end of input, found 2")
+        );
         let deep = "[".repeat(5000);
         assert!(parse_one(deep.as_bytes()).is_err());
     }

@@ -119,10 +119,16 @@ mod tests {
 
     #[test]
     fn prints_like_clojure() {
-        assert_eq!(round("{:a 1 :b [1 2] :c (3) :d #{4 5}}"), "{:a 1, :b [1 2], :c (3), :d #{4 5}}");
+        assert_eq!(
+            round("{:a 1 :b [1 2] :c (3) :d #{4 5}}"),
+            "{:a 1, :b [1 2], :c (3), :d #{4 5}}"
+        );
         assert_eq!(round("{}"), "{}");
         assert_eq!(round("[nil true false]"), "[nil true false]");
-        assert_eq!(round("[1N 99999999999999999999 -5 1.5 2.0E10 1.5M]"), "[1N 99999999999999999999N -5 1.5 2.0E10 1.5M]");
+        assert_eq!(
+            round("[1N 99999999999999999999 -5 1.5 2.0E10 1.5M]"),
+            "[1N 99999999999999999999N -5 1.5 2.0E10 1.5M]"
+        );
         assert_eq!(round(r#""a\"b\\c\n\t\r\b\fé""#), r#""a\"b\\c\n\t\r\b\fé""#);
         assert_eq!(
             round(r"[\a \newline \space \tab \return \backspace \formfeed]"),
@@ -132,7 +138,10 @@ mod tests {
         assert_eq!(round("[... com.foo.Exception]"), "[... com.foo.Exception]");
         assert_eq!(round("#inst \"2020-01-01\""), "#inst \"2020-01-01\"");
         assert_eq!(round("#object [Foo 0x1 \"x\"]"), "#object[Foo 0x1 \"x\"]");
-        assert_eq!(round("#jepsen.history.Op {:index 1}"), "#jepsen.history.Op{:index 1}");
+        assert_eq!(
+            round("#jepsen.history.Op {:index 1}"),
+            "#jepsen.history.Op{:index 1}"
+        );
         assert_eq!(round("#uuid \"abc\""), "#uuid \"abc\"");
     }
 }

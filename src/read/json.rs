@@ -10,7 +10,6 @@ use crate::model::Span;
 /// Reads every op of a JSON history into `b`.
 pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     let mut p = JsonParser::new(src, 0);
-    let mut lines = Lines { line: 1, pos: 0 };
     p.skip_ws();
     match p.peek() {
         None => Ok(()),
@@ -25,7 +24,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
                     if p.peek() != Some(b'{') {
                         return Err(p.expected("an op object"));
                     }
-                    one(src, &mut p, &mut lines, b)?;
+                    one(src, &mut p, b)?;
                     p.skip_ws();
                     match p.peek() {
                         Some(b',') => p.pos += 1,
@@ -44,7 +43,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
             Ok(())
         }
         Some(b'{') => loop {
-            one(src, &mut p, &mut lines, b)?;
+            one(src, &mut p, b)?;
             p.skip_ws();
             match p.peek() {
                 None => return Ok(()),
@@ -56,23 +55,20 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     }
 }
 
-/// Incremental line counting, so spans cost O(n) overall.
-struct Lines {
-    line: u32,
-    pos: usize,
-}
-
-fn one(src: &[u8], p: &mut JsonParser, lines: &mut Lines, b: &mut Builder) -> Result<(), ParseError> {
+fn one(src: &[u8], p: &mut JsonParser, b: &mut Builder) -> Result<(), ParseError> {
     let start = p.pos;
-    lines.line += memchr::memchr_iter(b'\n', &src[lines.pos..start]).count() as u32;
-    lines.pos = start;
     let v = json_op(p.value()?);
-    let len = u32::try_from(p.pos - start)
-        .map_err(|_| ParseError::at(src, start, "expected an op object under 4 GB, found a bigger one"))?;
+    let len = u32::try_from(p.pos - start).map_err(|_| {
+        ParseError::at(
+            src,
+            start,
+            "expected an op object under 4 GB, found a bigger one",
+        )
+    })?;
     let span = Span {
         start: start as u64,
         len,
-        line: lines.line,
+        line: 0, // filled in by `Builder::finish`
     };
     let op = b.raw_op(src, v, span)?;
     b.push(src, op)

@@ -8,7 +8,7 @@
 mod fast;
 mod json;
 
-use crate::edn::{self, ParseError, Value};
+use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};
 use crate::model::{
     Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceFormat, Span, NO_OP,
@@ -111,17 +111,16 @@ impl Builder {
     /// op's index should point.
     pub(crate) fn push(&mut self, src: &[u8], op: RawOp) -> Result<(), ParseError> {
         let indexed = *self.indexed.get_or_insert(op.index.is_some());
-        let index = match (indexed, op.index) {
-            (true, Some(i)) => i,
-            (true, None) => {
-                return Err(ParseError::at(
+        let index =
+            match (indexed, op.index) {
+                (true, Some(i)) => i,
+                (true, None) => return Err(ParseError::at(
                     src,
                     op.span.start as usize,
                     "expected an op map with an :index (the first op has one), found one without",
-                ))
-            }
-            (false, _) => self.seen,
-        };
+                )),
+                (false, _) => self.seen,
+            };
         self.seen += 1;
         let Some(process) = op.process else {
             self.h.non_client_ops += 1;
@@ -138,13 +137,14 @@ impl Builder {
         let mut partner = NO_OP;
         if op.op_type == OpType::Invoke {
             if let Some(prev) = self.open.insert(process, pos) {
-                let prev_line = self.h.ops[prev as usize].span.line;
+                // Lines are only known after reading; errors compute them.
+                let prev_line = line_col(src, self.h.ops[prev as usize].span.start as usize).0;
+                let line = line_col(src, op.span.start as usize).0;
                 return Err(ParseError::at(
                     src,
                     op.span.start as usize,
                     format!(
-                        "process {process} invoked again at line {} before its invocation at line {prev_line} completed",
-                        op.span.line
+                        "process {process} invoked again at line {line} before its invocation at line {prev_line} completed"
                     ),
                 ));
             }
@@ -218,7 +218,12 @@ impl Builder {
     }
 
     /// Builds a [`RawOp`] from a generic op map (the JSON path).
-    pub(crate) fn raw_op(&mut self, src: &[u8], map: Value, span: Span) -> Result<RawOp, ParseError> {
+    pub(crate) fn raw_op(
+        &mut self,
+        src: &[u8],
+        map: Value,
+        span: Span,
+    ) -> Result<RawOp, ParseError> {
         let at = span.start as usize;
         let Value::Map(entries) = map else {
             return Err(ParseError::at(
@@ -245,7 +250,10 @@ impl Builder {
                     return Err(ParseError::at(
                         src,
                         at,
-                        format!("expected a non-negative integer :index, found {}", edn::pr_str(&v)),
+                        format!(
+                            "expected a non-negative integer :index, found {}",
+                            edn::pr_str(&v)
+                        ),
                     ))
                 }
                 ("time", Value::Int(t)) => op.time = t,
@@ -273,12 +281,35 @@ impl Builder {
             }
         }
         if !has_type {
-            return Err(ParseError::at(src, at, "expected an op map with a :type, found none"));
+            return Err(ParseError::at(
+                src,
+                at,
+                "expected an op map with a :type, found none",
+            ));
         }
         Ok(op)
     }
 
-    fn finish(self) -> History {
+    fn finish(mut self) -> History {
+        // One pass over the newlines of the whole source (fast with memchr)
+        // instead of counting them op by op while reading.
+        let src = self.h.source.clone();
+        let mut newlines = memchr::memchr_iter(b'\n', &src);
+        let mut next = newlines.next();
+        let mut line = 1u32;
+        for op in &mut self.h.ops {
+            let start = op.span.start as usize;
+            while next.is_some_and(|p| p < start) {
+                line += 1;
+                next = newlines.next();
+            }
+            op.span.line = line;
+        }
+        // Give back the reader's generous up-front reservations.
+        self.h.ops.shrink_to_fit();
+        self.h.pair.shrink_to_fit();
+        self.h.mops.shrink_to_fit();
+        self.h.elements.shrink_to_fit();
         self.h
     }
 }
