@@ -116,7 +116,11 @@ struct ElleCli {
     #[arg(long)]
     output: Option<String>,
     /// Consistency models (comma-separated).
-    #[arg(short = 'c', long = "consistency-models", default_value = "strict-serializable")]
+    #[arg(
+        short = 'c',
+        long = "consistency-models",
+        default_value = "strict-serializable"
+    )]
     consistency_models: String,
     /// Anomalies (comma-separated).
     #[arg(short = 'a', long, default_value = "G0")]
@@ -388,8 +392,7 @@ fn run_elle_cli(args: &[String]) -> i32 {
                 if json {
                     println!(
                         "{}",
-                        serde_json::to_string_pretty(&value_to_json(&o.result))
-                            .unwrap_or_default()
+                        serde_json::to_string_pretty(&value_to_json(&o.result)).unwrap_or_default()
                     );
                 } else {
                     println!("{} \t {}", path.display(), verdict_word(o.validity));

@@ -8,15 +8,15 @@
 //! [`consistency`] (Elle's model lattice) → [`report`] (result maps,
 //! explanations).
 
+pub mod check;
+pub mod cli;
+pub mod consistency;
 pub mod edn;
 pub mod error;
-pub mod model;
-pub mod read;
-pub mod infer;
-pub mod graph;
-pub mod check;
-pub mod consistency;
-pub mod report;
 pub mod gen;
-pub mod cli;
+pub mod graph;
+pub mod infer;
+pub mod model;
 pub mod pipeline;
+pub mod read;
+pub mod report;

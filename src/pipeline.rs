@@ -83,7 +83,10 @@ pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
     let clock = std::time::Instant::now();
     let phase = |name: &str| {
         if opts.verbose {
-            eprintln!("ellery: {name} done at {:.3} s", clock.elapsed().as_secs_f64());
+            eprintln!(
+                "ellery: {name} done at {:.3} s",
+                clock.elapsed().as_secs_f64()
+            );
         }
     };
     let inference = match list_append::analyze(history, extra) {

@@ -84,11 +84,7 @@ impl CycleCase {
 /// G-nonadjacent-item, with -process/-realtime suffixes).
 pub fn classify(steps: &[Step]) -> String {
     let count = |k: StepKind| steps.iter().filter(|s| s.kind == k).count();
-    let (rw, wr, ww) = (
-        count(StepKind::Rw),
-        count(StepKind::Wr),
-        count(StepKind::Ww),
-    );
+    let (rw, wr) = (count(StepKind::Rw), count(StepKind::Wr));
     let adjacent_rw = !steps.is_empty()
         && (0..steps.len()).any(|i| {
             let prev = &steps[(i + steps.len() - 1) % steps.len()];
@@ -104,9 +100,8 @@ pub fn classify(steps: &[Step]) -> String {
         }
     } else if wr > 0 {
         "G1c"
-    } else if ww > 0 {
-        "G0"
     } else {
+        // Only ww edges: every cycle Elle searches has a data edge.
         "G0"
     };
     let suffix = if count(StepKind::Realtime) > 0 {
@@ -159,9 +154,7 @@ pub fn cycle_spec(kind: &str) -> (CycleSpec, Option<String>) {
         legal = legal.union(v);
         required.push(v);
     }
-    let search_rels = required
-        .iter()
-        .fold(legal.union(extra), |a, &r| a.union(r));
+    let search_rels = required.iter().fold(legal.union(extra), |a, &r| a.union(r));
     let spec = CycleSpec {
         legal,
         required,
@@ -238,7 +231,9 @@ impl Component<'_> {
             if sccs.is_empty() {
                 continue;
             }
-            order_sccs(&mut sccs, |v| self.history.ops[self.verts[v as usize] as usize].index);
+            order_sccs(&mut sccs, |v| {
+                self.history.ops[self.verts[v as usize] as usize].index
+            });
             sccs.sort_by_key(|c| c.len());
             let scc = &sccs[0];
             let mut indices: Vec<i64> = scc
@@ -297,7 +292,9 @@ impl Component<'_> {
 fn friendly_value(f: &cm::FriendlySubgraph) -> Value {
     match f {
         cm::FriendlySubgraph::Keyword(k) => Value::kw(k),
-        cm::FriendlySubgraph::Vector(items) => Value::Vector(items.iter().map(friendly_value).collect()),
+        cm::FriendlySubgraph::Vector(items) => {
+            Value::Vector(items.iter().map(friendly_value).collect())
+        }
         cm::FriendlySubgraph::Nil => Value::Nil,
     }
 }
@@ -317,7 +314,10 @@ fn order_sccs(sccs: &mut [Vec<u32>], index: impl Fn(u32) -> u64) {
         .collect();
     let mut order: Vec<usize> = (0..sccs.len()).collect();
     bifurcan_order(&mut order, |i| hashes[i]);
-    let sorted: Vec<Vec<u32>> = order.iter().map(|&i| std::mem::take(&mut sccs[i])).collect();
+    let sorted: Vec<Vec<u32>> = order
+        .iter()
+        .map(|&i| std::mem::take(&mut sccs[i]))
+        .collect();
     for (slot, c) in sccs.iter_mut().zip(sorted) {
         *slot = c;
     }
@@ -332,20 +332,17 @@ pub fn cycle_cases(
 ) -> (Vec<CycleCase>, usize) {
     let n = history.ops.len();
     let graph = DiGraph::from_edges(n, inference.edges.clone());
-    let vertex_count = (0..n as u32)
-        .filter(|&v| graph.has_edges(v))
-        .count()
-        .max(
-            // vertices that only receive edges
-            {
-                let mut seen = vec![false; n];
-                for (a, b, _) in graph.edges() {
-                    seen[a as usize] = true;
-                    seen[b as usize] = true;
-                }
-                seen.iter().filter(|&&s| s).count()
-            },
-        );
+    let vertex_count = (0..n as u32).filter(|&v| graph.has_edges(v)).count().max(
+        // vertices that only receive edges
+        {
+            let mut seen = vec![false; n];
+            for (a, b, _) in graph.edges() {
+                seen[a as usize] = true;
+                seen[b as usize] = true;
+            }
+            seen.iter().filter(|&&s| s).count()
+        },
+    );
     let mut sccs = nontrivial_sccs(&graph);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
     let mut cases = Vec::new();

@@ -5,10 +5,10 @@
 //! [`crate::model::History::ops`]); edges carry a set of relationships
 //! ([`Rels`]): ww, wr, rw, their predicate forms, process and realtime.
 
+pub mod order;
 mod rels;
 pub mod scc;
 pub mod search;
-pub mod order;
 
 pub use rels::Rels;
 

@@ -85,6 +85,9 @@ mod tests {
                 (5, 2, Rels::WW),
             ],
         );
-        assert_eq!(nontrivial_sccs(&g), vec![vec![0, 1], vec![2, 3, 5], vec![4]]);
+        assert_eq!(
+            nontrivial_sccs(&g),
+            vec![vec![0, 1], vec![2, 3, 5], vec![4]]
+        );
     }
 }

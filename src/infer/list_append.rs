@@ -198,7 +198,12 @@ fn append_value(m: &Mop) -> Atom {
 }
 
 fn kw_map(entries: Vec<(&str, Value)>) -> Value {
-    Value::Map(entries.into_iter().map(|(k, v)| (Value::kw(k), v)).collect())
+    Value::Map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (Value::kw(k), v))
+            .collect(),
+    )
 }
 
 /// Elle's marker for the initial state of a list.
@@ -517,9 +522,10 @@ fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
 fn dirty_updates(h: &History) -> Vec<Value> {
     // A dirty update needs a failed append; most histories have none, and
     // then the second pass over all reads is not needed.
-    let any_failed_append = h.ops.iter().any(|op| {
-        op.op_type == OpType::Fail && h.mops(op).iter().any(|m| m.f == MopFn::Append)
-    });
+    let any_failed_append = h
+        .ops
+        .iter()
+        .any(|op| op.op_type == OpType::Fail && h.mops(op).iter().any(|m| m.f == MopFn::Append));
     if !any_failed_append {
         return Vec::new();
     }
@@ -683,8 +689,10 @@ fn lost_updates(h: &History) -> Vec<Value> {
             Seen::List(start, len) => (2, &h.elements[start as usize..(start + len) as usize]),
         }
     };
-    // key → [(value read, txns)], both in insertion order.
-    let mut by_key: Vec<(Atom, Vec<(Seen, Vec<u32>)>)> = Vec::new();
+    /// The txns that read each value of a key, in insertion order.
+    type ReadersByValue = Vec<(Seen, Vec<u32>)>;
+    // key → readers by value, in insertion order.
+    let mut by_key: Vec<(Atom, ReadersByValue)> = Vec::new();
     let mut key_slot: HashMap<Atom, usize> = HashMap::new();
     let mut first_read: Vec<(Atom, Seen)> = Vec::new();
     let mut written: Vec<Atom> = Vec::new();
@@ -695,7 +703,10 @@ fn lost_updates(h: &History) -> Vec<Value> {
         first_read.clear();
         written.clear();
         for m in h.mops(op) {
-            let read = first_read.iter().find(|(k, _)| *k == m.key).map(|&(_, s)| s);
+            let read = first_read
+                .iter()
+                .find(|(k, _)| *k == m.key)
+                .map(|&(_, s)| s);
             if m.f == MopFn::Append && !written.contains(&m.key) {
                 if let Some(seen) = read {
                     let slot = *key_slot.entry(m.key).or_insert_with(|| {

@@ -38,10 +38,7 @@ impl Anomalies {
 
     /// Cases of one type.
     pub fn get(&self, kind: &str) -> Option<&Vec<Value>> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k == kind)
-            .map(|(_, v)| v)
+        self.entries.iter().find(|(k, _)| k == kind).map(|(_, v)| v)
     }
 
     /// Whether a type is present.
@@ -104,7 +101,11 @@ pub struct Step {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepText {
     /// list-append ww: `B appended v' after A appended v to k`.
-    AppendWw { key: String, value: String, value2: String },
+    AppendWw {
+        key: String,
+        value: String,
+        value2: String,
+    },
     /// list-append wr: `B observed A's append of v to key k`.
     AppendWr { key: String, value: String },
     /// list-append rw from the initial state.

@@ -14,7 +14,10 @@ pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
         return Some(dir);
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("shared corpus missing at {} (required under CI)", dir.display());
+        panic!(
+            "shared corpus missing at {} (required under CI)",
+            dir.display()
+        );
     }
     eprintln!("skipping: shared corpus not found at {}", dir.display());
     None
