@@ -103,6 +103,7 @@ pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         reportable: reportable.clone(),
         timeout: opts.cycle_search_timeout,
         elle_steps: opts.elle_steps,
+        verbose: opts.verbose,
     };
     phase("inference");
     let (cases, vertices) = cycle_cases(history, &inference, &copts);

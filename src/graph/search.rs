@@ -439,12 +439,17 @@ fn trim_loop(
     SearchOutcome::NotFound
 }
 
-/// ellery's own search: the shortest closed walk through some vertex whose
-/// edges satisfy `spec`, found by breadth-first search over
-/// (vertex, automaton state) pairs from each start vertex. Returns a simple
-/// cycle when the shortest such walk is simple; walks that revisit a vertex
-/// are split and their simple parts are offered to `accept`. `NotFound` means
-/// no closed walk satisfies the specification at all, so no cycle does.
+/// How many further start vertices [`constrained_search`] tries after its
+/// first acceptable cycle, looking for a shorter one.
+const EXTRA_STARTS: usize = 64;
+
+/// ellery's own search: for each start vertex (in Elle's order), the
+/// shortest closed walk through it whose edges satisfy `spec`, found by
+/// breadth-first search over (vertex, automaton state) pairs. Simple cycles
+/// (or the simple parts of a walk that revisits a vertex) are offered to
+/// `accept`; the shortest accepted one among the first few start vertices
+/// that yield one is returned. `NotFound` means no closed walk satisfies the
+/// specification at all, so no cycle does.
 pub fn constrained_search(
     g: &SearchGraph,
     spec: &CycleSpec,
@@ -454,8 +459,16 @@ pub fn constrained_search(
     use hashbrown::HashMap;
     let init = spec.initial_state();
     let mut any_walk = false;
+    let mut best: Option<Vec<u32>> = None;
+    let mut starts_after_best = 0;
     let mut scratch = Vec::new();
     for &start in g.vertices() {
+        if best.is_some() {
+            starts_after_best += 1;
+            if starts_after_best > EXTRA_STARTS {
+                break;
+            }
+        }
         // BFS over (vertex, state); parents for reconstruction.
         let mut seen: HashMap<(u32, PathState), (u32, PathState)> = HashMap::new();
         let mut queue = VecDeque::new();
@@ -463,6 +476,9 @@ pub fn constrained_search(
         seen.insert((start, init), (u32::MAX, init));
         let mut found: Option<(u32, PathState)> = None;
         'bfs: while let Some((v, s, len)) = queue.pop_front() {
+            if best.as_ref().is_some_and(|b| len + 1 >= b.len()) {
+                break;
+            }
             for &(w, rels) in &g.adj[v as usize] {
                 if !g.present[w as usize] {
                     continue;
@@ -470,7 +486,10 @@ pub fn constrained_search(
                 scratch.clear();
                 s.step(spec.legal, rels, len, &mut scratch);
                 if !budget.spend(1 + scratch.len() as u64) {
-                    return SearchOutcome::Exhausted;
+                    return match best {
+                        Some(b) => SearchOutcome::Found(b),
+                        None => SearchOutcome::Exhausted,
+                    };
                 }
                 for &s2 in &scratch {
                     if w == start && s2.valid() {
@@ -484,38 +503,37 @@ pub fn constrained_search(
                 }
             }
         }
-        if let Some((mut v, mut s)) = found {
-            any_walk = true;
-            let mut walk = vec![start];
-            while v != u32::MAX {
-                walk.push(v);
-                let (pv, ps) = seen[&(v, s)];
-                v = pv;
-                s = ps;
-            }
-            walk.pop();
-            walk.push(start);
-            walk.reverse();
-            // walk: start ... start
-            if is_simple_cycle(&walk) {
-                if accept(&walk) {
-                    return SearchOutcome::Found(walk);
-                }
-            } else {
-                for c in simple_parts(&walk) {
-                    if accept(&c) {
-                        return SearchOutcome::Found(c);
-                    }
-                }
+        let Some((mut v, mut s)) = found else {
+            continue;
+        };
+        any_walk = true;
+        let mut walk = vec![start];
+        while v != u32::MAX {
+            walk.push(v);
+            let (pv, ps) = seen[&(v, s)];
+            v = pv;
+            s = ps;
+        }
+        walk.pop();
+        walk.push(start);
+        walk.reverse();
+        let candidates = if is_simple_cycle(&walk) {
+            vec![walk]
+        } else {
+            simple_parts(&walk)
+        };
+        for c in candidates {
+            if best.as_ref().is_none_or(|b| c.len() < b.len()) && accept(&c) {
+                best = Some(c);
             }
         }
     }
-    if any_walk {
-        // Closed walks exist but none yielded an acceptable simple cycle:
-        // we cannot say more in polynomial time.
-        SearchOutcome::Exhausted
-    } else {
-        SearchOutcome::NotFound
+    match best {
+        Some(b) => SearchOutcome::Found(b),
+        // Closed walks exist but none yielded an acceptable simple cycle: we
+        // cannot say more in polynomial time.
+        None if any_walk => SearchOutcome::Exhausted,
+        None => SearchOutcome::NotFound,
     }
 }
 

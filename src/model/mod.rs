@@ -247,12 +247,48 @@ pub struct History {
     pub non_client_ops: usize,
     /// The atom for `nil` (absent `:f`).
     pub nil_atom: Atom,
-    /// The source text, kept to re-read ops for printing.
-    pub source: std::sync::Arc<Vec<u8>>,
+    /// The source text, kept (or re-read from its file) to print ops.
+    pub source: SourceText,
     /// Where the history came from (a path, or `-`).
     pub origin: String,
     /// The source format (EDN or JSON), for re-reading ops.
     pub format: SourceFormat,
+}
+
+/// Where the text of a history lives after reading.
+#[derive(Debug, Clone)]
+pub enum SourceText {
+    /// In memory (small files, standard input).
+    Bytes(std::sync::Arc<Vec<u8>>),
+    /// In a file, re-read by span when an op is printed; large histories are
+    /// not kept in memory, which bounds peak memory to the model's size.
+    File(std::path::PathBuf),
+}
+
+impl Default for SourceText {
+    fn default() -> Self {
+        SourceText::Bytes(Default::default())
+    }
+}
+
+impl SourceText {
+    /// The bytes of `span` (empty if they can no longer be read).
+    pub fn slice(&self, span: Span) -> std::borrow::Cow<'_, [u8]> {
+        use std::borrow::Cow;
+        let (start, end) = (span.start as usize, span.start as usize + span.len as usize);
+        match self {
+            SourceText::Bytes(b) => Cow::Borrowed(b.get(start..end).unwrap_or(&[])),
+            SourceText::File(path) => {
+                use std::io::{Read, Seek, SeekFrom};
+                let mut buf = vec![0u8; span.len as usize];
+                let ok = std::fs::File::open(path).and_then(|mut f| {
+                    f.seek(SeekFrom::Start(span.start))?;
+                    f.read_exact(&mut buf)
+                });
+                Cow::Owned(if ok.is_ok() { buf } else { Vec::new() })
+            }
+        }
+    }
 }
 
 /// The text format a history was read from.

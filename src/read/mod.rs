@@ -11,7 +11,7 @@ mod json;
 use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};
 use crate::model::{
-    Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceFormat, Span, NO_OP,
+    Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceFormat, SourceText, Span, NO_OP,
 };
 use hashbrown::HashMap;
 use std::path::Path;
@@ -25,6 +25,9 @@ pub fn detect_format(path: &Path) -> SourceFormat {
         _ => SourceFormat::Edn,
     }
 }
+
+/// Files at least this large are not kept in memory after reading.
+const KEEP_IN_MEMORY_BYTES: usize = 64 << 20;
 
 /// Reads a history file (`-` for standard input, read as EDN).
 pub fn read_history_file(path: &Path) -> Result<History, Error> {
@@ -40,7 +43,14 @@ pub fn read_history_file(path: &Path) -> Result<History, Error> {
     } else {
         std::fs::read(path).map_err(io)?
     };
-    Ok(read_history_bytes(bytes, &origin, detect_format(path))?)
+    let keep_in_memory = origin == "-" || bytes.len() < KEEP_IN_MEMORY_BYTES;
+    let mut h = read_history_bytes(bytes, &origin, detect_format(path))?;
+    if !keep_in_memory {
+        // Large histories print few ops; re-reading those from the file is
+        // cheaper than holding the whole text for the rest of the run.
+        h.source = SourceText::File(path.to_path_buf());
+    }
+    Ok(h)
 }
 
 /// Reads a history from its bytes; `origin` names it in errors.
@@ -88,12 +98,14 @@ pub(crate) struct Builder {
     indexed: Option<bool>,
     /// Ops seen so far, client or not (for dense indices).
     seen: u64,
+    /// The source text (for line numbers).
+    src: Arc<Vec<u8>>,
 }
 
 impl Builder {
     fn new(source: Arc<Vec<u8>>, origin: &str, format: SourceFormat) -> Builder {
         let mut h = History {
-            source,
+            source: SourceText::Bytes(source.clone()),
             origin: origin.to_string(),
             format,
             ..History::default()
@@ -104,6 +116,7 @@ impl Builder {
             open: HashMap::new(),
             indexed: None,
             seen: 0,
+            src: source,
         }
     }
 
@@ -293,7 +306,7 @@ impl Builder {
     fn finish(mut self) -> History {
         // One pass over the newlines of the whole source (fast with memchr)
         // instead of counting them op by op while reading.
-        let src = self.h.source.clone();
+        let src = self.src.clone();
         let mut newlines = memchr::memchr_iter(b'\n', &src);
         let mut next = newlines.next();
         let mut line = 1u32;
@@ -324,9 +337,8 @@ pub(crate) fn bad_type(found: &str) -> String {
 /// source order. `:index` is the op's (dense when the source has none),
 /// `:time` and `:f` are filled in when absent.
 pub fn op_map(history: &History, op: &Op) -> Value {
-    let start = op.span.start as usize;
-    let end = start + op.span.len as usize;
-    let text = history.source.get(start..end).unwrap_or(&[]);
+    let text = history.source.slice(op.span);
+    let text: &[u8] = &text;
     let parsed = match history.format {
         SourceFormat::Edn => edn::parse_one(text).ok(),
         SourceFormat::Json => edn::parse_json(text).ok().map(edn::json::json_op),
