@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# End-to-end wall time and peak memory of `ellery check` (release build) on
+# a generated list-append history of N transactions (default 1,000,000;
+# 10 processes, about 4 micro-ops per transaction), and on huge-scc.edn.
+# Prints the median of RUNS runs (the machine is shared and noisy).
+#
+# usage: scripts/bench-check.sh [N] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-1000000}
+runs=${2:-3}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+cargo build --quiet --release
+bin="$CARGO_TARGET_DIR/release/ellery"
+hist="/tmp/ellery-bench-$n.edn"
+[ -s "$hist" ] || "$bin" gen -n "$n" -p 10 -k 1000 --seed 1 > "$hist"
+measure() {
+  local label=$1; shift
+  local times=() mems=()
+  for _ in $(seq "$runs"); do
+    out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null || true; } 2>&1 | tail -n 1)
+    times+=("${out% *}"); mems+=("${out#* }")
+  done
+  t=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+  m=$(printf '%s\n' "${mems[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+  printf '%-40s median %6.2f s  peak RSS %5d MB  (%d runs)\n' "$label" "$t" $((m / 1024)) "$runs"
+}
+echo "history: $hist ($(stat -c %s "$hist") bytes)"
+measure "check $n txns (strict-serializable)" "$bin" check --output summary "$hist"
+measure "check $n txns (serializable)" "$bin" check -c serializable --output summary "$hist"
+huge=../shared/corpus/elle/huge-scc.edn
+if [ -f "$huge" ]; then
+  measure "check huge-scc.edn" "$bin" check --output summary "$huge"
+fi
