@@ -12,7 +12,7 @@ use std::time::Duration;
 
 fn check_bytes(bytes: &[u8]) -> usize {
     let h = read_history_bytes(bytes.to_vec(), "bench", SourceFormat::Edn).expect("readable");
-    let o = check_list_append(&h, &CheckOptions::default());
+    let o = check_list_append(&h, &CheckOptions::default()).expect("analyzable");
     black_box(o.cycles.len())
 }
 

@@ -244,7 +244,10 @@ fn check_one(
         );
     }
     note_ignored(&h);
-    let outcome = check_list_append(&h, opts);
+    let outcome = check_list_append(&h, opts).map_err(|e| e.to_string())?;
+    if let Some(p) = &outcome.problem {
+        eprintln!("ellery: {p}");
+    }
     if let Some(d) = directory {
         write_files(d, &h, &outcome).map_err(|e| format!("{}: {e}", d.display()))?;
     }

@@ -53,6 +53,9 @@ pub struct Outcome {
     pub validity: Validity,
     /// Reportable cycles, by type in result order, for explanation files.
     pub cycles: Vec<ExplainedCycle>,
+    /// Why the history could not be analysed, when Elle answers
+    /// `:valid? :unknown` for that reason (e.g. duplicate appends).
+    pub problem: Option<crate::error::InputError>,
 }
 
 fn validity_of(result: &Value) -> Validity {
@@ -63,8 +66,18 @@ fn validity_of(result: &Value) -> Validity {
     }
 }
 
-/// Checks a list-append history as `elle.list-append/check` does.
-pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
+/// Checks a list-append history as `elle.list-append/check` does. Fails only
+/// on input no list-append analysis can use (see
+/// [`list_append::validate`]).
+pub fn check_list_append(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    list_append::validate(history)?;
+    Ok(check_valid_list_append(history, opts))
+}
+
+fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
     let exp = &opts.expectations;
     let reportable = exp.reportable();
     let extra = if reportable
@@ -96,6 +109,7 @@ pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
                 validity: validity_of(&e.result),
                 result: e.result,
                 cycles: Vec::new(),
+                problem: e.problem,
             }
         }
     };
@@ -139,5 +153,6 @@ pub fn check_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         validity: validity_of(&result),
         result,
         cycles,
+        problem: None,
     }
 }

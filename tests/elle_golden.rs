@@ -34,7 +34,7 @@ fn run(name: &str, models: Option<Vec<&'static str>>) -> String {
         },
         ..CheckOptions::default()
     };
-    pr_str(&check_list_append(&h, &opts).result)
+    pr_str(&check_list_append(&h, &opts).expect("analyzable").result)
 }
 
 fn expected(name: &str, suffix: &str) -> String {
@@ -88,7 +88,7 @@ fn list_append_explanation_files_match_elle_byte_for_byte() {
             continue;
         }
         let h = read_history_file(&dir.join("histories").join(&name)).expect("history");
-        let outcome = check_list_append(&h, &CheckOptions::default());
+        let outcome = check_list_append(&h, &CheckOptions::default()).expect("analyzable");
         let out = std::env::temp_dir().join(format!("ellery-golden-{}-{stem}", std::process::id()));
         let _ = fs::remove_dir_all(&out);
         ellery::report::files::write_files(&out, &h, &outcome).expect("writable temp dir");

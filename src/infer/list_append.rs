@@ -215,6 +215,7 @@ fn init_value() -> Value {
 /// element appended twice to a key by invocations.
 fn verify(h: &History) -> Result<(), Unanalyzable> {
     let mut bad = Vec::new();
+    let mut first_bad = None;
     for (i, op) in h.ops.iter().enumerate() {
         let ok = match op.value {
             OpValue::Mops { .. } => h
@@ -226,6 +227,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
         };
         if !ok && bad.len() < 8 {
             bad.push(op_value(h, i));
+            first_bad.get_or_insert(i);
         }
     }
     if !bad.is_empty() {
@@ -239,6 +241,12 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
                 ),
                 ("examples", Value::Vector(bad)),
             ]),
+            problem: first_bad.map(|i| {
+                h.error_at(
+                    i,
+                    "expected only :r and :append micro-ops in a list-append history".into(),
+                )
+            }),
         });
     }
     let mut seen: HashSet<(Atom, Atom)> = HashSet::new();
@@ -266,6 +274,14 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
                             )),
                         ),
                     ]),
+                    problem: Some(h.error_at(
+                        i,
+                        format!(
+                            "expected each element to be appended to a key once, but {} was appended to {} again",
+                            pr_str(&v),
+                            pr_str(&k)
+                        ),
+                    )),
                 });
             }
         }
@@ -280,6 +296,55 @@ fn clj_str(v: &Value) -> String {
         Value::Nil => String::new(),
         other => pr_str(other),
     }
+}
+
+/// A coarse type of key, for the one-type-of-key rule.
+fn key_class(v: &Value) -> &'static str {
+    match v {
+        Value::Int(_) | Value::BigInt(_) => "an integer",
+        Value::Keyword(_) => "a keyword",
+        Value::Str(_) => "a string",
+        _ => "another kind of value",
+    }
+}
+
+/// Rejects histories no list-append analysis can make sense of: reads whose
+/// value is neither a list nor nil, and keys of mixed types (a sign of a
+/// harness bug, e.g. keys turned into strings on one path).
+pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
+    let mut first_key: Option<(Value, &'static str)> = None;
+    for (i, op) in h.ops.iter().enumerate() {
+        for m in h.mops(op) {
+            if m.f == MopFn::Read {
+                if let MopArg::Atom(a) = m.arg {
+                    return Err(h.error_at(
+                        i,
+                        format!(
+                            "expected a list or nil as the value of a list-append read, found {}",
+                            pr_str(&h.atom_value(a))
+                        ),
+                    ));
+                }
+            }
+            let k = h.atom_value(m.key);
+            let class = key_class(&k);
+            match &first_key {
+                None => first_key = Some((k, class)),
+                Some((k0, c0)) if *c0 != class => {
+                    return Err(h.error_at(
+                        i,
+                        format!(
+                            "expected every key to be {c0} like the first key, {}, found {}, which is {class}",
+                            pr_str(k0),
+                            pr_str(&k)
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs the full list-append analysis.

@@ -194,4 +194,6 @@ impl Inference<'_> {
 pub struct Unanalyzable {
     /// The whole result map Elle returns.
     pub result: Value,
+    /// Where the problem is, for a message on standard error.
+    pub problem: Option<crate::error::InputError>,
 }

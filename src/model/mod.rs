@@ -348,4 +348,28 @@ impl History {
     pub fn atom_value(&self, atom: Atom) -> Value {
         self.interner.value(atom)
     }
+
+    /// An input error pointing at the op at position `pos` (its line, and
+    /// the column of its opening brace).
+    pub fn error_at(&self, pos: usize, message: String) -> crate::error::InputError {
+        let span = self.ops[pos].span;
+        // The column: characters between the line's start and the op.
+        let back = span.start.min(4096);
+        let before = self.source.slice(Span {
+            start: span.start - back,
+            len: back as u32,
+            line: 0,
+        });
+        let line_start = memchr::memrchr(b'\n', &before).map_or(0, |p| p + 1);
+        let column = 1 + before[line_start..]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count();
+        crate::error::InputError {
+            file: self.origin.clone(),
+            line: span.line,
+            column: column as u32,
+            message,
+        }
+    }
 }
