@@ -341,7 +341,8 @@ fn run_elle_cli(args: &[String]) -> i32 {
     let cli = match ElleCli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 255 } else { 0 };
+            // elle-cli exits 1 on option errors and 0 after printing help.
+            let code = if e.use_stderr() { 1 } else { 0 };
             let _ = e.print();
             return code;
         }

@@ -483,3 +483,167 @@ fn timeout_cases(
     out.extend(found.into_iter().map(CycleCase::Cycle));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::Rng;
+
+    /// Whether a simple cycle (vertices, first repeated last) can take one
+    /// relationship per edge so that it meets `spec`: every edge legal or an
+    /// allowed rw, each required set hit, the rw count and adjacency rules.
+    fn satisfies(g: &DiGraph, cycle: &[u32], spec: &CycleSpec) -> bool {
+        let edges: Vec<Rels> = cycle
+            .windows(2)
+            .map(|w| g.edge(w[0], w[1]).unwrap_or(Rels::NONE))
+            .collect();
+        let choices: Vec<Vec<Rels>> = edges.iter().map(|r| r.singles().collect()).collect();
+        if choices.iter().any(|c| c.is_empty()) {
+            return false;
+        }
+        let mut pick = vec![0usize; edges.len()];
+        loop {
+            let chosen: Vec<Rels> = pick.iter().zip(&choices).map(|(&i, c)| c[i]).collect();
+            let rw_allowed = spec.rw_mode != RwMode::None || spec.legal.intersects(Rels::RW);
+            let ok_edges = chosen
+                .iter()
+                .all(|r| r.intersects(spec.legal) || (r.intersects(Rels::ANY_RW) && rw_allowed));
+            let rws: Vec<bool> = chosen.iter().map(|r| r.intersects(Rels::ANY_RW)).collect();
+            let rw_count = rws.iter().filter(|&&b| b).count();
+            let required = spec
+                .required
+                .iter()
+                .all(|req| chosen.iter().any(|r| r.intersects(*req)));
+            let count_ok = match spec.rw_mode {
+                RwMode::Single => rw_count == 1,
+                _ => rw_count >= spec.want_rw as usize,
+            };
+            let adjacency_ok = spec.rw_mode != RwMode::NonadjacentFree
+                || (0..rws.len()).all(|i| !(rws[i] && rws[(i + 1) % rws.len()]));
+            if ok_edges && required && count_ok && adjacency_ok {
+                return true;
+            }
+            // Next combination.
+            let mut i = 0;
+            loop {
+                if i == pick.len() {
+                    return false;
+                }
+                pick[i] += 1;
+                if pick[i] < choices[i].len() {
+                    break;
+                }
+                pick[i] = 0;
+                i += 1;
+            }
+        }
+    }
+
+    fn simple_cycles(g: &DiGraph) -> Vec<Vec<u32>> {
+        fn dfs(g: &DiGraph, start: u32, path: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+            let last = *path.last().expect("path");
+            for w in g.out_ids(last).to_vec() {
+                if w == start {
+                    let mut c = path.clone();
+                    c.push(start);
+                    out.push(c);
+                } else if w > start && !path.contains(&w) {
+                    path.push(w);
+                    dfs(g, start, path, out);
+                    path.pop();
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for s in 0..g.len() as u32 {
+            dfs(g, s, &mut vec![s], &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn searches_agree_with_brute_force_on_random_graphs() {
+        let kinds = cm::cycle_anomaly_search_order();
+        let palette = [Rels::WW, Rels::WR, Rels::RW, Rels::REALTIME, Rels::PROCESS];
+        let mut rng = Rng::new(7);
+        for round in 0..400 {
+            let n = 2 + (rng.next_u64() % 5) as usize;
+            let mut edges = Vec::new();
+            for a in 0..n as u32 {
+                for b in 0..n as u32 {
+                    if a != b && rng.next_u64() % 100 < 40 {
+                        let mut r = Rels::NONE;
+                        for p in palette {
+                            if rng.next_u64() % 3 == 0 {
+                                r = r.union(p);
+                            }
+                        }
+                        if r.is_empty() {
+                            r = palette[(rng.next_u64() % 5) as usize];
+                        }
+                        edges.push((a, b, r));
+                    }
+                }
+            }
+            let g = DiGraph::from_edges(n, edges);
+            let cycles = simple_cycles(&g);
+            let hashes: Vec<u32> = (0..n as u64)
+                .map(crate::graph::order::bifurcan_op_hash)
+                .collect();
+            for kind in &kinds {
+                let (spec, _) = cycle_spec(kind);
+                let projected = g.project(spec.search_rels);
+                let sg = SearchGraph::new(&projected, hashes.clone());
+                let exists = cycles.iter().any(|c| satisfies(&projected, c, &spec));
+                let mut budget = Budget {
+                    deadline: None,
+                    steps: u64::MAX,
+                };
+                match elle_search(&sg, &spec, &mut budget) {
+                    SearchOutcome::Found(c) => {
+                        assert!(
+                            satisfies(&projected, &c, &spec),
+                            "round {round} {kind}: elle-order search found {c:?}, which does not satisfy"
+                        );
+                    }
+                    SearchOutcome::NotFound => {}
+                    SearchOutcome::Exhausted => panic!("unbounded budget"),
+                }
+                let mut accept = |c: &[u32]| satisfies(&projected, c, &spec);
+                match constrained_search(&sg, &spec, &mut budget, &mut accept) {
+                    SearchOutcome::Found(c) => assert!(satisfies(&projected, &c, &spec)),
+                    SearchOutcome::NotFound => assert!(
+                        !exists,
+                        "round {round} {kind}: polynomial search missed a cycle in {g:?}"
+                    ),
+                    SearchOutcome::Exhausted => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn classification_follows_elle() {
+        let step = |kind| Step {
+            kind,
+            data: Value::Nil,
+            text: crate::infer::StepText::Process { process: 0 },
+        };
+        use StepKind::*;
+        let cases: Vec<(Vec<StepKind>, &str)> = vec![
+            (vec![Ww, Ww], "G0"),
+            (vec![Ww, Wr], "G1c"),
+            (vec![Rw, Wr], "G-single-item"),
+            (vec![Rw, Rw], "G2-item"),
+            (vec![Rw, Ww, Rw, Wr], "G-nonadjacent-item"),
+            (vec![Rw, Ww, Wr, Rw], "G2-item"),
+            (vec![Ww, Process], "G0-process"),
+            (vec![Wr, Process, Realtime], "G1c-realtime"),
+            (vec![Rw, Realtime], "G-single-item-realtime"),
+        ];
+        for (kinds, want) in cases {
+            let steps: Vec<Step> = kinds.into_iter().map(step).collect();
+            assert_eq!(classify(&steps), want);
+        }
+    }
+}

@@ -22,6 +22,24 @@ impl Expectations {
             .unwrap_or_default()
     }
 
+    /// Whether Elle's set of reportable types is a sorted set (so its result
+    /// map lists anomalies in keyword order) rather than a hash set. Elle
+    /// unions the anomalies implying `anomalies` into the models' sorted set
+    /// only when that set is the larger one.
+    pub fn reportable_is_sorted(&self) -> bool {
+        if self.anomalies.is_empty() {
+            return true;
+        }
+        let models = self
+            .models
+            .as_deref()
+            .unwrap_or(cm::DEFAULT_CONSISTENCY_MODELS);
+        let by_models = cm::anomalies_prohibited_by(models)
+            .map(|s| s.len())
+            .unwrap_or(0);
+        cm::all_anomalies_implying(&self.anomalies).len() < by_models
+    }
+
     /// Anomaly types worth reporting (prohibited ones, plus those that make
     /// a result unknown).
     pub fn reportable(&self) -> Vec<&'static str> {
@@ -48,11 +66,11 @@ pub fn result_map(exp: &Expectations, anomalies: &[(String, Vec<Value>)]) -> Val
         return Value::Map(vec![(Value::kw("valid?"), Value::Bool(true))]);
     }
     let bad = report.iter().any(|(k, _)| prohibited.contains(&k.as_str()));
-    // Elle selects reportable keys in sorted order into an array map, which
-    // becomes a hash map past 8 entries.
+    // Elle selects reportable keys, in its reportable set's order, into an
+    // array map, which becomes a hash map past 8 entries.
     report.sort_by(|a, b| a.0.cmp(&b.0));
     let sorted_types: Vec<Value> = report.iter().map(|(k, _)| Value::kw(k)).collect();
-    if report.len() > 8 {
+    if report.len() > 8 || !exp.reportable_is_sorted() {
         clojure_hash_order(&mut report, |(k, _)| clojure_hasheq(&Value::kw(k)));
     }
     let all: Vec<&str> = anomalies.iter().map(|(k, _)| k.as_str()).collect();

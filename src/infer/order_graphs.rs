@@ -103,3 +103,84 @@ impl PairExplainer for RealtimeExplainer {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{generate, GenOptions};
+    use crate::model::SourceFormat;
+    use crate::read::read_history_bytes;
+
+    /// Reachability over the sweep's edges equals the full real-time order
+    /// ("a completed ok before b was invoked"), on generated histories with
+    /// failures and crashes; and the sweep never emits more edges than ops
+    /// times processes.
+    #[test]
+    fn realtime_edges_are_a_reduction_of_the_full_order() {
+        for seed in 0..20 {
+            let mut bytes = Vec::new();
+            let opts = GenOptions {
+                txns: 60,
+                processes: 4,
+                fail_fraction: 0.1,
+                info_fraction: 0.1,
+                seed,
+                ..GenOptions::default()
+            };
+            generate(&opts, &mut bytes).expect("generated");
+            let h = read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable");
+            let n = h.ops.len();
+            let edges = realtime_edges(&h);
+            assert!(edges.len() <= n * 8, "seed {seed}: {} edges", edges.len());
+            let mut adj = vec![Vec::new(); n];
+            for &(a, b, r) in &edges {
+                assert_eq!(r, Rels::REALTIME);
+                adj[a as usize].push(b as usize);
+            }
+            let reach = |from: usize| {
+                let mut seen = vec![false; n];
+                let mut stack = vec![from];
+                while let Some(v) = stack.pop() {
+                    for &w in &adj[v] {
+                        if !seen[w] {
+                            seen[w] = true;
+                            stack.push(w);
+                        }
+                    }
+                }
+                seen
+            };
+            for a in 0..n {
+                if h.ops[a].op_type != OpType::Ok {
+                    continue;
+                }
+                let r = reach(a);
+                for (inv, op) in h.ops.iter().enumerate() {
+                    if op.op_type != OpType::Invoke {
+                        continue;
+                    }
+                    let Some(b) = h.completion_of(inv) else {
+                        continue;
+                    };
+                    let precedes = a < inv;
+                    assert_eq!(
+                        r[b], precedes,
+                        "seed {seed}: op {a} vs completion {b} (invoked at {inv})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn process_edges_link_consecutive_oks_per_process() {
+        let src = b"{:index 0, :type :invoke, :process 0, :f :txn, :value []}\n\
+{:index 1, :type :ok, :process 0, :f :txn, :value []}\n\
+{:index 2, :type :invoke, :process 0, :f :txn, :value []}\n\
+{:index 3, :type :fail, :process 0, :f :txn, :value []}\n\
+{:index 4, :type :invoke, :process 0, :f :txn, :value []}\n\
+{:index 5, :type :ok, :process 0, :f :txn, :value []}\n";
+        let h = read_history_bytes(src.to_vec(), "t", SourceFormat::Edn).expect("readable");
+        assert_eq!(process_edges(&h), vec![(1, 5, Rels::PROCESS)]);
+    }
+}
