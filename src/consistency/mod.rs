@@ -327,42 +327,15 @@ pub fn implied_anomaly_edges() -> Vec<(&'static str, &'static str)> {
 // ---------------------------------------------------------------------------
 // Validation
 
-/// Validates user-supplied consistency model names (with or without a
-/// leading `:`), returning them (not canonicalised) in input order. Unknown
-/// names give an error listing them and every known model, sorted.
-pub fn parse_models(names: &[&str]) -> Result<Vec<&'static str>, String> {
-    let all = &lattice().all_models;
-    let mut out = Vec::with_capacity(names.len());
-    let mut unknown = Vec::new();
-    for n in names {
-        let n = strip_colon(n);
-        match all.get(n) {
-            Some(s) => out.push(*s),
-            None => unknown.push(n),
-        }
-    }
-    if unknown.is_empty() {
-        Ok(out)
-    } else {
-        Err(format!(
-            "Unknown consistency model ({}); known models are:\n#{{{}}}",
-            keywords(unknown),
-            keywords(all.iter().copied())
-        ))
-    }
-}
-
-/// Validates user-supplied anomaly names (with or without a leading `:`),
-/// returning them in input order. Valid names are [`all_anomaly_names`] plus
-/// [`UNKNOWN_ANOMALY_TYPES`]. (Elle itself does not validate `:anomalies`;
-/// this is stricter.) Unknown names give an error listing them and every
-/// valid name, sorted.
-pub fn parse_anomalies(names: &[&str]) -> Result<Vec<&'static str>, String> {
-    let valid: BTreeSet<&'static str> = all_anomaly_names()
-        .iter()
-        .chain(UNKNOWN_ANOMALY_TYPES)
-        .copied()
-        .collect();
+/// Validates user-supplied names (with or without a leading `:`) against
+/// `valid`, returning them in input order; unknown names give Elle-style
+/// error text naming them and listing every valid name, sorted.
+fn parse_names(
+    names: &[&str],
+    valid: &BTreeSet<&'static str>,
+    what: &str,
+    whats: &str,
+) -> Result<Vec<&'static str>, String> {
     let mut out = Vec::with_capacity(names.len());
     let mut unknown = Vec::new();
     for n in names {
@@ -376,11 +349,32 @@ pub fn parse_anomalies(names: &[&str]) -> Result<Vec<&'static str>, String> {
         Ok(out)
     } else {
         Err(format!(
-            "Unknown anomaly type ({}); known anomaly types are:\n#{{{}}}",
+            "Unknown {what} ({}); known {whats} are:\n#{{{}}}",
             keywords(unknown),
             keywords(valid.iter().copied())
         ))
     }
+}
+
+/// Validates user-supplied consistency model names (with or without a
+/// leading `:`), returning them (not canonicalised) in input order. Unknown
+/// names give an error listing them and every known model, sorted.
+pub fn parse_models(names: &[&str]) -> Result<Vec<&'static str>, String> {
+    parse_names(names, &lattice().all_models, "consistency model", "models")
+}
+
+/// Validates user-supplied anomaly names (with or without a leading `:`),
+/// returning them in input order. Valid names are [`all_anomaly_names`] plus
+/// [`UNKNOWN_ANOMALY_TYPES`]. (Elle itself does not validate `:anomalies`;
+/// this is stricter.) Unknown names give an error listing them and every
+/// valid name, sorted.
+pub fn parse_anomalies(names: &[&str]) -> Result<Vec<&'static str>, String> {
+    let valid: BTreeSet<&'static str> = all_anomaly_names()
+        .iter()
+        .chain(UNKNOWN_ANOMALY_TYPES)
+        .copied()
+        .collect();
+    parse_names(names, &valid, "anomaly type", "anomaly types")
 }
 
 // ---------------------------------------------------------------------------

@@ -849,6 +849,45 @@ fn elem_value(h: &History, e: Elem) -> Value {
     }
 }
 
+/// A ww step (`value2` is the element `b` appended) or a wr step (`b`
+/// read the list ending in `value`), both pointing at `a`'s append of
+/// `value`.
+fn write_step(
+    h: &History,
+    (a, b): (u32, u32),
+    b_mop: &Mop,
+    value: Atom,
+    value2: Option<Atom>,
+    text: StepText,
+) -> Step {
+    let kind = if value2.is_some() {
+        StepKind::Ww
+    } else {
+        StepKind::Wr
+    };
+    let mut entries = vec![
+        ("type", Value::kw(kind.name())),
+        ("key", h.atom_value(b_mop.key)),
+        ("value", h.atom_value(value)),
+    ];
+    if let Some(v2) = value2 {
+        entries.push(("value'", h.atom_value(v2)));
+    }
+    entries.push((
+        "a-mop-index",
+        mop_index(h, a, MopFn::Append, b_mop.key, MopArg::Atom(value)),
+    ));
+    entries.push((
+        "b-mop-index",
+        mop_index(h, b, b_mop.f, b_mop.key, b_mop.arg),
+    ));
+    Step {
+        kind,
+        data: kw_map(entries),
+        text,
+    }
+}
+
 impl PairExplainer for AppendExplainer {
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
         let bmops = h.mops(&h.ops[b as usize]);
@@ -856,50 +895,27 @@ impl PairExplainer for AppendExplainer {
         for m in bmops.iter().filter(|m| m.f == MopFn::Append) {
             let v = append_value(m);
             if self.idx.ww_dep(b, m.key, v) == Some(a) {
-                let prev = self.idx.previous(m.key, v);
-                let prev_atom = prev.expect("ww has a previous element");
-                return Some(Step {
-                    kind: StepKind::Ww,
-                    data: kw_map(vec![
-                        ("type", Value::kw("ww")),
-                        ("key", h.atom_value(m.key)),
-                        ("value", h.atom_value(prev_atom)),
-                        ("value'", h.atom_value(v)),
-                        (
-                            "a-mop-index",
-                            mop_index(h, a, MopFn::Append, m.key, MopArg::Atom(prev_atom)),
-                        ),
-                        ("b-mop-index", mop_index(h, b, m.f, m.key, m.arg)),
-                    ]),
-                    text: StepText::AppendWw {
-                        key: pr_str(&h.atom_value(m.key)),
-                        value: pr_str(&h.atom_value(prev_atom)),
-                        value2: pr_str(&h.atom_value(v)),
-                    },
-                });
+                let prev = self
+                    .idx
+                    .previous(m.key, v)
+                    .expect("ww has a previous element");
+                let text = StepText::AppendWw {
+                    key: pr_str(&h.atom_value(m.key)),
+                    value: pr_str(&h.atom_value(prev)),
+                    value2: pr_str(&h.atom_value(v)),
+                };
+                return Some(write_step(h, (a, b), m, prev, Some(v), text));
             }
         }
         // wr
         for m in bmops.iter().filter(|m| m.f == MopFn::Read) {
             if self.idx.wr_dep(h, b, m) == Some(a) {
                 let last = *h.list(m.arg).last().expect("wr reads something");
-                return Some(Step {
-                    kind: StepKind::Wr,
-                    data: kw_map(vec![
-                        ("type", Value::kw("wr")),
-                        ("key", h.atom_value(m.key)),
-                        ("value", h.atom_value(last)),
-                        (
-                            "a-mop-index",
-                            mop_index(h, a, MopFn::Append, m.key, MopArg::Atom(last)),
-                        ),
-                        ("b-mop-index", mop_index(h, b, m.f, m.key, m.arg)),
-                    ]),
-                    text: StepText::AppendWr {
-                        key: pr_str(&h.atom_value(m.key)),
-                        value: pr_str(&h.atom_value(last)),
-                    },
-                });
+                let text = StepText::AppendWr {
+                    key: pr_str(&h.atom_value(m.key)),
+                    value: pr_str(&h.atom_value(last)),
+                };
+                return Some(write_step(h, (a, b), m, last, None, text));
             }
         }
         // rw
