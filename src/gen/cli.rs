@@ -1,43 +1,17 @@
 //! `ellery gen`: command-line access to the generator.
 
 use super::{generate, Fault, GenOptions, Mode, Workload};
-use clap::ValueEnum;
 use std::io::Write;
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum WorkloadArg {
-    ListAppend,
-    RwRegister,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum ModeArg {
-    StrictSerializable,
-    Serializable,
-    SnapshotIsolation,
-    ReadCommitted,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum FaultArg {
-    AbortedRead,
-    IntermediateRead,
-    LostUpdate,
-    WriteSkew,
-    StaleRead,
-    CyclicInformationFlow,
-    DirtyWrite,
-}
 
 /// Arguments of `ellery gen`.
 #[derive(clap::Args, Debug)]
 pub struct GenArgs {
     /// Workload to generate.
     #[arg(short = 'w', long, value_enum, default_value = "list-append")]
-    workload: WorkloadArg,
+    workload: Workload,
     /// Behaviour of the simulated database.
     #[arg(long, value_enum, default_value = "strict-serializable")]
-    mode: ModeArg,
+    mode: Mode,
     /// Number of transactions.
     #[arg(short = 'n', long, default_value_t = 1000)]
     txns: usize,
@@ -58,7 +32,7 @@ pub struct GenArgs {
     info_fraction: f64,
     /// Faults to inject (repeatable).
     #[arg(long = "fault", value_enum)]
-    faults: Vec<FaultArg>,
+    faults: Vec<Fault>,
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -67,35 +41,15 @@ pub struct GenArgs {
 /// Runs `ellery gen`, writing the history to standard output.
 pub fn run(a: GenArgs) -> i32 {
     let opts = GenOptions {
-        workload: match a.workload {
-            WorkloadArg::ListAppend => Workload::ListAppend,
-            WorkloadArg::RwRegister => Workload::RwRegister,
-        },
-        mode: match a.mode {
-            ModeArg::StrictSerializable => Mode::StrictSerializable,
-            ModeArg::Serializable => Mode::Serializable,
-            ModeArg::SnapshotIsolation => Mode::SnapshotIsolation,
-            ModeArg::ReadCommitted => Mode::ReadCommitted,
-        },
+        workload: a.workload,
+        mode: a.mode,
         txns: a.txns,
         processes: a.processes.max(1),
         keys: a.keys.max(1),
         max_mops: a.max_mops.max(1),
         fail_fraction: a.fail_fraction,
         info_fraction: a.info_fraction,
-        faults: a
-            .faults
-            .iter()
-            .map(|f| match f {
-                FaultArg::AbortedRead => Fault::AbortedRead,
-                FaultArg::IntermediateRead => Fault::IntermediateRead,
-                FaultArg::LostUpdate => Fault::LostUpdate,
-                FaultArg::WriteSkew => Fault::WriteSkew,
-                FaultArg::StaleRead => Fault::StaleRead,
-                FaultArg::CyclicInformationFlow => Fault::CyclicInformationFlow,
-                FaultArg::DirtyWrite => Fault::DirtyWrite,
-            })
-            .collect(),
+        faults: a.faults,
         seed: a.seed,
         ..GenOptions::default()
     };

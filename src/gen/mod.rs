@@ -30,7 +30,7 @@ pub use rng::Rng;
 use std::io;
 
 /// Which kind of objects the simulated database stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Workload {
     /// Lists of integers: micro-ops `[:append k v]` and `[:r k [v ...]]`.
     ListAppend,
@@ -40,7 +40,7 @@ pub enum Workload {
 }
 
 /// The isolation level the simulated database provides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Mode {
     /// Each transaction takes effect atomically at one random instant between
     /// its invocation and its completion, reading the latest state.
@@ -72,7 +72,7 @@ pub enum Mode {
 /// Each injection runs while no other transaction is in flight, on fresh keys
 /// that no other transaction touches, using processes of the pool. The
 /// completion ops listed in [`Injection::ops`] are, in order:
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Fault {
     /// G1a. `W` appends/writes `k` and fails; a later `R` reads `k` and sees
     /// that value. Ops: `[W's :fail, R's :ok]`.

@@ -667,27 +667,35 @@ fn g1a_cases(h: &History) -> Vec<Value> {
     if failed.is_empty() {
         return out;
     }
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
-            continue;
-        }
-        for m in h.mops(op) {
-            if m.f != MopFn::Read {
-                continue;
-            }
-            for &e in h.list(m.arg) {
-                if let Some(&w) = failed.get(&(m.key, e)) {
-                    out.push(kw_map(vec![
-                        ("op", op_value(h, i)),
-                        ("mop", mop_value(h, m)),
-                        ("writer", op_value(h, w as usize)),
-                        ("element", h.atom_value(e)),
-                    ]));
-                }
+    for (i, m) in ok_reads(h) {
+        for &e in h.list(m.arg) {
+            if let Some(&w) = failed.get(&(m.key, e)) {
+                out.push(bad_read_case(h, i, m, w, e));
             }
         }
     }
     out
+}
+
+/// Every read micro-op of every `:ok` op, with the op's position.
+fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ {
+    h.ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| op.op_type == OpType::Ok)
+        .flat_map(move |(i, op)| h.mops(op).iter().map(move |m| (i, m)))
+        .filter(|(_, m)| m.f == MopFn::Read)
+}
+
+/// A G1a or G1b case: the op at `reader` read element `e`, written by the
+/// op at `writer`, in micro-op `m`.
+fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> Value {
+    kw_map(vec![
+        ("op", op_value(h, reader)),
+        ("mop", mop_value(h, m)),
+        ("writer", op_value(h, writer as usize)),
+        ("element", h.atom_value(e)),
+    ])
 }
 
 fn g1b_cases(h: &History) -> Vec<Value> {
@@ -713,26 +721,13 @@ fn g1b_cases(h: &History) -> Vec<Value> {
     if intermediate.is_empty() {
         return out;
     }
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
+    for (i, m) in ok_reads(h) {
+        let Some(&e) = h.list(m.arg).last() else {
             continue;
-        }
-        for m in h.mops(op) {
-            if m.f != MopFn::Read {
-                continue;
-            }
-            let Some(&e) = h.list(m.arg).last() else {
-                continue;
-            };
-            if let Some(&w) = intermediate.get(&(m.key, e)) {
-                if h.ops[w as usize].index != op.index {
-                    out.push(kw_map(vec![
-                        ("op", op_value(h, i)),
-                        ("mop", mop_value(h, m)),
-                        ("writer", op_value(h, w as usize)),
-                        ("element", h.atom_value(e)),
-                    ]));
-                }
+        };
+        if let Some(&w) = intermediate.get(&(m.key, e)) {
+            if h.ops[w as usize].index != h.ops[i].index {
+                out.push(bad_read_case(h, i, m, w, e));
             }
         }
     }
