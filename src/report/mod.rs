@@ -1,6 +1,7 @@
 //! Reports: Elle's result map, its EDN and JSON forms, explanation text.
 
 pub mod files;
+pub mod plot;
 
 use crate::edn::Value;
 use crate::model::{History, MopArg, MopFn};
