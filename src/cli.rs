@@ -16,6 +16,7 @@ use crate::model::SourceFormat;
 use crate::pipeline::{check_list_append, CheckOptions, Outcome, Validity};
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
+use crate::report::plot::{PlotFormat, PlotOptions};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -94,6 +95,15 @@ struct CheckArgs {
     /// Report progress and phase timings on standard error.
     #[arg(long)]
     verbose: bool,
+    /// Plot format for SCC and cycle plots under `--directory`.
+    #[arg(short = 'p', long = "plot-format", value_enum, default_value = "svg")]
+    plot_format: PlotFormat,
+    /// Time allowed to render one plot, in ms.
+    #[arg(short = 't', long = "plot-timeout", default_value_t = 5000)]
+    plot_timeout: u64,
+    /// Plots whose DOT source is larger than this are skipped.
+    #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
+    max_plot_bytes: usize,
     /// History files (`-` reads standard input).
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -231,7 +241,7 @@ fn check_one(
     path: &Path,
     format: Option<InputFormat>,
     opts: &CheckOptions,
-    directory: Option<&Path>,
+    directory: Option<(&Path, &PlotOptions)>,
 ) -> Result<Outcome, String> {
     let started = std::time::Instant::now();
     let h = read(path, format).map_err(|e| e.to_string())?;
@@ -248,8 +258,17 @@ fn check_one(
     if let Some(p) = &outcome.problem {
         eprintln!("ellery: {p}");
     }
-    if let Some(d) = directory {
-        write_files(d, &h, &outcome).map_err(|e| format!("{}: {e}", d.display()))?;
+    if let Some((d, plot)) = directory {
+        let notes =
+            write_files(d, &h, &outcome, plot).map_err(|e| format!("{}: {e}", d.display()))?;
+        static SAID_NO_GRAPHVIZ: std::sync::atomic::AtomicBool =
+            std::sync::atomic::AtomicBool::new(false);
+        for n in notes {
+            let graphviz = n == crate::report::files::NO_GRAPHVIZ;
+            if !graphviz || !SAID_NO_GRAPHVIZ.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("ellery: {n}");
+            }
+        }
     }
     Ok(outcome)
 }
@@ -262,10 +281,16 @@ fn run_check(a: CheckArgs) -> i32 {
             return EXIT_BAD_INPUT;
         }
     };
+    let plot = PlotOptions {
+        format: a.plot_format,
+        timeout: Duration::from_millis(a.plot_timeout),
+        max_bytes: a.max_plot_bytes,
+    };
     let opts = CheckOptions {
         expectations: exp,
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
         verbose: a.verbose,
+        plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
         ..CheckOptions::default()
     };
     let stdout = std::io::stdout();
@@ -280,7 +305,7 @@ fn run_check(a: CheckArgs) -> i32 {
                 d.clone()
             }
         });
-        match check_one(path, a.format, &opts, dir.as_deref()) {
+        match check_one(path, a.format, &opts, dir.as_deref().map(|d| (d, &plot))) {
             Err(msg) => {
                 eprintln!("ellery: {msg}");
                 any_error = true;
@@ -377,14 +402,29 @@ fn run_elle_cli(args: &[String]) -> i32 {
         }
     };
     let json = cli.verbose || cli.output.as_deref() == Some("json");
+    let plot = PlotOptions {
+        format: match cli.plot_format.as_str() {
+            "png" => PlotFormat::Png,
+            "dot" => PlotFormat::Dot,
+            _ => PlotFormat::Svg,
+        },
+        timeout: Duration::from_millis(cli.plot_timeout),
+        max_bytes: cli.max_plot_bytes as usize,
+    };
     let opts = CheckOptions {
         expectations: exp,
         cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
+        plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
         ..CheckOptions::default()
     };
     let mut any_invalid = false;
     for path in &cli.files {
-        match check_one(path, format, &opts, cli.directory.as_deref()) {
+        match check_one(
+            path,
+            format,
+            &opts,
+            cli.directory.as_deref().map(|d| (d, &plot)),
+        ) {
             Err(msg) => {
                 eprintln!("ellery: {msg}");
                 return 255;

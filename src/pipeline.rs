@@ -20,6 +20,9 @@ pub struct CheckOptions {
     pub elle_steps: u64,
     /// Print phase timings to standard error.
     pub verbose: bool,
+    /// Prepare plots (DOT sources) of SCCs and reported cycles no larger
+    /// than this many bytes; `None` prepares none.
+    pub plot_max_bytes: Option<usize>,
 }
 
 impl Default for CheckOptions {
@@ -29,6 +32,7 @@ impl Default for CheckOptions {
             cycle_search_timeout: Duration::from_millis(1000),
             elle_steps: 2_000_000,
             verbose: false,
+            plot_max_bytes: None,
         }
     }
 }
@@ -56,6 +60,9 @@ pub struct Outcome {
     /// Why the history could not be analysed, when Elle answers
     /// `:valid? :unknown` for that reason (e.g. duplicate appends).
     pub problem: Option<crate::error::InputError>,
+    /// Plots as (path stem relative to the output directory, DOT source or
+    /// `None` when too large): `sccs/<i>` and `<anomaly-type>/<i>`.
+    pub plots: Vec<(String, Option<String>)>,
 }
 
 fn validity_of(result: &Value) -> Validity {
@@ -110,6 +117,7 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
                 result: e.result,
                 cycles: Vec::new(),
                 problem: e.problem,
+                plots: Vec::new(),
             }
         }
     };
@@ -120,7 +128,8 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         verbose: opts.verbose,
     };
     phase("inference");
-    let (cases, vertices) = cycle_cases(history, &inference, &copts);
+    let analysis = cycle_cases(history, &inference, &copts);
+    let (cases, vertices) = (&analysis.cases, analysis.vertex_count);
     phase("cycle search");
     let mut all: Vec<(String, Vec<Value>)> = Vec::new();
     let mut push = |k: &str, v: Value| match all.iter_mut().find(|(t, _)| t == k) {
@@ -131,7 +140,7 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         push("empty-transaction-graph", Value::Bool(true));
     }
     let mut cycles = Vec::new();
-    for case in &cases {
+    for case in cases {
         match case {
             CycleCase::Cycle(c) => {
                 push(&c.kind, c.to_value(history));
@@ -149,10 +158,41 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         }
     }
     let result = result_map(exp, &all);
+    let plots = match opts.plot_max_bytes {
+        Some(max) => plot_sources(history, &inference, &analysis, &cycles, max),
+        None => Vec::new(),
+    };
     Outcome {
         validity: validity_of(&result),
         result,
         cycles,
         problem: None,
+        plots,
     }
+}
+
+/// DOT sources for every SCC (`sccs/<i>`) and every reported cycle
+/// (`<type>/<i>`), as Elle plots them.
+fn plot_sources(
+    history: &History,
+    inference: &crate::infer::Inference<'_>,
+    analysis: &crate::check::CycleAnalysis,
+    cycles: &[ExplainedCycle],
+    max_bytes: usize,
+) -> Vec<(String, Option<String>)> {
+    let out = |v: u32| analysis.graph.out_ids(v).to_vec();
+    let explain = |a: u32, b: u32| inference.explain(history, a, b);
+    let dot =
+        |ops: &[u32]| crate::report::plot::dot_source(history, ops, &out, &explain, max_bytes);
+    let mut plots = Vec::new();
+    for (i, scc) in analysis.sccs.iter().enumerate() {
+        plots.push((format!("sccs/{i}"), dot(scc)));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for c in cycles {
+        let i = seen.iter().filter(|k| **k == c.kind).count();
+        seen.push(&c.kind);
+        plots.push((format!("{}/{i}", c.kind), dot(&c.ops)));
+    }
+    plots
 }

@@ -91,7 +91,8 @@ fn list_append_explanation_files_match_elle_byte_for_byte() {
         let outcome = check_list_append(&h, &CheckOptions::default()).expect("analyzable");
         let out = std::env::temp_dir().join(format!("ellery-golden-{}-{stem}", std::process::id()));
         let _ = fs::remove_dir_all(&out);
-        ellery::report::files::write_files(&out, &h, &outcome).expect("writable temp dir");
+        ellery::report::files::write_files(&out, &h, &outcome, &Default::default())
+            .expect("writable temp dir");
         for entry in fs::read_dir(&golden).expect("golden dir") {
             let path = entry.expect("entry").path();
             if path.extension().is_some_and(|e| e == "txt") {

@@ -325,37 +325,43 @@ fn order_sccs(sccs: &mut [Vec<u32>], index: impl Fn(u32) -> u64) {
     }
 }
 
-/// Finds cycle anomalies in every SCC of the inferred graph. Returns the
-/// cases in Elle's order, plus the number of vertices in the graph.
+/// The cycle checker's findings for one history.
+pub struct CycleAnalysis {
+    /// Anomaly cases in Elle's order.
+    pub cases: Vec<CycleCase>,
+    /// Vertices of the dependency graph (0 means an empty graph).
+    pub vertex_count: usize,
+    /// The whole dependency graph (vertices are op positions).
+    pub graph: DiGraph,
+    /// Its strongly connected components, in Elle's order.
+    pub sccs: Vec<Vec<u32>>,
+}
+
+/// Finds cycle anomalies in every SCC of the inferred graph.
 pub fn cycle_cases(
     history: &History,
     inference: &Inference<'_>,
     opts: &CycleOptions,
-) -> (Vec<CycleCase>, usize) {
+) -> CycleAnalysis {
     let n = history.ops.len();
     let graph = DiGraph::from_edges(n, inference.edges.clone());
-    let vertex_count = (0..n as u32).filter(|&v| graph.has_edges(v)).count().max(
-        // vertices that only receive edges
-        {
-            let mut seen = vec![false; n];
-            for (a, b, _) in graph.edges() {
-                seen[a as usize] = true;
-                seen[b as usize] = true;
-            }
-            seen.iter().filter(|&&s| s).count()
-        },
-    );
+    let mut touched = vec![false; n];
+    for (a, b, _) in graph.edges() {
+        touched[a as usize] = true;
+        touched[b as usize] = true;
+    }
+    let vertex_count = touched.iter().filter(|&&t| t).count();
     let mut sccs = nontrivial_sccs(&graph);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
     let mut cases = Vec::new();
-    for scc in sccs {
-        let local = graph.induced(&scc);
+    for scc in &sccs {
+        let local = graph.induced(scc);
         let hashes = scc
             .iter()
             .map(|&v| crate::graph::order::bifurcan_op_hash(history.ops[v as usize].index))
             .collect();
         let mut comp = Component {
-            verts: scc,
+            verts: scc.clone(),
             graph: local,
             hashes,
             history,
@@ -364,7 +370,12 @@ pub fn cycle_cases(
         };
         cases.extend(search_component(&mut comp, opts));
     }
-    (cases, vertex_count)
+    CycleAnalysis {
+        cases,
+        vertex_count,
+        graph,
+        sccs,
+    }
 }
 
 fn search_component(comp: &mut Component<'_>, opts: &CycleOptions) -> Vec<CycleCase> {

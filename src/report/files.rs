@@ -5,7 +5,12 @@ use crate::edn::pr_str;
 use crate::model::History;
 use crate::pipeline::Outcome;
 use crate::report::op_value;
+use crate::report::plot::{render, PlotOptions, Rendered};
 use std::path::Path;
+
+/// The note given when plots could only be written as DOT.
+pub const NO_GRAPHVIZ: &str =
+    "graphviz's dot is not installed: plots were written as .dot files instead of images";
 
 /// Elle's explanation of one cycle ("Let: … Then: … a contradiction!").
 pub fn explain_cycle(h: &History, c: &ExplainedCycle) -> String {
@@ -32,10 +37,39 @@ pub fn explain_cycle(h: &History, c: &ExplainedCycle) -> String {
     s
 }
 
-/// Writes one `<type>.txt` file per reportable cycle type into `dir`.
-pub fn write_files(dir: &Path, h: &History, outcome: &Outcome) -> std::io::Result<()> {
+/// Writes Elle's files into `dir`: one `<type>.txt` per reported cycle
+/// type, and the plots the outcome carries (`sccs/<i>.svg`,
+/// `<type>/<i>.svg`, or PNG / DOT). Returns notes for the user (plots
+/// skipped or rendered as DOT only).
+pub fn write_files(
+    dir: &Path,
+    h: &History,
+    outcome: &Outcome,
+    plot: &PlotOptions,
+) -> std::io::Result<Vec<String>> {
+    let mut notes = Vec::new();
+    for (stem, dot) in &outcome.plots {
+        let Some(dot) = dot else {
+            notes.push(format!(
+                "skipped plot {stem}: larger than {} bytes",
+                plot.max_bytes
+            ));
+            continue;
+        };
+        match render(dot, &dir.join(stem), plot)? {
+            Rendered::Written(_) => {}
+            Rendered::TooLarge => notes.push(format!(
+                "skipped plot {stem}: larger than {} bytes",
+                plot.max_bytes
+            )),
+            Rendered::NoGraphviz(_) => notes.push(NO_GRAPHVIZ.to_string()),
+            Rendered::Failed(p, why) => {
+                notes.push(format!("plot {stem}: {why}; wrote {}", p.display()))
+            }
+        }
+    }
     if outcome.cycles.is_empty() {
-        return Ok(());
+        return Ok(notes);
     }
     std::fs::create_dir_all(dir)?;
     let mut kinds: Vec<&str> = Vec::new();
@@ -54,5 +88,5 @@ pub fn write_files(dir: &Path, h: &History, outcome: &Outcome) -> std::io::Resul
             .collect();
         std::fs::write(dir.join(format!("{kind}.txt")), text.join("\n\n\n"))?;
     }
-    Ok(())
+    Ok(notes)
 }

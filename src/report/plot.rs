@@ -102,13 +102,16 @@ fn mop_port(step: &Step, key: &str) -> Option<i64> {
 
 /// The DOT source for the transactions `ops` (op positions), with every
 /// dependency between them: `out(v)` lists v's successors, and
-/// `explain(a, b)` says why `b` depends on `a`.
+/// `explain(a, b)` says why `b` depends on `a`. `None` once the source
+/// would exceed `max_bytes` (such plots are skipped, as Elle does).
 pub fn dot_source(
     h: &History,
     ops: &[u32],
     out: &dyn Fn(u32) -> Vec<u32>,
     explain: &dyn Fn(u32, u32) -> Option<Step>,
-) -> String {
+    max_bytes: usize,
+) -> Option<String> {
+    let mut size = 0usize;
     let mut ops = ops.to_vec();
     ops.sort_unstable_by_key(|&o| h.ops[o as usize].index);
     ops.dedup();
@@ -128,6 +131,10 @@ pub fn dot_source(
             name(o),
             label.join("|")
         ));
+        size += lines.last().map_or(0, |l| l.len() + 1);
+        if size > max_bytes {
+            return None;
+        }
     }
     for &a in &ops {
         let mut succ = out(a);
@@ -152,9 +159,13 @@ pub fn dot_source(
                 port(name(a), mop_port(&step, "a-mop-index")),
                 port(name(b), mop_port(&step, "b-mop-index")),
             ));
+            size += lines.last().map_or(0, |l| l.len() + 1);
+            if size > max_bytes {
+                return None;
+            }
         }
     }
-    format!("digraph a_graph {{\n{}\n}}", lines.join("\n"))
+    Some(format!("digraph a_graph {{\n{}\n}}", lines.join("\n")))
 }
 
 /// What happened to one plot.

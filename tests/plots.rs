@@ -1,0 +1,115 @@
+//! Plots under `--directory`: Elle's DOT layout (record nodes of micro-ops,
+//! labelled, coloured edges between mop ports), rendered by graphviz when
+//! it is installed (required under CI).
+
+mod common;
+
+use common::corpus_dir;
+use std::path::Path;
+use std::process::Command;
+
+fn ellery(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ellery"))
+        .args(args)
+        .output()
+        .expect("ellery runs")
+}
+
+fn have_dot() -> bool {
+    Command::new("dot").arg("-V").output().is_ok()
+}
+
+#[test]
+fn dot_plots_follow_elles_layout() {
+    let Some(dir) = corpus_dir("elle-golden/histories") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("ellery-plots-dot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let history = dir.join("g05-list-append-snapshot-isolation-501.edn");
+    let o = ellery(&[
+        "check",
+        "-p",
+        "dot",
+        "-d",
+        out.to_str().expect("utf-8"),
+        history.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let scc = std::fs::read_to_string(out.join("sccs/0.dot")).expect("scc plot");
+    assert_eq!(
+        scc,
+        "digraph a_graph {\n\
+T10 [height=0.4,shape=record,label=\"<f0> r 2 [1]|<f1> a 0 2|<f2> r 1 []\",color=\"#0058AD\",fontcolor=\"#0058AD\"]\n\
+T13 [height=0.4,shape=record,label=\"<f0> r 1 []|<f1> a 2 2|<f2> r 0 [1]\",color=\"#0058AD\",fontcolor=\"#0058AD\"]\n\
+T10:f0 -> T13:f1 [label=\"rw\",fontcolor=\"#5B00C0\",color=\"#5B00C0\"]\n\
+T13:f2 -> T10:f1 [label=\"rw\",fontcolor=\"#5B00C0\",color=\"#5B00C0\"]\n}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("G2-item/0.dot")).expect("cycle plot"),
+        scc
+    );
+    assert!(out.join("G2-item.txt").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn svg_plots_come_from_graphviz() {
+    if !have_dot() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("graphviz's dot is required under CI (.ci/run installs it)");
+        }
+        eprintln!("skipping: graphviz's dot is not installed");
+        return;
+    }
+    let Some(dir) = corpus_dir("elle-golden/histories") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("ellery-plots-svg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let history = dir.join("g19-list-append-stale-read-501.edn");
+    let o = ellery(&[
+        "check",
+        "-d",
+        out.to_str().expect("utf-8"),
+        history.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    for plot in ["sccs/0.svg", "G-single-item-realtime/0.svg"] {
+        let svg = std::fs::read_to_string(out.join(plot)).expect("svg written");
+        assert!(svg.starts_with("<?xml"), "{plot} is SVG");
+        assert!(
+            svg.contains(">rt</text>") && svg.contains(">rw</text>"),
+            "{plot} has labelled edges"
+        );
+    }
+    assert!(!Path::new(&out.join("sccs/0.dot")).exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn oversized_plots_are_skipped_with_a_note() {
+    let Some(dir) = corpus_dir("elle-golden/histories") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("ellery-plots-big-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let history = dir.join("g05-list-append-snapshot-isolation-501.edn");
+    let o = ellery(&[
+        "check",
+        "-b",
+        "10",
+        "-d",
+        out.to_str().expect("utf-8"),
+        history.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("skipped plot sccs/0: larger than 10 bytes"),
+        "{stderr}"
+    );
+    assert!(!out.join("sccs").exists());
+    assert!(out.join("G2-item.txt").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}
