@@ -594,7 +594,8 @@ fn directory_gets_one_explanation_file_per_type() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    assert_eq!(files, ["G1c.txt"]);
+    // The explanation, plus the SCC and cycle plots.
+    assert_eq!(files, ["G1c", "G1c.txt", "sccs"]);
     let text = std::fs::read_to_string(out.join("G1c.txt")).expect("G1c.txt");
     assert_eq!(
         text,

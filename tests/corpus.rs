@@ -31,7 +31,7 @@ fn options(models: Option<&[&str]>) -> CheckOptions {
 }
 
 fn check(h: &History, models: Option<&[&str]>) -> Outcome {
-    check_list_append(h, &options(models))
+    check_list_append(h, &options(models)).expect("analyzable history")
 }
 
 /// `:anomaly-types` as printed keyword names, e.g. `[":G2-item"]`.
@@ -93,7 +93,8 @@ fn huge_scc_finishes_the_search_and_finds_g_single_item_realtime() {
     };
     let h = read(&dir.join("huge-scc.edn"));
     let started = Instant::now();
-    let outcome = check_list_append(&h, &with_timeout(Duration::from_secs(120)));
+    let outcome =
+        check_list_append(&h, &with_timeout(Duration::from_secs(120))).expect("analyzable");
     let elapsed = started.elapsed();
     let r = &outcome.result;
 
@@ -185,7 +186,7 @@ fn huge_scc_timeout_falls_back_to_elles_answer() {
         return;
     };
     let h = read(&dir.join("huge-scc.edn"));
-    let outcome = check_list_append(&h, &with_timeout(Duration::ZERO));
+    let outcome = check_list_append(&h, &with_timeout(Duration::ZERO)).expect("analyzable");
     let r = &outcome.result;
     assert_eq!(outcome.validity, Validity::Invalid);
     assert_eq!(anomaly_types(r), HUGE_SCC_ELLE);
@@ -198,7 +199,7 @@ fn huge_scc_timeout_falls_back_to_elles_answer() {
 :does-not-contain (), :scc-size 1161}]"
     );
     // The fallback is itself deterministic.
-    let again = check_list_append(&h, &with_timeout(Duration::ZERO));
+    let again = check_list_append(&h, &with_timeout(Duration::ZERO)).expect("analyzable");
     assert!(pr_str(r) == pr_str(&again.result));
 }
 
@@ -525,8 +526,16 @@ fn checking_twice_gives_identical_output() {
             cycle_search_timeout: Duration::from_secs(120),
             ..options(models)
         };
-        let first = pr_str(&check_list_append(&read(&path), &opts).result);
-        let second = pr_str(&check_list_append(&read(&path), &opts).result);
+        let first = pr_str(
+            &check_list_append(&read(&path), &opts)
+                .expect("analyzable")
+                .result,
+        );
+        let second = pr_str(
+            &check_list_append(&read(&path), &opts)
+                .expect("analyzable")
+                .result,
+        );
         assert!(first.len() > 100, "{name}: {first}");
         assert!(first == second, "{name}: results differ between runs");
     }
