@@ -63,6 +63,9 @@ pub struct Outcome {
     /// Plots as (path stem relative to the output directory, DOT source or
     /// `None` when too large): `sccs/<i>` and `<anomaly-type>/<i>`.
     pub plots: Vec<(String, Option<String>)>,
+    /// Keys whose reads disagree on the order of appends (reported or not),
+    /// for `incompatible-order/<key>.html`.
+    pub incompatible_keys: Vec<Value>,
 }
 
 fn validity_of(result: &Value) -> Validity {
@@ -118,6 +121,7 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
                 cycles: Vec::new(),
                 problem: e.problem,
                 plots: Vec::new(),
+                incompatible_keys: Vec::new(),
             }
         }
     };
@@ -168,6 +172,13 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         cycles,
         problem: None,
         plots,
+        incompatible_keys: inference
+            .anomalies
+            .get("incompatible-order")
+            .into_iter()
+            .flatten()
+            .filter_map(|case| case.get_kw("key").cloned())
+            .collect(),
     }
 }
 

@@ -113,3 +113,27 @@ fn oversized_plots_are_skipped_with_a_note() {
     assert!(out.join("G2-item.txt").is_file());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn incompatible_orders_get_an_html_table() {
+    let Some(dir) = corpus_dir("plume-tap") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("ellery-plots-html-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let history = dir.join("tap-n.edn");
+    let o = ellery(&[
+        "check",
+        "-d",
+        out.to_str().expect("utf-8"),
+        history.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let html = std::fs::read_to_string(out.join("incompatible-order/1.html")).expect("html");
+    assert!(html.starts_with("<html><head><style>th { text-align: left; }</style>"));
+    assert!(html.contains("<h1>All Reads of 1</h1>"));
+    // Four reads of key 1, and the disagreeing elements highlighted.
+    assert_eq!(html.matches("<tr><td>").count(), 4);
+    assert_eq!(html.matches("style=\"background: #").count(), 3);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -2,7 +2,10 @@
 
 use crate::check::ExplainedCycle;
 use crate::edn::pr_str;
+use crate::edn::Value;
+use crate::graph::order::clojure_hasheq;
 use crate::model::History;
+use crate::model::{MopFn, OpType};
 use crate::pipeline::Outcome;
 use crate::report::op_value;
 use crate::report::plot::{render, PlotOptions, Rendered};
@@ -68,6 +71,13 @@ pub fn write_files(
             }
         }
     }
+    for key in &outcome.incompatible_keys {
+        let path = dir
+            .join("incompatible-order")
+            .join(format!("{}.html", pr_str(key)));
+        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+        std::fs::write(path, incompatible_order_html(h, key))?;
+    }
     if outcome.cycles.is_empty() {
         return Ok(notes);
     }
@@ -89,4 +99,89 @@ pub fn write_files(
         std::fs::write(dir.join(format!("{kind}.txt")), text.join("\n\n\n"))?;
     }
     Ok(notes)
+}
+
+/// A light background colour derived from a value's hash, so that equal
+/// elements share a colour (as Elle's `rand-bg-color`).
+fn background(v: &Value) -> String {
+    let h = clojure_hasheq(v) as i64;
+    let squeeze = |x: i64| 130 + x * 120 / 255;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        squeeze(h & 255),
+        squeeze((h & 0xff00) >> 8),
+        squeeze((h & 0xff_0000) >> 16)
+    )
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Elle's table of every `:ok` read of `key`, with the elements that
+/// disagree with the longest read highlighted.
+pub fn incompatible_order_html(h: &History, key: &Value) -> String {
+    let Some(k) = h.interner.lookup(key) else {
+        return String::new();
+    };
+    let reads = || {
+        h.ops
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| op.op_type == OpType::Ok)
+            .flat_map(|(i, op)| {
+                h.mops(op)
+                    .iter()
+                    .filter(|m| m.f == MopFn::Read && m.key == k)
+                    .map(move |m| (i, m))
+            })
+    };
+    let longest: Vec<_> = reads()
+        .map(|(_, m)| h.list(m.arg))
+        .max_by_key(|l| l.len())
+        .unwrap_or(&[])
+        .to_vec();
+    let title = match key {
+        Value::Str(s) => s.clone(),
+        other => pr_str(other),
+    };
+    let mut s = format!(
+        "<html><head><style>th {{ text-align: left; }}</style></head><body><h1>All Reads of {}</h1>\
+<table><thead><tr><th>Index</th><th>Time (s)</th><th>Process</th><th>Fun</th>\
+<th colspan=\"32\">Value</th></tr></thead><tbody>",
+        html_escape(&title)
+    );
+    for (i, m) in reads() {
+        let op = &h.ops[i];
+        let f = match h.atom_value(op.f) {
+            Value::Keyword(k) => k,
+            Value::Nil => String::new(),
+            other => pr_str(&other),
+        };
+        s.push_str(&format!(
+            "<tr><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td>",
+            op.index,
+            op.time as f64 / 1e9,
+            op.process,
+            html_escape(&f)
+        ));
+        for (j, &e) in h.list(m.arg).iter().enumerate() {
+            let v = h.atom_value(e);
+            let text = html_escape(&pr_str(&v));
+            if longest.get(j) == Some(&e) {
+                s.push_str(&format!("<td>{text}</td>"));
+            } else {
+                s.push_str(&format!(
+                    "<td style=\"background: {}\">{text}</td>",
+                    background(&v)
+                ));
+            }
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table></body></html>");
+    s
 }
