@@ -104,7 +104,15 @@ struct CheckArgs {
     /// Plots whose DOT source is larger than this are skipped.
     #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
     max_plot_bytes: usize,
-    /// History files (`-` reads standard input).
+    /// Check this many histories at once (default: one per core).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// No progress display and no final summary on standard error.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// History files, or directories to search (Jepsen stores: each run's
+    /// `history.edn`; elsewhere `*.edn` and `*.json`). `-` reads standard
+    /// input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -293,50 +301,108 @@ fn run_check(a: CheckArgs) -> i32 {
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
         ..CheckOptions::default()
     };
+    let files = match crate::batch::discover(&a.files) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("ellery: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    if files.is_empty() {
+        eprintln!("ellery: no histories found in the given directories");
+        return EXIT_BAD_INPUT;
+    }
+    let many = files.len() > 1;
+    let jobs = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let progress = crate::batch::Progress::new(files.len(), a.quiet);
+    let started = std::time::Instant::now();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let (mut any_invalid, mut any_unknown, mut any_error) = (false, false, false);
-    let many = a.files.len() > 1;
-    for path in &a.files {
-        let dir = a.directory.as_ref().map(|d| {
-            if many {
-                d.join(path.file_stem().unwrap_or_default())
-            } else {
-                d.clone()
-            }
-        });
-        match check_one(path, a.format, &opts, dir.as_deref().map(|d| (d, &plot))) {
-            Err(msg) => {
-                eprintln!("ellery: {msg}");
-                any_error = true;
-            }
-            Ok(o) => {
-                match o.validity {
-                    Validity::Invalid => any_invalid = true,
-                    Validity::Unknown => any_unknown = true,
-                    Validity::Valid => {}
+    let mut counts = [0usize; 4]; // valid, invalid, unknown, error
+    crate::batch::run_ordered(
+        &files,
+        jobs,
+        |path| {
+            let dir = a.directory.as_ref().map(|d| {
+                if many {
+                    d.join(output_subdir(path))
+                } else {
+                    d.clone()
                 }
-                let line = match a.output {
-                    OutputFormat::Edn if many => {
-                        format!(";; {}\n{}", path.display(), pr_str(&o.result))
-                    }
-                    OutputFormat::Edn => pr_str(&o.result),
-                    OutputFormat::Json => value_to_json(&o.result).to_string(),
-                    OutputFormat::Summary => summary_line(path, &o),
-                };
-                let _ = writeln!(out, "{line}");
+            });
+            let r = check_one(path, a.format, &opts, dir.as_deref().map(|d| (d, &plot)));
+            progress.tick(path);
+            r
+        },
+        |i, r| {
+            let path = &files[i];
+            match r {
+                Err(msg) => {
+                    eprintln!("ellery: {msg}");
+                    counts[3] += 1;
+                }
+                Ok(o) => {
+                    counts[match o.validity {
+                        Validity::Valid => 0,
+                        Validity::Invalid => 1,
+                        Validity::Unknown => 2,
+                    }] += 1;
+                    let line = match a.output {
+                        OutputFormat::Edn if many => {
+                            format!(";; {}\n{}", path.display(), pr_str(&o.result))
+                        }
+                        OutputFormat::Edn => pr_str(&o.result),
+                        OutputFormat::Json => value_to_json(&o.result).to_string(),
+                        OutputFormat::Summary => summary_line(path, &o),
+                    };
+                    let _ = writeln!(out, "{line}");
+                }
             }
-        }
+        },
+    );
+    progress.finish();
+    if many && !a.quiet {
+        eprintln!(
+            "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable",
+            files.len(),
+            started.elapsed().as_secs_f64(),
+            counts[0],
+            counts[1],
+            counts[2],
+            counts[3]
+        );
     }
-    if any_error {
+    if counts[3] > 0 {
         EXIT_BAD_INPUT
-    } else if any_invalid {
+    } else if counts[1] > 0 {
         EXIT_INVALID
-    } else if any_unknown {
+    } else if counts[2] > 0 {
         EXIT_UNKNOWN
     } else {
         EXIT_VALID
     }
+}
+
+/// Where a history's files go under `--directory` when several histories
+/// are checked: its path, flattened (`store/t/20240101/history.edn` →
+/// `store-t-20240101-history`).
+fn output_subdir(path: &Path) -> String {
+    let mut parts: Vec<String> = path
+        .with_extension("")
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        parts.push("stdin".into());
+    }
+    parts.join("-")
 }
 
 fn verdict_word(v: Validity) -> &'static str {

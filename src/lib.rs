@@ -8,6 +8,7 @@
 //! [`consistency`] (Elle's model lattice) → [`report`] (result maps,
 //! explanations).
 
+pub mod batch;
 pub mod check;
 pub mod cli;
 pub mod consistency;

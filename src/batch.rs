@@ -1,0 +1,205 @@
+//! Checking many histories at once: finding them in Jepsen stores and
+//! directories, running them in parallel, reporting progress.
+//!
+//! Jepsen's binary `test.jepsen` store file is not read: it is a custom
+//! block container holding Fressian-encoded data written with Jepsen's own
+//! Fressian handlers (records, Bifurcan collections, histories as chunked
+//! "BigVectors"); there is no maintained Rust Fressian crate, and a reader
+//! faithful to those handlers is a project of its own. Every Jepsen store
+//! also has `history.edn`, which is what ellery reads.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// Expands the command line's inputs into history files, in a stable order.
+///
+/// A file is taken as it is. A directory is walked (without following
+/// symbolic links, so Jepsen's `latest`/`current` links add nothing): a
+/// directory holding `history.edn` is a Jepsen test run and contributes
+/// exactly that file; elsewhere every `*.edn` and `*.json` file is taken,
+/// except Jepsen's `results.edn`.
+pub fn discover(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if input.as_os_str() == "-" || !input.is_dir() {
+            out.push(input.clone());
+        } else {
+            walk(input, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    let history = dir.join("history.edn");
+    let is_run = history.is_file();
+    if is_run {
+        out.push(history);
+    }
+    for path in entries {
+        let meta = std::fs::symlink_metadata(&path)?;
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        if meta.is_dir() {
+            walk(&path, out)?;
+        } else if !is_run {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let wanted = name.ends_with(".edn") || name.ends_with(".json");
+            if wanted && name != "results.edn" {
+                out.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A one-line progress display on standard error, shown only when standard
+/// error is a terminal.
+pub struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    enabled: bool,
+    started: Instant,
+}
+
+impl Progress {
+    /// A progress display for `total` items; `quiet` turns it off.
+    pub fn new(total: usize, quiet: bool) -> Progress {
+        Progress {
+            total,
+            done: AtomicUsize::new(0),
+            enabled: !quiet && total > 1 && std::io::stderr().is_terminal(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Records one finished item.
+    pub fn tick(&self, what: &Path) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.enabled {
+            let mut e = std::io::stderr().lock();
+            let name = what.display().to_string();
+            let tail: String = name
+                .chars()
+                .rev()
+                .take(60)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            let _ = write!(
+                e,
+                "\r\x1b[2K[{done}/{}] {:.1} s {tail}",
+                self.total,
+                self.started.elapsed().as_secs_f64()
+            );
+            let _ = e.flush();
+        }
+    }
+
+    /// Clears the progress line.
+    pub fn finish(&self) {
+        if self.enabled {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+}
+
+/// Runs `work` on every item with up to `jobs` threads, and hands each
+/// result to `emit` in the items' order, as soon as every earlier one is
+/// done (so output is deterministic and still streams).
+pub fn run_ordered<T, R, W, E>(items: &[T], jobs: usize, work: W, mut emit: E)
+where
+    T: Sync,
+    R: Send,
+    W: Fn(&T) -> R + Sync,
+    E: FnMut(usize, R),
+{
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, R)>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, items.len().max(1)) {
+            let tx = tx.clone();
+            let (next, work) = (&next, &work);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                if tx.send((i, work(&items[i]))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending: std::collections::BTreeMap<usize, R> = Default::default();
+        let mut want = 0;
+        for (i, r) in rx {
+            pending.insert(i, r);
+            while let Some(r) = pending.remove(&want) {
+                emit(want, r);
+                want += 1;
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_out_in_input_order() {
+        let items: Vec<u64> = (0..50).collect();
+        let mut seen = Vec::new();
+        run_ordered(
+            &items,
+            4,
+            |&x| {
+                std::thread::sleep(std::time::Duration::from_micros((50 - x) * 20));
+                x * 2
+            },
+            |i, r| seen.push((i, r)),
+        );
+        let want: Vec<(usize, u64)> = (0..50).map(|i| (i as usize, i * 2)).collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn discovers_jepsen_store_layouts() {
+        let root = std::env::temp_dir().join(format!("ellery-discover-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let run = root.join("store/append/20240101T000000.000Z");
+        std::fs::create_dir_all(&run).expect("mkdir");
+        for f in ["history.edn", "results.edn", "test.jepsen"] {
+            std::fs::write(run.join(f), "").expect("write");
+        }
+        let loose = root.join("loose");
+        std::fs::create_dir_all(&loose).expect("mkdir");
+        for f in ["b.json", "a.edn", "notes.txt", "results.edn"] {
+            std::fs::write(loose.join(f), "").expect("write");
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&run, root.join("store/append/latest")).expect("symlink");
+        let found = discover(std::slice::from_ref(&root)).expect("walk");
+        assert_eq!(
+            found,
+            vec![
+                loose.join("a.edn"),
+                loose.join("b.json"),
+                run.join("history.edn")
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
