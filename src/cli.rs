@@ -18,7 +18,7 @@ use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::plot::{PlotFormat, PlotOptions};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -252,6 +252,9 @@ fn check_one(
     directory: Option<(&Path, &PlotOptions)>,
 ) -> Result<Outcome, String> {
     let started = std::time::Instant::now();
+    if let Some(p) = opts.progress {
+        p("reading");
+    }
     let h = read(path, format).map_err(|e| e.to_string())?;
     if opts.verbose {
         eprintln!(
@@ -313,6 +316,10 @@ fn run_check(a: CheckArgs) -> i32 {
         return EXIT_BAD_INPUT;
     }
     let many = files.len() > 1;
+    let mut opts = opts;
+    if !many && !a.quiet && std::io::stderr().is_terminal() {
+        opts.progress = Some(show_phase);
+    }
     let jobs = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -365,6 +372,9 @@ fn run_check(a: CheckArgs) -> i32 {
         },
     );
     progress.finish();
+    if opts.progress.is_some() {
+        eprint!("\r\x1b[2K");
+    }
     if many && !a.quiet {
         eprintln!(
             "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable",
@@ -385,6 +395,11 @@ fn run_check(a: CheckArgs) -> i32 {
     } else {
         EXIT_VALID
     }
+}
+
+/// Shows the phase a single large check is in, on one terminal line.
+fn show_phase(phase: &str) {
+    eprint!("\r\x1b[2Kellery: {phase}…");
 }
 
 /// Where a history's files go under `--directory` when several histories

@@ -23,6 +23,8 @@ pub struct CheckOptions {
     /// Prepare plots (DOT sources) of SCCs and reported cycles no larger
     /// than this many bytes; `None` prepares none.
     pub plot_max_bytes: Option<usize>,
+    /// Called with the name of each phase as it starts (a progress display).
+    pub progress: Option<fn(&str)>,
 }
 
 impl Default for CheckOptions {
@@ -33,6 +35,7 @@ impl Default for CheckOptions {
             elle_steps: 2_000_000,
             verbose: false,
             plot_max_bytes: None,
+            progress: None,
         }
     }
 }
@@ -132,6 +135,7 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         verbose: opts.verbose,
     };
     phase("inference");
+    starting("searching for cycles");
     let analysis = cycle_cases(history, &inference, &copts);
     let (cases, vertices) = (&analysis.cases, analysis.vertex_count);
     phase("cycle search");
