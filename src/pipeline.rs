@@ -115,6 +115,12 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
             );
         }
     };
+    let starting = |name: &str| {
+        if let Some(p) = opts.progress {
+            p(name)
+        }
+    };
+    starting("inferring dependencies");
     let inference = match list_append::analyze(history, extra) {
         Ok(i) => i,
         Err(e) => {
