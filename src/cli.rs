@@ -40,6 +40,33 @@ enum Command {
     Check(CheckArgs),
     /// Generate a Jepsen history from a simulated database.
     Gen(crate::gen::cli::GenArgs),
+    /// Compare an Elle result with ellery's (exit 0 if they agree on the
+    /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input).
+    Diff(DiffArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct DiffArgs {
+    /// Elle's result: a result map, or a Jepsen `results.edn` holding it.
+    elle: PathBuf,
+    /// ellery's result map; with `--check`, the history to check instead.
+    other: PathBuf,
+    /// Run ellery on the history given second, then compare.
+    #[arg(long)]
+    check: bool,
+    /// Where Elle's result sits in the first file (e.g. `workload`); by
+    /// default the first nested map with `:anomaly-types`.
+    #[arg(long)]
+    key: Option<String>,
+    /// Consistency models (with `--check`).
+    #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
+    consistency_models: Vec<String>,
+    /// Extra anomalies (with `--check`).
+    #[arg(short = 'a', long, value_delimiter = ',')]
+    anomalies: Vec<String>,
+    /// Also require the normalised maps to be identical (same cycles).
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Workloads.
@@ -173,7 +200,7 @@ pub fn run(args: &[String]) -> i32 {
     let first = args.get(1).map(String::as_str);
     let subcommand = matches!(
         first,
-        Some("check" | "gen" | "help" | "--help" | "-h" | "--version" | "-V") | None
+        Some("check" | "gen" | "diff" | "help" | "--help" | "-h" | "--version" | "-V") | None
     );
     if !subcommand {
         return run_elle_cli(args);
@@ -189,6 +216,7 @@ pub fn run(args: &[String]) -> i32 {
     match cli.command {
         Command::Check(a) => run_check(a),
         Command::Gen(g) => crate::gen::cli::run(g),
+        Command::Diff(d) => run_diff(d),
     }
 }
 
@@ -394,6 +422,69 @@ fn run_check(a: CheckArgs) -> i32 {
         EXIT_UNKNOWN
     } else {
         EXIT_VALID
+    }
+}
+
+fn read_result(path: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::edn::parse_one(&bytes)
+        .map_err(|e| e.into_input_error(&path.display().to_string()).to_string())
+}
+
+fn run_diff(d: DiffArgs) -> i32 {
+    let elle_file = match read_result(&d.elle) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("ellery: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let Some(elle) = crate::diff::find_result(&elle_file, d.key.as_deref()) else {
+        eprintln!(
+            "ellery: {}: expected an Elle result map{}, found none",
+            d.elle.display(),
+            d.key
+                .as_ref()
+                .map(|k| format!(" under {k}"))
+                .unwrap_or_default()
+        );
+        return EXIT_BAD_INPUT;
+    };
+    let ours = if d.check {
+        let exp = match expectations(&d.consistency_models, &d.anomalies) {
+            Ok(e) => e,
+            Err(msg) => {
+                eprintln!("ellery: {msg}");
+                return EXIT_BAD_INPUT;
+            }
+        };
+        let opts = CheckOptions {
+            expectations: exp,
+            ..CheckOptions::default()
+        };
+        match check_one(&d.other, None, &opts, None) {
+            Ok(o) => o.result,
+            Err(e) => {
+                eprintln!("ellery: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        }
+    } else {
+        match read_result(&d.other) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("ellery: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        }
+    };
+    let c = crate::diff::compare(elle, &ours);
+    print!("{}", c.report());
+    let agree = c.agrees() && (!d.strict || c.identical());
+    if agree {
+        EXIT_VALID
+    } else {
+        EXIT_INVALID
     }
 }
 

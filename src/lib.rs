@@ -12,6 +12,7 @@ pub mod batch;
 pub mod check;
 pub mod cli;
 pub mod consistency;
+pub mod diff;
 pub mod edn;
 pub mod error;
 pub mod gen;
