@@ -1,0 +1,249 @@
+//! Hand-written list-append histories (`test-histories/list-append/`), one or
+//! more per anomaly type, each with the result map Elle 0.2.7 would print for
+//! it. Every case is checked as a whole map, character for character.
+//!
+//! Layout of a case `NAME`:
+//! - `NAME.edn`: the history (Jepsen EDN);
+//! - `NAME.expected.edn`: one line, Elle's result map;
+//! - `NAME.opts` (optional): CLI-style flags, `-c MODEL,...` and/or
+//!   `-a ANOMALY,...`; without it, Elle's default (strict-serializable).
+
+use ellery::check::result::Expectations;
+use ellery::consistency::{parse_anomalies, parse_models};
+use ellery::edn::{pr_str, Value};
+use ellery::model::SourceFormat;
+use ellery::pipeline::{check_list_append, CheckOptions};
+use ellery::read::{read_history_bytes, read_history_file};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// How many cases `test-histories/list-append/` holds; update it when adding
+/// or removing a case, so that a lost file is noticed.
+const EXPECTED_CASES: usize = 27;
+
+/// Cases whose expected file is what Elle prints but where ellery is known to
+/// print something else. The test checks that these still differ, so it fails
+/// (and this list must be emptied) once ellery is fixed.
+const KNOWN_DIFFERENCES: &[&str] = &[];
+
+fn case_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("test-histories/list-append")
+}
+
+/// Every case name (file stem of a history), sorted.
+fn case_names() -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(case_dir())
+        .expect("test-histories/list-append is readable")
+        .map(|e| {
+            e.expect("directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.ends_with(".edn") && !n.ends_with(".expected.edn"))
+        .map(|n| n.trim_end_matches(".edn").to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Parses the flags of a `.opts` file into Elle's options.
+fn expectations(opts: &str) -> Expectations {
+    let mut models: Vec<String> = Vec::new();
+    let mut anomalies: Vec<String> = Vec::new();
+    let mut words = opts.split_whitespace();
+    while let Some(flag) = words.next() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (flag, None),
+        };
+        let value = inline
+            .or_else(|| words.next().map(str::to_string))
+            .unwrap_or_else(|| panic!("flag {flag} needs a value"));
+        let list = value
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        match name {
+            "-c" | "--consistency-models" => models.extend(list),
+            "-a" | "--anomalies" => anomalies.extend(list),
+            other => panic!("unsupported flag {other:?} in .opts"),
+        }
+    }
+    if models.is_empty() {
+        models.push("strict-serializable".to_string());
+    }
+    let models: Vec<&str> = models.iter().map(String::as_str).collect();
+    let anomalies: Vec<&str> = anomalies.iter().map(String::as_str).collect();
+    Expectations {
+        models: Some(parse_models(&models).expect("known consistency models")),
+        anomalies: parse_anomalies(&anomalies).expect("known anomalies"),
+    }
+}
+
+fn check_file(path: &Path, exp: Expectations) -> String {
+    let history =
+        read_history_file(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let opts = CheckOptions {
+        expectations: exp,
+        ..CheckOptions::default()
+    };
+    pr_str(&check_list_append(&history, &opts).result)
+}
+
+#[test]
+fn hand_written_histories_match_elle_result_maps() {
+    let dir = case_dir();
+    let names = case_names();
+    assert_eq!(
+        names.len(),
+        EXPECTED_CASES,
+        "number of cases under {} (found {names:?})",
+        dir.display()
+    );
+    for known in KNOWN_DIFFERENCES {
+        assert!(
+            names.iter().any(|n| n == known),
+            "known difference {known} has no history"
+        );
+    }
+    let mut failures = Vec::new();
+    let mut fixed = Vec::new();
+    for name in &names {
+        let opts = fs::read_to_string(dir.join(format!("{name}.opts"))).unwrap_or_default();
+        let want = fs::read_to_string(dir.join(format!("{name}.expected.edn")))
+            .unwrap_or_else(|e| panic!("{name}.expected.edn: {e}"));
+        let want = want.trim_end_matches('\n');
+        assert!(
+            !want.contains('\n'),
+            "{name}.expected.edn must hold exactly one line"
+        );
+        let got = check_file(&dir.join(format!("{name}.edn")), expectations(&opts));
+        let known = KNOWN_DIFFERENCES.contains(&name.as_str());
+        match (got == want, known) {
+            (true, false) | (false, true) => {}
+            (false, false) => failures.push(format!(
+                "{name} (opts: {:?}):\n  want {want}\n  got  {got}",
+                opts.trim()
+            )),
+            (true, true) => fixed.push(name.clone()),
+        }
+    }
+    assert!(
+        fixed.is_empty(),
+        "these known differences now match Elle; remove them from KNOWN_DIFFERENCES: {fixed:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from Elle's result map:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_case_has_an_expected_result() {
+    let dir = case_dir();
+    for entry in fs::read_dir(&dir).expect("readable") {
+        let file = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        let stem = if let Some(s) = file.strip_suffix(".expected.edn") {
+            s
+        } else if let Some(s) = file.strip_suffix(".opts") {
+            s
+        } else if let Some(s) = file.strip_suffix(".edn") {
+            assert!(
+                dir.join(format!("{s}.expected.edn")).is_file(),
+                "{file} has no {s}.expected.edn"
+            );
+            continue;
+        } else {
+            panic!("unexpected file {file} in {}", dir.display());
+        };
+        assert!(
+            dir.join(format!("{stem}.edn")).is_file(),
+            "{file} has no history {stem}.edn"
+        );
+    }
+}
+
+/// Elle's README demo (three bare `:ok` ops, no `:f`, `:index` or `:time`),
+/// checked with `{:consistency-models [:serializable]}`.
+#[test]
+fn readme_demo_facts() {
+    let demo = b"[{:process 0, :type :ok, :value [[:append :x 1] [:r :y [1]]]}\n \
+                 {:process 1, :type :ok, :value [[:append :x 2] [:append :y 1]]}\n \
+                 {:process 2, :type :ok, :value [[:r :x [1 2]]]}]\n";
+    let history =
+        read_history_bytes(demo.to_vec(), "readme-demo", SourceFormat::Edn).expect("demo parses");
+    let opts = CheckOptions {
+        expectations: Expectations {
+            models: Some(parse_models(&["serializable"]).expect("model")),
+            anomalies: vec![],
+        },
+        ..CheckOptions::default()
+    };
+    let result = check_list_append(&history, &opts).result;
+    let field = |k: &str| {
+        pr_str(
+            result
+                .get_kw(k)
+                .unwrap_or_else(|| panic!("no :{k} in {}", pr_str(&result))),
+        )
+    };
+    assert_eq!(field("valid?"), "false");
+    assert_eq!(field("anomaly-types"), "(:G1c)");
+    assert_eq!(field("not"), "#{:read-committed}");
+    let also_not = [
+        "causal-cerone",
+        "consistent-view",
+        "cursor-stability",
+        "forward-consistent-view",
+        "monotonic-atomic-view",
+        "monotonic-snapshot-read",
+        "monotonic-view",
+        "parallel-snapshot-isolation",
+        "prefix",
+        "read-atomic",
+        "repeatable-read",
+        "serializable",
+        "snapshot-isolation",
+        "strong-read-committed",
+        "strong-serializable",
+        "strong-session-read-committed",
+        "strong-session-serializable",
+        "strong-session-snapshot-isolation",
+        "strong-snapshot-isolation",
+        "update-atomic",
+        "update-serializable",
+    ];
+    assert_eq!(also_not.len(), 21);
+    let want = format!("#{{{}}}", also_not.map(|m| format!(":{m}")).join(" "));
+    assert_eq!(field("also-not"), want);
+    match result.get_kw("also-not") {
+        Some(Value::Set(items)) => assert_eq!(items.len(), 21),
+        other => panic!("also-not is not a set: {other:?}"),
+    }
+    // The one G1c cycle: T1 -wr(y)-> T0 -ww(x)-> T1, ops printed in Op key
+    // order with Elle's defaults (:time -1, :f nil).
+    let anomalies = field("anomalies");
+    assert!(
+        anomalies.contains(
+            ":steps ({:type :wr, :key :y, :value 1, :a-mop-index 1, :b-mop-index 1} \
+             {:type :ww, :key :x, :value 1, :value' 2, :a-mop-index 0, :b-mop-index 0})"
+        ),
+        "{anomalies}"
+    );
+    assert!(
+        anomalies.starts_with(
+            "{:G1c [{:cycle [{:index 1, :time -1, :type :ok, :process 1, :f nil, \
+             :value [[:append :x 2] [:append :y 1]]} {:index 0, :time -1, :type :ok, \
+             :process 0, :f nil, :value [[:append :x 1] [:r :y [1]]]} {:index 1,"
+        ),
+        "{anomalies}"
+    );
+}
