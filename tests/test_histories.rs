@@ -88,7 +88,11 @@ fn check_file(path: &Path, exp: Expectations) -> String {
         expectations: exp,
         ..CheckOptions::default()
     };
-    pr_str(&check_list_append(&history, &opts).result)
+    pr_str(
+        &check_list_append(&history, &opts)
+            .expect("analyzable")
+            .result,
+    )
 }
 
 #[test]
@@ -187,7 +191,9 @@ fn readme_demo_facts() {
         },
         ..CheckOptions::default()
     };
-    let result = check_list_append(&history, &opts).result;
+    let result = check_list_append(&history, &opts)
+        .expect("analyzable")
+        .result;
     let field = |k: &str| {
         pr_str(
             result
