@@ -334,17 +334,20 @@ pub fn cycle_cases(
 ) -> (Vec<CycleCase>, usize) {
     let n = history.ops.len();
     let graph = DiGraph::from_edges(n, inference.edges.clone());
-    let vertex_count = (0..n as u32).filter(|&v| graph.has_edges(v)).count().max(
-        // vertices that only receive edges
-        {
-            let mut seen = vec![false; n];
-            for (a, b, _) in graph.edges() {
-                seen[a as usize] = true;
-                seen[b as usize] = true;
+    let vertex_count = {
+        // Every endpoint of an edge, plus the inference's edgeless vertices.
+        let mut seen = vec![false; n];
+        for (a, b, _) in graph.edges() {
+            seen[a as usize] = true;
+            seen[b as usize] = true;
+        }
+        for &v in &inference.vertices {
+            if let Some(s) = seen.get_mut(v as usize) {
+                *s = true;
             }
-            seen.iter().filter(|&&s| s).count()
-        },
-    );
+        }
+        seen.iter().filter(|&&s| s).count()
+    };
     let mut sccs = nontrivial_sccs(&graph);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
     let mut cases = Vec::new();
