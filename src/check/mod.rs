@@ -577,7 +577,7 @@ mod tests {
                     if a != b && rng.next_u64() % 100 < 40 {
                         let mut r = Rels::NONE;
                         for p in palette {
-                            if rng.next_u64() % 3 == 0 {
+                            if rng.next_u64().is_multiple_of(3) {
                                 r = r.union(p);
                             }
                         }
