@@ -4,7 +4,7 @@
 //! * `ellery check [OPTIONS] FILES…` — ellery's own, with exit codes
 //!   0 (all valid), 1 (some invalid), 2 (some unknown, none invalid),
 //!   3 (bad input or usage).
-//! * `ellery -m list-append [elle-cli options] FILES…` — elle-cli's flags,
+//! * `ellery -m list-append|rw-register [elle-cli options] FILES…` — elle-cli's flags,
 //!   output lines (`path \t true`) and exit codes (1 if any history is
 //!   invalid, else 0; 255 on bad input), so scripts only change the name.
 
@@ -12,8 +12,9 @@ use crate::check::result::Expectations;
 use crate::consistency as cm;
 use crate::edn::{pr_str, value_to_json, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
+use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
-use crate::pipeline::{check_list_append, CheckOptions, Outcome, Validity};
+use crate::pipeline::{check_list_append, check_rw_register, CheckOptions, Outcome, Validity};
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::plot::{PlotFormat, PlotOptions};
@@ -67,6 +68,9 @@ struct DiffArgs {
     /// Also require the normalised maps to be identical (same cycles).
     #[arg(long)]
     strict: bool,
+    /// Workload (with `--check`).
+    #[arg(short = 'm', long = "model", value_enum, default_value = "list-append")]
+    workload: Workload,
 }
 
 /// Workloads.
@@ -74,6 +78,8 @@ struct DiffArgs {
 enum Workload {
     /// Elle's list-append workload.
     ListAppend,
+    /// Elle's rw-register workload.
+    RwRegister,
 }
 
 /// Output formats.
@@ -122,6 +128,8 @@ struct CheckArgs {
     /// Report progress and phase timings on standard error.
     #[arg(long)]
     verbose: bool,
+    #[command(flatten)]
+    rw: RwFlags,
     /// Plot format for SCC and cycle plots under `--directory`.
     #[arg(short = 'p', long = "plot-format", value_enum, default_value = "svg")]
     plot_format: PlotFormat,
@@ -144,11 +152,38 @@ struct CheckArgs {
     files: Vec<PathBuf>,
 }
 
+/// Elle's rw-register options (ignored by other workloads).
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct RwFlags {
+    /// rw-register: assume each key is linearizable and infer version order
+    /// from real-time order (Elle's `:linearizable-keys?`).
+    #[arg(long)]
+    linearizable_keys: bool,
+    /// rw-register: assume each key is sequentially consistent and infer
+    /// version order from process order (Elle's `:sequential-keys?`).
+    #[arg(long)]
+    sequential_keys: bool,
+    /// rw-register: assume writes follow reads within a transaction (Elle's
+    /// `:wfr-keys?`).
+    #[arg(long)]
+    wfr_keys: bool,
+}
+
+impl RwFlags {
+    fn options(self) -> RwOptions {
+        RwOptions {
+            linearizable_keys: self.linearizable_keys,
+            sequential_keys: self.sequential_keys,
+            wfr_keys: self.wfr_keys,
+        }
+    }
+}
+
 /// elle-cli's command line.
 #[derive(Parser, Debug)]
 #[command(name = "ellery", about = "elle-cli compatible mode", after_help = EXIT_CODES)]
 struct ElleCli {
-    /// Model (workload): list-append.
+    /// Model (workload): list-append or rw-register.
     #[arg(short = 'm', long = "model")]
     model: String,
     /// Input format: edn or json (default: from the extension).
@@ -185,6 +220,8 @@ struct ElleCli {
     /// Largest plot, in bytes of DOT.
     #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
     max_plot_bytes: u64,
+    #[command(flatten)]
+    rw: RwFlags,
     /// History files.
     files: Vec<PathBuf>,
 }
@@ -276,6 +313,8 @@ fn note_ignored(h: &crate::model::History) {
 fn check_one(
     path: &Path,
     format: Option<InputFormat>,
+    workload: Workload,
+    rw: &RwOptions,
     opts: &CheckOptions,
     directory: Option<(&Path, &PlotOptions)>,
 ) -> Result<Outcome, String> {
@@ -293,7 +332,11 @@ fn check_one(
         );
     }
     note_ignored(&h);
-    let outcome = check_list_append(&h, opts).map_err(|e| e.to_string())?;
+    let outcome = match workload {
+        Workload::ListAppend => check_list_append(&h, opts),
+        Workload::RwRegister => check_rw_register(&h, opts, rw),
+    }
+    .map_err(|e| e.to_string())?;
     if let Some(p) = &outcome.problem {
         eprintln!("ellery: {p}");
     }
@@ -357,6 +400,7 @@ fn run_check(a: CheckArgs) -> i32 {
     let started = std::time::Instant::now();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let rw_options = a.rw.options();
     let mut counts = [0usize; 4]; // valid, invalid, unknown, error
     crate::batch::run_ordered(
         &files,
@@ -369,7 +413,14 @@ fn run_check(a: CheckArgs) -> i32 {
                     d.clone()
                 }
             });
-            let r = check_one(path, a.format, &opts, dir.as_deref().map(|d| (d, &plot)));
+            let r = check_one(
+                path,
+                a.format,
+                a.workload,
+                &rw_options,
+                &opts,
+                dir.as_deref().map(|d| (d, &plot)),
+            );
             progress.tick(path);
             r
         },
@@ -462,7 +513,14 @@ fn run_diff(d: DiffArgs) -> i32 {
             expectations: exp,
             ..CheckOptions::default()
         };
-        match check_one(&d.other, None, &opts, None) {
+        match check_one(
+            &d.other,
+            None,
+            d.workload,
+            &RwOptions::default(),
+            &opts,
+            None,
+        ) {
             Ok(o) => o.result,
             Err(e) => {
                 eprintln!("ellery: {e}");
@@ -544,13 +602,16 @@ fn run_elle_cli(args: &[String]) -> i32 {
             return code;
         }
     };
-    if cli.model != "list-append" {
-        eprintln!(
-            "ellery: model {} is not supported yet (supported: list-append)",
-            cli.model
-        );
-        return 255;
-    }
+    let workload = match cli.model.as_str() {
+        "list-append" => Workload::ListAppend,
+        "rw-register" => Workload::RwRegister,
+        other => {
+            eprintln!(
+                "ellery: model {other} is not supported yet (supported: list-append, rw-register)"
+            );
+            return 255;
+        }
+    };
     let split = |s: &str| -> Vec<String> {
         s.split(',')
             .map(|x| x.trim().to_string())
@@ -594,6 +655,8 @@ fn run_elle_cli(args: &[String]) -> i32 {
         match check_one(
             path,
             format,
+            workload,
+            &cli.rw.options(),
             &opts,
             cli.directory.as_deref().map(|d| (d, &plot)),
         ) {

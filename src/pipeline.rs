@@ -5,6 +5,8 @@ use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
 use crate::consistency as cm;
 use crate::edn::Value;
 use crate::infer::list_append::{self, ExtraGraph};
+use crate::infer::rw_register::{self, RwOptions};
+use crate::infer::Inference;
 use crate::model::History;
 use std::time::Duration;
 
@@ -87,13 +89,47 @@ pub fn check_list_append(
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
     list_append::validate(history)?;
-    Ok(check_valid_list_append(history, opts))
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    match list_append::analyze(history, extra_graph(opts)) {
+        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
+        Err(e) => Ok(Outcome {
+            validity: validity_of(&e.result),
+            result: e.result,
+            cycles: Vec::new(),
+            problem: e.problem,
+            plots: Vec::new(),
+            incompatible_keys: Vec::new(),
+        }),
+    }
 }
 
-fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
-    let exp = &opts.expectations;
-    let reportable = exp.reportable();
-    let extra = if reportable
+/// Tells the progress display (if any) that a phase starts.
+fn starting(opts: &CheckOptions, phase: &str) {
+    if let Some(p) = opts.progress {
+        p(phase)
+    }
+}
+
+/// Checks a read-write register history as `elle.rw-register/check` does,
+/// with Elle's rw-register options (`rw`). Fails on input Elle's checker
+/// throws on (see [`rw_register::analyze`]).
+pub fn check_rw_register(
+    history: &History,
+    opts: &CheckOptions,
+    rw: &RwOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    let inference = rw_register::analyze(history, extra_graph(opts), rw)?;
+    Ok(check_inferred(history, opts, &inference, clock))
+}
+
+/// The order graph Elle adds for the reportable anomalies: real-time if any
+/// `-realtime` type is reportable, else process if any `-process` type is.
+fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
+    let reportable = opts.expectations.reportable();
+    if reportable
         .iter()
         .any(|t| cm::realtime_anomaly_types().contains(t))
     {
@@ -105,33 +141,25 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         ExtraGraph::Process
     } else {
         ExtraGraph::None
-    };
-    let clock = std::time::Instant::now();
+    }
+}
+
+/// The workload-independent tail of a check: cycle search over the inferred
+/// graph, then Elle's anomaly map and result map.
+fn check_inferred(
+    history: &History,
+    opts: &CheckOptions,
+    inference: &Inference<'_>,
+    clock: std::time::Instant,
+) -> Outcome {
+    let exp = &opts.expectations;
+    let reportable = exp.reportable();
     let phase = |name: &str| {
         if opts.verbose {
             eprintln!(
                 "ellery: {name} done at {:.3} s",
                 clock.elapsed().as_secs_f64()
             );
-        }
-    };
-    let starting = |name: &str| {
-        if let Some(p) = opts.progress {
-            p(name)
-        }
-    };
-    starting("inferring dependencies");
-    let inference = match list_append::analyze(history, extra) {
-        Ok(i) => i,
-        Err(e) => {
-            return Outcome {
-                validity: validity_of(&e.result),
-                result: e.result,
-                cycles: Vec::new(),
-                problem: e.problem,
-                plots: Vec::new(),
-                incompatible_keys: Vec::new(),
-            }
         }
     };
     let copts = CycleOptions {
@@ -141,8 +169,8 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
         verbose: opts.verbose,
     };
     phase("inference");
-    starting("searching for cycles");
-    let analysis = cycle_cases(history, &inference, &copts);
+    starting(opts, "searching for cycles");
+    let analysis = cycle_cases(history, inference, &copts);
     let (cases, vertices) = (&analysis.cases, analysis.vertex_count);
     phase("cycle search");
     let mut all: Vec<(String, Vec<Value>)> = Vec::new();
@@ -171,9 +199,14 @@ fn check_valid_list_append(history: &History, opts: &CheckOptions) -> Outcome {
             push(k, v.clone());
         }
     }
-    let result = result_map(exp, &all);
+    let seqs: Vec<&str> = inference
+        .anomalies
+        .types()
+        .filter(|t| inference.anomalies.is_seq(t))
+        .collect();
+    let result = result_map(exp, &all, &seqs);
     let plots = match opts.plot_max_bytes {
-        Some(max) => plot_sources(history, &inference, &analysis, &cycles, max),
+        Some(max) => plot_sources(history, inference, &analysis, &cycles, max),
         None => Vec::new(),
     };
     Outcome {

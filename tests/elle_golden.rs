@@ -7,7 +7,9 @@ mod common;
 use common::corpus_dir;
 use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
-use ellery::pipeline::{check_list_append, CheckOptions};
+use ellery::infer::rw_register::RwOptions;
+use ellery::model::History;
+use ellery::pipeline::{check_list_append, check_rw_register, CheckOptions, Outcome};
 use ellery::read::read_history_file;
 use std::fs;
 
@@ -24,6 +26,15 @@ fn golden_names(workload: &str) -> Vec<String> {
     names
 }
 
+/// Checks a history with the workload its golden name says.
+fn check(name: &str, h: &History, opts: &CheckOptions) -> Outcome {
+    if name.contains("rw-register") {
+        check_rw_register(h, opts, &RwOptions::default()).expect("analyzable")
+    } else {
+        check_list_append(h, opts).expect("analyzable")
+    }
+}
+
 fn run(name: &str, models: Option<Vec<&'static str>>) -> String {
     let dir = corpus_dir("elle-golden").expect("corpus present");
     let h = read_history_file(&dir.join("histories").join(name)).expect("readable history");
@@ -34,7 +45,7 @@ fn run(name: &str, models: Option<Vec<&'static str>>) -> String {
         },
         ..CheckOptions::default()
     };
-    pr_str(&check_list_append(&h, &opts).expect("analyzable").result)
+    pr_str(&check(name, &h, &opts).result)
 }
 
 fn expected(name: &str, suffix: &str) -> String {
@@ -46,11 +57,15 @@ fn expected(name: &str, suffix: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn list_append_results_match_elle_byte_for_byte() {
-    let names = golden_names("list-append");
+/// Every result map of a workload's golden histories, both model sets.
+fn results_match(workload: &str, count: usize) {
+    let names = golden_names(workload);
     if corpus_dir("elle-golden").is_some() {
-        assert_eq!(names.len(), 22, "expected 22 list-append golden histories");
+        assert_eq!(
+            names.len(),
+            count,
+            "expected {count} {workload} golden histories"
+        );
     }
     let mut failures = Vec::new();
     for name in &names {
@@ -74,21 +89,21 @@ fn list_append_results_match_elle_byte_for_byte() {
     );
 }
 
-#[test]
-fn list_append_explanation_files_match_elle_byte_for_byte() {
+/// Every golden explanation file (`<type>.txt`) of a workload's histories.
+fn explanation_files_match(workload: &str, count: usize) {
     let Some(dir) = corpus_dir("elle-golden") else {
         return;
     };
     let mut compared = 0;
     let mut failures = Vec::new();
-    for name in golden_names("list-append") {
+    for name in golden_names(workload) {
         let stem = name.trim_end_matches(".edn");
         let golden = dir.join("results").join(format!("{stem}-files"));
         if !golden.is_dir() {
             continue;
         }
         let h = read_history_file(&dir.join("histories").join(&name)).expect("history");
-        let outcome = check_list_append(&h, &CheckOptions::default()).expect("analyzable");
+        let outcome = check(&name, &h, &CheckOptions::default());
         let out = std::env::temp_dir().join(format!("ellery-golden-{}-{stem}", std::process::id()));
         let _ = fs::remove_dir_all(&out);
         ellery::report::files::write_files(&out, &h, &outcome, &Default::default())
@@ -111,6 +126,26 @@ fn list_append_explanation_files_match_elle_byte_for_byte() {
         }
         let _ = fs::remove_dir_all(&out);
     }
-    assert_eq!(compared, 14, "expected 14 golden explanation files");
+    assert_eq!(compared, count, "expected {count} golden explanation files");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn list_append_results_match_elle_byte_for_byte() {
+    results_match("list-append", 22);
+}
+
+#[test]
+fn list_append_explanation_files_match_elle_byte_for_byte() {
+    explanation_files_match("list-append", 14);
+}
+
+#[test]
+fn rw_register_results_match_elle_byte_for_byte() {
+    results_match("rw-register", 20);
+}
+
+#[test]
+fn rw_register_explanation_files_match_elle_byte_for_byte() {
+    explanation_files_match("rw-register", 7);
 }

@@ -345,12 +345,20 @@ pub fn cycle_cases(
 ) -> CycleAnalysis {
     let n = history.ops.len();
     let graph = DiGraph::from_edges(n, inference.edges.clone());
-    let mut touched = vec![false; n];
-    for (a, b, _) in graph.edges() {
-        touched[a as usize] = true;
-        touched[b as usize] = true;
-    }
-    let vertex_count = touched.iter().filter(|&&t| t).count();
+    let vertex_count = {
+        // Every endpoint of an edge, plus the inference's edgeless vertices.
+        let mut seen = vec![false; n];
+        for (a, b, _) in graph.edges() {
+            seen[a as usize] = true;
+            seen[b as usize] = true;
+        }
+        for &v in &inference.vertices {
+            if let Some(s) = seen.get_mut(v as usize) {
+                *s = true;
+            }
+        }
+        seen.iter().filter(|&&s| s).count()
+    };
     let mut sccs = nontrivial_sccs(&graph);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
     let mut cases = Vec::new();

@@ -52,7 +52,9 @@ impl Expectations {
 
 /// Builds Elle's result map from every anomaly found (type → cases, in the
 /// order found).
-pub fn result_map(exp: &Expectations, anomalies: &[(String, Vec<Value>)]) -> Value {
+/// Types listed in `seqs` print their cases as a sequence `(…)`, the others
+/// as a vector `[…]`.
+pub fn result_map(exp: &Expectations, anomalies: &[(String, Vec<Value>)], seqs: &[&str]) -> Value {
     let prohibited = exp.prohibited();
     let reportable = exp.reportable();
     let mut report: Vec<&(String, Vec<Value>)> = anomalies
@@ -78,6 +80,8 @@ pub fn result_map(exp: &Expectations, anomalies: &[(String, Vec<Value>)]) -> Val
     let anomaly_value = |cases: &Vec<Value>, k: &str| {
         if k == "empty-transaction-graph" {
             Value::Bool(true)
+        } else if seqs.contains(&k) {
+            Value::List(cases.clone())
         } else {
             Value::Vector(cases.clone())
         }

@@ -442,7 +442,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
     anomalies.add_nonempty("dirty-update", dirty_updates(h));
     anomalies.add_nonempty("G1a", g1a_cases(h));
     anomalies.add_nonempty("G1b", g1b_cases(h));
-    anomalies.add_nonempty("lost-update", lost_updates(h));
+    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Append));
 
     explainers.push(Box::new(AppendExplainer { idx }));
     match extra {
@@ -454,6 +454,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
         edges,
         anomalies,
         explainers,
+        vertices: Vec::new(),
     })
 }
 
@@ -734,7 +735,10 @@ fn g1b_cases(h: &History) -> Vec<Value> {
     out
 }
 
-fn lost_updates(h: &History) -> Vec<Value> {
+/// Elle's `lost-update-cases`: committed transactions that read the same
+/// value of a key and then wrote that key (`write` is the writing micro-op:
+/// `:append` or `:w`).
+pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
     // What a txn first read of a key: nil, a register value, or a list.
     #[derive(Clone, Copy, PartialEq, Eq, Hash)]
     enum Seen {
@@ -767,7 +771,7 @@ fn lost_updates(h: &History) -> Vec<Value> {
                 .iter()
                 .find(|(k, _)| *k == m.key)
                 .map(|&(_, s)| s);
-            if m.f == MopFn::Append && !written.contains(&m.key) {
+            if m.f == write && !written.contains(&m.key) {
                 if let Some(seen) = read {
                     let slot = *key_slot.entry(m.key).or_insert_with(|| {
                         by_key.push((m.key, Vec::new()));

@@ -3,6 +3,7 @@
 
 pub mod list_append;
 pub mod order_graphs;
+pub mod rw_register;
 
 use crate::edn::Value;
 use crate::graph::Rels;
@@ -12,6 +13,9 @@ use crate::model::History;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Anomalies {
     entries: Vec<(String, Vec<Value>)>,
+    /// Types whose cases Elle prints as a sequence `(…)` rather than a
+    /// vector `[…]`.
+    seqs: Vec<String>,
 }
 
 impl Anomalies {
@@ -29,6 +33,22 @@ impl Anomalies {
         if !cases.is_empty() {
             self.add(kind, cases);
         }
+    }
+
+    /// Adds cases only when there are some, to be printed as a sequence
+    /// `(…)` as Elle prints the results of its `seq`-returning checks.
+    pub fn add_seq_nonempty(&mut self, kind: &str, cases: Vec<Value>) {
+        if !cases.is_empty() {
+            self.add(kind, cases);
+            if !self.is_seq(kind) {
+                self.seqs.push(kind.to_string());
+            }
+        }
+    }
+
+    /// Whether a type's cases print as a sequence rather than a vector.
+    pub fn is_seq(&self, kind: &str) -> bool {
+        self.seqs.iter().any(|k| k == kind)
     }
 
     /// The types present.
@@ -112,6 +132,20 @@ pub enum StepText {
     AppendRwInit { key: String, value2: String },
     /// list-append rw.
     AppendRw { key: String, value2: String },
+    /// rw-register ww: `A set key k to v, and B set it to v', ...`.
+    RegisterWw {
+        key: String,
+        value: String,
+        value2: String,
+    },
+    /// rw-register rw: `A read key k = v, and B set it to v', ...`.
+    RegisterRw {
+        key: String,
+        value: String,
+        value2: String,
+    },
+    /// rw-register wr: `A wrote k = v, which was read by B`.
+    RegisterWr { key: String, value: String },
     /// `process p executed A before B`.
     Process { process: i64 },
     /// `A completed at index i, ... before the invocation of B, at index j`.
@@ -138,6 +172,15 @@ impl Step {
             ),
             StepText::AppendRw { key, value2 } => {
                 format!("{a} did not observe {b}'s append of {value2} to {key}")
+            }
+            StepText::RegisterWw { key, value, value2 } => format!(
+                "{a} set key {key} to {value}, and {b} set it to {value2}, which came later in the version order"
+            ),
+            StepText::RegisterRw { key, value, value2 } => format!(
+                "{a} read key {key} = {value}, and {b} set it to {value2}, which came later in the version order"
+            ),
+            StepText::RegisterWr { key, value } => {
+                format!("{a} wrote {key} = {value}, which was read by {b}")
             }
             StepText::Process { process } => {
                 format!("process {process} executed {a} before {b}")
@@ -175,6 +218,10 @@ pub struct Inference<'h> {
     pub edges: Vec<(u32, u32, Rels)>,
     /// Non-cycle anomalies found while inferring, in Elle's insertion order.
     pub anomalies: Anomalies,
+    /// Transactions that are vertices of Elle's graph even though none of
+    /// their edges survived (e.g. self-edges Elle removes); they count
+    /// towards the graph's size, which decides `:empty-transaction-graph`.
+    pub vertices: Vec<u32>,
     /// Explainers, consulted in order (Elle's combined explainer).
     pub explainers: Vec<Box<dyn PairExplainer + 'h>>,
 }

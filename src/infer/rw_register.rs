@@ -1,0 +1,1149 @@
+//! Read-write register inference, with the semantics of Elle's
+//! `elle.rw-register/check`.
+//!
+//! Transactions are vectors of `[:w k v]` and `[:r k v]` micro-ops over
+//! registers whose writes are assumed unique. What ellery infers, as Elle does:
+//!
+//! * **External reads and writes** of each transaction: the first micro-op on
+//!   a key, when it is a read, is an external read; the last write of a key is
+//!   an external write. Only `:ok` transactions are indexed for edges.
+//! * **wr edges**: the single `:ok` transaction that externally wrote `k = v`
+//!   precedes every `:ok` transaction that externally read `k = v`. Two
+//!   writers of a value that someone read is an input error (Elle throws).
+//! * **Version graphs** per key, over values (`nil` is the initial state),
+//!   combined from sources in this order: `:initial-state` (nil precedes every
+//!   value, always), then optionally `:wfr-keys` (a transaction's external
+//!   read precedes its own external write), `:sequential-keys` (process order)
+//!   and `:linearizable-keys` (real-time order). A source that would make some
+//!   key's version graph cyclic is left out, and each cycle is reported as
+//!   `:cyclic-versions` `{:key k :scc #{…} :sources [… that source]}`.
+//! * **ww / rw edges**: for every version-graph edge `v1 → v2` of key `k`,
+//!   writers of `v1` precede writers of `v2` (ww) and readers of `v1` precede
+//!   writers of `v2` (rw). Only direct version-graph edges are used (no
+//!   transitive closure), exactly as Elle.
+//! * **Non-cycle anomalies**: `:internal`, `:G1a`, `:G1b`, `:lost-update`.
+//!
+//! Elle's `assert-type-sanity` (keys of more than one type) and its crashes on
+//! micro-ops other than `:r`/`:w` become [`InputError`]s.
+
+use super::list_append::{lost_updates, ExtraGraph};
+use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
+use crate::edn::{pr_str, Value};
+use crate::error::InputError;
+use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
+use crate::graph::Rels;
+use crate::model::{Atom, History, MopArg, MopFn, OpType, OpValue};
+use crate::report::{mop_value, op_value};
+use hashbrown::{HashMap, HashSet};
+
+/// Elle's rw-register options for inferring version orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RwOptions {
+    /// `:linearizable-keys?`: each key is linearizable, so real-time order
+    /// between transactions orders their versions.
+    pub linearizable_keys: bool,
+    /// `:sequential-keys?`: each key is sequentially consistent, so process
+    /// order orders versions.
+    pub sequential_keys: bool,
+    /// `:wfr-keys?`: within a transaction, writes follow reads.
+    pub wfr_keys: bool,
+}
+
+/// A register value: `None` is `nil` (the initial state).
+type Val = Option<Atom>;
+
+/// A key → value map with Clojure's iteration order (insertion order up to
+/// eight entries, hash order beyond).
+type KvMap = Vec<(Atom, Val)>;
+
+fn get(m: &KvMap, k: Atom) -> Option<Val> {
+    m.iter().find(|(k2, _)| *k2 == k).map(|&(_, v)| v)
+}
+
+fn val_value(h: &History, v: Val) -> Value {
+    v.map_or(Value::Nil, |a| h.atom_value(a))
+}
+
+fn kw_map(entries: Vec<(&str, Value)>) -> Value {
+    Value::Map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (Value::kw(k), v))
+            .collect(),
+    )
+}
+
+fn arg_val(arg: MopArg) -> Val {
+    match arg {
+        MopArg::Atom(a) => Some(a),
+        _ => None,
+    }
+}
+
+/// Elle's `assert-type-sanity` names Java classes; these are the classes the
+/// EDN and JSON readers produce.
+fn key_class(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "nil",
+        Value::Bool(_) => "java.lang.Boolean",
+        Value::Int(_) => "java.lang.Long",
+        Value::BigInt(_) => "clojure.lang.BigInt",
+        Value::Float(_) => "java.lang.Double",
+        Value::Str(_) => "java.lang.String",
+        Value::Char(_) => "java.lang.Character",
+        Value::Keyword(_) => "clojure.lang.Keyword",
+        Value::Symbol(_) => "clojure.lang.Symbol",
+        Value::Vector(_) => "clojure.lang.PersistentVector",
+        Value::List(_) => "clojure.lang.PersistentList",
+        Value::Map(_) => "clojure.lang.PersistentArrayMap",
+        Value::Set(_) => "clojure.lang.PersistentHashSet",
+        Value::Tagged(..) => "a tagged literal",
+    }
+}
+
+/// Rejects histories Elle's rw-register checker cannot analyse (it throws on
+/// them): op values that are not micro-op vectors, micro-ops other than `:r`
+/// and `:w`, list values, and keys of more than one type (Elle's
+/// `assert-type-sanity`). Elle's other sanity rule, at most one Java integer
+/// class among values, cannot fail on EDN or JSON input: both readers make
+/// every integer a `Long` (or a big integer, which Elle does not count).
+pub fn validate(h: &History) -> Result<(), InputError> {
+    let mut first_key: Option<(Value, &'static str)> = None;
+    for (i, op) in h.ops.iter().enumerate() {
+        if let OpValue::Other(_) = op.value {
+            return Err(h.error_at(
+                i,
+                "expected a vector of [:r k v] / [:w k v] micro-ops as the :value of an rw-register op"
+                    .into(),
+            ));
+        }
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Read | MopFn::Write => {}
+                _ => {
+                    return Err(h.error_at(
+                        i,
+                        format!(
+                            "expected only :r and :w micro-ops in an rw-register history, found {}",
+                            pr_str(&mop_value(h, m))
+                        ),
+                    ))
+                }
+            }
+            if let MopArg::List { .. } = m.arg {
+                return Err(h.error_at(
+                    i,
+                    format!(
+                        "expected a single value or nil in an rw-register micro-op, found {}",
+                        pr_str(&mop_value(h, m))
+                    ),
+                ));
+            }
+            let k = h.atom_value(m.key);
+            let class = key_class(&k);
+            match &first_key {
+                None => first_key = Some((k, class)),
+                Some((k0, c0)) if *c0 != class => {
+                    return Err(h.error_at(
+                        i,
+                        format!(
+                            "expected every key to be of one type (Elle's assert-type-sanity): the first key, {}, is a {c0}, but {} is a {class}",
+                            pr_str(k0),
+                            pr_str(&k)
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// External reads and writes of every op (empty for invocations).
+struct Ext {
+    reads: Vec<KvMap>,
+    writes: Vec<KvMap>,
+}
+
+fn order_map(h: &History, m: &mut KvMap) {
+    clojure_map_order(m, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
+}
+
+impl Ext {
+    fn new(h: &History) -> Ext {
+        let n = h.ops.len();
+        let mut reads = Vec::with_capacity(n);
+        let mut writes = Vec::with_capacity(n);
+        let mut seen: Vec<Atom> = Vec::new();
+        for op in &h.ops {
+            let mut r: KvMap = Vec::new();
+            let mut w: KvMap = Vec::new();
+            if op.op_type != OpType::Invoke {
+                seen.clear();
+                for m in h.mops(op) {
+                    let v = arg_val(m.arg);
+                    match m.f {
+                        MopFn::Read => {
+                            if !seen.contains(&m.key) {
+                                r.push((m.key, v));
+                            }
+                        }
+                        _ => match w.iter_mut().find(|(k, _)| *k == m.key) {
+                            Some(slot) => slot.1 = v,
+                            None => w.push((m.key, v)),
+                        },
+                    }
+                    if !seen.contains(&m.key) {
+                        seen.push(m.key);
+                    }
+                }
+                order_map(h, &mut r);
+                order_map(h, &mut w);
+            }
+            reads.push(r);
+            writes.push(w);
+        }
+        Ext { reads, writes }
+    }
+
+    /// The last version of `k` an op interacted with (Elle's `v1` in
+    /// `transaction-graph->version-graphs`): for `:ok`, the external write
+    /// or else the external read (nil if neither); for `:info`, the write.
+    fn last_version(&self, h: &History, i: usize, k: Atom) -> Option<Val> {
+        match h.ops[i].op_type {
+            OpType::Ok => Some(
+                get(&self.writes[i], k)
+                    .flatten()
+                    .or(get(&self.reads[i], k).flatten()),
+            ),
+            OpType::Info => get(&self.writes[i], k),
+            _ => None,
+        }
+    }
+
+    /// The first version of `k` an op interacted with (Elle's `v2`): for
+    /// `:ok`, the external read or else the external write; for `:info`, the
+    /// write.
+    fn first_version(&self, h: &History, i: usize, k: Atom) -> Option<Val> {
+        match h.ops[i].op_type {
+            OpType::Ok => Some(
+                get(&self.reads[i], k)
+                    .flatten()
+                    .or(get(&self.writes[i], k).flatten()),
+            ),
+            OpType::Info => get(&self.writes[i], k),
+            _ => None,
+        }
+    }
+}
+
+/// Version edges per key, in the order keys were first seen.
+#[derive(Default, Debug)]
+struct VersionGraphs {
+    keys: Vec<Atom>,
+    edges: HashMap<Atom, Vec<(Val, Val)>>,
+    set: HashSet<(Atom, Val, Val)>,
+}
+
+impl VersionGraphs {
+    fn link(&mut self, k: Atom, a: Val, b: Val) {
+        if self.set.insert((k, a, b)) {
+            self.edges
+                .entry(k)
+                .or_insert_with(|| {
+                    self.keys.push(k);
+                    Vec::new()
+                })
+                .push((a, b));
+        }
+    }
+
+    fn contains(&self, k: Atom, a: Val, b: Val) -> bool {
+        self.set.contains(&(k, a, b))
+    }
+}
+
+/// Strongly connected components (more than one value) of one key's
+/// version graph.
+fn value_sccs(edges: &[(Val, Val)]) -> Vec<Vec<Val>> {
+    let mut ids: HashMap<Val, u32> = HashMap::new();
+    let mut vals: Vec<Val> = Vec::new();
+    let mut id = |v: Val, vals: &mut Vec<Val>| {
+        *ids.entry(v).or_insert_with(|| {
+            vals.push(v);
+            vals.len() as u32 - 1
+        })
+    };
+    let mut es = Vec::with_capacity(edges.len());
+    for &(a, b) in edges {
+        let (x, y) = (id(a, &mut vals), id(b, &mut vals));
+        es.push((x, y, Rels::WW));
+    }
+    let g = crate::graph::DiGraph::from_edges(vals.len(), es);
+    crate::graph::scc::nontrivial_sccs(&g)
+        .into_iter()
+        .map(|c| c.into_iter().map(|v| vals[v as usize]).collect())
+        .collect()
+}
+
+/// Elle's `cyclic-version-cases` for the keys in `keys` (in order).
+fn cyclic_cases(h: &History, g: &VersionGraphs, keys: &[Atom], sources: &[&str]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for &k in keys {
+        let Some(edges) = g.edges.get(&k) else {
+            continue;
+        };
+        let mut sccs = value_sccs(edges);
+        if sccs.is_empty() {
+            continue;
+        }
+        for c in sccs.iter_mut() {
+            c.sort();
+        }
+        sccs.sort();
+        // Elle sorts by the smallest value; nil or non-numbers make that
+        // throw, and it sorts by size instead.
+        let numeric = |v: &Val| {
+            v.is_some_and(|a| matches!(h.atom_value(a), Value::Int(_) | Value::BigInt(_)))
+        };
+        if sccs.iter().all(|c| c.iter().all(numeric)) {
+            sccs.sort_by_key(|c| {
+                c.iter()
+                    .filter_map(|v| v.and_then(|a| a.as_int()))
+                    .min()
+                    .unwrap_or(i64::MAX)
+            });
+        } else {
+            sccs.sort_by_key(|c| c.len());
+        }
+        for c in sccs {
+            let mut members: Vec<Value> = c.iter().map(|&v| val_value(h, v)).collect();
+            clojure_hash_order(&mut members, clojure_hasheq);
+            out.push(kw_map(vec![
+                ("key", h.atom_value(k)),
+                ("scc", Value::Set(members)),
+                (
+                    "sources",
+                    Value::Vector(sources.iter().map(|s| Value::kw(s)).collect()),
+                ),
+            ]));
+        }
+    }
+    out
+}
+
+/// One version-order source: `(key, from, to)` edges.
+type SourceEdges = Vec<(Atom, Val, Val)>;
+
+fn initial_state_source(h: &History, ext: &Ext) -> SourceEdges {
+    let mut out = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
+            continue;
+        }
+        let reads: &[(Atom, Val)] = if op.op_type == OpType::Ok {
+            &ext.reads[i]
+        } else {
+            &[]
+        };
+        for &(k, v) in ext.writes[i].iter().chain(reads) {
+            if v.is_some() {
+                out.push((k, None, v));
+            }
+        }
+    }
+    out
+}
+
+fn wfr_source(h: &History, ext: &Ext) -> SourceEdges {
+    let mut out = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for &(k, v) in &ext.reads[i] {
+            if v.is_none() {
+                continue;
+            }
+            if let Some(w) = get(&ext.writes[i], k) {
+                out.push((k, v, w));
+            }
+        }
+    }
+    out
+}
+
+/// Elle's `transaction-graph->version-graphs` over the process graph: for
+/// each process, consecutive `:ok` transactions touching a key relate the
+/// last version the first one saw to the first version the next one saw.
+/// (Elle also links `nil` to those versions from transactions that do not
+/// touch the key; the initial-state source always contains those edges.)
+fn sequential_source(h: &History, ext: &Ext) -> SourceEdges {
+    let mut out = Vec::new();
+    // (process, key) → last ok op touching it.
+    let mut last: HashMap<(i64, Atom), u32> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        let keys: Vec<Atom> = ext.reads[i]
+            .iter()
+            .chain(&ext.writes[i])
+            .map(|&(k, _)| k)
+            .collect();
+        let mut done: Vec<Atom> = Vec::with_capacity(keys.len());
+        for k in keys {
+            if done.contains(&k) {
+                continue;
+            }
+            done.push(k);
+            if let Some(a) = last.insert((op.process, k), i as u32) {
+                let v1 = ext.last_version(h, a as usize, k).expect("ok op");
+                let v2 = ext.first_version(h, i, k).expect("ok op");
+                if v1 != v2 {
+                    out.push((k, v1, v2));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Version edges from real-time order under per-key linearizability.
+///
+/// **Deliberate difference from Elle.** Elle derives these edges by walking
+/// its real-time transaction graph (`transaction-graph->version-graphs`),
+/// and Elle 0.2.7 reports `:cyclic-versions` (and cycles such as G0 or G1c)
+/// on histories that are valid (see the notes on Elle's defects). ellery
+/// uses the sound rule directly: when `:ok` transaction A completed before
+/// transaction B was invoked and both touched key k, the version A left k
+/// in (its external write, or if it only read k, the version it read)
+/// precedes the version B left k in (its write, or what it read; for an
+/// `:info` B, its write). Per key, only the transitive reduction of that
+/// real-time order among the transactions touching k is linked (a sweep over
+/// the history, as for the real-time graph itself).
+fn linearizable_source(h: &History, ext: &Ext) -> SourceEdges {
+    let mut out = Vec::new();
+    // Key → completed ok ops touching it that no later completed toucher
+    // has covered yet.
+    let mut frontier: HashMap<Atom, Vec<u32>> = HashMap::new();
+    // Completion → (key, frontier ops linked to it).
+    let mut linked: HashMap<u32, Vec<(Atom, Vec<u32>)>> = HashMap::new();
+    let keys_of = |i: usize| -> Vec<Atom> {
+        let mut ks: Vec<Atom> = Vec::new();
+        let reads: &[(Atom, Val)] = if h.ops[i].op_type == OpType::Ok {
+            &ext.reads[i]
+        } else {
+            &[]
+        };
+        for &(k, _) in ext.writes[i].iter().chain(reads) {
+            if !ks.contains(&k) {
+                ks.push(k);
+            }
+        }
+        ks
+    };
+    for (i, op) in h.ops.iter().enumerate() {
+        match op.op_type {
+            OpType::Invoke => {
+                let Some(c) = h.completion_of(i) else {
+                    continue;
+                };
+                if !matches!(h.ops[c].op_type, OpType::Ok | OpType::Info) {
+                    continue;
+                }
+                let mut links = Vec::new();
+                for k in keys_of(c) {
+                    let Some(f) = frontier.get(&k) else {
+                        continue;
+                    };
+                    if f.is_empty() {
+                        continue;
+                    }
+                    let v2 = if h.ops[c].op_type == OpType::Ok {
+                        ext.last_version(h, c, k)
+                    } else {
+                        get(&ext.writes[c], k)
+                    };
+                    let Some(v2) = v2 else {
+                        continue;
+                    };
+                    for &a in f {
+                        let v1 = ext.last_version(h, a as usize, k).expect("ok op");
+                        if v1 != v2 {
+                            out.push((k, v1, v2));
+                        }
+                    }
+                    links.push((k, f.clone()));
+                }
+                if !links.is_empty() {
+                    linked.insert(c as u32, links);
+                }
+            }
+            OpType::Ok => {
+                let links = linked.remove(&(i as u32)).unwrap_or_default();
+                for k in keys_of(i) {
+                    let f = frontier.entry(k).or_default();
+                    if let Some((_, covered)) = links.iter().find(|(k2, _)| *k2 == k) {
+                        f.retain(|a| !covered.contains(a));
+                    }
+                    f.push(i as u32);
+                }
+            }
+            OpType::Fail | OpType::Info => {
+                linked.remove(&(i as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Elle's `version-graphs`: combines sources in order, leaving out any that
+/// makes a key's version graph cyclic. Returns the accepted graphs and the
+/// cyclic-versions cases.
+fn version_graphs(h: &History, ext: &Ext, opts: &RwOptions) -> (VersionGraphs, Vec<Value>) {
+    let mut graphs = VersionGraphs::default();
+    let mut sources: Vec<&str> = Vec::new();
+    let mut cases = Vec::new();
+    let mut analyzers: Vec<(&str, SourceEdges)> =
+        vec![("initial-state", initial_state_source(h, ext))];
+    if opts.wfr_keys {
+        analyzers.push(("wfr-keys", wfr_source(h, ext)));
+    }
+    if opts.sequential_keys {
+        analyzers.push(("sequential-keys", sequential_source(h, ext)));
+    }
+    if opts.linearizable_keys {
+        analyzers.push(("linearizable-keys", linearizable_source(h, ext)));
+    }
+    for (name, edges) in analyzers {
+        // Keys this source adds edges to: only they can have become cyclic.
+        let mut touched: HashSet<Atom> = HashSet::new();
+        let mut fresh: Vec<(Atom, Val, Val)> = Vec::new();
+        for &(k, a, b) in &edges {
+            if !graphs.contains(k, a, b) {
+                touched.insert(k);
+                fresh.push((k, a, b));
+            }
+        }
+        let mut trial_keys: Vec<Atom> = graphs.keys.clone();
+        let mut seen_keys: HashSet<Atom> = trial_keys.iter().copied().collect();
+        for &(k, _, _) in &edges {
+            if seen_keys.insert(k) {
+                trial_keys.push(k);
+            }
+        }
+        // Cycles among the touched keys of the merged graph.
+        let mut merged = VersionGraphs::default();
+        for &k in &trial_keys {
+            if !touched.contains(&k) {
+                continue;
+            }
+            for &(a, b) in graphs.edges.get(&k).map(Vec::as_slice).unwrap_or(&[]) {
+                merged.link(k, a, b);
+            }
+        }
+        for &(k, a, b) in &fresh {
+            merged.link(k, a, b);
+        }
+        let mut ordered = trial_keys.clone();
+        clojure_map_order(&mut ordered, |k| clojure_hasheq(&h.atom_value(*k)));
+        let check_keys: Vec<Atom> = ordered
+            .into_iter()
+            .filter(|k| touched.contains(k))
+            .collect();
+        let mut trial_sources = sources.clone();
+        trial_sources.push(name);
+        let cs = cyclic_cases(h, &merged, &check_keys, &trial_sources);
+        if cs.is_empty() {
+            sources.push(name);
+            for &(k, a, b) in &edges {
+                graphs.link(k, a, b);
+            }
+            // Elle's merged map keeps first-seen key order.
+            graphs.keys = trial_keys
+                .into_iter()
+                .filter(|k| graphs.edges.contains_key(k))
+                .collect();
+        } else {
+            cases.extend(cs);
+        }
+    }
+    (graphs, cases)
+}
+
+/// Elle's `op-internal-case` over every `:ok` op.
+fn internal_cases(h: &History) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut state: Vec<(Atom, Val)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        state.clear();
+        for m in h.mops(op) {
+            let v = arg_val(m.arg);
+            let slot = state.iter().position(|(k, _)| *k == m.key);
+            if m.f == MopFn::Read {
+                if let Some(j) = slot {
+                    if state[j].1 != v {
+                        out.push(kw_map(vec![
+                            ("op", op_value(h, i)),
+                            ("mop", mop_value(h, m)),
+                            ("expected", val_value(h, state[j].1)),
+                        ]));
+                        break;
+                    }
+                }
+            }
+            match slot {
+                Some(j) => state[j].1 = v,
+                None => state.push((m.key, v)),
+            }
+        }
+    }
+    out
+}
+
+/// Elle's `g1a-cases`: `:ok` reads of values written by `:fail`ed ops.
+fn g1a_cases(h: &History) -> Vec<Value> {
+    let mut failed: HashMap<(Atom, Val), u32> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Fail {
+            for m in h.mops(op) {
+                if m.f == MopFn::Write {
+                    failed.insert((m.key, arg_val(m.arg)), i as u32);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if failed.is_empty() {
+        return out;
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            if let Some(&w) = failed.get(&(m.key, arg_val(m.arg))) {
+                out.push(kw_map(vec![
+                    ("op", op_value(h, i)),
+                    ("mop", mop_value(h, m)),
+                    ("writer", op_value(h, w as usize)),
+                ]));
+            }
+        }
+    }
+    out
+}
+
+/// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
+/// its own transaction.
+fn g1b_cases(h: &History) -> Vec<Value> {
+    let mut intermediate: HashMap<(Atom, Val), u32> = HashMap::new();
+    let mut last: Vec<(Atom, Val)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        last.clear();
+        for m in h.mops(op) {
+            if m.f != MopFn::Write {
+                continue;
+            }
+            let v = arg_val(m.arg);
+            match last.iter_mut().find(|(k, _)| *k == m.key) {
+                Some(slot) => {
+                    intermediate.insert((m.key, slot.1), i as u32);
+                    slot.1 = v;
+                }
+                None => last.push((m.key, v)),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if intermediate.is_empty() {
+        return out;
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            if let Some(&w) = intermediate.get(&(m.key, arg_val(m.arg))) {
+                if h.ops[w as usize].index != op.index {
+                    out.push(kw_map(vec![
+                        ("op", op_value(h, i)),
+                        ("mop", mop_value(h, m)),
+                        ("writer", op_value(h, w as usize)),
+                    ]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs the full rw-register analysis. Fails when Elle would throw: see
+/// [`validate`], and a value externally written to a key by more than one
+/// `:ok` transaction when some transaction read it.
+pub fn analyze(
+    h: &History,
+    extra: ExtraGraph,
+    opts: &RwOptions,
+) -> Result<Inference<'static>, InputError> {
+    validate(h)?;
+    let ext = Ext::new(h);
+    let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
+
+    // Indexes of ok ops' external writes and reads.
+    let mut writers: HashMap<(Atom, Val), Vec<u32>> = HashMap::new();
+    let mut readers: HashMap<(Atom, Val), Vec<u32>> = HashMap::new();
+    for i in 0..h.ops.len() {
+        if !is_ok(i) {
+            continue;
+        }
+        for &(k, v) in &ext.writes[i] {
+            writers.entry((k, v)).or_default().push(i as u32);
+        }
+        for &(k, v) in &ext.reads[i] {
+            readers.entry((k, v)).or_default().push(i as u32);
+        }
+    }
+
+    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
+    let mut vertices: Vec<u32> = Vec::new();
+
+    // wr edges; a read value with several writers is an error, as in Elle.
+    for i in 0..h.ops.len() {
+        if !is_ok(i) {
+            continue;
+        }
+        for &(k, v) in &ext.reads[i] {
+            match writers.get(&(k, v)).map(Vec::as_slice) {
+                None | Some([]) => {}
+                Some([w]) => {
+                    if *w == i as u32 {
+                        vertices.push(*w);
+                    } else {
+                        edges.push((*w, i as u32, Rels::WR));
+                    }
+                }
+                Some(ws) => {
+                    let idx: Vec<String> = ws
+                        .iter()
+                        .map(|&w| h.ops[w as usize].index.to_string())
+                        .collect();
+                    return Err(h.error_at(
+                        ws[1] as usize,
+                        format!(
+                            "expected each value to be written to a key at most once, but key {} had value {} written by more than one op (indices {}), and read at index {}",
+                            pr_str(&h.atom_value(k)),
+                            pr_str(&val_value(h, v)),
+                            idx.join(", "),
+                            h.ops[i].index
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    // Version graphs, then ww and rw edges from their direct edges.
+    let (graphs, cyclic) = version_graphs(h, &ext, opts);
+    let empty: Vec<u32> = Vec::new();
+    for k in &graphs.keys {
+        for &(v1, v2) in &graphs.edges[k] {
+            let w2 = writers.get(&(*k, v2)).unwrap_or(&empty);
+            if w2.is_empty() {
+                continue;
+            }
+            let w1 = writers.get(&(*k, v1)).unwrap_or(&empty);
+            let r1 = readers.get(&(*k, v1)).unwrap_or(&empty);
+            for (from, rel) in [(w1, Rels::WW), (r1, Rels::RW)] {
+                for &a in from {
+                    for &b in w2 {
+                        if a == b {
+                            vertices.push(a);
+                        } else {
+                            edges.push((a, b, rel));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+    match extra {
+        ExtraGraph::None => {}
+        ExtraGraph::Process => edges.extend(process_edges(h)),
+        ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
+    }
+
+    let mut anomalies = Anomalies::default();
+    anomalies.add_nonempty("cyclic-versions", cyclic);
+    anomalies.add_seq_nonempty("internal", internal_cases(h));
+    anomalies.add_seq_nonempty("G1a", g1a_cases(h));
+    anomalies.add_seq_nonempty("G1b", g1b_cases(h));
+    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Write));
+
+    explainers.push(Box::new(RegisterExplainer { ext, graphs }));
+    match extra {
+        ExtraGraph::None => {}
+        ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
+        ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
+    }
+    vertices.sort_unstable();
+    vertices.dedup();
+    Ok(Inference {
+        edges,
+        anomalies,
+        explainers,
+        vertices,
+    })
+}
+
+/// Explains wr, ww and rw steps between register transactions, consulted in
+/// that order (Elle combines the wr explainer, then ww, then rw).
+struct RegisterExplainer {
+    ext: Ext,
+    graphs: VersionGraphs,
+}
+
+/// Elle's `index-of`: the first micro-op equal to `[f k v]`, or nil.
+fn mop_index(h: &History, op: u32, f: MopFn, k: Atom, v: Val) -> Value {
+    h.mops(&h.ops[op as usize])
+        .iter()
+        .position(|m| m.f == f && m.key == k && arg_val(m.arg) == v)
+        .map_or(Value::Nil, |i| Value::Int(i as i64))
+}
+
+impl RegisterExplainer {
+    fn version_step(
+        &self,
+        h: &History,
+        a: u32,
+        b: u32,
+        a_kvs: &KvMap,
+        kind: StepKind,
+    ) -> Option<Step> {
+        let b_kvs = &self.ext.writes[b as usize];
+        for &(k, va) in a_kvs {
+            let Some(vb) = get(b_kvs, k) else {
+                continue;
+            };
+            if !self.graphs.contains(k, va, vb) {
+                continue;
+            }
+            let (kw, a_f) = match kind {
+                StepKind::Ww => ("ww", MopFn::Write),
+                _ => ("rw", MopFn::Read),
+            };
+            let key = pr_str(&h.atom_value(k));
+            let value = pr_str(&val_value(h, va));
+            let value2 = pr_str(&val_value(h, vb));
+            return Some(Step {
+                kind,
+                data: kw_map(vec![
+                    ("key", h.atom_value(k)),
+                    ("value", val_value(h, va)),
+                    ("value'", val_value(h, vb)),
+                    ("type", Value::kw(kw)),
+                    ("a-mop-index", mop_index(h, a, a_f, k, va)),
+                    ("b-mop-index", mop_index(h, b, MopFn::Write, k, vb)),
+                ]),
+                text: match kind {
+                    StepKind::Ww => StepText::RegisterWw { key, value, value2 },
+                    _ => StepText::RegisterRw { key, value, value2 },
+                },
+            });
+        }
+        None
+    }
+}
+
+impl PairExplainer for RegisterExplainer {
+    fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
+        // wr
+        let reads = &self.ext.reads[b as usize];
+        for &(k, v) in &self.ext.writes[a as usize] {
+            if get(reads, k) == Some(v) {
+                return Some(Step {
+                    kind: StepKind::Wr,
+                    data: kw_map(vec![
+                        ("type", Value::kw("wr")),
+                        ("key", h.atom_value(k)),
+                        ("value", val_value(h, v)),
+                        ("a-mop-index", mop_index(h, a, MopFn::Write, k, v)),
+                        ("b-mop-index", mop_index(h, b, MopFn::Read, k, v)),
+                    ]),
+                    text: StepText::RegisterWr {
+                        key: pr_str(&h.atom_value(k)),
+                        value: pr_str(&val_value(h, v)),
+                    },
+                });
+            }
+        }
+        self.version_step(h, a, b, &self.ext.writes[a as usize], StepKind::Ww)
+            .or_else(|| self.version_step(h, a, b, &self.ext.reads[a as usize], StepKind::Rw))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::result::Expectations;
+    use crate::model::SourceFormat;
+    use crate::pipeline::{check_rw_register, CheckOptions};
+    use crate::read::read_history_bytes;
+
+    /// Builds a history of sequential transactions from `(process, type,
+    /// txn)` triples: each is invoked (reads as nil) and completed before the
+    /// next begins.
+    fn sequential(txns: &[(i64, &str, &str)]) -> History {
+        let mut text = String::new();
+        for (p, t, txn) in txns {
+            let mut inv = String::new();
+            for mop in txn.split("] [") {
+                let mop = mop.trim_matches(|c| c == '[' || c == ']');
+                let parts: Vec<&str> = mop.split(' ').collect();
+                if parts[0] == ":r" {
+                    inv.push_str(&format!("[:r {} nil]", parts[1]));
+                } else {
+                    inv.push_str(&format!("[{mop}]"));
+                }
+            }
+            text.push_str(&format!(
+                "{{:type :invoke, :process {p}, :f :txn, :value [{inv}]}}\n{{:type :{t}, :process {p}, :f :txn, :value [{txn}]}}\n"
+            ));
+        }
+        read_history_bytes(text.into_bytes(), "t.edn", SourceFormat::Edn).expect("readable")
+    }
+
+    fn check(h: &History, models: Option<Vec<&'static str>>, rw: RwOptions) -> Value {
+        let opts = CheckOptions {
+            expectations: Expectations {
+                models,
+                anomalies: vec![],
+            },
+            ..CheckOptions::default()
+        };
+        check_rw_register(h, &opts, &rw).expect("analyzable").result
+    }
+
+    fn anomalies(result: &Value) -> String {
+        pr_str(result.get_kw("anomalies").unwrap_or(&Value::Nil))
+    }
+
+    #[test]
+    fn initial_state_orders_nil_before_every_value() {
+        let h = sequential(&[(0, "ok", "[:w :x 1]"), (1, "ok", "[:r :x 1]")]);
+        let ext = Ext::new(&h);
+        let (g, cyclic) = version_graphs(&h, &ext, &RwOptions::default());
+        assert!(cyclic.is_empty());
+        let x = h.interner.lookup(&Value::kw("x")).expect("key");
+        assert_eq!(g.edges[&x], vec![(None, Atom::int(1))]);
+    }
+
+    #[test]
+    fn wfr_links_a_read_to_the_same_txns_write() {
+        let h = sequential(&[(0, "ok", "[:w :x 1]"), (1, "ok", "[:r :x 1] [:w :x 2]")]);
+        let ext = Ext::new(&h);
+        let opts = RwOptions {
+            wfr_keys: true,
+            ..RwOptions::default()
+        };
+        let (g, _) = version_graphs(&h, &ext, &opts);
+        let x = h.interner.lookup(&Value::kw("x")).expect("key");
+        assert!(g.contains(x, Atom::int(1), Atom::int(2)));
+        // Without the option, 1 and 2 are unordered.
+        let (g, _) = version_graphs(&h, &ext, &RwOptions::default());
+        assert!(!g.contains(x, Atom::int(1), Atom::int(2)));
+    }
+
+    #[test]
+    fn sequential_keys_find_g0_through_process_order() {
+        // Elle's rw-register checker test "G0": only process order reveals
+        // that x went 1, 2 and y went 1, 2.
+        let h = sequential(&[
+            (0, "ok", "[:w :x 1] [:w :y 2]"),
+            (1, "ok", "[:w :x 2] [:w :y 1]"),
+            (0, "ok", "[:r :x 2]"),
+            (1, "ok", "[:r :y 2]"),
+        ]);
+        let plain = check(&h, Some(vec!["serializable"]), RwOptions::default());
+        assert_eq!(pr_str(&plain), "{:valid? true}");
+        let seq = RwOptions {
+            sequential_keys: true,
+            ..RwOptions::default()
+        };
+        let r = check(&h, Some(vec!["serializable"]), seq);
+        assert_eq!(pr_str(r.get_kw("anomaly-types").expect("types")), "(:G0)");
+        let a = anomalies(&r);
+        assert!(
+            a.contains("{:key :x, :value 1, :value' 2, :type :ww, :a-mop-index 0, :b-mop-index 0}"),
+            "{a}"
+        );
+        assert!(
+            a.contains("{:key :y, :value 1, :value' 2, :type :ww, :a-mop-index 1, :b-mop-index 1}"),
+            "{a}"
+        );
+    }
+
+    #[test]
+    fn linearizable_keys_report_cyclic_versions_and_drop_the_source() {
+        // Elle's "Read read returns what was just been written": x is set to
+        // 1, then read as 2, then as 1 again.
+        let h = sequential(&[
+            (0, "ok", "[:w :x 1]"),
+            (0, "ok", "[:r :x 2]"),
+            (0, "ok", "[:r :x 1]"),
+        ]);
+        let lin = RwOptions {
+            linearizable_keys: true,
+            ..RwOptions::default()
+        };
+        let r = check(&h, None, lin);
+        assert_eq!(
+            anomalies(&r),
+            "{:cyclic-versions [{:key :x, :scc #{1 2}, :sources [:initial-state :linearizable-keys]}]}"
+        );
+        assert_eq!(
+            pr_str(r.get_kw("not").expect("not")),
+            "#{:read-uncommitted}"
+        );
+    }
+
+    #[test]
+    fn cyclic_versions_sort_by_size_when_nil_is_involved() {
+        // Elle's scc-sort-bug test: real time says x went 1 then nil (a
+        // stale read), and 3 then 4, while writes-follow-reads says 4 then 3.
+        let h = sequential(&[
+            (0, "ok", "[:r :x 1]"),
+            (0, "ok", "[:r :x nil]"),
+            (0, "ok", "[:r :x 4] [:w :x 3]"),
+            (0, "ok", "[:w :x 4]"),
+        ]);
+        let opts = RwOptions {
+            wfr_keys: true,
+            linearizable_keys: true,
+            ..RwOptions::default()
+        };
+        let r = check(&h, Some(vec!["strong-serializable"]), opts);
+        assert_eq!(
+            pr_str(r.get_kw("anomaly-types").expect("types")),
+            "(:G1c-realtime :cyclic-versions)"
+        );
+        let a = anomalies(&r);
+        assert!(
+            a.contains(":cyclic-versions [{:key :x, :scc #{nil 1}, :sources [:initial-state :wfr-keys :linearizable-keys]} {:key :x, :scc #{4 3}, :sources [:initial-state :wfr-keys :linearizable-keys]}]"),
+            "{a}"
+        );
+    }
+
+    #[test]
+    fn a_txn_whose_only_edge_is_to_itself_is_still_a_vertex() {
+        // rw from the txn's own read of nil to its own write: Elle removes
+        // the self-edge but keeps the vertex, so the graph is not empty.
+        let h = sequential(&[(0, "ok", "[:r :x nil] [:w :x 1]")]);
+        assert_eq!(
+            pr_str(&check(&h, None, RwOptions::default())),
+            "{:valid? true}"
+        );
+        let h = sequential(&[(0, "ok", "[:w :x 1]")]);
+        let r = check(&h, Some(vec!["serializable"]), RwOptions::default());
+        assert_eq!(
+            pr_str(r.get_kw("anomaly-types").expect("types")),
+            "(:empty-transaction-graph)"
+        );
+    }
+
+    #[test]
+    fn lost_update_and_internal_cases() {
+        let h = sequential(&[
+            (0, "ok", "[:r :x 0] [:w :x 1]"),
+            (1, "ok", "[:r :x 0] [:w :x 2]"),
+            (2, "ok", "[:w :y 5] [:r :y 6]"),
+        ]);
+        let r = check(&h, None, RwOptions::default());
+        let a = anomalies(&r);
+        assert!(
+            a.contains(":lost-update [{:key :x, :value 0, :txns ["),
+            "{a}"
+        );
+        assert!(a.contains(":internal ({:op {"), "{a}");
+        assert!(a.contains(":mop [:r :y 6], :expected 5}"), "{a}");
+    }
+
+    #[test]
+    fn elle_errors_become_input_errors() {
+        let bytes = |s: &str| s.as_bytes().to_vec();
+        // A value written twice and read.
+        let h = read_history_bytes(
+            bytes("{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}\n{:type :ok, :process 2, :value [[:r :x 1]]}\n"),
+            "dup.edn",
+            SourceFormat::Edn,
+        )
+        .expect("readable");
+        let e = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
+            .expect_err("duplicate write");
+        assert_eq!((e.line, e.column), (2, 1), "{e}");
+        assert!(e.message.contains("more than one op"), "{e}");
+        // Keys of two types (Elle's assert-type-sanity).
+        let h = read_history_bytes(
+            bytes("{:type :ok, :process 0, :value [[:w :x 1]]}\n  {:type :ok, :process 1, :value [[:w \"x\" 2]]}\n"),
+            "mixed.edn",
+            SourceFormat::Edn,
+        )
+        .expect("readable");
+        let e = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
+            .expect_err("mixed keys");
+        assert_eq!((e.line, e.column), (2, 3), "{e}");
+        // Micro-ops other than :r and :w.
+        let h = read_history_bytes(
+            bytes("{:type :ok, :process 0, :value [[:append :x 1]]}\n"),
+            "append.edn",
+            SourceFormat::Edn,
+        )
+        .expect("readable");
+        let e = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
+            .expect_err("append");
+        assert!(e.message.contains(":append"), "{e}");
+    }
+
+    #[test]
+    fn linearizable_keys_never_fire_on_strict_serializable_histories() {
+        use crate::gen::{generate, GenOptions, Workload};
+        for seed in 0..15 {
+            let opts = GenOptions {
+                workload: Workload::RwRegister,
+                txns: 200,
+                processes: 5,
+                fail_fraction: 0.1,
+                info_fraction: 0.1,
+                seed,
+                ..GenOptions::default()
+            };
+            let mut bytes = Vec::new();
+            generate(&opts, &mut bytes).expect("generated");
+            let h = read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable");
+            let all = RwOptions {
+                linearizable_keys: true,
+                sequential_keys: true,
+                wfr_keys: true,
+            };
+            assert_eq!(
+                pr_str(&check(&h, None, all)),
+                "{:valid? true}",
+                "seed {seed}"
+            );
+        }
+    }
+}
