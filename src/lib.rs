@@ -8,6 +8,8 @@
 //! [`consistency`] (Elle's model lattice) → [`report`] (result maps,
 //! explanations).
 
+#![warn(missing_docs)]
+
 pub mod batch;
 pub mod check;
 pub mod cli;

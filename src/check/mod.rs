@@ -66,7 +66,12 @@ pub enum CycleCase {
     /// A cycle of some type.
     Cycle(ExplainedCycle),
     /// A model's subgraph has a cycle somewhere (Elle's `-cycle-exists`).
-    Exists { kind: &'static str, value: Value },
+    Exists {
+        /// The anomaly type, e.g. `PL-2-cycle-exists`.
+        kind: &'static str,
+        /// The anomaly map.
+        value: Value,
+    },
     /// The search ran out of time.
     Timeout(Value),
 }

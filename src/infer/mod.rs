@@ -122,37 +122,73 @@ pub struct Step {
 pub enum StepText {
     /// list-append ww: `B appended v' after A appended v to k`.
     AppendWw {
+        /// The key, as Clojure prints it.
         key: String,
+        /// The earlier (or only) value, as Clojure prints it.
         value: String,
+        /// The later value, as Clojure prints it.
         value2: String,
     },
     /// list-append wr: `B observed A's append of v to key k`.
-    AppendWr { key: String, value: String },
+    AppendWr {
+        /// The key, as Clojure prints it.
+        key: String,
+        /// The earlier (or only) value, as Clojure prints it.
+        value: String,
+    },
     /// list-append rw from the initial state.
-    AppendRwInit { key: String, value2: String },
+    AppendRwInit {
+        /// The key, as Clojure prints it.
+        key: String,
+        /// The later value, as Clojure prints it.
+        value2: String,
+    },
     /// list-append rw.
-    AppendRw { key: String, value2: String },
+    AppendRw {
+        /// The key, as Clojure prints it.
+        key: String,
+        /// The later value, as Clojure prints it.
+        value2: String,
+    },
     /// rw-register ww: `A set key k to v, and B set it to v', ...`.
     RegisterWw {
+        /// The key, as Clojure prints it.
         key: String,
+        /// The earlier (or only) value, as Clojure prints it.
         value: String,
+        /// The later value, as Clojure prints it.
         value2: String,
     },
     /// rw-register rw: `A read key k = v, and B set it to v', ...`.
     RegisterRw {
+        /// The key, as Clojure prints it.
         key: String,
+        /// The earlier (or only) value, as Clojure prints it.
         value: String,
+        /// The later value, as Clojure prints it.
         value2: String,
     },
     /// rw-register wr: `A wrote k = v, which was read by B`.
-    RegisterWr { key: String, value: String },
+    RegisterWr {
+        /// The key, as Clojure prints it.
+        key: String,
+        /// The earlier (or only) value, as Clojure prints it.
+        value: String,
+    },
     /// `process p executed A before B`.
-    Process { process: i64 },
+    Process {
+        /// The process.
+        process: i64,
+    },
     /// `A completed at index i, ... before the invocation of B, at index j`.
     Realtime {
+        /// Index of A's completion.
         a_index: u64,
+        /// Index of B's invocation.
         b_index: u64,
+        /// Time of A's completion (ns).
         a_time: i64,
+        /// Time of B's invocation (ns).
         b_time: i64,
     },
 }

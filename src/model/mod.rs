@@ -167,7 +167,12 @@ pub enum MopArg {
     Atom(Atom),
     /// A list of values (a list-append read), as a range in
     /// [`History::elements`].
-    List { start: u32, len: u32 },
+    List {
+        /// First element's position.
+        start: u32,
+        /// Number of elements.
+        len: u32,
+    },
 }
 
 /// A micro-op `[f k v]` inside a transaction.
@@ -199,7 +204,12 @@ pub enum OpValue {
     /// `nil` or absent.
     Nil,
     /// A vector of micro-ops: a range in [`History::mops`].
-    Mops { start: u32, len: u32 },
+    Mops {
+        /// First micro-op's position.
+        start: u32,
+        /// Number of micro-ops.
+        len: u32,
+    },
     /// Anything else (e.g. a register value or `[old new]` for a CAS): an
     /// index into [`History::other_values`].
     Other(u32),
