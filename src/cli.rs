@@ -13,7 +13,7 @@ use crate::consistency as cm;
 use crate::edn::{pr_str, value_to_json, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::model::SourceFormat;
-use crate::pipeline::{check_list_append, CheckOptions, Outcome, Validity};
+use crate::pipeline::{check_cas_register, check_list_append, CheckOptions, Outcome, Validity};
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::plot::{PlotFormat, PlotOptions};
@@ -74,6 +74,9 @@ struct DiffArgs {
 enum Workload {
     /// Elle's list-append workload.
     ListAppend,
+    /// Knossos's cas-register: linearizability of `:read`/`:write`/`:cas`
+    /// registers (`-c linearizable`, the only model that applies).
+    CasRegister,
 }
 
 /// Output formats.
@@ -131,6 +134,10 @@ struct CheckArgs {
     /// Plots whose DOT source is larger than this are skipped.
     #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
     max_plot_bytes: usize,
+    /// Time allowed for a cas-register linearizability search, in ms
+    /// (0: no limit); past it the verdict is unknown.
+    #[arg(long = "linearizable-timeout", default_value_t = 60000)]
+    linearizable_timeout: u64,
     /// Check this many histories at once (default: one per core).
     #[arg(short = 'j', long)]
     jobs: Option<usize>,
@@ -148,7 +155,8 @@ struct CheckArgs {
 #[derive(Parser, Debug)]
 #[command(name = "ellery", about = "elle-cli compatible mode", after_help = EXIT_CODES)]
 struct ElleCli {
-    /// Model (workload): list-append.
+    /// Model (workload): list-append or cas-register (`-c` is then
+    /// ignored: linearizable is the only model that applies).
     #[arg(short = 'm', long = "model")]
     model: String,
     /// Input format: edn or json (default: from the extension).
@@ -275,6 +283,7 @@ fn note_ignored(h: &crate::model::History) {
 
 fn check_one(
     path: &Path,
+    workload: Workload,
     format: Option<InputFormat>,
     opts: &CheckOptions,
     directory: Option<(&Path, &PlotOptions)>,
@@ -293,7 +302,11 @@ fn check_one(
         );
     }
     note_ignored(&h);
-    let outcome = check_list_append(&h, opts).map_err(|e| e.to_string())?;
+    let outcome = match workload {
+        Workload::ListAppend => check_list_append(&h, opts),
+        Workload::CasRegister => check_cas_register(&h, opts),
+    }
+    .map_err(|e| e.to_string())?;
     if let Some(p) = &outcome.problem {
         eprintln!("ellery: {p}");
     }
@@ -330,6 +343,8 @@ fn run_check(a: CheckArgs) -> i32 {
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
         verbose: a.verbose,
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
+        linearizable_timeout: (a.linearizable_timeout > 0)
+            .then(|| Duration::from_millis(a.linearizable_timeout)),
         ..CheckOptions::default()
     };
     let files = match crate::batch::discover(&a.files) {
@@ -369,7 +384,13 @@ fn run_check(a: CheckArgs) -> i32 {
                     d.clone()
                 }
             });
-            let r = check_one(path, a.format, &opts, dir.as_deref().map(|d| (d, &plot)));
+            let r = check_one(
+                path,
+                a.workload,
+                a.format,
+                &opts,
+                dir.as_deref().map(|d| (d, &plot)),
+            );
             progress.tick(path);
             r
         },
@@ -462,7 +483,7 @@ fn run_diff(d: DiffArgs) -> i32 {
             expectations: exp,
             ..CheckOptions::default()
         };
-        match check_one(&d.other, None, &opts, None) {
+        match check_one(&d.other, Workload::ListAppend, None, &opts, None) {
             Ok(o) => o.result,
             Err(e) => {
                 eprintln!("ellery: {e}");
@@ -544,13 +565,17 @@ fn run_elle_cli(args: &[String]) -> i32 {
             return code;
         }
     };
-    if cli.model != "list-append" {
-        eprintln!(
-            "ellery: model {} is not supported yet (supported: list-append)",
-            cli.model
-        );
-        return 255;
-    }
+    let workload = match cli.model.as_str() {
+        "list-append" => Workload::ListAppend,
+        "cas-register" => Workload::CasRegister,
+        _ => {
+            eprintln!(
+                "ellery: model {} is not supported yet (supported: list-append, cas-register)",
+                cli.model
+            );
+            return 255;
+        }
+    };
     let split = |s: &str| -> Vec<String> {
         s.split(',')
             .map(|x| x.trim().to_string())
@@ -593,6 +618,7 @@ fn run_elle_cli(args: &[String]) -> i32 {
     for path in &cli.files {
         match check_one(
             path,
+            workload,
             format,
             &opts,
             cli.directory.as_deref().map(|d| (d, &plot)),
