@@ -63,10 +63,10 @@
 
 use crate::edn::Value;
 use crate::error::InputError;
-use crate::infer::register::{registers, RegFn, RegOp, Registers, NIL};
+use crate::infer::register::{registers, KeyHistory, RegFn, RegOp, Registers, NIL};
 use crate::model::History;
 use crate::report::op_value;
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -166,17 +166,25 @@ pub fn check_key(ops: &[RegOp], opts: &LinOptions) -> KeyResult {
 /// value written twice, a write of `nil`, or more than one blind write in
 /// effect).
 pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
+    const NONE: u32 = u32::MAX;
+    // Values are dense ids (per key), so tables are vectors.
+    let nvalues = ops
+        .iter()
+        .map(|o| o.a.max(o.b) as usize + 1)
+        .max()
+        .unwrap_or(1);
     // The writer of every value (ok or crashed; failed ops are gone).
-    let mut writer: HashMap<u32, u32> = HashMap::with_capacity(ops.len());
+    let mut writer: Vec<u32> = vec![NONE; nvalues];
     for (i, op) in ops.iter().enumerate() {
         let v = match op.f {
             RegFn::Read => continue,
             RegFn::Write => op.a,
             RegFn::Cas => op.b,
         };
-        if v == NIL || writer.insert(v, i as u32).is_some() {
+        if v == NIL || writer[v as usize] != NONE {
             return None;
         }
+        writer[v as usize] = i as u32;
     }
     // Ops in effect: completed ones, and crashed ones whose value some op in
     // effect observes.
@@ -187,17 +195,17 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
         .map(|o| o.a)
         .collect();
     while let Some(v) = work.pop() {
-        if let Some(&w) = writer.get(&v) {
-            if !effective[w as usize] {
-                effective[w as usize] = true;
-                if ops[w as usize].f == RegFn::Cas {
-                    work.push(ops[w as usize].a);
-                }
+        let w = writer[v as usize];
+        if w != NONE && !effective[w as usize] {
+            effective[w as usize] = true;
+            if ops[w as usize].f == RegFn::Cas {
+                work.push(ops[w as usize].a);
             }
         }
     }
     let mut blind = None;
-    let mut readers: HashMap<u32, (u32, u32)> = HashMap::new(); // value -> (count, first cas)
+    // value -> (number of cas ops in effect reading it, the first one)
+    let mut readers: Vec<(u32, u32)> = vec![(0, NONE); nvalues];
     for (i, op) in ops.iter().enumerate() {
         if !effective[i] {
             continue;
@@ -209,8 +217,11 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
                 }
             }
             RegFn::Cas => {
-                let e = readers.entry(op.a).or_insert((0, i as u32));
+                let e = &mut readers[op.a as usize];
                 e.0 += 1;
+                if e.1 == NONE {
+                    e.1 = i as u32;
+                }
             }
             RegFn::Read => {}
         }
@@ -227,48 +238,48 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
     let mut v = NIL;
     let mut blind_left = blind;
     loop {
-        match readers.get(&v) {
-            Some(&(1, c)) => {
-                chain.push(c);
-                v = ops[c as usize].b;
-            }
-            Some(&(_, _)) => {
-                // Divergence: report the later-completing of the candidates.
-                let c = latest_completing(ops, &effective, |o| o.f == RegFn::Cas && o.a == v);
-                return fail(c, v, "divergence");
-            }
-            None => match blind_left.take() {
+        match readers[v as usize] {
+            (0, _) => match blind_left.take() {
                 Some(w) => {
                     chain.push(w as u32);
                     v = ops[w].a;
                 }
                 None => break,
             },
+            (1, c) => {
+                chain.push(c);
+                v = ops[c as usize].b;
+            }
+            _ => {
+                // Divergence: report the later-completing of the candidates.
+                let c = latest_completing(ops, &effective, |o| o.f == RegFn::Cas && o.a == v);
+                return fail(c, v, "divergence");
+            }
         }
     }
     // Group of each value: 0 for nil, k + 1 for the k-th chain op's value.
-    let mut group_of: HashMap<u32, u32> = HashMap::with_capacity(chain.len() + 1);
-    group_of.insert(NIL, 0);
+    let mut group_of: Vec<u32> = vec![NONE; nvalues];
+    group_of[NIL as usize] = 0;
     let mut in_chain = vec![false; ops.len()];
     for (k, &c) in chain.iter().enumerate() {
         in_chain[c as usize] = true;
         let op = &ops[c as usize];
-        group_of.insert(if op.f == RegFn::Cas { op.b } else { op.a }, k as u32 + 1);
+        group_of[(if op.f == RegFn::Cas { op.b } else { op.a }) as usize] = k as u32 + 1;
     }
     // Everything in effect must be placed; reads must read a chain value.
     let mut broken: Option<(usize, u32, &'static str)> = None;
-    let mut reads: Vec<Vec<u32>> = vec![Vec::new(); chain.len() + 1];
+    let mut reads: Vec<(u32, u32)> = Vec::new(); // (group, read)
     for (i, op) in ops.iter().enumerate() {
         if !effective[i] {
             continue;
         }
         let problem = match op.f {
-            RegFn::Read => match group_of.get(&op.a) {
-                Some(&g) => {
-                    reads[g as usize].push(i as u32);
+            RegFn::Read => match group_of[op.a as usize] {
+                NONE => Some("unwritten-read"),
+                g => {
+                    reads.push((g, i as u32));
                     None
                 }
-                None => Some("unwritten-read"),
             },
             _ if !in_chain[i] => Some("broken-chain"),
             _ => None,
@@ -286,6 +297,8 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
     if let Some((i, state, cause)) = broken {
         return fail(i, state, cause);
     }
+    reads.sort_unstable();
+    let mut next_read = 0;
     // Real time: every element must complete after every element required
     // before it was invoked. Groups: (chain op k-1, readers of its value).
     // Report the violating element with the earliest completion.
@@ -309,7 +322,11 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
         };
         let before_reads = max_start.max(writer_start);
         let mut group_max = before_reads;
-        for &r in &reads[g] {
+        while let Some(&(rg, r)) = reads.get(next_read) {
+            if rg as usize != g {
+                break;
+            }
+            next_read += 1;
             note(r as usize, before_reads, value);
             group_max = group_max.max(ops[r as usize].invoke);
         }
@@ -583,8 +600,7 @@ pub fn check_history(history: &History, opts: &LinOptions) -> Result<Value, Inpu
     let regs = registers(history)?;
     let results = check_keys(&regs, opts);
     if !regs.independent {
-        let ops = regs.keys.first().map_or(&[][..], |k| &k.ops[..]);
-        return Ok(result_value(history, &regs, ops, &results[0]));
+        return Ok(result_value(history, &regs.keys[0], &results[0]));
     }
     let mut per_key = Vec::new();
     let mut failures = Vec::new();
@@ -595,7 +611,7 @@ pub fn check_history(history: &History, opts: &LinOptions) -> Result<Value, Inpu
             failures.push(key.clone());
         }
         valids.push(&r.verdict);
-        per_key.push((key, result_value(history, &regs, &k.ops, r)));
+        per_key.push((key, result_value(history, k, r)));
     }
     Ok(Value::Map(vec![
         (Value::kw("valid?"), merge_valid(valids)),
@@ -633,7 +649,8 @@ fn sorted_values(values: impl Iterator<Item = Value>) -> Vec<Value> {
 }
 
 /// The result map of one key.
-fn result_value(history: &History, regs: &Registers, ops: &[RegOp], r: &KeyResult) -> Value {
+fn result_value(history: &History, k: &KeyHistory, r: &KeyResult) -> Value {
+    let ops = &k.ops;
     let analyzer = (Value::kw("analyzer"), Value::kw(r.analyzer));
     match &r.verdict {
         Verdict::Valid => Value::Map(vec![(Value::kw("valid?"), Value::Bool(true)), analyzer]),
@@ -661,7 +678,7 @@ fn result_value(history: &History, regs: &Registers, ops: &[RegOp], r: &KeyResul
                 (
                     Value::kw("last-consistent-states"),
                     Value::Vector(sorted_values(
-                        f.states.iter().map(|&s| regs.values[s as usize].clone()),
+                        f.states.iter().map(|&s| k.values[s as usize].clone()),
                     )),
                 ),
             ];

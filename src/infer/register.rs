@@ -25,8 +25,8 @@
 //! history (file order), so they are distinct and strictly ordered; a crashed
 //! op completes at [`NEVER`].
 //!
-//! Values are interned per history: [`NIL`] (0) is `nil`, the register's
-//! initial value.
+//! Values are interned densely per key ([`KeyHistory::values`]): [`NIL`]
+//! (0) is `nil`, the register's initial value.
 
 use crate::edn::{pr_str, Value};
 use crate::error::InputError;
@@ -79,6 +79,19 @@ pub struct KeyHistory {
     pub key: Option<Value>,
     /// Its ops.
     pub ops: Vec<RegOp>,
+    /// The values its ops carry, interned densely for this key:
+    /// `values[id]`; `values[0]` is `nil`.
+    pub values: Vec<Value>,
+}
+
+impl KeyHistory {
+    fn new(key: Option<Value>) -> KeyHistory {
+        KeyHistory {
+            key,
+            ops: Vec::new(),
+            values: Vec::new(),
+        }
+    }
 }
 
 /// A history as registers.
@@ -89,8 +102,6 @@ pub struct Registers {
     /// One entry per key (a single entry, with `key: None`, otherwise), in
     /// order of first invocation.
     pub keys: Vec<KeyHistory>,
-    /// Interned values: `values[id]`; `values[0]` is `nil`.
-    pub values: Vec<Value>,
 }
 
 fn value_of<'a>(history: &'a History, v: OpValue) -> Option<&'a Value> {
@@ -122,6 +133,15 @@ struct Values {
 }
 
 impl Values {
+    fn new() -> Values {
+        let mut ids = HashMap::new();
+        ids.insert(Value::Nil, NIL);
+        Values {
+            ids,
+            values: vec![Value::Nil],
+        }
+    }
+
     fn id(&mut self, v: &Value) -> u32 {
         if let Some(&id) = self.ids.get(v) {
             return id;
@@ -178,15 +198,12 @@ pub fn registers(history: &History) -> Result<Registers, InputError> {
             break;
         }
     }
-    let mut values = Values {
-        ids: HashMap::new(),
-        values: vec![Value::Nil],
-    };
-    values.ids.insert(Value::Nil, NIL);
     let mut key_ids: HashMap<Value, usize> = HashMap::new();
     let mut keys: Vec<KeyHistory> = Vec::new();
+    let mut interners: Vec<Values> = Vec::new();
     if !independent {
-        keys.push(KeyHistory::default());
+        keys.push(KeyHistory::new(None));
+        interners.push(Values::new());
     }
     // Splits an op's value into (key, inner value) in independent mode.
     let split = |pos: usize| -> Result<(Option<&Value>, &Value), InputError> {
@@ -222,9 +239,10 @@ pub fn registers(history: &History) -> Result<Registers, InputError> {
         let completion = history.completion_of(pos);
         let status = completion.map(|c| history.ops[c].op_type);
         let (key, inner) = split(pos)?;
-        let (a, b) = match f {
+        // The values the op carries: (a, b).
+        let carried = match f {
             RegFn::Cas => match pair(inner) {
-                Some((old, new)) => (values.id(old), values.id(new)),
+                Some((old, new)) => (old, new),
                 None => {
                     return Err(history.error_at(
                         pos,
@@ -235,13 +253,10 @@ pub fn registers(history: &History) -> Result<Registers, InputError> {
                     ))
                 }
             },
-            RegFn::Write => (values.id(inner), NIL),
+            RegFn::Write => (inner, &Value::Nil),
             RegFn::Read => match (status, completion) {
-                (Some(OpType::Ok), Some(c)) => {
-                    let (_, observed) = split(c)?;
-                    (values.id(observed), NIL)
-                }
-                _ => (NIL, NIL),
+                (Some(OpType::Ok), Some(c)) => (split(c)?.1, &Value::Nil),
+                _ => (&Value::Nil, &Value::Nil),
             },
         };
         let complete = match (status, completion) {
@@ -257,14 +272,14 @@ pub fn registers(history: &History) -> Result<Registers, InputError> {
                 Some(&i) => i,
                 None => {
                     key_ids.insert(k.clone(), keys.len());
-                    keys.push(KeyHistory {
-                        key: Some(k.clone()),
-                        ops: Vec::new(),
-                    });
+                    keys.push(KeyHistory::new(Some(k.clone())));
+                    interners.push(Values::new());
                     keys.len() - 1
                 }
             },
         };
+        let values = &mut interners[k];
+        let (a, b) = (values.id(carried.0), values.id(carried.1));
         keys[k].ops.push(RegOp {
             f,
             a,
@@ -273,9 +288,8 @@ pub fn registers(history: &History) -> Result<Registers, InputError> {
             complete,
         });
     }
-    Ok(Registers {
-        independent,
-        keys,
-        values: values.values,
-    })
+    for (k, v) in keys.iter_mut().zip(interners) {
+        k.values = v.values;
+    }
+    Ok(Registers { independent, keys })
 }
