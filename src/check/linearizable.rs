@@ -98,7 +98,7 @@ impl Default for LinOptions {
         LinOptions {
             algorithm: Algorithm::Auto,
             deadline: None,
-            max_configs: 20_000_000,
+            max_configs: 10_000_000,
             threads: 0,
         }
     }
@@ -446,7 +446,7 @@ pub fn check_search(ops: &[RegOp], deadline: Option<Instant>, max_configs: usize
     let mut steps: u64 = 0;
     loop {
         steps += 1;
-        if steps & 0xfff == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        if steps & 0xfff == 1 && deadline.is_some_and(|d| Instant::now() >= d) {
             return Verdict::Unknown("timeout");
         }
         if entry == end {

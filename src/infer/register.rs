@@ -104,7 +104,7 @@ pub struct Registers {
     pub keys: Vec<KeyHistory>,
 }
 
-fn value_of<'a>(history: &'a History, v: OpValue) -> Option<&'a Value> {
+fn value_of(history: &History, v: OpValue) -> Option<&Value> {
     match v {
         OpValue::Nil => Some(&Value::Nil),
         OpValue::Other(i) => Some(&history.other_values[i as usize]),

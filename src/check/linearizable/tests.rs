@@ -355,6 +355,42 @@ fn timeout_gives_unknown() {
         check_search(&regs.keys[0].ops, None, 0),
         Verdict::Unknown("search-space")
     );
+    let past = Instant::now() - std::time::Duration::from_secs(1);
+    assert_eq!(
+        check_search(&regs.keys[0].ops, Some(past), usize::MAX),
+        Verdict::Unknown("timeout")
+    );
+    // The chain needs no deadline; an invalid chain verdict keeps its own
+    // culprit when the search for the report runs out of time.
+    let h = hist(&ops_text(&[
+        "{:process 0, INV, :f :write, :value 1}",
+        "{:process 0, :type :ok, :f :write, :value 1}",
+        "{:process 1, INV, :f :read, :value nil}",
+        "{:process 1, :type :ok, :f :read, :value 2}",
+    ]));
+    let opts = LinOptions {
+        deadline: Some(past),
+        ..LinOptions::default()
+    };
+    let r = check_history(&h, &opts).unwrap();
+    assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(false)));
+    assert_eq!(r.get_kw("cause"), Some(&Value::kw("unwritten-read")));
+    assert_eq!(
+        r.get_kw("op").and_then(|o| o.get_kw("value")),
+        Some(&Value::Int(2))
+    );
+    // A search that runs out of time: unknown, with the cause.
+    let h = hist(&ops_text(&[
+        "{:process 0, INV, :f :write, :value 1}",
+        "{:process 0, :type :ok, :f :write, :value 1}",
+        "{:process 1, INV, :f :write, :value 1}",
+        "{:process 1, :type :ok, :f :write, :value 1}",
+    ]));
+    let r = check_history(&h, &opts).unwrap();
+    assert_eq!(
+        crate::edn::pr_str(&r),
+        "{:valid? :unknown, :analyzer :wgl, :cause :timeout}"
+    );
 }
 
 /// A random history from a simulated register: ops take effect at a random
@@ -511,4 +547,64 @@ fn cross_check_against_brute_force() {
         invalid > total / 10 && invalid < total * 9 / 10,
         "{invalid}/{total}"
     );
+}
+
+#[test]
+fn chain_and_search_agree_on_larger_corrupted_histories() {
+    use crate::gen::cas::{generate_cas, CasGenOptions};
+    let mut rng = Rng::new(11);
+    let (mut invalid, mut runs) = (0, 0);
+    for seed in 0..150 {
+        let opts = CasGenOptions {
+            ops: 200,
+            processes: 1 + seed as usize % 5,
+            info_fraction: 0.05,
+            seed,
+            ..CasGenOptions::default()
+        };
+        let mut out = Vec::new();
+        generate_cas(&opts, &mut out).unwrap();
+        let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+        let regs = registers(&h).unwrap();
+        // Times ×8, so that shifts by 8d + 1, 2 or 4 (each used once) keep
+        // every time distinct, as positions in a history are.
+        let mut ops = regs.keys[0].ops.clone();
+        for o in &mut ops {
+            o.invoke *= 8;
+            if o.ok() {
+                o.complete *= 8;
+            }
+        }
+        let nvalues = regs.keys[0].values.len() as u64;
+        // Corrupt a few ops: a read or a cas sees another value, or an op
+        // moves earlier in time.
+        for k in 0..rng.below(4).min(3) {
+            let i = rng.below(ops.len() as u64) as usize;
+            match rng.below(3) {
+                0 if ops[i].f != RegFn::Write => ops[i].a = rng.below(nvalues) as u32,
+                1 if ops[i].ok() => {
+                    let d = 8 * rng.below(40) as u32 + (1 << k);
+                    if ops[i].invoke >= d {
+                        ops[i].invoke -= d;
+                        ops[i].complete -= d;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let search = check_search(&ops, None, usize::MAX);
+        if let Some(chain) = check_chain(&ops) {
+            runs += 1;
+            assert_eq!(
+                chain == Verdict::Valid,
+                search == Verdict::Valid,
+                "seed {seed}: chain {chain:?}, search {search:?}"
+            );
+        }
+        if search != Verdict::Valid {
+            invalid += 1;
+        }
+    }
+    assert!(runs > 100, "{runs}");
+    assert!(invalid > 20, "{invalid}");
 }
