@@ -14,7 +14,9 @@ use crate::edn::{pr_str, value_to_json, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
-use crate::pipeline::{check_list_append, check_rw_register, CheckOptions, Outcome, Validity};
+use crate::pipeline::{
+    check_cas_register, check_list_append, check_rw_register, CheckOptions, Outcome, Validity,
+};
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::plot::{PlotFormat, PlotOptions};
@@ -80,6 +82,9 @@ enum Workload {
     ListAppend,
     /// Elle's rw-register workload.
     RwRegister,
+    /// Knossos's cas-register: linearizability of `:read`/`:write`/`:cas`
+    /// registers (`-c linearizable`, the only model that applies).
+    CasRegister,
 }
 
 /// Output formats.
@@ -139,6 +144,10 @@ struct CheckArgs {
     /// Plots whose DOT source is larger than this are skipped.
     #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
     max_plot_bytes: usize,
+    /// Time allowed for a cas-register linearizability search, in ms
+    /// (0: no limit); past it the verdict is unknown.
+    #[arg(long = "linearizable-timeout", default_value_t = 60000)]
+    linearizable_timeout: u64,
     /// Check this many histories at once (default: one per core).
     #[arg(short = 'j', long)]
     jobs: Option<usize>,
@@ -183,7 +192,9 @@ impl RwFlags {
 #[derive(Parser, Debug)]
 #[command(name = "ellery", about = "elle-cli compatible mode", after_help = EXIT_CODES)]
 struct ElleCli {
-    /// Model (workload): list-append or rw-register.
+    /// Model (workload): list-append, rw-register or cas-register (for
+    /// cas-register `-c` is ignored: linearizable is the only model that
+    /// applies).
     #[arg(short = 'm', long = "model")]
     model: String,
     /// Input format: edn or json (default: from the extension).
@@ -335,6 +346,7 @@ fn check_one(
     let outcome = match workload {
         Workload::ListAppend => check_list_append(&h, opts),
         Workload::RwRegister => check_rw_register(&h, opts, rw),
+        Workload::CasRegister => check_cas_register(&h, opts),
     }
     .map_err(|e| e.to_string())?;
     if let Some(p) = &outcome.problem {
@@ -373,6 +385,8 @@ fn run_check(a: CheckArgs) -> i32 {
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
         verbose: a.verbose,
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
+        linearizable_timeout: (a.linearizable_timeout > 0)
+            .then(|| Duration::from_millis(a.linearizable_timeout)),
         ..CheckOptions::default()
     };
     let files = match crate::batch::discover(&a.files) {
@@ -605,9 +619,10 @@ fn run_elle_cli(args: &[String]) -> i32 {
     let workload = match cli.model.as_str() {
         "list-append" => Workload::ListAppend,
         "rw-register" => Workload::RwRegister,
+        "cas-register" => Workload::CasRegister,
         other => {
             eprintln!(
-                "ellery: model {other} is not supported yet (supported: list-append, rw-register)"
+                "ellery: model {other} is not supported yet (supported: list-append, rw-register, cas-register)"
             );
             return 255;
         }

@@ -27,6 +27,9 @@ pub struct CheckOptions {
     pub plot_max_bytes: Option<usize>,
     /// Called with the name of each phase as it starts (a progress display).
     pub progress: Option<fn(&str)>,
+    /// Time allowed for a cas-register linearizability search (all keys);
+    /// past it a key is `:valid? :unknown`. `None`: no limit.
+    pub linearizable_timeout: Option<Duration>,
 }
 
 impl Default for CheckOptions {
@@ -38,6 +41,7 @@ impl Default for CheckOptions {
             verbose: false,
             plot_max_bytes: None,
             progress: None,
+            linearizable_timeout: Some(Duration::from_secs(60)),
         }
     }
 }
@@ -249,4 +253,36 @@ fn plot_sources(
         plots.push((format!("{}/{i}", c.kind), dot(&c.ops)));
     }
     plots
+}
+
+/// Checks a cas-register history for linearizability (Knossos's
+/// `cas-register` model; see [`crate::check::linearizable`] for the
+/// algorithms and the result map). Fails on input that is not a
+/// cas-register history (unknown `:f`, a `:cas` value that is not
+/// `[old new]`, …), pointing at the op.
+pub fn check_cas_register(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    use crate::check::linearizable::{check_history, LinOptions};
+    let started = std::time::Instant::now();
+    let lin = LinOptions {
+        deadline: opts.linearizable_timeout.map(|t| started + t),
+        ..LinOptions::default()
+    };
+    let result = check_history(history, &lin)?;
+    if opts.verbose {
+        eprintln!(
+            "ellery: linearizability checked in {:.3} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Outcome {
+        validity: validity_of(&result),
+        result,
+        cycles: Vec::new(),
+        problem: None,
+        plots: Vec::new(),
+        incompatible_keys: Vec::new(),
+    })
 }

@@ -18,6 +18,7 @@
 //! The same [`GenOptions`] (seed included) always produce byte-identical
 //! output.
 
+pub mod cas;
 pub mod cli;
 mod faults;
 mod rng;

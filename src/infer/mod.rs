@@ -3,6 +3,7 @@
 
 pub mod list_append;
 pub mod order_graphs;
+pub mod register;
 pub mod rw_register;
 
 use crate::edn::Value;

@@ -1,0 +1,694 @@
+//! Linearizability of compare-and-set registers (Knossos's `cas-register`
+//! model): a register starting at `nil`, with `:read`, `:write` and
+//! `:cas [old new]` ops (see [`crate::infer::register`] for how client ops
+//! become register ops, and for `jepsen.independent` keys).
+//!
+//! Linearizability is local (Herlihy–Wing), so every key is checked on its
+//! own, keys in parallel. Per key, two algorithms:
+//!
+//! * **Chain** ([`check_chain`], `:analyzer :lwt-chain`): the O(n) VL-LWT
+//!   algorithm of the MTC paper (Algorithm 2), for keys whose written values
+//!   are unique. With unique values every cas names its predecessor, so the
+//!   only admissible order is the chain that starts at `nil`, follows the
+//!   cas ops reading the current value, and (if the key has one blind write)
+//!   continues from that write once the chain from `nil` ends. The artifact's
+//!   correction is applied: the write ("insert") is part of the chain, so its
+//!   real-time constraints are checked (oracle L6). Extensions, as the digest
+//!   recommends: reads sit in the gap after the op that wrote their value;
+//!   a crashed (`:info`) write or cas is used exactly when some completed op
+//!   observes its value (transitively), with an infinite completion time.
+//!   The real-time check is a scan over the groups (chain op, its readers).
+//!   Preconditions (else the search below runs): no value written twice, no
+//!   write of `nil`, at most one blind write in effect.
+//! * **Search** ([`check_search`], `:analyzer :wgl`): Wing & Gong's
+//!   algorithm with Lowe's memoisation, as Knossos's `knossos.wgl`: walk the
+//!   history's calls and returns; linearize a pending call when the model
+//!   allows it and the resulting configuration (linearized set, register
+//!   value) is new; backtrack at the return of an op not yet linearized.
+//!   Ops are numbered like Knossos's entry ids (completed ops by completion
+//!   order, crashed ops after them), so a configuration's linearized set is
+//!   stored as "every op below `c`" plus the few others. Bounded by a
+//!   deadline and a configuration cap (`:valid? :unknown`).
+//!
+//! **Result map** (one key):
+//!
+//! ```text
+//! {:valid? true, :analyzer :wgl}
+//! {:valid? false, :analyzer :wgl,
+//!  :op {…}                       ; the completion of the first op that cannot be linearized
+//!  :previous-ok {…}              ; the last :ok completion on this key before it, or nil
+//!  :last-consistent-states [0 3]}; register values of the configurations that got furthest
+//! {:valid? :unknown, :analyzer :wgl, :cause :timeout}   ; or :cause :search-space
+//! ```
+//!
+//! `:op` and `:previous-ok` are Knossos's keys with Knossos's meaning: the
+//! search numbers ops as Knossos does, so `:op` is the `:ok` op whose
+//! completion no configuration could get past. Instead of Knossos's
+//! `:final-paths` (every order of the concurrent ops, which can be huge),
+//! `:last-consistent-states` lists the distinct register values (up to 16,
+//! sorted) of the configurations that linearized every op completing before
+//! `:op`. The chain analyzer adds `:cause` (`:divergence`: two ops both
+//! extend the same value; `:broken-chain`: an op that took effect cannot be
+//! placed; `:unwritten-read`: a read of a value no op in effect wrote;
+//! `:realtime`: some op had to follow an op invoked after it completed). When
+//! the chain finds a key invalid, the search is run on it too (on unique
+//! values it is nearly linear) so that `:op` and `:last-consistent-states`
+//! mean the same for both analyzers; only if the search runs out of time
+//! does the chain's own culprit (the earliest-completing op it could not
+//! place) and the value it needed to follow stand in.
+//!
+//! For independent histories the map is jepsen.independent's:
+//! `{:valid? …, :results {k result, …}, :failures [k …]}` with keys in
+//! order of first appearance, `:failures` listing the invalid keys.
+
+use crate::edn::Value;
+use crate::error::InputError;
+use crate::infer::register::{registers, KeyHistory, RegFn, RegOp, Registers, NIL};
+use crate::model::History;
+use crate::report::op_value;
+use hashbrown::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Which algorithm checks a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// The chain when its preconditions hold, else the search.
+    #[default]
+    Auto,
+    /// Only the search.
+    Search,
+}
+
+/// Options for [`check_registers`].
+#[derive(Clone, Debug)]
+pub struct LinOptions {
+    /// Which algorithm to use.
+    pub algorithm: Algorithm,
+    /// When a search gives up with `:valid? :unknown`.
+    pub deadline: Option<Instant>,
+    /// Most configurations one key's search may memoise before giving up.
+    pub max_configs: usize,
+    /// Worker threads for independent keys (0: one per core).
+    pub threads: usize,
+}
+
+impl Default for LinOptions {
+    fn default() -> Self {
+        LinOptions {
+            algorithm: Algorithm::Auto,
+            deadline: None,
+            max_configs: 10_000_000,
+            threads: 0,
+        }
+    }
+}
+
+/// The verdict on one key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Linearizable.
+    Valid,
+    /// Not linearizable.
+    Invalid(Failure),
+    /// The search gave up; the cause (`timeout`, `search-space`).
+    Unknown(&'static str),
+}
+
+/// Why a key is not linearizable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Index (in the key's ops) of the op that cannot be linearized.
+    pub op: usize,
+    /// The last consistent register values (interned ids), sorted.
+    pub states: Vec<u32>,
+    /// The chain analyzer's reason (`divergence`, …); `None` for the search.
+    pub cause: Option<&'static str>,
+}
+
+/// A verdict and the analyzer that reached it (`lwt-chain` or `wgl`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyResult {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// `lwt-chain` or `wgl`.
+    pub analyzer: &'static str,
+}
+
+/// Checks one key with the chosen algorithm.
+pub fn check_key(ops: &[RegOp], opts: &LinOptions) -> KeyResult {
+    if opts.algorithm == Algorithm::Auto {
+        if let Some(mut verdict) = check_chain(ops) {
+            if let Verdict::Invalid(f) = &mut verdict {
+                // Report what the search reports (the op no configuration
+                // gets past), when it finishes in time; keep the cause.
+                if let Verdict::Invalid(g) = check_search(ops, opts.deadline, opts.max_configs) {
+                    f.op = g.op;
+                    f.states = g.states;
+                }
+            }
+            return KeyResult {
+                verdict,
+                analyzer: "lwt-chain",
+            };
+        }
+    }
+    KeyResult {
+        verdict: check_search(ops, opts.deadline, opts.max_configs),
+        analyzer: "wgl",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The chain (VL-LWT)
+
+/// The unique-value chain algorithm; `None` when its preconditions fail (a
+/// value written twice, a write of `nil`, or more than one blind write in
+/// effect).
+pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
+    const NONE: u32 = u32::MAX;
+    // Values are dense ids (per key), so tables are vectors.
+    let nvalues = ops
+        .iter()
+        .map(|o| o.a.max(o.b) as usize + 1)
+        .max()
+        .unwrap_or(1);
+    // The writer of every value (ok or crashed; failed ops are gone).
+    let mut writer: Vec<u32> = vec![NONE; nvalues];
+    for (i, op) in ops.iter().enumerate() {
+        let v = match op.f {
+            RegFn::Read => continue,
+            RegFn::Write => op.a,
+            RegFn::Cas => op.b,
+        };
+        if v == NIL || writer[v as usize] != NONE {
+            return None;
+        }
+        writer[v as usize] = i as u32;
+    }
+    // Ops in effect: completed ones, and crashed ones whose value some op in
+    // effect observes.
+    let mut effective: Vec<bool> = ops.iter().map(|o| o.ok()).collect();
+    let mut work: Vec<u32> = ops
+        .iter()
+        .filter(|o| o.ok() && o.f != RegFn::Write)
+        .map(|o| o.a)
+        .collect();
+    while let Some(v) = work.pop() {
+        let w = writer[v as usize];
+        if w != NONE && !effective[w as usize] {
+            effective[w as usize] = true;
+            if ops[w as usize].f == RegFn::Cas {
+                work.push(ops[w as usize].a);
+            }
+        }
+    }
+    let mut blind = None;
+    // value -> (number of cas ops in effect reading it, the first one)
+    let mut readers: Vec<(u32, u32)> = vec![(0, NONE); nvalues];
+    for (i, op) in ops.iter().enumerate() {
+        if !effective[i] {
+            continue;
+        }
+        match op.f {
+            RegFn::Write => {
+                if blind.replace(i).is_some() {
+                    return None;
+                }
+            }
+            RegFn::Cas => {
+                let e = &mut readers[op.a as usize];
+                e.0 += 1;
+                if e.1 == NONE {
+                    e.1 = i as u32;
+                }
+            }
+            RegFn::Read => {}
+        }
+    }
+    let fail = |op: usize, state: u32, cause| {
+        Some(Verdict::Invalid(Failure {
+            op,
+            states: vec![state],
+            cause: Some(cause),
+        }))
+    };
+    // Build the chain.
+    let mut chain: Vec<u32> = Vec::new();
+    let mut v = NIL;
+    let mut blind_left = blind;
+    loop {
+        match readers[v as usize] {
+            (0, _) => match blind_left.take() {
+                Some(w) => {
+                    chain.push(w as u32);
+                    v = ops[w].a;
+                }
+                None => break,
+            },
+            (1, c) => {
+                chain.push(c);
+                v = ops[c as usize].b;
+            }
+            _ => {
+                // Divergence: report the later-completing of the candidates.
+                let c = latest_completing(ops, &effective, |o| o.f == RegFn::Cas && o.a == v);
+                return fail(c, v, "divergence");
+            }
+        }
+    }
+    // Group of each value: 0 for nil, k + 1 for the k-th chain op's value.
+    let mut group_of: Vec<u32> = vec![NONE; nvalues];
+    group_of[NIL as usize] = 0;
+    let mut in_chain = vec![false; ops.len()];
+    for (k, &c) in chain.iter().enumerate() {
+        in_chain[c as usize] = true;
+        let op = &ops[c as usize];
+        group_of[(if op.f == RegFn::Cas { op.b } else { op.a }) as usize] = k as u32 + 1;
+    }
+    // Everything in effect must be placed; reads must read a chain value.
+    let mut broken: Option<(usize, u32, &'static str)> = None;
+    let mut reads: Vec<(u32, u32)> = Vec::new(); // (group, read)
+    for (i, op) in ops.iter().enumerate() {
+        if !effective[i] {
+            continue;
+        }
+        let problem = match op.f {
+            RegFn::Read => match group_of[op.a as usize] {
+                NONE => Some("unwritten-read"),
+                g => {
+                    reads.push((g, i as u32));
+                    None
+                }
+            },
+            _ if !in_chain[i] => Some("broken-chain"),
+            _ => None,
+        };
+        if let Some(cause) = problem {
+            let better = match broken {
+                None => true,
+                Some((j, _, _)) => completion(&ops[i]) < completion(&ops[j]),
+            };
+            if better {
+                broken = Some((i, v, cause));
+            }
+        }
+    }
+    if let Some((i, state, cause)) = broken {
+        return fail(i, state, cause);
+    }
+    reads.sort_unstable();
+    let mut next_read = 0;
+    // Real time: every element must complete after every element required
+    // before it was invoked. Groups: (chain op k-1, readers of its value).
+    // Report the violating element with the earliest completion.
+    let mut max_start: u32 = 0; // over groups before the current one
+    let mut worst: Option<(u32, usize, u32)> = None; // (completion, op, state)
+    let mut note = |op: usize, need: u32, state: u32| {
+        let f = completion(&ops[op]);
+        if need > f && worst.is_none_or(|(wf, _, _)| f < wf) {
+            worst = Some((f, op, state));
+        }
+    };
+    let mut prev_value = NIL;
+    for g in 0..=chain.len() {
+        let (writer_start, value) = if g == 0 {
+            (0, NIL)
+        } else {
+            let w = chain[g - 1] as usize;
+            note(w, max_start, prev_value);
+            let op = &ops[w];
+            (op.invoke, if op.f == RegFn::Cas { op.b } else { op.a })
+        };
+        let before_reads = max_start.max(writer_start);
+        let mut group_max = before_reads;
+        while let Some(&(rg, r)) = reads.get(next_read) {
+            if rg as usize != g {
+                break;
+            }
+            next_read += 1;
+            note(r as usize, before_reads, value);
+            group_max = group_max.max(ops[r as usize].invoke);
+        }
+        max_start = group_max;
+        prev_value = value;
+    }
+    match worst {
+        Some((_, op, state)) => fail(op, state, "realtime"),
+        None => Some(Verdict::Valid),
+    }
+}
+
+fn completion(op: &RegOp) -> u32 {
+    op.complete
+}
+
+fn latest_completing(ops: &[RegOp], effective: &[bool], pred: impl Fn(&RegOp) -> bool) -> usize {
+    let mut best = 0;
+    let mut best_key = None;
+    for (i, op) in ops.iter().enumerate() {
+        if effective[i] && pred(op) {
+            let key = (op.complete, op.invoke);
+            if best_key.is_none_or(|b| key > b) {
+                best_key = Some(key);
+                best = i;
+            }
+        }
+    }
+    best
+}
+
+// ---------------------------------------------------------------------------
+// The search (WGL with Lowe's memoisation)
+
+fn step(state: u32, op: &RegOp) -> Option<u32> {
+    match op.f {
+        RegFn::Read => (state == op.a).then_some(state),
+        RegFn::Write => Some(op.a),
+        RegFn::Cas => (state == op.a).then_some(op.b),
+    }
+}
+
+/// A memoised configuration: every completed op below `c` linearized, plus
+/// `extra` (sorted ids), with register value `state`.
+#[derive(Hash, PartialEq, Eq)]
+struct Config {
+    state: u32,
+    c: u32,
+    extra: Box<[u32]>,
+}
+
+const MAX_STATES: usize = 16;
+
+/// Wing & Gong / Lowe search over one key's ops. Crashed reads must have been
+/// dropped (they constrain nothing); crashed writes and cas ops may take
+/// effect or not.
+pub fn check_search(ops: &[RegOp], deadline: Option<Instant>, max_configs: usize) -> Verdict {
+    // Entry ids: completed ops by completion, then crashed ops.
+    let mut order: Vec<usize> = (0..ops.len()).collect();
+    order.sort_by_key(|&i| (ops[i].complete, ops[i].invoke));
+    let n = order.len();
+    let m = ops.iter().filter(|o| o.ok()).count();
+    let id_ops: Vec<RegOp> = order.iter().map(|&i| ops[i]).collect();
+    // Events: calls at invocation, returns at completion (crashed: at the
+    // end, in id order). Event e in 1..=2n; 0 is the head, 2n+1 the end.
+    let mut events: Vec<(u64, u32, bool)> = Vec::with_capacity(2 * n); // (time, id, is_return)
+    for (id, op) in id_ops.iter().enumerate() {
+        events.push(((op.invoke as u64) << 1, id as u32, false));
+        let t = if op.ok() {
+            (op.complete as u64) << 1
+        } else {
+            (1u64 << 40) + id as u64
+        };
+        events.push((t, id as u32, true));
+    }
+    events.sort_unstable();
+    let end = 2 * n + 1;
+    let mut next: Vec<u32> = (1..=end as u32 + 1).collect();
+    let mut prev: Vec<u32> = (0..=end as u32).map(|i| i.saturating_sub(1)).collect();
+    let mut call_ev = vec![0u32; n];
+    let mut ret_ev = vec![0u32; n];
+    let mut ev_id = vec![0u32; end + 1];
+    let mut ev_ret = vec![false; end + 1];
+    for (k, &(_, id, ret)) in events.iter().enumerate() {
+        let e = k + 1;
+        ev_id[e] = id;
+        ev_ret[e] = ret;
+        if ret {
+            ret_ev[id as usize] = e as u32;
+        } else {
+            call_ev[id as usize] = e as u32;
+        }
+    }
+    let unlink = |next: &mut Vec<u32>, prev: &mut Vec<u32>, e: usize| {
+        let (p, nx) = (prev[e] as usize, next[e] as usize);
+        next[p] = nx as u32;
+        prev[nx] = p as u32;
+    };
+    let relink = |next: &mut Vec<u32>, prev: &mut Vec<u32>, e: usize| {
+        let (p, nx) = (prev[e] as usize, next[e] as usize);
+        next[p] = e as u32;
+        prev[nx] = e as u32;
+    };
+
+    let words = n.div_ceil(64).max(1);
+    let mut lin = vec![0u64; words];
+    let is_set = |lin: &[u64], i: usize| lin[i >> 6] >> (i & 63) & 1 == 1;
+    let mut c: usize = 0; // first completed op not linearized (≤ m)
+    let mut ok_count: usize = 0; // linearized completed ops
+    let mut crashed: Vec<u32> = Vec::new(); // linearized crashed ids (stack order)
+    let mut cache: HashSet<Config> = HashSet::new();
+    let mut best_c = 0usize;
+    let mut best_states: Vec<u32> = vec![NIL];
+    let mut stack: Vec<(u32, u32)> = Vec::new(); // (id, previous state)
+    let mut state = NIL;
+    let mut entry = next[0] as usize;
+    let mut steps: u64 = 0;
+    loop {
+        steps += 1;
+        if steps & 0xfff == 1 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Verdict::Unknown("timeout");
+        }
+        if entry == end {
+            return Verdict::Valid;
+        }
+        let id = ev_id[entry] as usize;
+        if ev_ret[entry] {
+            if id >= m {
+                // Only crashed returns remain: every completed op is placed.
+                return Verdict::Valid;
+            }
+            // The return of an op not yet linearized: backtrack.
+            let Some((pid, pstate)) = stack.pop() else {
+                return Verdict::Invalid(Failure {
+                    op: order[best_c],
+                    states: best_states,
+                    cause: None,
+                });
+            };
+            let pid = pid as usize;
+            lin[pid >> 6] &= !(1 << (pid & 63));
+            if pid < m {
+                ok_count -= 1;
+                c = c.min(pid);
+            } else {
+                crashed.pop();
+            }
+            relink(&mut next, &mut prev, ret_ev[pid] as usize);
+            relink(&mut next, &mut prev, call_ev[pid] as usize);
+            state = pstate;
+            entry = next[call_ev[pid] as usize] as usize;
+            continue;
+        }
+        let Some(s2) = step(state, &id_ops[id]) else {
+            entry = next[entry] as usize;
+            continue;
+        };
+        // Tentatively linearize and look the configuration up.
+        lin[id >> 6] |= 1 << (id & 63);
+        let mut c2 = c;
+        if id < m {
+            ok_count += 1;
+            while c2 < m && is_set(&lin, c2) {
+                c2 += 1;
+            }
+        } else {
+            crashed.push(id as u32);
+        }
+        let mut extra: Vec<u32> = Vec::new();
+        let mut want = ok_count - c2;
+        let mut i = c2 + 1;
+        while want > 0 {
+            let w = lin[i >> 6] >> (i & 63);
+            if w == 0 {
+                i = (i | 63) + 1;
+                continue;
+            }
+            let j = i + w.trailing_zeros() as usize;
+            extra.push(j as u32);
+            want -= 1;
+            i = j + 1;
+        }
+        let mut cr = crashed.clone();
+        cr.sort_unstable();
+        extra.extend(cr);
+        let config = Config {
+            state: s2,
+            c: c2 as u32,
+            extra: extra.into_boxed_slice(),
+        };
+        if cache.insert(config) {
+            if cache.len() > max_configs {
+                return Verdict::Unknown("search-space");
+            }
+            if c2 > best_c {
+                best_c = c2;
+                best_states.clear();
+            }
+            if c2 == best_c && best_states.len() < MAX_STATES && !best_states.contains(&s2) {
+                best_states.push(s2);
+                best_states.sort_unstable();
+            }
+            stack.push((id as u32, state));
+            state = s2;
+            c = c2;
+            unlink(&mut next, &mut prev, call_ev[id] as usize);
+            unlink(&mut next, &mut prev, ret_ev[id] as usize);
+            entry = next[0] as usize;
+        } else {
+            lin[id >> 6] &= !(1 << (id & 63));
+            if id < m {
+                ok_count -= 1;
+            } else {
+                crashed.pop();
+            }
+            entry = next[entry] as usize;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Whole histories
+
+/// Checks every key of `regs` (in parallel) and returns per-key results in
+/// key order.
+pub fn check_keys(regs: &Registers, opts: &LinOptions) -> Vec<KeyResult> {
+    let keys = &regs.keys;
+    let threads = match opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        t => t,
+    }
+    .min(keys.len())
+    .max(1);
+    if threads == 1 {
+        return keys.iter().map(|k| check_key(&k.ops, opts)).collect();
+    }
+    // Largest keys first, so one big key does not finish last.
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(keys[i].ops.len()));
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<KeyResult>> = vec![None; keys.len()];
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&k) = order.get(i) else { break };
+                        done.push((k, check_key(&keys[k].ops, opts)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for h in handles {
+            for (k, r) in h.join().expect("linearizability worker") {
+                results[k] = Some(r);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every key checked"))
+        .collect()
+}
+
+/// Checks a cas-register history and returns its result map (see the module
+/// documentation). Fails on input that is not a cas-register history.
+pub fn check_history(history: &History, opts: &LinOptions) -> Result<Value, InputError> {
+    let regs = registers(history)?;
+    let results = check_keys(&regs, opts);
+    if !regs.independent {
+        return Ok(result_value(history, &regs.keys[0], &results[0]));
+    }
+    let mut per_key = Vec::new();
+    let mut failures = Vec::new();
+    let mut valids = Vec::new();
+    for (k, r) in regs.keys.iter().zip(&results) {
+        let key = k.key.clone().unwrap_or(Value::Nil);
+        if matches!(r.verdict, Verdict::Invalid(_)) {
+            failures.push(key.clone());
+        }
+        valids.push(&r.verdict);
+        per_key.push((key, result_value(history, k, r)));
+    }
+    Ok(Value::Map(vec![
+        (Value::kw("valid?"), merge_valid(valids)),
+        (Value::kw("results"), Value::Map(per_key)),
+        (Value::kw("failures"), Value::Vector(failures)),
+    ]))
+}
+
+fn merge_valid<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Value {
+    let mut unknown = false;
+    for v in verdicts {
+        match v {
+            Verdict::Invalid(_) => return Value::Bool(false),
+            Verdict::Unknown(_) => unknown = true,
+            Verdict::Valid => {}
+        }
+    }
+    if unknown {
+        Value::kw("unknown")
+    } else {
+        Value::Bool(true)
+    }
+}
+
+/// Values in a stable, readable order: `nil` first, then integers
+/// numerically, then the rest by printed form.
+fn sorted_values(values: impl Iterator<Item = Value>) -> Vec<Value> {
+    let mut vs: Vec<Value> = values.collect();
+    vs.sort_by_cached_key(|v| match v {
+        Value::Nil => (0, 0, String::new()),
+        Value::Int(n) => (1, *n, String::new()),
+        other => (2, 0, crate::edn::pr_str(other)),
+    });
+    vs
+}
+
+/// The result map of one key.
+fn result_value(history: &History, k: &KeyHistory, r: &KeyResult) -> Value {
+    let ops = &k.ops;
+    let analyzer = (Value::kw("analyzer"), Value::kw(r.analyzer));
+    match &r.verdict {
+        Verdict::Valid => Value::Map(vec![(Value::kw("valid?"), Value::Bool(true)), analyzer]),
+        Verdict::Unknown(cause) => Value::Map(vec![
+            (Value::kw("valid?"), Value::kw("unknown")),
+            analyzer,
+            (Value::kw("cause"), Value::kw(cause)),
+        ]),
+        Verdict::Invalid(f) => {
+            let op = &ops[f.op];
+            let at = if op.ok() { op.complete } else { op.invoke };
+            let previous = ops
+                .iter()
+                .filter(|o| o.ok() && o.complete < at)
+                .map(|o| o.complete)
+                .max();
+            let mut entries = vec![
+                (Value::kw("valid?"), Value::Bool(false)),
+                analyzer,
+                (Value::kw("op"), op_value(history, at as usize)),
+                (
+                    Value::kw("previous-ok"),
+                    previous.map_or(Value::Nil, |p| op_value(history, p as usize)),
+                ),
+                (
+                    Value::kw("last-consistent-states"),
+                    Value::Vector(sorted_values(
+                        f.states.iter().map(|&s| k.values[s as usize].clone()),
+                    )),
+                ),
+            ];
+            if let Some(cause) = f.cause {
+                entries.push((Value::kw("cause"), Value::kw(cause)));
+            }
+            Value::Map(entries)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
