@@ -1,6 +1,7 @@
 //! Reports: Elle's result map, its EDN and JSON forms, explanation text.
 
 pub mod files;
+pub mod json_pprint;
 pub mod plot;
 
 use crate::edn::Value;
