@@ -10,7 +10,7 @@
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
-use crate::edn::{pr_str, value_to_json, Value};
+use crate::edn::{pr_str, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
@@ -19,6 +19,7 @@ use crate::pipeline::{
 };
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
+use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -92,8 +93,11 @@ enum Workload {
 enum OutputFormat {
     /// Elle's result map, as Clojure prints it.
     Edn,
-    /// The result map as elle-cli's JSON (namespaces dropped, sets as arrays).
+    /// The result map as elle-cli's `-v` JSON, laid out exactly as
+    /// clojure.data.json/pprint does (namespaces dropped, sets as arrays).
     Json,
+    /// The same JSON on one line per history (for `jq` and log pipelines).
+    Jsonl,
     /// One line per history: path, verdict, anomaly types.
     Summary,
 }
@@ -456,7 +460,8 @@ fn run_check(a: CheckArgs) -> i32 {
                             format!(";; {}\n{}", path.display(), pr_str(&o.result))
                         }
                         OutputFormat::Edn => pr_str(&o.result),
-                        OutputFormat::Json => value_to_json(&o.result).to_string(),
+                        OutputFormat::Json => pprint_json(&o.result).trim_end().to_string(),
+                        OutputFormat::Jsonl => crate::edn::value_to_json(&o.result).to_string(),
                         OutputFormat::Summary => summary_line(path, &o),
                     };
                     let _ = writeln!(out, "{line}");
@@ -684,10 +689,7 @@ fn run_elle_cli(args: &[String]) -> i32 {
                     any_invalid = true;
                 }
                 if json {
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&value_to_json(&o.result)).unwrap_or_default()
-                    );
+                    print!("{}", pprint_json(&o.result));
                 } else {
                     println!("{} \t {}", path.display(), verdict_word(o.validity));
                 }

@@ -396,9 +396,19 @@ fn all_strings(v: &serde_json::Value, out: &mut Vec<String>) {
 fn json_output_drops_namespaces() {
     let t = Scratch::new("json");
     let g1c = t.file("g1c.edn", G1C);
-    let o = ellery(&["check", "-c", "serializable", "--output", "json", s(&g1c)]);
+    // `json` is elle-cli's `-v` layout (clojure.data.json/pprint)...
+    let pretty = ellery(&["check", "-c", "serializable", "--output", "json", s(&g1c)]);
+    assert_eq!(pretty.status.code(), Some(1));
+    assert!(stdout(&pretty).starts_with("{\"valid?\":false,\n \"anomaly-types\":[\"G1c\"],\n"));
+    assert_eq!(
+        json(&pretty.stdout)["anomaly-types"],
+        serde_json::json!(["G1c"])
+    );
+    // ... and `jsonl` the same document on one line.
+    let o = ellery(&["check", "-c", "serializable", "--output", "jsonl", s(&g1c)]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o).lines().count(), 1, "one JSON document per line");
+    assert_eq!(json(&o.stdout), json(&pretty.stdout));
     let v = json(&o.stdout);
     assert_eq!(v["valid?"], serde_json::json!(false));
     assert_eq!(v["anomaly-types"], serde_json::json!(["G1c"]));
@@ -416,7 +426,7 @@ fn json_output_drops_namespaces() {
     ));
 
     let skew = t.file("skew.edn", SKEW);
-    let o = ellery(&["check", "-c", "serializable", "--output", "json", s(&skew)]);
+    let o = ellery(&["check", "-c", "serializable", "--output", "jsonl", s(&skew)]);
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o.stdout);
     assert_eq!(v["valid?"], serde_json::json!(false));
