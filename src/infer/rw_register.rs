@@ -223,7 +223,8 @@ impl Ext {
             base: Vec::new(),
         };
         let mut key_ids: HashMap<Atom, u32> = HashMap::new();
-        let mut val_ids: HashMap<(u32, Atom), u32> = HashMap::new();
+        // Most micro-ops name a value no other one does: size for half of them.
+        let mut val_ids: HashMap<(u32, Atom), u32> = HashMap::with_capacity(h.mops.len() / 2);
         let mut intern = |ids: &mut Ids, k: Atom, v: Val| -> Kv {
             let kid = *key_ids.entry(k).or_insert_with(|| {
                 ids.keys.push(k);
