@@ -35,7 +35,7 @@ use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order}
 use crate::graph::Rels;
 use crate::model::{Atom, History, MopArg, MopFn, OpType, OpValue};
 use crate::report::{mop_value, op_value};
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 
 /// Elle's rw-register options for inferring version orders.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,12 +53,20 @@ pub struct RwOptions {
 /// A register value: `None` is `nil` (the initial state).
 type Val = Option<Atom>;
 
-/// A key → value map with Clojure's iteration order (insertion order up to
-/// eight entries, hash order beyond).
-type KvMap = Vec<(Atom, Val)>;
+/// The value id of `nil` in every key: values are numbered per key, densely,
+/// with 0 for the initial state.
+const NIL: u32 = 0;
 
-fn get(m: &KvMap, k: Atom) -> Option<Val> {
-    m.iter().find(|(k2, _)| *k2 == k).map(|&(_, v)| v)
+/// A key and a value, by id: `kid` numbers keys densely in order of first
+/// appearance, `vid` numbers a key's values ([`NIL`] is `nil`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kv {
+    kid: u32,
+    vid: u32,
+}
+
+fn get(m: &[Kv], kid: u32) -> Option<u32> {
+    m.iter().find(|e| e.kid == kid).map(|e| e.vid)
 }
 
 fn val_value(h: &History, v: Val) -> Value {
@@ -161,64 +169,149 @@ pub fn validate(h: &History) -> Result<(), InputError> {
     Ok(())
 }
 
-/// External reads and writes of every op (empty for invocations).
-struct Ext {
-    reads: Vec<KvMap>,
-    writes: Vec<KvMap>,
+/// Keys and values behind the ids of [`Kv`].
+struct Ids {
+    /// Key by id.
+    keys: Vec<Atom>,
+    /// Values by key id, then value id (`vals[k][0]` is `None`).
+    vals: Vec<Vec<Val>>,
+    /// First slot of each key in the flat (key, value) numbering used by
+    /// the writer and reader indexes; one more entry: the number of slots.
+    base: Vec<u32>,
 }
 
-fn order_map(h: &History, m: &mut KvMap) {
+impl Ids {
+    fn key(&self, kid: u32) -> Atom {
+        self.keys[kid as usize]
+    }
+
+    fn val(&self, kid: u32, vid: u32) -> Val {
+        self.vals[kid as usize][vid as usize]
+    }
+
+    fn slot(&self, kid: u32, vid: u32) -> usize {
+        (self.base[kid as usize] + vid) as usize
+    }
+}
+
+/// External reads and writes of every op (empty for invocations), in
+/// Clojure's map order (insertion order up to eight entries, hash order
+/// beyond), stored flat: op `i`'s reads are `reads[r_at[i]..r_at[i + 1]]`.
+struct Ext {
+    r_at: Vec<u32>,
+    w_at: Vec<u32>,
+    reads: Vec<Kv>,
+    writes: Vec<Kv>,
+}
+
+fn order_map(h: &History, m: &mut [(Atom, Val)]) {
     clojure_map_order(m, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
 }
 
 impl Ext {
-    fn new(h: &History) -> Ext {
+    fn new(h: &History) -> (Ext, Ids) {
         let n = h.ops.len();
-        let mut reads = Vec::with_capacity(n);
-        let mut writes = Vec::with_capacity(n);
+        let mut ext = Ext {
+            r_at: Vec::with_capacity(n + 1),
+            w_at: Vec::with_capacity(n + 1),
+            reads: Vec::new(),
+            writes: Vec::new(),
+        };
+        let mut ids = Ids {
+            keys: Vec::new(),
+            vals: Vec::new(),
+            base: Vec::new(),
+        };
+        let mut key_ids: HashMap<Atom, u32> = HashMap::new();
+        // Most micro-ops name a value no other one does: size for half of them.
+        let mut val_ids: HashMap<(u32, Atom), u32> = HashMap::with_capacity(h.mops.len() / 2);
+        let mut intern = |ids: &mut Ids, k: Atom, v: Val| -> Kv {
+            let kid = *key_ids.entry(k).or_insert_with(|| {
+                ids.keys.push(k);
+                ids.vals.push(vec![None]);
+                ids.keys.len() as u32 - 1
+            });
+            let vid = match v {
+                None => NIL,
+                Some(a) => *val_ids.entry((kid, a)).or_insert_with(|| {
+                    let vs = &mut ids.vals[kid as usize];
+                    vs.push(Some(a));
+                    vs.len() as u32 - 1
+                }),
+            };
+            Kv { kid, vid }
+        };
         let mut seen: Vec<Atom> = Vec::new();
+        let mut r: Vec<(Atom, Val)> = Vec::new();
+        let mut w: Vec<(Atom, Val)> = Vec::new();
         for op in &h.ops {
-            let mut r: KvMap = Vec::new();
-            let mut w: KvMap = Vec::new();
-            if op.op_type != OpType::Invoke {
-                seen.clear();
-                for m in h.mops(op) {
-                    let v = arg_val(m.arg);
-                    match m.f {
-                        MopFn::Read => {
-                            if !seen.contains(&m.key) {
-                                r.push((m.key, v));
-                            }
-                        }
-                        _ => match w.iter_mut().find(|(k, _)| *k == m.key) {
-                            Some(slot) => slot.1 = v,
-                            None => w.push((m.key, v)),
-                        },
-                    }
-                    if !seen.contains(&m.key) {
-                        seen.push(m.key);
-                    }
-                }
-                order_map(h, &mut r);
-                order_map(h, &mut w);
+            ext.r_at.push(ext.reads.len() as u32);
+            ext.w_at.push(ext.writes.len() as u32);
+            if op.op_type == OpType::Invoke {
+                continue;
             }
-            reads.push(r);
-            writes.push(w);
+            seen.clear();
+            r.clear();
+            w.clear();
+            for m in h.mops(op) {
+                let v = arg_val(m.arg);
+                match m.f {
+                    MopFn::Read => {
+                        if !seen.contains(&m.key) {
+                            r.push((m.key, v));
+                        }
+                    }
+                    _ => match w.iter_mut().find(|(k, _)| *k == m.key) {
+                        Some(slot) => slot.1 = v,
+                        None => w.push((m.key, v)),
+                    },
+                }
+                if !seen.contains(&m.key) {
+                    seen.push(m.key);
+                }
+            }
+            order_map(h, &mut r);
+            order_map(h, &mut w);
+            for &(k, v) in &r {
+                let e = intern(&mut ids, k, v);
+                ext.reads.push(e);
+            }
+            for &(k, v) in &w {
+                let e = intern(&mut ids, k, v);
+                ext.writes.push(e);
+            }
         }
-        Ext { reads, writes }
+        ext.r_at.push(ext.reads.len() as u32);
+        ext.w_at.push(ext.writes.len() as u32);
+        let mut total = 0u32;
+        for vs in &ids.vals {
+            ids.base.push(total);
+            total += vs.len() as u32;
+        }
+        ids.base.push(total);
+        (ext, ids)
     }
 
-    /// The last version of `k` an op interacted with (Elle's `v1` in
+    fn reads(&self, i: usize) -> &[Kv] {
+        &self.reads[self.r_at[i] as usize..self.r_at[i + 1] as usize]
+    }
+
+    fn writes(&self, i: usize) -> &[Kv] {
+        &self.writes[self.w_at[i] as usize..self.w_at[i + 1] as usize]
+    }
+
+    /// The last version of key `k` an op interacted with (Elle's `v1` in
     /// `transaction-graph->version-graphs`): for `:ok`, the external write
     /// or else the external read (nil if neither); for `:info`, the write.
-    fn last_version(&self, h: &History, i: usize, k: Atom) -> Option<Val> {
+    fn last_version(&self, h: &History, i: usize, k: u32) -> Option<u32> {
         match h.ops[i].op_type {
             OpType::Ok => Some(
-                get(&self.writes[i], k)
-                    .flatten()
-                    .or(get(&self.reads[i], k).flatten()),
+                get(self.writes(i), k)
+                    .filter(|&v| v != NIL)
+                    .or(get(self.reads(i), k).filter(|&v| v != NIL))
+                    .unwrap_or(NIL),
             ),
-            OpType::Info => get(&self.writes[i], k),
+            OpType::Info => get(self.writes(i), k),
             _ => None,
         }
     }
@@ -226,76 +319,97 @@ impl Ext {
     /// The first version of `k` an op interacted with (Elle's `v2`): for
     /// `:ok`, the external read or else the external write; for `:info`, the
     /// write.
-    fn first_version(&self, h: &History, i: usize, k: Atom) -> Option<Val> {
+    fn first_version(&self, h: &History, i: usize, k: u32) -> Option<u32> {
         match h.ops[i].op_type {
             OpType::Ok => Some(
-                get(&self.reads[i], k)
-                    .flatten()
-                    .or(get(&self.writes[i], k).flatten()),
+                get(self.reads(i), k)
+                    .filter(|&v| v != NIL)
+                    .or(get(self.writes(i), k).filter(|&v| v != NIL))
+                    .unwrap_or(NIL),
             ),
-            OpType::Info => get(&self.writes[i], k),
+            OpType::Info => get(self.writes(i), k),
             _ => None,
         }
     }
 }
 
-/// Version edges per key, in the order keys were first seen.
+/// The `:ok` ops that externally wrote (or read) each (key, value) slot, in
+/// history order: `ops[at[s]..at[s + 1]]`.
+struct SlotIndex {
+    at: Vec<u32>,
+    ops: Vec<u32>,
+}
+
+impl SlotIndex {
+    fn new(h: &History, ids: &Ids, ext: &Ext, side: fn(&Ext, usize) -> &[Kv]) -> SlotIndex {
+        let slots = *ids.base.last().expect("base has a final entry") as usize;
+        let mut at = vec![0u32; slots + 2];
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type == OpType::Ok {
+                for e in side(ext, i) {
+                    at[ids.slot(e.kid, e.vid) + 2] += 1;
+                }
+            }
+        }
+        for s in 2..at.len() {
+            at[s] += at[s - 1];
+        }
+        let mut ops = vec![0u32; at[slots + 1] as usize];
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type == OpType::Ok {
+                for e in side(ext, i) {
+                    let c = &mut at[ids.slot(e.kid, e.vid) + 1];
+                    ops[*c as usize] = i as u32;
+                    *c += 1;
+                }
+            }
+        }
+        at.pop();
+        SlotIndex { at, ops }
+    }
+
+    fn get(&self, slot: usize) -> &[u32] {
+        &self.ops[self.at[slot] as usize..self.at[slot + 1] as usize]
+    }
+}
+
+/// Version edges per key.
 #[derive(Default, Debug)]
 struct VersionGraphs {
-    keys: Vec<Atom>,
-    edges: HashMap<Atom, Vec<(Val, Val)>>,
-    set: HashSet<(Atom, Val, Val)>,
+    /// Keys with edges, in the order Elle's merged map first saw them.
+    keys: Vec<u32>,
+    /// Per key id: sorted, deduplicated (from, to) value ids.
+    edges: Vec<Vec<(u32, u32)>>,
 }
 
 impl VersionGraphs {
-    fn link(&mut self, k: Atom, a: Val, b: Val) {
-        if self.set.insert((k, a, b)) {
-            self.edges
-                .entry(k)
-                .or_insert_with(|| {
-                    self.keys.push(k);
-                    Vec::new()
-                })
-                .push((a, b));
-        }
-    }
-
-    fn contains(&self, k: Atom, a: Val, b: Val) -> bool {
-        self.set.contains(&(k, a, b))
+    fn contains(&self, k: u32, a: u32, b: u32) -> bool {
+        self.edges[k as usize].binary_search(&(a, b)).is_ok()
     }
 }
 
-/// Strongly connected components (more than one value) of one key's
-/// version graph.
-fn value_sccs(edges: &[(Val, Val)]) -> Vec<Vec<Val>> {
-    let mut ids: HashMap<Val, u32> = HashMap::new();
-    let mut vals: Vec<Val> = Vec::new();
-    let mut id = |v: Val, vals: &mut Vec<Val>| {
-        *ids.entry(v).or_insert_with(|| {
-            vals.push(v);
-            vals.len() as u32 - 1
-        })
-    };
-    let mut es = Vec::with_capacity(edges.len());
-    for &(a, b) in edges {
-        let (x, y) = (id(a, &mut vals), id(b, &mut vals));
-        es.push((x, y, Rels::WW));
-    }
-    let g = crate::graph::DiGraph::from_edges(vals.len(), es);
-    crate::graph::scc::nontrivial_sccs(&g)
-        .into_iter()
-        .map(|c| c.into_iter().map(|v| vals[v as usize]).collect())
-        .collect()
-}
-
-/// Elle's `cyclic-version-cases` for the keys in `keys` (in order).
-fn cyclic_cases(h: &History, g: &VersionGraphs, keys: &[Atom], sources: &[&str]) -> Vec<Value> {
+/// Elle's `cyclic-version-cases` for the keys in `keys` (in order), whose
+/// edges `edges_of` gives.
+fn cyclic_cases<'a>(
+    h: &History,
+    ids: &Ids,
+    edges_of: impl Fn(u32) -> &'a [(u32, u32)],
+    keys: &[u32],
+    sources: &[&str],
+) -> Vec<Value> {
     let mut out = Vec::new();
     for &k in keys {
-        let Some(edges) = g.edges.get(&k) else {
+        let edges = edges_of(k);
+        if edges.is_empty() {
             continue;
-        };
-        let mut sccs = value_sccs(edges);
+        }
+        let vals = &ids.vals[k as usize];
+        let es = edges.iter().map(|&(a, b)| (a, b, Rels::WW)).collect();
+        let g = crate::graph::DiGraph::from_edges(vals.len(), es);
+        let mut sccs: Vec<Vec<Val>> = crate::graph::scc::nontrivial_sccs(&g)
+            .into_iter()
+            .map(|c| c.into_iter().map(|v| vals[v as usize]).collect())
+            .collect();
         if sccs.is_empty() {
             continue;
         }
@@ -322,7 +436,7 @@ fn cyclic_cases(h: &History, g: &VersionGraphs, keys: &[Atom], sources: &[&str])
             let mut members: Vec<Value> = c.iter().map(|&v| val_value(h, v)).collect();
             clojure_hash_order(&mut members, clojure_hasheq);
             out.push(kw_map(vec![
-                ("key", h.atom_value(k)),
+                ("key", h.atom_value(ids.key(k))),
                 ("scc", Value::Set(members)),
                 (
                     "sources",
@@ -334,8 +448,9 @@ fn cyclic_cases(h: &History, g: &VersionGraphs, keys: &[Atom], sources: &[&str])
     out
 }
 
-/// One version-order source: `(key, from, to)` edges.
-type SourceEdges = Vec<(Atom, Val, Val)>;
+/// One version-order source: `(key, from, to)` edges over ids, in the order
+/// the source finds them (which fixes the order keys are first seen).
+type SourceEdges = Vec<(u32, u32, u32)>;
 
 fn initial_state_source(h: &History, ext: &Ext) -> SourceEdges {
     let mut out = Vec::new();
@@ -343,14 +458,14 @@ fn initial_state_source(h: &History, ext: &Ext) -> SourceEdges {
         if !matches!(op.op_type, OpType::Ok | OpType::Info) {
             continue;
         }
-        let reads: &[(Atom, Val)] = if op.op_type == OpType::Ok {
-            &ext.reads[i]
+        let reads: &[Kv] = if op.op_type == OpType::Ok {
+            ext.reads(i)
         } else {
             &[]
         };
-        for &(k, v) in ext.writes[i].iter().chain(reads) {
-            if v.is_some() {
-                out.push((k, None, v));
+        for e in ext.writes(i).iter().chain(reads) {
+            if e.vid != NIL {
+                out.push((e.kid, NIL, e.vid));
             }
         }
     }
@@ -363,12 +478,12 @@ fn wfr_source(h: &History, ext: &Ext) -> SourceEdges {
         if op.op_type != OpType::Ok {
             continue;
         }
-        for &(k, v) in &ext.reads[i] {
-            if v.is_none() {
+        for e in ext.reads(i) {
+            if e.vid == NIL {
                 continue;
             }
-            if let Some(w) = get(&ext.writes[i], k) {
-                out.push((k, v, w));
+            if let Some(w) = get(ext.writes(i), e.kid) {
+                out.push((e.kid, e.vid, w));
             }
         }
     }
@@ -383,18 +498,15 @@ fn wfr_source(h: &History, ext: &Ext) -> SourceEdges {
 fn sequential_source(h: &History, ext: &Ext) -> SourceEdges {
     let mut out = Vec::new();
     // (process, key) → last ok op touching it.
-    let mut last: HashMap<(i64, Atom), u32> = HashMap::new();
+    let mut last: HashMap<(i64, u32), u32> = HashMap::new();
+    let mut done: Vec<u32> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
-        let keys: Vec<Atom> = ext.reads[i]
-            .iter()
-            .chain(&ext.writes[i])
-            .map(|&(k, _)| k)
-            .collect();
-        let mut done: Vec<Atom> = Vec::with_capacity(keys.len());
-        for k in keys {
+        done.clear();
+        for e in ext.reads(i).iter().chain(ext.writes(i)) {
+            let k = e.kid;
             if done.contains(&k) {
                 continue;
             }
@@ -424,27 +536,27 @@ fn sequential_source(h: &History, ext: &Ext) -> SourceEdges {
 /// `:info` B, its write). Per key, only the transitive reduction of that
 /// real-time order among the transactions touching k is linked (a sweep over
 /// the history, as for the real-time graph itself).
-fn linearizable_source(h: &History, ext: &Ext) -> SourceEdges {
+fn linearizable_source(h: &History, ext: &Ext, keys: usize) -> SourceEdges {
     let mut out = Vec::new();
     // Key → completed ok ops touching it that no later completed toucher
     // has covered yet.
-    let mut frontier: HashMap<Atom, Vec<u32>> = HashMap::new();
-    // Completion → (key, frontier ops linked to it).
-    let mut linked: HashMap<u32, Vec<(Atom, Vec<u32>)>> = HashMap::new();
-    let keys_of = |i: usize| -> Vec<Atom> {
-        let mut ks: Vec<Atom> = Vec::new();
-        let reads: &[(Atom, Val)] = if h.ops[i].op_type == OpType::Ok {
-            &ext.reads[i]
+    let mut frontier: Vec<Vec<u32>> = vec![Vec::new(); keys];
+    // Completion → (key, frontier op linked to it) pairs.
+    let mut linked: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    let keys_of = |i: usize, ks: &mut Vec<u32>| {
+        ks.clear();
+        let reads: &[Kv] = if h.ops[i].op_type == OpType::Ok {
+            ext.reads(i)
         } else {
             &[]
         };
-        for &(k, _) in ext.writes[i].iter().chain(reads) {
-            if !ks.contains(&k) {
-                ks.push(k);
+        for e in ext.writes(i).iter().chain(reads) {
+            if !ks.contains(&e.kid) {
+                ks.push(e.kid);
             }
         }
-        ks
     };
+    let mut ks: Vec<u32> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         match op.op_type {
             OpType::Invoke => {
@@ -455,19 +567,13 @@ fn linearizable_source(h: &History, ext: &Ext) -> SourceEdges {
                     continue;
                 }
                 let mut links = Vec::new();
-                for k in keys_of(c) {
-                    let Some(f) = frontier.get(&k) else {
-                        continue;
-                    };
+                keys_of(c, &mut ks);
+                for &k in &ks {
+                    let f = &frontier[k as usize];
                     if f.is_empty() {
                         continue;
                     }
-                    let v2 = if h.ops[c].op_type == OpType::Ok {
-                        ext.last_version(h, c, k)
-                    } else {
-                        get(&ext.writes[c], k)
-                    };
-                    let Some(v2) = v2 else {
+                    let Some(v2) = ext.last_version(h, c, k) else {
                         continue;
                     };
                     for &a in f {
@@ -475,8 +581,8 @@ fn linearizable_source(h: &History, ext: &Ext) -> SourceEdges {
                         if v1 != v2 {
                             out.push((k, v1, v2));
                         }
+                        links.push((k, a));
                     }
-                    links.push((k, f.clone()));
                 }
                 if !links.is_empty() {
                     linked.insert(c as u32, links);
@@ -484,10 +590,11 @@ fn linearizable_source(h: &History, ext: &Ext) -> SourceEdges {
             }
             OpType::Ok => {
                 let links = linked.remove(&(i as u32)).unwrap_or_default();
-                for k in keys_of(i) {
-                    let f = frontier.entry(k).or_default();
-                    if let Some((_, covered)) = links.iter().find(|(k2, _)| *k2 == k) {
-                        f.retain(|a| !covered.contains(a));
+                keys_of(i, &mut ks);
+                for &k in &ks {
+                    let f = &mut frontier[k as usize];
+                    if links.iter().any(|&(k2, _)| k2 == k) {
+                        f.retain(|a| !links.contains(&(k, *a)));
                     }
                     f.push(i as u32);
                 }
@@ -500,73 +607,134 @@ fn linearizable_source(h: &History, ext: &Ext) -> SourceEdges {
     out
 }
 
+/// Merges two sorted, disjoint edge lists.
+fn merge_sorted(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] < b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// Elle's `version-graphs`: combines sources in order, leaving out any that
 /// makes a key's version graph cyclic. Returns the accepted graphs and the
 /// cyclic-versions cases.
-fn version_graphs(h: &History, ext: &Ext, opts: &RwOptions) -> (VersionGraphs, Vec<Value>) {
-    let mut graphs = VersionGraphs::default();
+fn version_graphs(
+    h: &History,
+    ext: &Ext,
+    ids: &Ids,
+    opts: &RwOptions,
+) -> (VersionGraphs, Vec<Value>) {
+    let nk = ids.keys.len();
+    let mut graphs = VersionGraphs {
+        keys: Vec::new(),
+        edges: vec![Vec::new(); nk],
+    };
     let mut sources: Vec<&str> = Vec::new();
     let mut cases = Vec::new();
-    let mut analyzers: Vec<(&str, SourceEdges)> =
-        vec![("initial-state", initial_state_source(h, ext))];
+    let mut names: Vec<&str> = vec!["initial-state"];
     if opts.wfr_keys {
-        analyzers.push(("wfr-keys", wfr_source(h, ext)));
+        names.push("wfr-keys");
     }
     if opts.sequential_keys {
-        analyzers.push(("sequential-keys", sequential_source(h, ext)));
+        names.push("sequential-keys");
     }
     if opts.linearizable_keys {
-        analyzers.push(("linearizable-keys", linearizable_source(h, ext)));
+        names.push("linearizable-keys");
     }
-    for (name, edges) in analyzers {
-        // Keys this source adds edges to: only they can have become cyclic.
-        let mut touched: HashSet<Atom> = HashSet::new();
-        let mut fresh: Vec<(Atom, Val, Val)> = Vec::new();
+    let mut in_graph = vec![false; nk];
+    for name in names {
+        let edges = match name {
+            "initial-state" => initial_state_source(h, ext),
+            "wfr-keys" => wfr_source(h, ext),
+            "sequential-keys" => sequential_source(h, ext),
+            _ => linearizable_source(h, ext, nk),
+        };
+        // Bucket the edges by key (keeping the order keys first appear).
+        let mut order: Vec<u32> = Vec::new();
+        let mut at = vec![0u32; nk + 1];
+        for &(k, _, _) in &edges {
+            if at[k as usize + 1] == 0 {
+                order.push(k);
+            }
+            at[k as usize + 1] += 1;
+        }
+        for k in 0..nk {
+            at[k + 1] += at[k];
+        }
+        let mut fill = at.clone();
+        let mut bucket = vec![(0u32, 0u32); edges.len()];
         for &(k, a, b) in &edges {
-            if !graphs.contains(k, a, b) {
-                touched.insert(k);
-                fresh.push((k, a, b));
+            bucket[fill[k as usize] as usize] = (a, b);
+            fill[k as usize] += 1;
+        }
+        drop(edges);
+        // Per key, the merged graph wherever the source adds an edge: only
+        // those keys can have become cyclic.
+        let mut merged: Vec<Option<Vec<(u32, u32)>>> = vec![None; nk];
+        let mut fresh: Vec<(u32, u32)> = Vec::new();
+        for &k in &order {
+            let es = &mut bucket[at[k as usize] as usize..at[k as usize + 1] as usize];
+            es.sort_unstable();
+            let old = &graphs.edges[k as usize];
+            fresh.clear();
+            let mut prev = None;
+            for &e in es.iter() {
+                if prev != Some(e) && old.binary_search(&e).is_err() {
+                    fresh.push(e);
+                }
+                prev = Some(e);
+            }
+            if !fresh.is_empty() {
+                merged[k as usize] = Some(merge_sorted(old, &fresh));
             }
         }
-        let mut trial_keys: Vec<Atom> = graphs.keys.clone();
-        let mut seen_keys: HashSet<Atom> = trial_keys.iter().copied().collect();
-        for &(k, _, _) in &edges {
-            if seen_keys.insert(k) {
+        drop(bucket);
+        let mut trial_keys: Vec<u32> = graphs.keys.clone();
+        for &k in &order {
+            if !in_graph[k as usize] {
                 trial_keys.push(k);
             }
         }
-        // Cycles among the touched keys of the merged graph.
-        let mut merged = VersionGraphs::default();
-        for &k in &trial_keys {
-            if !touched.contains(&k) {
-                continue;
-            }
-            for &(a, b) in graphs.edges.get(&k).map(Vec::as_slice).unwrap_or(&[]) {
-                merged.link(k, a, b);
-            }
-        }
-        for &(k, a, b) in &fresh {
-            merged.link(k, a, b);
-        }
         let mut ordered = trial_keys.clone();
-        clojure_map_order(&mut ordered, |k| clojure_hasheq(&h.atom_value(*k)));
-        let check_keys: Vec<Atom> = ordered
+        clojure_map_order(&mut ordered, |&k| clojure_hasheq(&h.atom_value(ids.key(k))));
+        let check_keys: Vec<u32> = ordered
             .into_iter()
-            .filter(|k| touched.contains(k))
+            .filter(|&k| merged[k as usize].is_some())
             .collect();
         let mut trial_sources = sources.clone();
         trial_sources.push(name);
-        let cs = cyclic_cases(h, &merged, &check_keys, &trial_sources);
+        let cs = cyclic_cases(
+            h,
+            ids,
+            |k| merged[k as usize].as_deref().unwrap_or(&[]),
+            &check_keys,
+            &trial_sources,
+        );
         if cs.is_empty() {
             sources.push(name);
-            for &(k, a, b) in &edges {
-                graphs.link(k, a, b);
+            for (k, m) in merged.into_iter().enumerate() {
+                if let Some(m) = m {
+                    graphs.edges[k] = m;
+                }
             }
             // Elle's merged map keeps first-seen key order.
             graphs.keys = trial_keys
                 .into_iter()
-                .filter(|k| graphs.edges.contains_key(k))
+                .filter(|&k| !graphs.edges[k as usize].is_empty())
                 .collect();
+            for &k in &graphs.keys {
+                in_graph[k as usize] = true;
+            }
         } else {
             cases.extend(cs);
         }
@@ -699,23 +867,12 @@ pub fn analyze(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, InputError> {
     validate(h)?;
-    let ext = Ext::new(h);
+    let (ext, ids) = Ext::new(h);
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
 
     // Indexes of ok ops' external writes and reads.
-    let mut writers: HashMap<(Atom, Val), Vec<u32>> = HashMap::new();
-    let mut readers: HashMap<(Atom, Val), Vec<u32>> = HashMap::new();
-    for i in 0..h.ops.len() {
-        if !is_ok(i) {
-            continue;
-        }
-        for &(k, v) in &ext.writes[i] {
-            writers.entry((k, v)).or_default().push(i as u32);
-        }
-        for &(k, v) in &ext.reads[i] {
-            readers.entry((k, v)).or_default().push(i as u32);
-        }
-    }
+    let writers = SlotIndex::new(h, &ids, &ext, Ext::writes);
+    let readers = SlotIndex::new(h, &ids, &ext, Ext::reads);
 
     let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
     let mut vertices: Vec<u32> = Vec::new();
@@ -725,17 +882,17 @@ pub fn analyze(
         if !is_ok(i) {
             continue;
         }
-        for &(k, v) in &ext.reads[i] {
-            match writers.get(&(k, v)).map(Vec::as_slice) {
-                None | Some([]) => {}
-                Some([w]) => {
+        for e in ext.reads(i) {
+            match writers.get(ids.slot(e.kid, e.vid)) {
+                [] => {}
+                [w] => {
                     if *w == i as u32 {
                         vertices.push(*w);
                     } else {
                         edges.push((*w, i as u32, Rels::WR));
                     }
                 }
-                Some(ws) => {
+                ws => {
                     let idx: Vec<String> = ws
                         .iter()
                         .map(|&w| h.ops[w as usize].index.to_string())
@@ -744,8 +901,8 @@ pub fn analyze(
                         ws[1] as usize,
                         format!(
                             "expected each value to be written to a key at most once, but key {} had value {} written by more than one op (indices {}), and read at index {}",
-                            pr_str(&h.atom_value(k)),
-                            pr_str(&val_value(h, v)),
+                            pr_str(&h.atom_value(ids.key(e.kid))),
+                            pr_str(&val_value(h, ids.val(e.kid, e.vid))),
                             idx.join(", "),
                             h.ops[i].index
                         ),
@@ -756,16 +913,15 @@ pub fn analyze(
     }
 
     // Version graphs, then ww and rw edges from their direct edges.
-    let (graphs, cyclic) = version_graphs(h, &ext, opts);
-    let empty: Vec<u32> = Vec::new();
-    for k in &graphs.keys {
-        for &(v1, v2) in &graphs.edges[k] {
-            let w2 = writers.get(&(*k, v2)).unwrap_or(&empty);
+    let (graphs, cyclic) = version_graphs(h, &ext, &ids, opts);
+    for &k in &graphs.keys {
+        for &(v1, v2) in &graphs.edges[k as usize] {
+            let w2 = writers.get(ids.slot(k, v2));
             if w2.is_empty() {
                 continue;
             }
-            let w1 = writers.get(&(*k, v1)).unwrap_or(&empty);
-            let r1 = readers.get(&(*k, v1)).unwrap_or(&empty);
+            let w1 = writers.get(ids.slot(k, v1));
+            let r1 = readers.get(ids.slot(k, v1));
             for (from, rel) in [(w1, Rels::WW), (r1, Rels::RW)] {
                 for &a in from {
                     for &b in w2 {
@@ -779,6 +935,8 @@ pub fn analyze(
             }
         }
     }
+    drop(writers);
+    drop(readers);
 
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
     match extra {
@@ -794,7 +952,7 @@ pub fn analyze(
     anomalies.add_seq_nonempty("G1b", g1b_cases(h));
     anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Write));
 
-    explainers.push(Box::new(RegisterExplainer { ext, graphs }));
+    explainers.push(Box::new(RegisterExplainer { ext, ids, graphs }));
     match extra {
         ExtraGraph::None => {}
         ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
@@ -814,6 +972,7 @@ pub fn analyze(
 /// that order (Elle combines the wr explainer, then ww, then rw).
 struct RegisterExplainer {
     ext: Ext,
+    ids: Ids,
     graphs: VersionGraphs,
 }
 
@@ -831,21 +990,23 @@ impl RegisterExplainer {
         h: &History,
         a: u32,
         b: u32,
-        a_kvs: &KvMap,
+        a_kvs: &[Kv],
         kind: StepKind,
     ) -> Option<Step> {
-        let b_kvs = &self.ext.writes[b as usize];
-        for &(k, va) in a_kvs {
-            let Some(vb) = get(b_kvs, k) else {
+        let b_kvs = self.ext.writes(b as usize);
+        for e in a_kvs {
+            let Some(vb) = get(b_kvs, e.kid) else {
                 continue;
             };
-            if !self.graphs.contains(k, va, vb) {
+            if !self.graphs.contains(e.kid, e.vid, vb) {
                 continue;
             }
             let (kw, a_f) = match kind {
                 StepKind::Ww => ("ww", MopFn::Write),
                 _ => ("rw", MopFn::Read),
             };
+            let k = self.ids.key(e.kid);
+            let (va, vb) = (self.ids.val(e.kid, e.vid), self.ids.val(e.kid, vb));
             let key = pr_str(&h.atom_value(k));
             let value = pr_str(&val_value(h, va));
             let value2 = pr_str(&val_value(h, vb));
@@ -872,9 +1033,11 @@ impl RegisterExplainer {
 impl PairExplainer for RegisterExplainer {
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
         // wr
-        let reads = &self.ext.reads[b as usize];
-        for &(k, v) in &self.ext.writes[a as usize] {
-            if get(reads, k) == Some(v) {
+        let reads = self.ext.reads(b as usize);
+        for e in self.ext.writes(a as usize) {
+            if get(reads, e.kid) == Some(e.vid) {
+                let k = self.ids.key(e.kid);
+                let v = self.ids.val(e.kid, e.vid);
                 return Some(Step {
                     kind: StepKind::Wr,
                     data: kw_map(vec![
@@ -891,8 +1054,8 @@ impl PairExplainer for RegisterExplainer {
                 });
             }
         }
-        self.version_step(h, a, b, &self.ext.writes[a as usize], StepKind::Ww)
-            .or_else(|| self.version_step(h, a, b, &self.ext.reads[a as usize], StepKind::Rw))
+        self.version_step(h, a, b, self.ext.writes(a as usize), StepKind::Ww)
+            .or_else(|| self.version_step(h, a, b, self.ext.reads(a as usize), StepKind::Rw))
     }
 }
 
@@ -938,6 +1101,20 @@ mod tests {
         check_rw_register(h, &opts, &rw).expect("analyzable").result
     }
 
+    /// Every accepted version-graph edge, as (key, from, to) values, and the
+    /// cyclic-versions cases.
+    fn val_edges(h: &History, opts: &RwOptions) -> (Vec<(Atom, Val, Val)>, Vec<Value>) {
+        let (ext, ids) = Ext::new(h);
+        let (g, cyclic) = version_graphs(h, &ext, &ids, opts);
+        let mut out = Vec::new();
+        for &k in &g.keys {
+            for &(a, b) in &g.edges[k as usize] {
+                out.push((ids.key(k), ids.val(k, a), ids.val(k, b)));
+            }
+        }
+        (out, cyclic)
+    }
+
     fn anomalies(result: &Value) -> String {
         pr_str(result.get_kw("anomalies").unwrap_or(&Value::Nil))
     }
@@ -945,27 +1122,25 @@ mod tests {
     #[test]
     fn initial_state_orders_nil_before_every_value() {
         let h = sequential(&[(0, "ok", "[:w :x 1]"), (1, "ok", "[:r :x 1]")]);
-        let ext = Ext::new(&h);
-        let (g, cyclic) = version_graphs(&h, &ext, &RwOptions::default());
+        let (g, cyclic) = val_edges(&h, &RwOptions::default());
         assert!(cyclic.is_empty());
         let x = h.interner.lookup(&Value::kw("x")).expect("key");
-        assert_eq!(g.edges[&x], vec![(None, Atom::int(1))]);
+        assert_eq!(g, vec![(x, None, Atom::int(1))]);
     }
 
     #[test]
     fn wfr_links_a_read_to_the_same_txns_write() {
         let h = sequential(&[(0, "ok", "[:w :x 1]"), (1, "ok", "[:r :x 1] [:w :x 2]")]);
-        let ext = Ext::new(&h);
         let opts = RwOptions {
             wfr_keys: true,
             ..RwOptions::default()
         };
-        let (g, _) = version_graphs(&h, &ext, &opts);
+        let (g, _) = val_edges(&h, &opts);
         let x = h.interner.lookup(&Value::kw("x")).expect("key");
-        assert!(g.contains(x, Atom::int(1), Atom::int(2)));
+        assert!(g.contains(&(x, Atom::int(1), Atom::int(2))));
         // Without the option, 1 and 2 are unordered.
-        let (g, _) = version_graphs(&h, &ext, &RwOptions::default());
-        assert!(!g.contains(x, Atom::int(1), Atom::int(2)));
+        let (g, _) = val_edges(&h, &RwOptions::default());
+        assert!(!g.contains(&(x, Atom::int(1), Atom::int(2))));
     }
 
     #[test]
