@@ -27,6 +27,8 @@ pub struct CheckOptions {
     pub plot_max_bytes: Option<usize>,
     /// Called with the name of each phase as it starts (a progress display).
     pub progress: Option<fn(&str)>,
+    /// Which checking algorithm to run (see [`crate::route`]).
+    pub algorithm: crate::route::Algorithm,
 }
 
 impl Default for CheckOptions {
@@ -38,6 +40,7 @@ impl Default for CheckOptions {
             verbose: false,
             plot_max_bytes: None,
             progress: None,
+            algorithm: crate::route::Algorithm::Auto,
         }
     }
 }
@@ -127,7 +130,7 @@ pub fn check_rw_register(
 
 /// The order graph Elle adds for the reportable anomalies: real-time if any
 /// `-realtime` type is reportable, else process if any `-process` type is.
-fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
+pub(crate) fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
     let reportable = opts.expectations.reportable();
     if reportable
         .iter()
@@ -146,7 +149,7 @@ fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
 
 /// The workload-independent tail of a check: cycle search over the inferred
 /// graph, then Elle's anomaly map and result map.
-fn check_inferred(
+pub(crate) fn check_inferred(
     history: &History,
     opts: &CheckOptions,
     inference: &Inference<'_>,

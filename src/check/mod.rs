@@ -2,6 +2,7 @@
 //! graph, Elle's cycle-exists checks, then a search for each cycle anomaly
 //! type from most to least severe, bounded by the cycle-search timeout.
 
+pub mod mini;
 pub mod result;
 
 use crate::consistency::{self as cm, Subgraph};
