@@ -208,6 +208,27 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
     //    transaction (any outcome; invocations only when never completed).
     let mut writes: HashMap<(Atom, Atom), WriteRec> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {
+        // Every op must be a transaction of the workload's micro-ops (the
+        // inference reports anything else as Elle does).
+        if let crate::model::OpValue::Other(_) = op.value {
+            return Err(not(i, "its value is not a vector of micro-ops".into()));
+        }
+        if let Some(m) = h.mops(op).iter().find(|m| {
+            !matches!(
+                (w, m.f),
+                (_, MopFn::Read)
+                    | (MtWorkload::RwRegister, MopFn::Write)
+                    | (MtWorkload::ListAppend, MopFn::Append)
+            )
+        }) {
+            return Err(not(
+                i,
+                format!(
+                    "{} is not a micro-op of this workload",
+                    pr_str(&mop_value(h, m))
+                ),
+            ));
+        }
         let mops = match op.op_type {
             OpType::Invoke => {
                 if h.pair[i] != NO_OP {
