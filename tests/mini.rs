@@ -106,7 +106,8 @@ fn mini(h: &History, model: &str) -> Outcome {
 #[test]
 fn inter_transaction_oracles() {
     let ok = "ok";
-    let cases: Vec<(&str, Vec<T>, [bool; 3], &[&str])> = vec![
+    type Oracle<'a> = (&'a str, Vec<T<'a>>, [bool; 3], &'a [&'a str]);
+    let cases: Vec<Oracle> = vec![
         (
             "O1 serial chain",
             vec![

@@ -79,15 +79,40 @@ pub struct NotMini {
 /// element) that created it.
 pub type Ver = Option<Atom>;
 
-/// One transaction of the MT graph.
-#[derive(Clone, Debug, Default)]
+/// One transaction of the MT graph (at most two reads and two writes,
+/// stored inline).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct MtTxn {
+    reads: [(Atom, Ver); 2],
+    writes: [(Atom, Atom, Ver, bool); 2],
+    nreads: u8,
+    nwrites: u8,
+}
+
+impl MtTxn {
     /// External reads `(key, version)` whose source is a committed
-    /// transaction or the initial state (at most two).
-    pub reads: Vec<(Atom, Ver)>,
-    /// Final writes `(key, value, version read before it)`; the version is
-    /// `None`, with `known` false, for `:info` transactions.
-    pub writes: Vec<(Atom, Atom, Ver, bool)>,
+    /// transaction or the initial state.
+    pub fn reads(&self) -> &[(Atom, Ver)] {
+        &self.reads[..self.nreads as usize]
+    }
+
+    /// Final writes `(key, value, version read before it, whether that
+    /// version is known)`; unknown for `:info` transactions.
+    pub fn writes(&self) -> &[(Atom, Atom, Ver, bool)] {
+        &self.writes[..self.nwrites as usize]
+    }
+
+    fn push_read(&mut self, r: (Atom, Ver)) {
+        self.reads[self.nreads as usize] = r;
+        self.nreads += 1;
+    }
+
+    fn push_write(&mut self, w: (Atom, Atom, Ver, bool)) {
+        if (self.nwrites as usize) < 2 {
+            self.writes[self.nwrites as usize] = w;
+            self.nwrites += 1;
+        }
+    }
 }
 
 /// Counts describing an MT graph, for `--verbose`.
@@ -125,6 +150,14 @@ struct WriteRec {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// The read-modify-writers of one version: the first inline, the others
+/// (a DIVERGENCE) in an overflow list.
+#[derive(Clone, Copy, Debug)]
+struct Succ {
+    first: u32,
+    more: u32,
+}
 
 fn kw_map(entries: Vec<(&str, Value)>) -> Value {
     Value::Map(
@@ -282,11 +315,15 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
     let mut future: Vec<Value> = Vec::new();
     let mut thin_air: Vec<Value> = Vec::new();
     // (key, version) → RMW writers of that version.
-    let mut succ: HashMap<(Atom, Ver), Vec<u32>> = HashMap::new();
+    let mut succ: HashMap<(Atom, Ver), Succ> = HashMap::new();
+    let mut more: Vec<Vec<u32>> = Vec::new();
     // List-append: the version each element appended by an `:info`
     // transaction followed, from the first list that shows it.
     let mut pred_of: HashMap<(Atom, Atom), Ver> = HashMap::new();
     let mut stats = MtStats::default();
+    // A write after a read with no committed source: Elle's lost-update
+    // check must then look beyond the divergences of the MT graph.
+    let mut bad_rmw = false;
     let new_node = |node: &mut Vec<u32>, txns: &mut Vec<MtTxn>, pos: usize| {
         if node[pos] == NONE {
             node[pos] = txns.len() as u32;
@@ -296,6 +333,8 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
     };
     // Pass over ok transactions: ext reads, preds of their writes.
     let mut first_read: Vec<(Atom, Ver, bool)> = Vec::with_capacity(2);
+    let mut written: Vec<Atom> = Vec::with_capacity(2);
+    let mut prev_write: Vec<(Atom, Atom)> = Vec::with_capacity(2);
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
@@ -304,8 +343,8 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
         let t = new_node(&mut node, &mut txns, i);
         let mops = h.mops(op);
         first_read.clear();
-        let mut written: Vec<Atom> = Vec::new();
-        let mut prev_write: Vec<(Atom, Atom)> = Vec::new();
+        written.clear();
+        prev_write.clear();
         for (j, m) in mops.iter().enumerate() {
             if m.f == MopFn::Read {
                 if written.contains(&m.key) || first_read.iter().any(|r| r.0 == m.key) {
@@ -358,7 +397,7 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 }
                 first_read.push((m.key, v, good));
                 if good {
-                    txns[t].reads.push((m.key, v));
+                    txns[t].push_read((m.key, v));
                 }
                 if w == MtWorkload::ListAppend && good {
                     check_list(h, i, m, &writes, &mut pred_of, &mut thin_air)?;
@@ -375,14 +414,31 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
             }
         }
         // Final writes, each after the version first read (its source).
-        for &(k, x) in &prev_write {
+        for &(k, x) in prev_write.iter() {
             let (_, v, good) = *first_read
                 .iter()
                 .find(|r| r.0 == k)
                 .expect("MT: read before write");
-            txns[t].writes.push((k, x, v, good));
+            txns[t].push_write((k, x, v, good));
             if good {
-                succ.entry((k, v)).or_default().push(i as u32);
+                match succ.entry((k, v)) {
+                    hashbrown::hash_map::Entry::Vacant(e) => {
+                        e.insert(Succ {
+                            first: i as u32,
+                            more: NONE,
+                        });
+                    }
+                    hashbrown::hash_map::Entry::Occupied(mut e) => {
+                        let s = e.get_mut();
+                        if s.more == NONE {
+                            s.more = more.len() as u32;
+                            more.push(Vec::new());
+                        }
+                        more[s.more as usize].push(i as u32);
+                    }
+                }
+            } else {
+                bad_rmw = true;
             }
         }
     }
@@ -394,8 +450,8 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
     let mut divergent = false;
     for &s in &ok_nodes {
         let t = node[s as usize] as usize;
-        for ri in 0..txns[t].reads.len() {
-            let (k, v) = txns[t].reads[ri];
+        for ri in 0..txns[t].reads().len() {
+            let (k, v) = txns[t].reads()[ri];
             if let Some(x) = v {
                 let rec = writes[&(k, x)];
                 if rec.status == OpType::Info && node[rec.pos as usize] == NONE {
@@ -406,19 +462,24 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                         if is_write(m.f) && writes[&(m.key, y)].mop == j as u32 {
                             let last = writes[&(m.key, y)].last;
                             if last {
-                                txns[u].writes.push((m.key, y, None, false));
+                                txns[u].push_write((m.key, y, None, false));
                             }
                         }
                     }
                 }
                 edges.push((rec.pos, s, Rels::WR));
             }
-            if let Some(ws) = succ.get(&(k, v)) {
-                if ws.len() > 1 && ws[0] == s {
+            if let Some(sc) = succ.get(&(k, v)) {
+                let rest: &[u32] = if sc.more == NONE {
+                    &[]
+                } else {
+                    &more[sc.more as usize]
+                };
+                if !rest.is_empty() && sc.first == s {
                     divergent = true;
                     stats.divergences += 1;
                 }
-                for &b in ws {
+                for &b in std::iter::once(&sc.first).chain(rest) {
                     if b == s {
                         // s read-modify-wrote this version: ww from its
                         // writer (none from the initial state).
@@ -446,7 +507,9 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
             anomalies.add_seq_nonempty("internal", rw_register::internal_cases(h));
             anomalies.add_seq_nonempty("G1a", rw_register::g1a_cases(h));
             anomalies.add_seq_nonempty("G1b", rw_register::g1b_cases(h));
-            anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Write));
+            if divergent || bad_rmw {
+                anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Write));
+            }
             anomalies.add_nonempty("future-read", future);
             anomalies.add_seq_nonempty("G1a", thin_air);
         }
@@ -458,7 +521,9 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
             anomalies.add_nonempty("dirty-update", list_append::dirty_updates(h));
             anomalies.add_nonempty("G1a", list_append::g1a_cases(h));
             anomalies.add_nonempty("G1b", list_append::g1b_cases(h));
-            anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Append));
+            if divergent || bad_rmw {
+                anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Append));
+            }
             anomalies.add_nonempty("G1a", thin_air);
         }
     }
@@ -614,8 +679,8 @@ impl PairExplainer for MiniExplainer {
         };
         let key = |k: Atom| pr_str(&h.atom_value(k));
         // wr
-        for &(k, x, _, _) in &ta.writes {
-            if tb.reads.contains(&(k, Some(x))) {
+        for &(k, x, _, _) in ta.writes() {
+            if tb.reads().contains(&(k, Some(x))) {
                 let data = kw_map(vec![
                     ("type", Value::kw("wr")),
                     ("key", h.atom_value(k)),
@@ -637,15 +702,15 @@ impl PairExplainer for MiniExplainer {
         }
         // ww, then rw: b's write of k follows version v of k.
         for kind in [StepKind::Ww, StepKind::Rw] {
-            for &(k, y, v, known) in &tb.writes {
+            for &(k, y, v, known) in tb.writes() {
                 if !known || a == b {
                     continue;
                 }
                 let holds = match kind {
                     StepKind::Ww => {
-                        v.is_some() && ta.writes.iter().any(|w| w.0 == k && Some(w.1) == v)
+                        v.is_some() && ta.writes().iter().any(|w| w.0 == k && Some(w.1) == v)
                     }
-                    _ => ta.reads.contains(&(k, v)),
+                    _ => ta.reads().contains(&(k, v)),
                 };
                 if !holds {
                     continue;
