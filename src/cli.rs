@@ -14,13 +14,12 @@ use crate::edn::{pr_str, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
-use crate::pipeline::{
-    check_cas_register, check_list_append, check_rw_register, CheckOptions, Outcome, Validity,
-};
+use crate::pipeline::{check_cas_register, CheckOptions, Outcome, Validity};
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
+use crate::route;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -137,6 +136,10 @@ struct CheckArgs {
     /// Report progress and phase timings on standard error.
     #[arg(long)]
     verbose: bool,
+    /// Checking algorithm: auto (mini-transaction fast path when it applies),
+    /// infer, mini; lwt and sat are not available yet.
+    #[arg(long, value_enum, default_value = "auto")]
+    algorithm: crate::route::Algorithm,
     #[command(flatten)]
     rw: RwFlags,
     /// Plot format for SCC and cycle plots under `--directory`.
@@ -348,8 +351,8 @@ fn check_one(
     }
     note_ignored(&h);
     let outcome = match workload {
-        Workload::ListAppend => check_list_append(&h, opts),
-        Workload::RwRegister => check_rw_register(&h, opts, rw),
+        Workload::ListAppend => route::check(&h, opts, route::Workload::ListAppend, rw),
+        Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
         Workload::CasRegister => check_cas_register(&h, opts),
     }
     .map_err(|e| e.to_string())?;
@@ -391,8 +394,13 @@ fn run_check(a: CheckArgs) -> i32 {
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
         linearizable_timeout: (a.linearizable_timeout > 0)
             .then(|| Duration::from_millis(a.linearizable_timeout)),
+        algorithm: a.algorithm,
         ..CheckOptions::default()
     };
+    if let Err(msg) = a.algorithm.available() {
+        eprintln!("ellery: {msg}");
+        return EXIT_BAD_INPUT;
+    }
     let files = match crate::batch::discover(&a.files) {
         Ok(f) => f,
         Err(e) => {

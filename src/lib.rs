@@ -24,3 +24,4 @@ pub mod model;
 pub mod pipeline;
 pub mod read;
 pub mod report;
+pub mod route;

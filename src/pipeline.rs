@@ -30,6 +30,8 @@ pub struct CheckOptions {
     /// Time allowed for a cas-register linearizability search (all keys);
     /// past it a key is `:valid? :unknown`. `None`: no limit.
     pub linearizable_timeout: Option<Duration>,
+    /// Which checking algorithm to run (see [`crate::route`]).
+    pub algorithm: crate::route::Algorithm,
 }
 
 impl Default for CheckOptions {
@@ -42,6 +44,7 @@ impl Default for CheckOptions {
             plot_max_bytes: None,
             progress: None,
             linearizable_timeout: Some(Duration::from_secs(60)),
+            algorithm: crate::route::Algorithm::Auto,
         }
     }
 }
@@ -131,7 +134,7 @@ pub fn check_rw_register(
 
 /// The order graph Elle adds for the reportable anomalies: real-time if any
 /// `-realtime` type is reportable, else process if any `-process` type is.
-fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
+pub(crate) fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
     let reportable = opts.expectations.reportable();
     if reportable
         .iter()
@@ -150,7 +153,7 @@ fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
 
 /// The workload-independent tail of a check: cycle search over the inferred
 /// graph, then Elle's anomaly map and result map.
-fn check_inferred(
+pub(crate) fn check_inferred(
     history: &History,
     opts: &CheckOptions,
     inference: &Inference<'_>,

@@ -3,6 +3,7 @@
 //! type from most to least severe, bounded by the cycle-search timeout.
 
 pub mod linearizable;
+pub mod mini;
 pub mod result;
 
 use crate::consistency::{self as cm, Subgraph};

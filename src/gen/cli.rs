@@ -36,6 +36,10 @@ pub struct GenArgs {
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Mini-transactions (MTC): 1-2 reads, at most 2 writes, each write
+    /// after a read of its key.
+    #[arg(long)]
+    mini: bool,
 }
 
 /// Runs `ellery gen`, writing the history to standard output.
@@ -51,6 +55,7 @@ pub fn run(a: GenArgs) -> i32 {
         info_fraction: a.info_fraction,
         faults: a.faults,
         seed: a.seed,
+        mini: a.mini,
         ..GenOptions::default()
     };
     let stdout = std::io::stdout();

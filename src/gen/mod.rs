@@ -21,6 +21,7 @@
 pub mod cas;
 pub mod cli;
 mod faults;
+mod mini;
 mod rng;
 mod sim;
 #[cfg(test)]
@@ -163,6 +164,11 @@ pub struct GenOptions {
     pub faults: Vec<Fault>,
     /// The PRNG seed.
     pub seed: u64,
+    /// Mini-transactions (MTC): every transaction is one of the shapes of
+    /// `gen::mini` over one or two keys (1-2 reads, at most 2 writes, each
+    /// write after a read of its key), and injected faults read each key
+    /// before writing it. `max_mops` and `read_fraction` are then unused.
+    pub mini: bool,
 }
 
 impl Default for GenOptions {
@@ -183,6 +189,7 @@ impl Default for GenOptions {
             info_fraction: 0.0,
             faults: Vec::new(),
             seed: 0,
+            mini: false,
         }
     }
 }

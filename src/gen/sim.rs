@@ -243,8 +243,15 @@ impl<'a, W: Write> Sim<'a, W> {
     /// Invokes a new random transaction on idle slot `i`.
     fn invoke(&mut self, i: usize) -> io::Result<()> {
         let opts = self.opts;
-        let n = self.rng.range(1, opts.max_mops as u64) as usize;
-        let mut mops = Vec::with_capacity(n);
+        let n = if opts.mini {
+            0
+        } else {
+            self.rng.range(1, opts.max_mops as u64) as usize
+        };
+        let mut mops = Vec::with_capacity(n.max(4));
+        if opts.mini {
+            self.mini_mops(&mut mops);
+        }
         for _ in 0..n {
             let read = self.rng.chance(opts.read_fraction);
             let slot = self.rng.below(self.pool.len() as u64) as usize;
@@ -284,6 +291,35 @@ impl<'a, W: Write> Sim<'a, W> {
         });
         self.in_flight += 1;
         Ok(())
+    }
+
+    /// A random mini-transaction over two distinct keys of the pool (one
+    /// key if the pool has only one).
+    fn mini_mops(&mut self, mops: &mut Vec<Mop>) {
+        let shape = super::mini::SHAPES[self.rng.below(super::mini::SHAPES.len() as u64) as usize];
+        let len = self.pool.len() as u64;
+        let s1 = self.rng.below(len) as usize;
+        let s2 = if len > 1 {
+            (s1 + 1 + self.rng.below(len - 1) as usize) % len as usize
+        } else {
+            s1
+        };
+        let slots = [s1, s2];
+        let keys = [self.pool[s1], self.pool[s2]];
+        for &(write, which) in shape {
+            let key = keys[which as usize - 1];
+            if write {
+                let v = self.next_value(key);
+                let slot = slots[which as usize - 1];
+                let max = self.opts.max_writes_per_key as u64;
+                if max > 0 && v >= max && self.pool[slot] == key {
+                    self.pool[slot] = self.fresh_key();
+                }
+                mops.push(Mop::write(key, v));
+            } else {
+                mops.push(Mop::read(key));
+            }
+        }
     }
 
     /// Advances slot `i`'s transaction by one step: execute a micro-op
@@ -474,6 +510,24 @@ impl<'a, W: Write> Sim<'a, W> {
         mops: &[Mop],
         reads: Option<&[Observed]>,
     ) -> io::Result<u64> {
+        let blind = |mops: &[Mop]| {
+            mops.iter().enumerate().any(|(j, m)| {
+                m.kind == Kind::Write
+                    && !mops[..j]
+                        .iter()
+                        .any(|r| r.kind == Kind::Read && r.key == m.key)
+            })
+        };
+        if self.opts.mini && blind(mops) {
+            // A fault script's write without a read of its (fresh) key.
+            let init = if self.opts.workload == Workload::ListAppend {
+                Observed::List(Vec::new())
+            } else {
+                Observed::Reg(None)
+            };
+            let (m, r) = super::mini::rmw(mops, reads, &init);
+            return self.emit(pid, ty, &m, r.as_deref());
+        }
         self.now += self.rng.range(1, MAX_GAP_NS);
         let idx = self.index;
         self.index += 1;

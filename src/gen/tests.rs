@@ -303,6 +303,7 @@ fn opts(workload: Workload, mode: Mode, seed: u64) -> GenOptions {
         info_fraction: 0.03,
         faults: Vec::new(),
         seed,
+        mini: false,
     }
 }
 

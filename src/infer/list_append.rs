@@ -298,6 +298,25 @@ fn clj_str(v: &Value) -> String {
     }
 }
 
+/// Elle's `incompatible-order` cases over the possible (`:ok` and `:info`)
+/// ops: keys whose reads disagree on the order of appends.
+pub(crate) fn incompatible_cases(h: &History) -> Vec<Value> {
+    let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
+    sorted_values(h, is_possible)
+        .incompatible
+        .into_iter()
+        .map(|(k, a, b)| {
+            kw_map(vec![
+                ("key", h.atom_value(k)),
+                (
+                    "values",
+                    Value::Vector(vec![list_value(h, &a), list_value(h, &b)]),
+                ),
+            ])
+        })
+        .collect()
+}
+
 /// A coarse type of key, for the one-type-of-key rule.
 fn key_class(v: &Value) -> &'static str {
     match v {
@@ -509,7 +528,7 @@ fn compare_values(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
-fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
+pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     let mut internal = Vec::new();
     let mut future = Vec::new();
     // Expected state per key: (key, unknown prefix?, known suffix). Txns are
@@ -585,7 +604,7 @@ fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     (internal, future)
 }
 
-fn dirty_updates(h: &History) -> Vec<Value> {
+pub(crate) fn dirty_updates(h: &History) -> Vec<Value> {
     // A dirty update needs a failed append; most histories have none, and
     // then the second pass over all reads is not needed.
     let any_failed_append = h
@@ -653,7 +672,7 @@ fn dirty_updates(h: &History) -> Vec<Value> {
     out
 }
 
-fn g1a_cases(h: &History) -> Vec<Value> {
+pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
     let mut failed: HashMap<(Atom, Atom), u32> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Fail {
@@ -699,7 +718,7 @@ fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> V
     ])
 }
 
-fn g1b_cases(h: &History) -> Vec<Value> {
+pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
     // (key, element) → last op whose non-final append it was.
     let mut intermediate: HashMap<(Atom, Atom), u32> = HashMap::new();
     let mut last: Vec<(Atom, Atom)> = Vec::new();

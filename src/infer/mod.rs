@@ -2,6 +2,7 @@
 //! anomalies found on the way, and an explainer that justifies each edge.
 
 pub mod list_append;
+pub mod mini;
 pub mod order_graphs;
 pub mod register;
 pub mod rw_register;

@@ -743,7 +743,7 @@ fn version_graphs(
 }
 
 /// Elle's `op-internal-case` over every `:ok` op.
-fn internal_cases(h: &History) -> Vec<Value> {
+pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
     let mut out = Vec::new();
     let mut state: Vec<(Atom, Val)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
@@ -776,7 +776,7 @@ fn internal_cases(h: &History) -> Vec<Value> {
 }
 
 /// Elle's `g1a-cases`: `:ok` reads of values written by `:fail`ed ops.
-fn g1a_cases(h: &History) -> Vec<Value> {
+pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
     let mut failed: HashMap<(Atom, Val), u32> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Fail {
@@ -813,7 +813,7 @@ fn g1a_cases(h: &History) -> Vec<Value> {
 
 /// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
 /// its own transaction.
-fn g1b_cases(h: &History) -> Vec<Value> {
+pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
     let mut intermediate: HashMap<(Atom, Val), u32> = HashMap::new();
     let mut last: Vec<(Atom, Val)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {

@@ -1,0 +1,739 @@
+//! Mini-transaction (MT) histories, after Wei et al., "Boosting End-to-End
+//! Database Isolation Checking via Mini-Transactions" (MTC, ICDE 2025).
+//!
+//! A **mini-transaction** (Definition 8) has one or two reads and at most two
+//! writes, and every write follows a read of the same key in the same
+//! transaction (read-modify-write). In an **MT history** (Definition 9) every
+//! committed or indeterminate transaction is an MT and no value is written
+//! twice to a key. Then the dependency graph is fixed:
+//!
+//! * **wr**: a read of `k = v` comes from the one transaction whose final
+//!   write of `k` is `v` (unique values);
+//! * **ww**: a writer of `k` immediately follows the version of `k` it read
+//!   (RMW), so every ww edge coincides with a wr edge, except from the
+//!   initial state, which is no transaction;
+//! * **rw**: every other reader of that version precedes the writer (never
+//!   the writer itself: the `T ≠ S` guard the paper's Algorithm 1 omits).
+//!
+//! Two writers that read the same version is the paper's DIVERGENCE, Elle's
+//! `lost-update`. That single graph, plus process or real-time order, is
+//! handed to the ordinary cycle search, so cycles are reported in Elle's
+//! vocabulary; [`crate::check::mini`] holds the paper's linear-time decision
+//! procedures for SER, SI and SSER on the same graph.
+//!
+//! **Workloads.** For rw-register histories the version of a read is the
+//! value read (`nil` is the initial state). For list-append histories the
+//! version of a read is the last element of the list (`nil` or `[]` is the
+//! initial state), an `[:append k e]` creates version `e`, and each read list
+//! must be the chain of read-modify-writes that ends in its last element
+//! (otherwise the history leaves the fast path: see [`NotMini`]). Under that
+//! condition a list-append MT history is equivalent to the register history
+//! of its last elements.
+//!
+//! **Pre-checks** (the paper's footnote 1) are reported with Elle's own
+//! cases: `internal` (not-my-own-write, not-my-last-write, non-repeatable
+//! read), `G1a` (aborted read), `G1b` (intermediate read), `lost-update`
+//! (divergence); list-append also `future-read`, `incompatible-order` and
+//! `dirty-update`. Two additions Elle's rw-register checker does not make:
+//! a read of a value the transaction itself writes later is `future-read`
+//! (`{:op :mop :element}`), and a read of a value nobody wrote (thin air) is
+//! `G1a` with `:writer nil`.
+//!
+//! **Indeterminate transactions.** An `:info` transaction whose write was
+//! read (or read-modify-written) by a committed transaction committed: its
+//! writes are wr/ww sources. Its own reads are unknown, so no edge enters it
+//! from its versions' predecessors (a sound under-approximation; see the
+//! README). Unobserved `:info` writes are dropped, as are `:fail`ed ones
+//! (which only serve to name G1a).
+
+use super::list_append::{self, ExtraGraph};
+use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::rw_register;
+use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
+use crate::edn::{pr_str, Value};
+use crate::graph::Rels;
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, NO_OP};
+use crate::report::{mop_value, op_value};
+use hashbrown::HashMap;
+
+/// Which kind of object the MT history's micro-ops act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MtWorkload {
+    /// `[:r k v]` / `[:w k v]` registers.
+    RwRegister,
+    /// `[:r k [..]]` / `[:append k e]` lists.
+    ListAppend,
+}
+
+/// Why a history is not an MT history the fast path can decide: the
+/// offending op (a position in `History::ops`) and the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotMini {
+    /// Position of an offending op.
+    pub pos: usize,
+    /// What is wrong, as a sentence fragment.
+    pub reason: String,
+}
+
+/// A version of a key: `None` is the initial state, else the value (list
+/// element) that created it.
+pub type Ver = Option<Atom>;
+
+/// One transaction of the MT graph (at most two reads and two writes,
+/// stored inline).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MtTxn {
+    reads: [(Atom, Ver); 2],
+    writes: [(Atom, Atom, Ver, bool); 2],
+    nreads: u8,
+    nwrites: u8,
+}
+
+impl MtTxn {
+    /// External reads `(key, version)` whose source is a committed
+    /// transaction or the initial state.
+    pub fn reads(&self) -> &[(Atom, Ver)] {
+        &self.reads[..self.nreads as usize]
+    }
+
+    /// Final writes `(key, value, version read before it, whether that
+    /// version is known)`; unknown for `:info` transactions.
+    pub fn writes(&self) -> &[(Atom, Atom, Ver, bool)] {
+        &self.writes[..self.nwrites as usize]
+    }
+
+    fn push_read(&mut self, r: (Atom, Ver)) {
+        self.reads[self.nreads as usize] = r;
+        self.nreads += 1;
+    }
+
+    fn push_write(&mut self, w: (Atom, Atom, Ver, bool)) {
+        if (self.nwrites as usize) < 2 {
+            self.writes[self.nwrites as usize] = w;
+            self.nwrites += 1;
+        }
+    }
+}
+
+/// Counts describing an MT graph, for `--verbose`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MtStats {
+    /// Committed (`:ok`) transactions.
+    pub committed: usize,
+    /// `:info` transactions whose writes were observed.
+    pub observed_info: usize,
+    /// Versions read-modify-written by two or more transactions.
+    pub divergences: usize,
+    /// wr, ww and rw edges.
+    pub data_edges: usize,
+}
+
+/// The MT dependency graph of a history, as an [`Inference`] plus counts.
+pub struct MiniAnalysis {
+    /// Edges, anomalies and explainers for the pipeline's cycle search.
+    pub inference: Inference<'static>,
+    /// Counts.
+    pub stats: MtStats,
+    /// Whether some version was read-modify-written twice (DIVERGENCE).
+    pub divergent: bool,
+}
+
+/// A write's record in the unique-value index.
+#[derive(Clone, Copy, Debug)]
+struct WriteRec {
+    pos: u32,
+    status: OpType,
+    /// The transaction's last write of the key.
+    last: bool,
+    /// Position of the mop in its op.
+    mop: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The read-modify-writers of one version: the first inline, the others
+/// (a DIVERGENCE) in an overflow list.
+#[derive(Clone, Copy, Debug)]
+struct Succ {
+    first: u32,
+    more: u32,
+}
+
+fn kw_map(entries: Vec<(&str, Value)>) -> Value {
+    Value::Map(
+        entries
+            .into_iter()
+            .map(|(k, v)| (Value::kw(k), v))
+            .collect(),
+    )
+}
+
+fn is_write(f: MopFn) -> bool {
+    matches!(f, MopFn::Write | MopFn::Append)
+}
+
+/// The version a read micro-op observed.
+fn read_version(h: &History, m: &Mop) -> Ver {
+    match m.arg {
+        MopArg::Nil => None,
+        MopArg::Atom(a) => Some(a),
+        MopArg::List { .. } => h.list(m.arg).last().copied(),
+    }
+}
+
+/// The micro-ops of a completion, or of its invocation when the completion
+/// carries none (Jepsen's `:info`/`:fail` completions sometimes do not).
+fn txn_mops(h: &History, i: usize) -> &[Mop] {
+    let m = h.mops(&h.ops[i]);
+    if m.is_empty() {
+        if let Some(inv) = h.invocation_of(i) {
+            return h.mops(&h.ops[inv]);
+        }
+    }
+    m
+}
+
+/// Checks one transaction against Definition 8 and the workload's micro-op
+/// kinds.
+fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<(), String> {
+    let (mut reads, mut writes) = (0, 0);
+    for (j, m) in mops.iter().enumerate() {
+        match (w, m.f) {
+            (_, MopFn::Read) => reads += 1,
+            (MtWorkload::RwRegister, MopFn::Write) | (MtWorkload::ListAppend, MopFn::Append) => {
+                writes += 1;
+                if !mops[..j]
+                    .iter()
+                    .any(|r| r.f == MopFn::Read && r.key == m.key)
+                {
+                    return Err(format!(
+                        "{} is a blind write (no earlier read of the key in its transaction)",
+                        pr_str(&mop_value(h, m))
+                    ));
+                }
+                if w == MtWorkload::RwRegister && m.arg == MopArg::Nil {
+                    return Err("it writes nil, which is the initial state".into());
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "{} is not a micro-op of this workload",
+                    pr_str(&mop_value(h, m))
+                ))
+            }
+        }
+    }
+    if reads == 0 || reads > 2 || writes > 2 {
+        return Err(format!(
+            "it has {reads} reads and {writes} writes (a mini-transaction has 1-2 reads and at most 2 writes)"
+        ));
+    }
+    Ok(())
+}
+
+/// Builds the MT graph of `h`, or says why `h` is not an MT history with
+/// unique values (the fast path's preconditions). `extra` adds process or
+/// real-time order, as for the workload inferences.
+pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, NotMini> {
+    let n = h.ops.len();
+    let not = |pos: usize, reason: String| NotMini { pos, reason };
+    // 1. Shapes and the unique-value index over every write of every
+    //    transaction (any outcome; invocations only when never completed).
+    let mut writes: HashMap<(Atom, Atom), WriteRec> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        // Every op must be a transaction of the workload's micro-ops (the
+        // inference reports anything else as Elle does).
+        if let crate::model::OpValue::Other(_) = op.value {
+            return Err(not(i, "its value is not a vector of micro-ops".into()));
+        }
+        if let Some(m) = h.mops(op).iter().find(|m| {
+            !matches!(
+                (w, m.f),
+                (_, MopFn::Read)
+                    | (MtWorkload::RwRegister, MopFn::Write)
+                    | (MtWorkload::ListAppend, MopFn::Append)
+            )
+        }) {
+            return Err(not(
+                i,
+                format!(
+                    "{} is not a micro-op of this workload",
+                    pr_str(&mop_value(h, m))
+                ),
+            ));
+        }
+        let mops = match op.op_type {
+            OpType::Invoke => {
+                if h.pair[i] != NO_OP {
+                    continue;
+                }
+                h.mops(op)
+            }
+            OpType::Ok | OpType::Info => {
+                let mops = txn_mops(h, i);
+                check_shape(h, w, mops)
+                    .map_err(|r| not(i, format!("not a mini-transaction: {r}")))?;
+                mops
+            }
+            OpType::Fail => txn_mops(h, i),
+        };
+        for (j, m) in mops.iter().enumerate() {
+            if !is_write(m.f) {
+                continue;
+            }
+            let MopArg::Atom(v) = m.arg else {
+                return Err(not(i, "a write of nil or of a list".into()));
+            };
+            let last = !mops[j + 1..]
+                .iter()
+                .any(|m2| is_write(m2.f) && m2.key == m.key);
+            let rec = WriteRec {
+                pos: i as u32,
+                status: op.op_type,
+                last,
+                mop: j as u32,
+            };
+            if let Some(prev) = writes.insert((m.key, v), rec) {
+                return Err(not(
+                    i,
+                    format!(
+                        "values are not unique: key {} was written {} by the ops at indices {} and {}",
+                        pr_str(&h.atom_value(m.key)),
+                        pr_str(&h.atom_value(v)),
+                        h.ops[prev.pos as usize].index,
+                        op.index
+                    ),
+                ));
+            }
+        }
+    }
+
+    // 2. External reads of committed transactions and their sources.
+    let mut node: Vec<u32> = vec![NONE; n];
+    let mut txns: Vec<MtTxn> = Vec::new();
+    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
+    let mut future: Vec<Value> = Vec::new();
+    let mut thin_air: Vec<Value> = Vec::new();
+    // (key, version) → RMW writers of that version.
+    let mut succ: HashMap<(Atom, Ver), Succ> = HashMap::new();
+    let mut more: Vec<Vec<u32>> = Vec::new();
+    // List-append: the version each element appended by an `:info`
+    // transaction followed, from the first list that shows it.
+    let mut pred_of: HashMap<(Atom, Atom), Ver> = HashMap::new();
+    let mut stats = MtStats::default();
+    // A write after a read with no committed source: Elle's lost-update
+    // check must then look beyond the divergences of the MT graph.
+    let mut bad_rmw = false;
+    let new_node = |node: &mut Vec<u32>, txns: &mut Vec<MtTxn>, pos: usize| {
+        if node[pos] == NONE {
+            node[pos] = txns.len() as u32;
+            txns.push(MtTxn::default());
+        }
+        node[pos] as usize
+    };
+    // Pass over ok transactions: ext reads, preds of their writes.
+    let mut first_read: Vec<(Atom, Ver, bool)> = Vec::with_capacity(2);
+    let mut written: Vec<Atom> = Vec::with_capacity(2);
+    let mut prev_write: Vec<(Atom, Atom)> = Vec::with_capacity(2);
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        stats.committed += 1;
+        let t = new_node(&mut node, &mut txns, i);
+        let mops = h.mops(op);
+        first_read.clear();
+        written.clear();
+        prev_write.clear();
+        for (j, m) in mops.iter().enumerate() {
+            if m.f == MopFn::Read {
+                if written.contains(&m.key) || first_read.iter().any(|r| r.0 == m.key) {
+                    continue; // internal reads: Elle's internal check
+                }
+                let v = read_version(h, m);
+                // A read of the transaction's own later write.
+                let own_later = v.is_some_and(|x| {
+                    mops[j + 1..]
+                        .iter()
+                        .any(|m2| is_write(m2.f) && m2.key == m.key && m2.arg == MopArg::Atom(x))
+                });
+                let mut good = true;
+                if own_later {
+                    good = false;
+                    if w == MtWorkload::RwRegister {
+                        future.push(kw_map(vec![
+                            ("op", op_value(h, i)),
+                            ("mop", mop_value(h, m)),
+                            ("element", h.atom_value(v.expect("own write"))),
+                        ]));
+                    }
+                } else if let Some(x) = v {
+                    match writes.get(&(m.key, x)) {
+                        None => {
+                            good = false;
+                            thin_air.push(kw_map(vec![
+                                ("op", op_value(h, i)),
+                                ("mop", mop_value(h, m)),
+                                ("writer", Value::Nil),
+                            ]));
+                        }
+                        Some(rec) => match rec.status {
+                            OpType::Fail => good = false,
+                            OpType::Invoke => {
+                                return Err(not(
+                                    i,
+                                    format!(
+                                        "it read {} = {}, written by the op at index {}, which never completed",
+                                        pr_str(&h.atom_value(m.key)),
+                                        pr_str(&h.atom_value(x)),
+                                        h.ops[rec.pos as usize].index
+                                    ),
+                                ))
+                            }
+                            _ if !rec.last => good = false,
+                            _ => {}
+                        },
+                    }
+                }
+                first_read.push((m.key, v, good));
+                if good {
+                    txns[t].push_read((m.key, v));
+                }
+                if w == MtWorkload::ListAppend && good {
+                    check_list(h, i, m, &writes, &mut pred_of, &mut thin_air)?;
+                }
+            } else {
+                let MopArg::Atom(x) = m.arg else { continue };
+                match prev_write.iter_mut().find(|p| p.0 == m.key) {
+                    Some(p) => p.1 = x,
+                    None => {
+                        prev_write.push((m.key, x));
+                        written.push(m.key);
+                    }
+                }
+            }
+        }
+        // Final writes, each after the version first read (its source).
+        for &(k, x) in prev_write.iter() {
+            let (_, v, good) = *first_read
+                .iter()
+                .find(|r| r.0 == k)
+                .expect("MT: read before write");
+            txns[t].push_write((k, x, v, good));
+            if good {
+                match succ.entry((k, v)) {
+                    hashbrown::hash_map::Entry::Vacant(e) => {
+                        e.insert(Succ {
+                            first: i as u32,
+                            more: NONE,
+                        });
+                    }
+                    hashbrown::hash_map::Entry::Occupied(mut e) => {
+                        let s = e.get_mut();
+                        if s.more == NONE {
+                            s.more = more.len() as u32;
+                            more.push(Vec::new());
+                        }
+                        more[s.more as usize].push(i as u32);
+                    }
+                }
+            } else {
+                bad_rmw = true;
+            }
+        }
+    }
+
+    // 3. wr edges (and nodes for observed :info writers), ww and rw edges.
+    let ok_nodes: Vec<u32> = (0..n as u32)
+        .filter(|&i| node[i as usize] != NONE)
+        .collect();
+    let mut divergent = false;
+    for &s in &ok_nodes {
+        let t = node[s as usize] as usize;
+        for ri in 0..txns[t].reads().len() {
+            let (k, v) = txns[t].reads()[ri];
+            if let Some(x) = v {
+                let rec = writes[&(k, x)];
+                if rec.status == OpType::Info && node[rec.pos as usize] == NONE {
+                    let u = new_node(&mut node, &mut txns, rec.pos as usize);
+                    stats.observed_info += 1;
+                    for (j, m) in txn_mops(h, rec.pos as usize).iter().enumerate() {
+                        let MopArg::Atom(y) = m.arg else { continue };
+                        if is_write(m.f) && writes[&(m.key, y)].mop == j as u32 {
+                            let last = writes[&(m.key, y)].last;
+                            if last {
+                                txns[u].push_write((m.key, y, None, false));
+                            }
+                        }
+                    }
+                }
+                edges.push((rec.pos, s, Rels::WR));
+            }
+            if let Some(sc) = succ.get(&(k, v)) {
+                let rest: &[u32] = if sc.more == NONE {
+                    &[]
+                } else {
+                    &more[sc.more as usize]
+                };
+                if !rest.is_empty() && sc.first == s {
+                    divergent = true;
+                    stats.divergences += 1;
+                }
+                for &b in std::iter::once(&sc.first).chain(rest) {
+                    if b == s {
+                        // s read-modify-wrote this version: ww from its
+                        // writer (none from the initial state).
+                        if let Some(x) = v {
+                            edges.push((writes[&(k, x)].pos, s, Rels::WW));
+                        }
+                    } else {
+                        edges.push((s, b, Rels::RW));
+                    }
+                }
+            }
+        }
+    }
+    stats.data_edges = edges.len();
+    match extra {
+        ExtraGraph::None => {}
+        ExtraGraph::Process => edges.extend(process_edges(h)),
+        ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
+    }
+
+    // 4. Non-cycle anomalies, with Elle's own cases.
+    let mut anomalies = Anomalies::default();
+    match w {
+        MtWorkload::RwRegister => {
+            anomalies.add_seq_nonempty("internal", rw_register::internal_cases(h));
+            anomalies.add_seq_nonempty("G1a", rw_register::g1a_cases(h));
+            anomalies.add_seq_nonempty("G1b", rw_register::g1b_cases(h));
+            if divergent || bad_rmw {
+                anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Write));
+            }
+            anomalies.add_nonempty("future-read", future);
+            anomalies.add_seq_nonempty("G1a", thin_air);
+        }
+        MtWorkload::ListAppend => {
+            anomalies.add_nonempty("incompatible-order", list_append::incompatible_cases(h));
+            let (internal, future) = list_append::internal_cases(h);
+            anomalies.add_nonempty("internal", internal);
+            anomalies.add_nonempty("future-read", future);
+            anomalies.add_nonempty("dirty-update", list_append::dirty_updates(h));
+            anomalies.add_nonempty("G1a", list_append::g1a_cases(h));
+            anomalies.add_nonempty("G1b", list_append::g1b_cases(h));
+            if divergent || bad_rmw {
+                anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Append));
+            }
+            anomalies.add_nonempty("G1a", thin_air);
+        }
+    }
+
+    let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
+        workload: w,
+        node,
+        txns,
+    })];
+    match extra {
+        ExtraGraph::None => {}
+        ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
+        ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
+    }
+    Ok(MiniAnalysis {
+        inference: Inference {
+            edges,
+            anomalies,
+            vertices: Vec::new(),
+            explainers,
+        },
+        stats,
+        divergent,
+    })
+}
+
+/// List-append: checks that the read list `m` (of the op at `i`) is the
+/// chain of read-modify-writes ending in its last element. Elements appended
+/// by `:info` transactions take their predecessor from the first list that
+/// shows them. Elements nobody committed are left to the G1a/G1b checks.
+fn check_list(
+    h: &History,
+    i: usize,
+    m: &Mop,
+    writes: &HashMap<(Atom, Atom), WriteRec>,
+    pred_of: &mut HashMap<(Atom, Atom), Ver>,
+    thin_air: &mut Vec<Value>,
+) -> Result<(), NotMini> {
+    let list = h.list(m.arg);
+    let mut thin = false;
+    for (j, &e) in list.iter().enumerate() {
+        let before = if j == 0 { None } else { Some(list[j - 1]) };
+        let Some(rec) = writes.get(&(m.key, e)) else {
+            if !thin {
+                thin = true;
+                thin_air.push(kw_map(vec![
+                    ("op", op_value(h, i)),
+                    ("mop", mop_value(h, m)),
+                    ("writer", Value::Nil),
+                ]));
+            }
+            continue;
+        };
+        match rec.status {
+            OpType::Ok => {}
+            OpType::Info => {
+                // Its predecessor is whatever the first list showing it says.
+                let p = *pred_of.entry((m.key, e)).or_insert(before);
+                if p != before {
+                    return Err(mismatch(h, i, m, e, p, before));
+                }
+                continue;
+            }
+            _ => continue,
+        }
+        let p = ok_pred(h, rec, m.key);
+        if p != before {
+            return Err(mismatch(h, i, m, e, p, before));
+        }
+    }
+    Ok(())
+}
+
+/// The version an `:ok` transaction's append of `k` followed: its previous
+/// append of `k`, else its first read of `k`.
+fn ok_pred(h: &History, rec: &WriteRec, k: Atom) -> Ver {
+    let mops = h.mops(&h.ops[rec.pos as usize]);
+    let mut last_own = None;
+    let mut first = None;
+    for m in &mops[..rec.mop as usize] {
+        if m.key != k {
+            continue;
+        }
+        match (m.f, m.arg) {
+            (MopFn::Append, MopArg::Atom(a)) => last_own = Some(a),
+            (MopFn::Read, _) if first.is_none() => first = Some(read_version(h, m)),
+            _ => {}
+        }
+    }
+    last_own.or(first.flatten())
+}
+
+fn mismatch(h: &History, i: usize, m: &Mop, e: Atom, p: Ver, before: Ver) -> NotMini {
+    let show = |v: Ver| {
+        v.map_or("the initial state".to_string(), |a| {
+            pr_str(&h.atom_value(a))
+        })
+    };
+    NotMini {
+        pos: i,
+        reason: format!(
+            "its read {} puts {} right after {}, but {} was appended after {} (the read list is not a chain of read-modify-writes)",
+            pr_str(&mop_value(h, m)),
+            pr_str(&h.atom_value(e)),
+            show(before),
+            pr_str(&h.atom_value(e)),
+            show(p)
+        ),
+    }
+}
+
+/// Explains wr, ww and rw steps of the MT graph (in that order, as Elle's
+/// explainers), in the workload's step vocabulary.
+struct MiniExplainer {
+    workload: MtWorkload,
+    node: Vec<u32>,
+    txns: Vec<MtTxn>,
+}
+
+impl MiniExplainer {
+    fn txn(&self, pos: u32) -> Option<&MtTxn> {
+        match self.node.get(pos as usize) {
+            Some(&t) if t != NONE => Some(&self.txns[t as usize]),
+            _ => None,
+        }
+    }
+}
+
+/// Position of the first micro-op of `op` matching `f`, key `k` and, for
+/// writes, value `v` / for reads, version `v`.
+fn mop_pos(h: &History, op: u32, write: bool, k: Atom, v: Ver) -> Value {
+    h.mops(&h.ops[op as usize])
+        .iter()
+        .position(|m| {
+            m.key == k
+                && if write {
+                    is_write(m.f) && m.arg == v.map_or(MopArg::Nil, MopArg::Atom)
+                } else {
+                    m.f == MopFn::Read && read_version(h, m) == v
+                }
+        })
+        .map_or(Value::Nil, |i| Value::Int(i as i64))
+}
+
+impl PairExplainer for MiniExplainer {
+    fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
+        let (ta, tb) = (self.txn(a)?, self.txn(b)?);
+        let list = self.workload == MtWorkload::ListAppend;
+        let ver = |v: Ver| match (v, list) {
+            (Some(x), _) => h.atom_value(x),
+            (None, true) => Value::kw("elle.list-append/init"),
+            (None, false) => Value::Nil,
+        };
+        let key = |k: Atom| pr_str(&h.atom_value(k));
+        // wr
+        for &(k, x, _, _) in ta.writes() {
+            if tb.reads().contains(&(k, Some(x))) {
+                let data = kw_map(vec![
+                    ("type", Value::kw("wr")),
+                    ("key", h.atom_value(k)),
+                    ("value", h.atom_value(x)),
+                    ("a-mop-index", mop_pos(h, a, true, k, Some(x))),
+                    ("b-mop-index", mop_pos(h, b, false, k, Some(x))),
+                ]);
+                let (key, value) = (key(k), pr_str(&h.atom_value(x)));
+                return Some(Step {
+                    kind: StepKind::Wr,
+                    data,
+                    text: if list {
+                        StepText::AppendWr { key, value }
+                    } else {
+                        StepText::RegisterWr { key, value }
+                    },
+                });
+            }
+        }
+        // ww, then rw: b's write of k follows version v of k.
+        for kind in [StepKind::Ww, StepKind::Rw] {
+            for &(k, y, v, known) in tb.writes() {
+                if !known || a == b {
+                    continue;
+                }
+                let holds = match kind {
+                    StepKind::Ww => {
+                        v.is_some() && ta.writes().iter().any(|w| w.0 == k && Some(w.1) == v)
+                    }
+                    _ => ta.reads().contains(&(k, v)),
+                };
+                if !holds {
+                    continue;
+                }
+                let data = kw_map(vec![
+                    ("type", Value::kw(kind.name())),
+                    ("key", h.atom_value(k)),
+                    ("value", ver(v)),
+                    ("value'", h.atom_value(y)),
+                    ("a-mop-index", mop_pos(h, a, kind == StepKind::Ww, k, v)),
+                    ("b-mop-index", mop_pos(h, b, true, k, Some(y))),
+                ]);
+                let (key, value, value2) = (key(k), pr_str(&ver(v)), pr_str(&h.atom_value(y)));
+                let text = match (kind, list) {
+                    (StepKind::Ww, true) => StepText::AppendWw { key, value, value2 },
+                    (StepKind::Ww, false) => StepText::RegisterWw { key, value, value2 },
+                    (_, true) if v.is_none() => StepText::AppendRwInit { key, value2 },
+                    (_, true) => StepText::AppendRw { key, value2 },
+                    (_, false) => StepText::RegisterRw { key, value, value2 },
+                };
+                return Some(Step { kind, data, text });
+            }
+        }
+        None
+    }
+}

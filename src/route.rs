@@ -1,0 +1,185 @@
+//! Routing: which algorithm checks a history (`--algorithm`).
+//!
+//! * `infer`: the workload's Elle-style inference ([`crate::infer`]).
+//! * `mini`: the mini-transaction fast path ([`crate::infer::mini`]); its
+//!   preconditions (every committed or indeterminate transaction a
+//!   mini-transaction, unique written values, list reads that are chains of
+//!   read-modify-writes) must hold, else the check fails with the reason and
+//!   the offending op.
+//! * `auto` (the default): for rw-register, `mini` when its preconditions
+//!   hold (it is exact where Elle's version-order inference is partial),
+//!   otherwise `infer`; for list-append, always `infer`: the version order
+//!   is read off the lists, so the inference is already exact, it is as fast
+//!   as `mini`, and it gives Elle's own answers (the MT path differs from
+//!   Elle in small ways, e.g. no wr edge from an intermediate read, and
+//!   thin-air reads as G1a).
+//! * `lwt`: for transactional workloads, not applicable (`-m cas-register`
+//!   always uses the lightweight-transaction chain when values are unique).
+//! * `sat`: recognised, not available yet.
+//!
+//! Which path ran, and why, is printed on standard error with `--verbose`;
+//! the result map's keys never depend on it.
+
+use crate::error::InputError;
+use crate::infer::mini::{self, MtWorkload, NotMini};
+use crate::infer::rw_register::RwOptions;
+use crate::model::History;
+use crate::pipeline::{self, CheckOptions, Outcome};
+
+/// A checking algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Algorithm {
+    /// The fast path whose preconditions hold, else the workload inference.
+    #[default]
+    Auto,
+    /// The workload's Elle-style inference.
+    Infer,
+    /// The mini-transaction fast path (MTC).
+    Mini,
+    /// Lightweight-transaction (CAS register) linearizability: not available
+    /// yet.
+    Lwt,
+    /// The SAT-based checker: not available yet.
+    Sat,
+}
+
+impl Algorithm {
+    /// The name as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Infer => "infer",
+            Algorithm::Mini => "mini",
+            Algorithm::Lwt => "lwt",
+            Algorithm::Sat => "sat",
+        }
+    }
+
+    /// Fails for algorithms this build does not provide.
+    pub fn available(self) -> Result<(), String> {
+        match self {
+            Algorithm::Lwt => Err(
+                "--algorithm lwt applies to -m cas-register, which uses it whenever written values are unique (available here: auto, infer, mini)"
+                    .to_string(),
+            ),
+            Algorithm::Sat => Err(
+                "--algorithm sat is not available yet (available: auto, infer, mini)".to_string(),
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The transactional workloads routing knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Elle's list-append.
+    ListAppend,
+    /// Elle's rw-register.
+    RwRegister,
+}
+
+impl Workload {
+    fn mt(self) -> MtWorkload {
+        match self {
+            Workload::ListAppend => MtWorkload::ListAppend,
+            Workload::RwRegister => MtWorkload::RwRegister,
+        }
+    }
+}
+
+/// Checks a history with the algorithm `opts.algorithm` selects.
+pub fn check(
+    h: &History,
+    opts: &CheckOptions,
+    workload: Workload,
+    rw: &RwOptions,
+) -> Result<Outcome, InputError> {
+    let infer = |why: String| {
+        if opts.verbose {
+            eprintln!("ellery: {}: algorithm infer ({why})", h.origin);
+        }
+        match workload {
+            Workload::ListAppend => pipeline::check_list_append(h, opts),
+            Workload::RwRegister => pipeline::check_rw_register(h, opts, rw),
+        }
+    };
+    match opts.algorithm {
+        Algorithm::Infer => infer("--algorithm infer".into()),
+        Algorithm::Lwt | Algorithm::Sat => Err(InputError {
+            file: h.origin.clone(),
+            line: 1,
+            column: 1,
+            message: opts.algorithm.available().err().unwrap_or_default(),
+        }),
+        Algorithm::Mini => {
+            validate(h, workload)?;
+            match check_mini(h, opts, workload, "--algorithm mini") {
+                Ok(o) => Ok(o),
+                Err(e) => Err(h.error_at(
+                    e.pos,
+                    format!(
+                        "--algorithm mini: not a mini-transaction history with unique values: {}",
+                        e.reason
+                    ),
+                )),
+            }
+        }
+        Algorithm::Auto if workload == Workload::ListAppend => infer(
+            "auto: list-append histories use Elle's inference, exact for lists and Elle-identical"
+                .into(),
+        ),
+        Algorithm::Auto => {
+            validate(h, workload)?;
+            match check_mini(
+                h,
+                opts,
+                workload,
+                "auto: every committed transaction is a mini-transaction with unique values",
+            ) {
+                Ok(o) => Ok(o),
+                Err(e) => infer(format!(
+                    "auto: the op at index {} is why the mini-transaction path does not apply: {}",
+                    h.ops[e.pos].index, e.reason
+                )),
+            }
+        }
+    }
+}
+
+/// The workload's own input checks, which hold on both paths.
+fn validate(h: &History, workload: Workload) -> Result<(), InputError> {
+    match workload {
+        Workload::ListAppend => crate::infer::list_append::validate(h),
+        Workload::RwRegister => crate::infer::rw_register::validate(h),
+    }
+}
+
+/// The mini-transaction path, or why it does not apply.
+pub fn check_mini(
+    h: &History,
+    opts: &CheckOptions,
+    workload: Workload,
+    why: &str,
+) -> Result<Outcome, NotMini> {
+    let clock = std::time::Instant::now();
+    let analysis = mini::analyze(h, workload.mt(), pipeline::extra_graph(opts))?;
+    if opts.verbose {
+        let s = &analysis.stats;
+        eprintln!(
+            "ellery: {}: algorithm mini ({why}); {} committed and {} observed indeterminate transactions, {} data edges, {} divergent versions; built in {:.3} s",
+            h.origin,
+            s.committed,
+            s.observed_info,
+            s.data_edges,
+            s.divergences,
+            clock.elapsed().as_secs_f64()
+        );
+    }
+    Ok(pipeline::check_inferred(
+        h,
+        opts,
+        &analysis.inference,
+        clock,
+    ))
+}

@@ -1,0 +1,702 @@
+//! The mini-transaction fast path: the MTC digest's test oracles (§10 and
+//! the §2.3 anomaly table), agreement with the workload inference on
+//! generated MT histories, and a brute-force serial-order checker.
+
+use ellery::check::mini as decide;
+use ellery::check::result::Expectations;
+use ellery::edn::Value;
+use ellery::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};
+use ellery::infer::list_append::ExtraGraph;
+use ellery::infer::mini::{analyze, MtWorkload};
+use ellery::infer::rw_register::RwOptions;
+use ellery::model::{History, MopArg, MopFn, OpType, SourceFormat};
+use ellery::pipeline::{CheckOptions, Outcome, Validity};
+use ellery::read::read_history_bytes;
+use ellery::route::{self, Algorithm, Workload};
+
+/// One transaction of an oracle: process, invocation and completion times,
+/// micro-ops (`r x 1`, `w x 1`; a read of 0 is the initial nil), outcome.
+struct T<'a>(i64, u64, u64, &'a str, &'a str);
+
+fn history(txns: &[T]) -> History {
+    let mut events: Vec<(u64, u8, String)> = Vec::new();
+    for T(p, s, f, ops, ty) in txns {
+        let mops = |complete: bool| -> String {
+            ops.split(',')
+                .map(|m| {
+                    let w: Vec<&str> = m.split_whitespace().collect();
+                    let v = if w[0] == "r" && (!complete || w[2] == "0") {
+                        "nil".to_string()
+                    } else {
+                        w[2].to_string()
+                    };
+                    format!("[:{} :{} {}]", w[0], w[1], v)
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        events.push((
+            *s * 2,
+            0,
+            format!(
+                "{{:type :invoke, :process {p}, :f :txn, :value [{}]}}",
+                mops(false)
+            ),
+        ));
+        events.push((
+            *f * 2 + 1,
+            1,
+            format!(
+                "{{:type :{ty}, :process {p}, :f :txn, :value [{}]}}",
+                mops(*ty == "ok")
+            ),
+        ));
+    }
+    events.sort_by_key(|e| (e.0, e.1));
+    let text: String = events
+        .iter()
+        .enumerate()
+        .map(|(i, (t, _, l))| format!("{{:index {i}, :time {t}, {}\n", &l[1..]))
+        .collect();
+    read_history_bytes(text.into_bytes(), "oracle", SourceFormat::Edn).expect("readable")
+}
+
+fn opts(model: &str, algorithm: Algorithm) -> CheckOptions {
+    let models = ellery::consistency::parse_models(&[model]).expect("model");
+    CheckOptions {
+        expectations: Expectations {
+            models: Some(models),
+            anomalies: Vec::new(),
+        },
+        algorithm,
+        ..CheckOptions::default()
+    }
+}
+
+fn run(h: &History, model: &str, algorithm: Algorithm, w: Workload, rw: &RwOptions) -> Outcome {
+    route::check(h, &opts(model, algorithm), w, rw).expect("checkable")
+}
+
+fn types(o: &Outcome) -> Vec<String> {
+    match o.result.get_kw("anomaly-types") {
+        Some(Value::List(ts)) => ts
+            .iter()
+            .map(|t| ellery::edn::pr_str(t)[1..].to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn valid(o: &Outcome) -> bool {
+    o.validity == Validity::Valid
+        || (o.validity == Validity::Unknown && types(o) == ["empty-transaction-graph"])
+}
+
+fn mini(h: &History, model: &str) -> Outcome {
+    run(
+        h,
+        model,
+        Algorithm::Mini,
+        Workload::RwRegister,
+        &RwOptions::default(),
+    )
+}
+
+/// (name, history, SSER, SER, SI, types expected under the violated levels)
+#[test]
+fn inter_transaction_oracles() {
+    let ok = "ok";
+    type Oracle<'a> = (&'a str, Vec<T<'a>>, [bool; 3], &'a [&'a str]);
+    let cases: Vec<Oracle> = vec![
+        (
+            "O1 serial chain",
+            vec![
+                T(1, 0, 5, "r x 0,w x 1", ok),
+                T(2, 10, 15, "r x 1,w x 2", ok),
+                T(1, 20, 25, "r x 2", ok),
+            ],
+            [true, true, true],
+            &[],
+        ),
+        (
+            "O2a lost update",
+            vec![
+                T(1, 0, 10, "r x 0,w x 1", ok),
+                T(2, 0, 10, "r x 0,w x 2", ok),
+            ],
+            [false, false, false],
+            &["lost-update"],
+        ),
+        (
+            "O2b divergence",
+            vec![
+                T(1, 0, 1, "r x 0,w x 1", ok),
+                T(2, 2, 10, "r x 1,w x 2", ok),
+                T(3, 2, 10, "r x 1,w x 3", ok),
+            ],
+            [false, false, false],
+            &["lost-update"],
+        ),
+        (
+            "O3 write skew",
+            vec![
+                T(1, 0, 10, "r x 0,r y 0,w x 1", ok),
+                T(2, 0, 10, "r x 0,r y 0,w y 2", ok),
+            ],
+            [false, false, true],
+            &["G2-item"],
+        ),
+        (
+            "O4 long fork",
+            vec![
+                T(1, 0, 10, "r x 0,w x 1", ok),
+                T(2, 0, 10, "r y 0,w y 1", ok),
+                T(3, 0, 20, "r x 1,r y 0", ok),
+                T(4, 0, 20, "r y 1,r x 0", ok),
+            ],
+            [false, false, false],
+            &["G-nonadjacent-item"],
+        ),
+        (
+            "O5 fractured read",
+            vec![
+                T(1, 0, 10, "r x 0,r y 0,w x 1,w y 1", ok),
+                T(2, 0, 10, "r x 1,r y 0", ok),
+            ],
+            [false, false, false],
+            &["G-single-item"],
+        ),
+        (
+            "O6 causality violation",
+            vec![
+                T(1, 0, 10, "r x 0,w x 1", ok),
+                T(2, 0, 10, "r x 1,r y 0,w y 1", ok),
+                T(3, 0, 10, "r y 1,r x 0", ok),
+            ],
+            [false, false, false],
+            &["G-single-item"],
+        ),
+        (
+            "O7 non-monotonic read",
+            vec![
+                T(1, 0, 10, "r x 0,w x 1", ok),
+                T(2, 0, 10, "r x 1,r y 0,w x 2,w y 1", ok),
+                T(3, 0, 10, "r y 1,r x 1", ok),
+            ],
+            [false, false, false],
+            &["G-single-item"],
+        ),
+        (
+            "O8b overlapping",
+            vec![
+                T(1, 0, 1, "r x 0,w x 1", ok),
+                T(2, 2, 5, "r x 1,w x 2", ok),
+                T(3, 4, 6, "r x 1", ok),
+            ],
+            [true, true, true],
+            &[],
+        ),
+        (
+            "O8c after",
+            vec![
+                T(1, 0, 1, "r x 0,w x 1", ok),
+                T(2, 2, 3, "r x 1,w x 2", ok),
+                T(3, 4, 5, "r x 1", ok),
+            ],
+            [false, true, true],
+            &["G-single-item-realtime"],
+        ),
+        (
+            "O9 stale read",
+            vec![T(1, 0, 1, "r x 0,w x 1", ok), T(2, 2, 3, "r x 0", ok)],
+            [false, true, true],
+            &["G-single-item-realtime"],
+        ),
+        (
+            "O10 G1c",
+            vec![
+                T(1, 0, 10, "r x 0,w x 1,r y 2", ok),
+                T(2, 0, 10, "r y 0,w y 2,r x 1", ok),
+            ],
+            [false, false, false],
+            &["G1c"],
+        ),
+        (
+            "O11 transitivity",
+            vec![
+                T(1, 0, 1, "r x 0,w x 1", ok),
+                T(2, 2, 3, "r x 1,w x 2", ok),
+                T(3, 4, 5, "r x 2,r y 0,w x 3,w y 1", ok),
+                T(4, 0, 9, "r x 1,r y 1", ok),
+            ],
+            [false, false, false],
+            &["G-single-item"],
+        ),
+    ];
+    for (name, txns, [sser, ser, si], want) in cases {
+        let h = history(&txns);
+        for (model, expect) in [
+            ("strict-serializable", sser),
+            ("serializable", ser),
+            ("snapshot-isolation", si),
+        ] {
+            let o = mini(&h, model);
+            assert_eq!(
+                valid(&o),
+                expect,
+                "{name} under {model}: {}",
+                ellery::edn::pr_str(&o.result)
+            );
+            if !expect {
+                // The types expected at the strongest level violated by data
+                // edges alone appear (strict-serializable adds -realtime).
+                let ts = types(&o);
+                assert!(
+                    want.iter()
+                        .any(|w| ts.iter().any(|t| t == w || t.starts_with(&format!("{w}-"))))
+                        || model == "strict-serializable" && !ser,
+                    "{name} under {model}: types {ts:?}, wanted one of {want:?}"
+                );
+            }
+            // The paper's own decision procedures agree.
+            let extra = if model == "strict-serializable" {
+                ExtraGraph::Realtime
+            } else {
+                ExtraGraph::None
+            };
+            let a = analyze(&h, MtWorkload::RwRegister, extra).expect("MT");
+            let n = h.ops.len();
+            let paper = if model == "snapshot-isolation" {
+                decide::snapshot_isolation(n, &a.inference.edges, a.divergent)
+            } else {
+                !a.divergent && decide::acyclic(n, &a.inference.edges)
+            };
+            assert_eq!(paper, expect, "{name}: paper's CHECK for {model}");
+            // And the inference (with writes-follow-reads) agrees on validity.
+            let rw = RwOptions {
+                wfr_keys: true,
+                ..RwOptions::default()
+            };
+            let inf = run(&h, model, Algorithm::Infer, Workload::RwRegister, &rw);
+            assert_eq!(valid(&inf), expect, "{name}: infer under {model}");
+        }
+    }
+}
+
+/// SessionGuaranteeViolation (O8a): the paper's SER and SI include session
+/// order, Elle's serializable and snapshot-isolation do not; the
+/// strong-session variants do.
+#[test]
+fn session_guarantee_violation_needs_session_models() {
+    let h = history(&[
+        T(1, 0, 1, "r x 0,w x 1", "ok"),
+        T(2, 2, 3, "r x 1,w x 2", "ok"),
+        T(2, 4, 5, "r x 1", "ok"),
+    ]);
+    for (model, expect) in [
+        ("strict-serializable", false),
+        ("strong-session-serializable", false),
+        ("strong-session-snapshot-isolation", false),
+        ("serializable", true),
+        ("snapshot-isolation", true),
+    ] {
+        let o = mini(&h, model);
+        assert_eq!(
+            valid(&o),
+            expect,
+            "O8a under {model}: {}",
+            ellery::edn::pr_str(&o.result)
+        );
+    }
+    let o = mini(&h, "strong-session-snapshot-isolation");
+    assert!(
+        types(&o).contains(&"G-single-item-process".to_string()),
+        "{:?}",
+        types(&o)
+    );
+}
+
+#[test]
+fn pre_check_oracles() {
+    let ok = "ok";
+    let cases: Vec<(&str, Vec<T>, &str)> = vec![
+        ("I-a thin air", vec![T(1, 0, 1, "r x 7", ok)], "G1a"),
+        (
+            "I-b aborted read",
+            vec![T(1, 0, 1, "r x 0,w x 1", "fail"), T(2, 2, 3, "r x 1", ok)],
+            "G1a",
+        ),
+        (
+            "I-c future read",
+            vec![T(1, 0, 1, "r x 1,w x 1", ok)],
+            "future-read",
+        ),
+        (
+            "I-d not my last write",
+            vec![T(1, 0, 1, "r x 0,w x 1,w x 2,r x 1", ok)],
+            "internal",
+        ),
+        (
+            "I-e not my own write",
+            vec![T(1, 0, 1, "r x 0,w x 1,r x 0", ok)],
+            "internal",
+        ),
+        (
+            "I-f intermediate read",
+            vec![T(1, 0, 1, "r x 0,w x 1,w x 2", ok), T(2, 2, 3, "r x 1", ok)],
+            "G1b",
+        ),
+        (
+            "I-g non-repeatable read",
+            vec![
+                T(1, 0, 10, "r x 0,w x 1", ok),
+                T(2, 0, 10, "r x 0,r x 1", ok),
+            ],
+            "internal",
+        ),
+    ];
+    for (name, txns, want) in cases {
+        let h = history(&txns);
+        for model in ["strict-serializable", "serializable", "snapshot-isolation"] {
+            let o = mini(&h, model);
+            assert_eq!(
+                o.validity,
+                Validity::Invalid,
+                "{name} under {model}: {}",
+                ellery::edn::pr_str(&o.result)
+            );
+            assert!(
+                types(&o).iter().any(|t| t == want),
+                "{name}: {:?}",
+                types(&o)
+            );
+        }
+    }
+}
+
+#[test]
+fn preconditions_leave_the_fast_path() {
+    // U-1: non-unique values; B1: a blind write; a third read.
+    for (name, txns) in [
+        (
+            "U-1",
+            vec![
+                T(1, 0, 1, "r x 0,w x 5", "ok"),
+                T(2, 2, 3, "r x 5,w x 5", "ok"),
+            ],
+        ),
+        (
+            "B1",
+            vec![
+                T(1, 0, 1, "w y 1", "ok"),
+                T(2, 2, 3, "r y 0,w y 6", "ok"),
+                T(1, 5, 6, "r y 6,w y 2", "ok"),
+            ],
+        ),
+        ("3 reads", vec![T(1, 0, 1, "r x 0,r y 0,r z 0", "ok")]),
+    ] {
+        let h = history(&txns);
+        let err = route::check(
+            &h,
+            &opts("serializable", Algorithm::Mini),
+            Workload::RwRegister,
+            &RwOptions::default(),
+        )
+        .expect_err(name);
+        assert!(err.message.contains("--algorithm mini"), "{name}: {err}");
+        assert!(err.line > 0);
+        // auto falls back to the inference (which, like Elle, rejects a
+        // read value written twice).
+        let auto = route::check(
+            &h,
+            &opts("serializable", Algorithm::Auto),
+            Workload::RwRegister,
+            &RwOptions::default(),
+        );
+        let infer = route::check(
+            &h,
+            &opts("serializable", Algorithm::Infer),
+            Workload::RwRegister,
+            &RwOptions::default(),
+        );
+        match (auto, infer) {
+            (Ok(a), Ok(i)) => assert_eq!(a.result, i.result, "{name}"),
+            (Err(a), Err(i)) => assert_eq!(a, i, "{name}"),
+            (a, i) => panic!("{name}: auto {a:?} vs infer {i:?}"),
+        }
+    }
+    let h = history(&[T(1, 0, 1, "r x 0", "ok")]);
+    for a in [Algorithm::Lwt, Algorithm::Sat] {
+        assert!(route::check(
+            &h,
+            &opts("serializable", a),
+            Workload::RwRegister,
+            &RwOptions::default()
+        )
+        .is_err());
+    }
+}
+
+/// `:info` transactions whose writes were observed count as committed: no
+/// thin-air or aborted read, and their writes are sources of wr edges.
+#[test]
+fn observed_info_writes_count_as_committed() {
+    let h = history(&[
+        T(1, 0, 100, "r x 0,w x 1", "info"),
+        T(2, 2, 3, "r x 1,w x 2", "ok"),
+        T(3, 4, 5, "r x 2", "ok"),
+    ]);
+    for model in ["strict-serializable", "serializable", "snapshot-isolation"] {
+        let o = mini(&h, model);
+        assert!(valid(&o), "{model}: {}", ellery::edn::pr_str(&o.result));
+    }
+    // A stale read of the info write's predecessor after it was overwritten.
+    let h = history(&[
+        T(1, 0, 100, "r x 0,w x 1", "info"),
+        T(2, 2, 3, "r x 1,w x 2", "ok"),
+        T(3, 2, 3, "r x 1,r y 0", "ok"),
+        T(4, 4, 5, "r x 2,r y 0", "ok"),
+        T(5, 6, 7, "r x 1", "ok"),
+    ]);
+    let o = mini(&h, "strict-serializable");
+    assert_eq!(
+        o.validity,
+        Validity::Invalid,
+        "{}",
+        ellery::edn::pr_str(&o.result)
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Brute force: enumerate serial orders of the committed transactions.
+
+/// Whether some order of the `:ok` transactions (respecting real time when
+/// `realtime`) explains every read, registers or lists.
+fn brute_force(h: &History, realtime: bool) -> bool {
+    let txns: Vec<usize> = (0..h.ops.len())
+        .filter(|&i| h.ops[i].op_type == OpType::Ok)
+        .collect();
+    let inv: Vec<usize> = txns
+        .iter()
+        .map(|&i| h.invocation_of(i).expect("paired"))
+        .collect();
+    let n = txns.len();
+    let mut used = vec![false; n];
+    let mut order = Vec::new();
+    fn go(
+        h: &History,
+        txns: &[usize],
+        inv: &[usize],
+        rt: bool,
+        used: &mut Vec<bool>,
+        order: &mut Vec<usize>,
+    ) -> bool {
+        if order.len() == txns.len() {
+            return replay(h, order.iter().map(|&j| txns[j]));
+        }
+        for j in 0..txns.len() {
+            if used[j] {
+                continue;
+            }
+            // Real time: nothing unplaced completed before j was invoked.
+            if rt && (0..txns.len()).any(|k| !used[k] && k != j && txns[k] < inv[j]) {
+                continue;
+            }
+            used[j] = true;
+            order.push(j);
+            // Prune: the prefix must replay.
+            if replay(h, order.iter().map(|&x| txns[x])) && go(h, txns, inv, rt, used, order) {
+                return true;
+            }
+            order.pop();
+            used[j] = false;
+        }
+        false
+    }
+    go(h, &txns, &inv, realtime, &mut used, &mut order)
+}
+
+fn replay(h: &History, order: impl Iterator<Item = usize>) -> bool {
+    use std::collections::HashMap;
+    let mut state: HashMap<ellery::model::Atom, Vec<ellery::model::Atom>> = HashMap::new();
+    for i in order {
+        for m in h.mops(&h.ops[i]) {
+            let cur = state.entry(m.key).or_default();
+            match (m.f, m.arg) {
+                (MopFn::Write, MopArg::Atom(v)) => {
+                    cur.clear();
+                    cur.push(v)
+                }
+                (MopFn::Append, MopArg::Atom(v)) => cur.push(v),
+                (MopFn::Read, MopArg::Nil) => {
+                    if !cur.is_empty() {
+                        return false;
+                    }
+                }
+                (MopFn::Read, MopArg::Atom(v)) => {
+                    if cur.last() != Some(&v) {
+                        return false;
+                    }
+                }
+                (MopFn::Read, arg) => {
+                    if h.list(arg) != cur.as_slice() {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+fn generated(
+    workload: GenWorkload,
+    mode: Mode,
+    txns: usize,
+    seed: u64,
+    faults: Vec<Fault>,
+    fail: f64,
+    info: f64,
+) -> History {
+    let o = GenOptions {
+        workload,
+        mode,
+        txns,
+        processes: 3,
+        keys: 2,
+        max_writes_per_key: 8,
+        fail_fraction: fail,
+        info_fraction: info,
+        faults,
+        seed,
+        mini: true,
+        ..GenOptions::default()
+    };
+    let mut bytes = Vec::new();
+    generate(&o, &mut bytes).expect("generated");
+    read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable")
+}
+
+const MODES: [Mode; 4] = [
+    Mode::StrictSerializable,
+    Mode::Serializable,
+    Mode::SnapshotIsolation,
+    Mode::ReadCommitted,
+];
+
+#[test]
+fn mini_agrees_with_brute_force_on_tiny_histories() {
+    let (mut checked, mut invalid, mut declined) = (0, 0, 0);
+    for (wi, workload) in [GenWorkload::RwRegister, GenWorkload::ListAppend]
+        .into_iter()
+        .enumerate()
+    {
+        let w = if wi == 0 {
+            Workload::RwRegister
+        } else {
+            Workload::ListAppend
+        };
+        for mode in MODES {
+            for seed in 0..60 {
+                let h = generated(workload, mode, 6, seed, Vec::new(), 0.1, 0.0);
+                let ser = route::check(
+                    &h,
+                    &opts("serializable", Algorithm::Mini),
+                    w,
+                    &RwOptions::default(),
+                );
+                let Ok(ser) = ser else {
+                    declined += 1;
+                    continue;
+                };
+                let sser = run(
+                    &h,
+                    "strict-serializable",
+                    Algorithm::Mini,
+                    w,
+                    &RwOptions::default(),
+                );
+                let (bs, bss) = (brute_force(&h, false), brute_force(&h, true));
+                assert_eq!(
+                    valid(&ser),
+                    bs,
+                    "{workload:?} {mode:?} seed {seed}: SER {}",
+                    ellery::edn::pr_str(&ser.result)
+                );
+                assert_eq!(
+                    valid(&sser),
+                    bss,
+                    "{workload:?} {mode:?} seed {seed}: SSER {}",
+                    ellery::edn::pr_str(&sser.result)
+                );
+                checked += 1;
+                invalid += usize::from(!bss);
+            }
+        }
+    }
+    eprintln!("brute force: {checked} histories checked ({invalid} not strict-serializable), {declined} not MT-decidable");
+    assert!(checked > 300 && invalid > 20);
+}
+
+/// `--algorithm mini` and `--algorithm infer` (rw-register with
+/// `--wfr-keys`) agree on `:valid?` and `:not` on generated MT histories.
+#[test]
+fn mini_agrees_with_inference_on_generated_histories() {
+    let faults = [
+        Fault::AbortedRead,
+        Fault::IntermediateRead,
+        Fault::LostUpdate,
+        Fault::WriteSkew,
+        Fault::StaleRead,
+        Fault::CyclicInformationFlow,
+    ];
+    let rw = RwOptions {
+        wfr_keys: true,
+        ..RwOptions::default()
+    };
+    let (mut compared, mut declined, mut type_diffs) = (0, 0, 0);
+    for (wi, workload) in [GenWorkload::RwRegister, GenWorkload::ListAppend]
+        .into_iter()
+        .enumerate()
+    {
+        let w = if wi == 0 {
+            Workload::RwRegister
+        } else {
+            Workload::ListAppend
+        };
+        for mode in MODES {
+            for seed in 0..30 {
+                let fs = vec![faults[seed as usize % faults.len()]];
+                let h = generated(workload, mode, 300, seed, fs, 0.05, 0.03);
+                for model in ["strict-serializable", "serializable", "snapshot-isolation"] {
+                    let Ok(m) = route::check(&h, &opts(model, Algorithm::Mini), w, &rw) else {
+                        declined += 1;
+                        continue;
+                    };
+                    let i = run(&h, model, Algorithm::Infer, w, &rw);
+                    let ctx = format!(
+                        "{workload:?} {mode:?} seed {seed} {model}:\n mini  {}\n infer {}",
+                        ellery::edn::pr_str(&m.result),
+                        ellery::edn::pr_str(&i.result)
+                    );
+                    assert_eq!(m.validity, i.validity, "{ctx}");
+                    assert_eq!(m.result.get_kw("not"), i.result.get_kw("not"), "{ctx}");
+                    if types(&m) != types(&i) {
+                        type_diffs += 1;
+                        if std::env::var("MINI_DIFFS").is_ok() {
+                            eprintln!(
+                                "{workload:?} {mode:?} {model}: mini {:?} infer {:?}",
+                                types(&m),
+                                types(&i)
+                            );
+                        }
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("agreement: {compared} checks compared, {declined} declined by mini, {type_diffs} with different anomaly types");
+    assert!(compared > 150);
+}
