@@ -720,23 +720,7 @@ fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> V
 
 pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
     // (key, element) → last op whose non-final append it was.
-    let mut intermediate: HashMap<(Atom, Atom), u32> = HashMap::new();
-    let mut last: Vec<(Atom, Atom)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        last.clear();
-        for m in h.mops(op) {
-            if m.f == MopFn::Append {
-                let v = append_value(m);
-                match last.iter_mut().find(|(k, _)| *k == m.key) {
-                    Some(slot) => {
-                        intermediate.insert((m.key, slot.1), i as u32);
-                        slot.1 = v;
-                    }
-                    None => last.push((m.key, v)),
-                }
-            }
-        }
-    }
+    let intermediate = super::intermediate_writes(h, MopFn::Append, append_value);
     let mut out = Vec::new();
     if intermediate.is_empty() {
         return out;

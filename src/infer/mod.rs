@@ -11,6 +11,34 @@ use crate::edn::Value;
 use crate::graph::Rels;
 use crate::model::History;
 
+/// Elle's `intermediate-write-indices`: for each (key, value) that some op
+/// wrote with micro-op `f` and then overwrote within the same op, the
+/// position of the last such op in history order. `value` maps a micro-op
+/// to the value it writes.
+pub(crate) fn intermediate_writes<V: Copy + Eq + std::hash::Hash>(
+    h: &History,
+    f: crate::model::MopFn,
+    value: impl Fn(&crate::model::Mop) -> V,
+) -> hashbrown::HashMap<(crate::model::Atom, V), u32> {
+    let mut intermediate = hashbrown::HashMap::new();
+    // Per op: each key's latest written value (ops are small).
+    let mut last: Vec<(crate::model::Atom, V)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        last.clear();
+        for m in h.mops(op).iter().filter(|m| m.f == f) {
+            let v = value(m);
+            match last.iter_mut().find(|(k, _)| *k == m.key) {
+                Some(slot) => {
+                    intermediate.insert((m.key, slot.1), i as u32);
+                    slot.1 = v;
+                }
+                None => last.push((m.key, v)),
+            }
+        }
+    }
+    intermediate
+}
+
 /// Anomalies by Elle type name, in the order they were added.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Anomalies {

@@ -814,24 +814,7 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
 /// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
 /// its own transaction.
 pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
-    let mut intermediate: HashMap<(Atom, Val), u32> = HashMap::new();
-    let mut last: Vec<(Atom, Val)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        last.clear();
-        for m in h.mops(op) {
-            if m.f != MopFn::Write {
-                continue;
-            }
-            let v = arg_val(m.arg);
-            match last.iter_mut().find(|(k, _)| *k == m.key) {
-                Some(slot) => {
-                    intermediate.insert((m.key, slot.1), i as u32);
-                    slot.1 = v;
-                }
-                None => last.push((m.key, v)),
-            }
-        }
-    }
+    let intermediate = super::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg));
     let mut out = Vec::new();
     if intermediate.is_empty() {
         return out;
