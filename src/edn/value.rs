@@ -44,6 +44,16 @@ impl Value {
         Value::Keyword(name.to_string())
     }
 
+    /// A map with keyword keys, in the given order.
+    pub fn kw_map(entries: Vec<(&str, Value)>) -> Value {
+        Value::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| (Value::kw(k), v))
+                .collect(),
+        )
+    }
+
     /// Looks up a keyword key in a map value.
     pub fn get_kw(&self, name: &str) -> Option<&Value> {
         match self {

@@ -197,15 +197,6 @@ fn append_value(m: &Mop) -> Atom {
     }
 }
 
-fn kw_map(entries: Vec<(&str, Value)>) -> Value {
-    Value::Map(
-        entries
-            .into_iter()
-            .map(|(k, v)| (Value::kw(k), v))
-            .collect(),
-    )
-}
-
 /// Elle's marker for the initial state of a list.
 fn init_value() -> Value {
     Value::kw("elle.list-append/init")
@@ -232,7 +223,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
     }
     if !bad.is_empty() {
         return Err(Unanalyzable {
-            result: kw_map(vec![
+            result: Value::kw_map(vec![
                 ("valid?", Value::kw("unknown")),
                 ("type", Value::kw("unexpected-txn-micro-op-types")),
                 (
@@ -259,7 +250,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
                 let k = h.atom_value(m.key);
                 let v = h.atom_value(append_value(m));
                 return Err(Unanalyzable {
-                    result: kw_map(vec![
+                    result: Value::kw_map(vec![
                         ("valid?", Value::kw("unknown")),
                         ("type", Value::kw("duplicate-appends")),
                         ("op", op_value(h, i)),
@@ -306,7 +297,7 @@ pub(crate) fn incompatible_cases(h: &History) -> Vec<Value> {
         .incompatible
         .into_iter()
         .map(|(k, a, b)| {
-            kw_map(vec![
+            Value::kw_map(vec![
                 ("key", h.atom_value(k)),
                 (
                     "values",
@@ -445,7 +436,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
     let incompatible: Vec<Value> = incompatible
         .into_iter()
         .map(|(k, a, b)| {
-            kw_map(vec![
+            Value::kw_map(vec![
                 ("key", h.atom_value(k)),
                 (
                     "values",
@@ -505,7 +496,7 @@ fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Value> {
                 }
             }
             dups.sort_by(|a, b| compare_values(&a.0, &b.0));
-            out.push(kw_map(vec![
+            out.push(Value::kw_map(vec![
                 ("op", op_value(h, i)),
                 ("mop", mop_value(h, m)),
                 (
@@ -563,7 +554,7 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
                             expected.push(Value::Symbol("...".into()));
                         }
                         expected.extend(s.iter().map(|&a| h.atom_value(a)));
-                        internal.push(kw_map(vec![
+                        internal.push(Value::kw_map(vec![
                             ("op", op_value(h, i)),
                             ("mop", mop_value(h, m)),
                             ("expected", Value::Vector(expected)),
@@ -591,7 +582,7 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
             let v = append_value(m);
             for r in &mops[..j] {
                 if r.f == MopFn::Read && r.key == m.key && h.list(r.arg).contains(&v) {
-                    future.push(kw_map(vec![
+                    future.push(Value::kw_map(vec![
                         ("op", op_value(h, i)),
                         ("mop", mop_value(h, r)),
                         ("element", h.atom_value(v)),
@@ -646,7 +637,7 @@ pub(crate) fn dirty_updates(h: &History) -> Vec<Value> {
             match (t1.0, t2_type) {
                 (OpType::Fail, OpType::Ok) => {
                     let first = t1.1.expect("a failed writer");
-                    out.push(kw_map(vec![
+                    out.push(Value::kw_map(vec![
                         ("key", h.atom_value(k)),
                         ("values", list_value(h, &vs)),
                         (
@@ -710,7 +701,7 @@ fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ {
 /// A G1a or G1b case: the op at `reader` read element `e`, written by the
 /// op at `writer`, in micro-op `m`.
 fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> Value {
-    kw_map(vec![
+    Value::kw_map(vec![
         ("op", op_value(h, reader)),
         ("mop", mop_value(h, m)),
         ("writer", op_value(h, writer as usize)),
@@ -817,7 +808,7 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
         clojure_map_order(&mut vals, |(v, _)| clojure_hasheq(&as_value(*v)));
         for (v, txns) in vals {
             if txns.len() >= 2 {
-                out.push(kw_map(vec![
+                out.push(Value::kw_map(vec![
                     ("key", h.atom_value(k)),
                     ("value", as_value(v)),
                     (
@@ -885,7 +876,7 @@ fn write_step(
     ));
     Step {
         kind,
-        data: kw_map(entries),
+        data: Value::kw_map(entries),
         text,
     }
 }
@@ -946,7 +937,7 @@ impl PairExplainer for AppendExplainer {
             let value2 = pr_str(&h.atom_value(v));
             return Some(Step {
                 kind: StepKind::Rw,
-                data: kw_map(vec![
+                data: Value::kw_map(vec![
                     ("type", Value::kw("rw")),
                     ("key", h.atom_value(m.key)),
                     ("value", elem_value(h, prev)),

@@ -159,15 +159,6 @@ struct Succ {
     more: u32,
 }
 
-fn kw_map(entries: Vec<(&str, Value)>) -> Value {
-    Value::Map(
-        entries
-            .into_iter()
-            .map(|(k, v)| (Value::kw(k), v))
-            .collect(),
-    )
-}
-
 fn is_write(f: MopFn) -> bool {
     matches!(f, MopFn::Write | MopFn::Append)
 }
@@ -361,7 +352,7 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 if own_later {
                     good = false;
                     if w == MtWorkload::RwRegister {
-                        future.push(kw_map(vec![
+                        future.push(Value::kw_map(vec![
                             ("op", op_value(h, i)),
                             ("mop", mop_value(h, m)),
                             ("element", h.atom_value(v.expect("own write"))),
@@ -371,7 +362,7 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                     match writes.get(&(m.key, x)) {
                         None => {
                             good = false;
-                            thin_air.push(kw_map(vec![
+                            thin_air.push(Value::kw_map(vec![
                                 ("op", op_value(h, i)),
                                 ("mop", mop_value(h, m)),
                                 ("writer", Value::Nil),
@@ -569,7 +560,7 @@ fn check_list(
         let Some(rec) = writes.get(&(m.key, e)) else {
             if !thin {
                 thin = true;
-                thin_air.push(kw_map(vec![
+                thin_air.push(Value::kw_map(vec![
                     ("op", op_value(h, i)),
                     ("mop", mop_value(h, m)),
                     ("writer", Value::Nil),
@@ -681,7 +672,7 @@ impl PairExplainer for MiniExplainer {
         // wr
         for &(k, x, _, _) in ta.writes() {
             if tb.reads().contains(&(k, Some(x))) {
-                let data = kw_map(vec![
+                let data = Value::kw_map(vec![
                     ("type", Value::kw("wr")),
                     ("key", h.atom_value(k)),
                     ("value", h.atom_value(x)),
@@ -715,7 +706,7 @@ impl PairExplainer for MiniExplainer {
                 if !holds {
                     continue;
                 }
-                let data = kw_map(vec![
+                let data = Value::kw_map(vec![
                     ("type", Value::kw(kind.name())),
                     ("key", h.atom_value(k)),
                     ("value", ver(v)),

@@ -73,15 +73,6 @@ fn val_value(h: &History, v: Val) -> Value {
     v.map_or(Value::Nil, |a| h.atom_value(a))
 }
 
-fn kw_map(entries: Vec<(&str, Value)>) -> Value {
-    Value::Map(
-        entries
-            .into_iter()
-            .map(|(k, v)| (Value::kw(k), v))
-            .collect(),
-    )
-}
-
 fn arg_val(arg: MopArg) -> Val {
     match arg {
         MopArg::Atom(a) => Some(a),
@@ -435,7 +426,7 @@ fn cyclic_cases<'a>(
         for c in sccs {
             let mut members: Vec<Value> = c.iter().map(|&v| val_value(h, v)).collect();
             clojure_hash_order(&mut members, clojure_hasheq);
-            out.push(kw_map(vec![
+            out.push(Value::kw_map(vec![
                 ("key", h.atom_value(ids.key(k))),
                 ("scc", Value::Set(members)),
                 (
@@ -757,7 +748,7 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
             if m.f == MopFn::Read {
                 if let Some(j) = slot {
                     if state[j].1 != v {
-                        out.push(kw_map(vec![
+                        out.push(Value::kw_map(vec![
                             ("op", op_value(h, i)),
                             ("mop", mop_value(h, m)),
                             ("expected", val_value(h, state[j].1)),
@@ -800,7 +791,7 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
                 continue;
             }
             if let Some(&w) = failed.get(&(m.key, arg_val(m.arg))) {
-                out.push(kw_map(vec![
+                out.push(Value::kw_map(vec![
                     ("op", op_value(h, i)),
                     ("mop", mop_value(h, m)),
                     ("writer", op_value(h, w as usize)),
@@ -829,7 +820,7 @@ pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
             }
             if let Some(&w) = intermediate.get(&(m.key, arg_val(m.arg))) {
                 if h.ops[w as usize].index != op.index {
-                    out.push(kw_map(vec![
+                    out.push(Value::kw_map(vec![
                         ("op", op_value(h, i)),
                         ("mop", mop_value(h, m)),
                         ("writer", op_value(h, w as usize)),
@@ -995,7 +986,7 @@ impl RegisterExplainer {
             let value2 = pr_str(&val_value(h, vb));
             return Some(Step {
                 kind,
-                data: kw_map(vec![
+                data: Value::kw_map(vec![
                     ("key", h.atom_value(k)),
                     ("value", val_value(h, va)),
                     ("value'", val_value(h, vb)),
@@ -1023,7 +1014,7 @@ impl PairExplainer for RegisterExplainer {
                 let v = self.ids.val(e.kid, e.vid);
                 return Some(Step {
                     kind: StepKind::Wr,
-                    data: kw_map(vec![
+                    data: Value::kw_map(vec![
                         ("type", Value::kw("wr")),
                         ("key", h.atom_value(k)),
                         ("value", val_value(h, v)),
