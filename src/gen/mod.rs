@@ -39,6 +39,10 @@ pub enum Workload {
     /// Registers holding an integer or nil: micro-ops `[:w k v]` and
     /// `[:r k v]`.
     RwRegister,
+    /// Knossos-style CAS registers (`:read`, `:write`, `:cas [old new]`,
+    /// unique written values; `jepsen.independent` tuples with several
+    /// keys), from a linearizable register; modes and faults do not apply.
+    CasRegister,
 }
 
 /// The isolation level the simulated database provides.
@@ -263,6 +267,11 @@ pub fn validate(opts: &GenOptions) -> io::Result<()> {
     if !opts.faults.is_empty() && opts.processes < 2 {
         return bad("injecting faults needs at least 2 processes".into());
     }
+    if opts.workload == Workload::CasRegister
+        && (!opts.faults.is_empty() || opts.mode != Mode::StrictSerializable || opts.mini)
+    {
+        return bad("cas-register histories come from a linearizable register: modes, faults and --mini do not apply".into());
+    }
     if opts.workload == Workload::RwRegister && opts.faults.contains(&Fault::DirtyWrite) {
         return bad("DirtyWrite (G0) can only be injected into list-append histories".into());
     }
@@ -283,5 +292,22 @@ pub fn validate(opts: &GenOptions) -> io::Result<()> {
 /// inconsistent (see [`validate`]), or with `out`'s error.
 pub fn generate(opts: &GenOptions, out: &mut impl io::Write) -> io::Result<GenSummary> {
     validate(opts)?;
+    if opts.workload == Workload::CasRegister {
+        let cas = cas::CasGenOptions {
+            ops: opts.txns,
+            processes: opts.processes,
+            keys: opts.keys,
+            read_fraction: opts.read_fraction,
+            info_fraction: opts.info_fraction,
+            seed: opts.seed,
+        };
+        let lines = cas::generate_cas(&cas, out)?;
+        return Ok(GenSummary {
+            ops: lines as u64,
+            txns: opts.txns as u64,
+            keys: opts.keys as u64,
+            ..GenSummary::default()
+        });
+    }
     sim::Sim::new(opts, out).run()
 }
