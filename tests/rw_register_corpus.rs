@@ -75,3 +75,60 @@ fn cli_checks_rw_register_in_both_dialects() {
     assert_eq!(run(&["check", "--output", "summary"], &invalid), 3);
     assert_eq!(run(&["-m", "list-append"], &invalid), 255);
 }
+
+/// Regression values for GRAIL's ArangoDB histories under Elle's default
+/// options (strict-serializable). Reviewed by hand on `100.edn` and
+/// `90.edn`: each reported G2-item is a write skew between two committed
+/// transactions that each read the initial (nil) state of a key the other
+/// wrote — a genuine anomaly of a database that is not serializable.
+#[test]
+fn grail_rw_register_verdicts_are_pinned() {
+    let Some(dir) = corpus_dir("grail/rw-register") else {
+        return;
+    };
+    let g2 = ["100", "110", "120", "130", "140", "160", "190", "90"];
+    let valid = [
+        "10", "150", "170", "180", "20", "200", "30", "40", "50", "60", "70", "80",
+    ];
+    for name in g2.iter().chain(valid.iter()) {
+        let path = dir.join(format!("{name}.edn"));
+        let h = read_history_file(&path).expect("readable history");
+        let outcome = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
+            .expect("analyzable");
+        let printed = ellery::edn::pr_str(&outcome.result);
+        if g2.contains(name) {
+            assert!(
+                printed.starts_with("{:valid? false, :anomaly-types (:G2-item), "),
+                "{name}.edn: {}",
+                &printed[..printed.len().min(120)]
+            );
+            assert!(printed.ends_with(
+                ":not #{:repeatable-read}, :also-not #{:serializable :strong-serializable :strong-session-serializable}}"
+            ), "{name}.edn");
+        } else {
+            assert_eq!(printed, "{:valid? true}", "{name}.edn");
+        }
+    }
+}
+
+/// elle-cli's own rw-register histories give elle-cli's exit code (0) and
+/// line in elle-cli mode, from EDN and from its JSON dialect.
+#[test]
+fn elle_cli_rw_register_histories_exit_zero() {
+    let Some(dir) = corpus_dir("elle-cli/elle") else {
+        return;
+    };
+    for file in ["rw-register.edn", "rw-register.json"] {
+        let path = dir.join(file);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_ellery"))
+            .args(["-m", "rw-register"])
+            .arg(&path)
+            .output()
+            .expect("ellery runs");
+        assert_eq!(o.status.code(), Some(0), "{file}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!("{} \t true\n", path.display())
+        );
+    }
+}
