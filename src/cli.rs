@@ -70,14 +70,17 @@ struct DiffArgs {
     /// Also require the normalised maps to be identical (same cycles).
     #[arg(long)]
     strict: bool,
-    /// Workload (with `--check`).
-    #[arg(short = 'm', long = "model", value_enum, default_value = "list-append")]
+    /// Workload (with `--check`; default: detected from the history).
+    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
     workload: Workload,
 }
 
 /// Workloads.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 enum Workload {
+    /// Detect from the history: `:read`/`:write`/`:cas` ops → cas-register;
+    /// `:append` micro-ops → list-append; `:w` micro-ops → rw-register.
+    Auto,
     /// Elle's list-append workload.
     ListAppend,
     /// Elle's rw-register workload.
@@ -112,8 +115,8 @@ enum InputFormat {
 
 #[derive(clap::Args, Debug)]
 struct CheckArgs {
-    /// Workload.
-    #[arg(short = 'm', long = "model", value_enum, default_value = "list-append")]
+    /// Workload (default: detected from the history's operations).
+    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
     workload: Workload,
     /// Consistency models expected to hold (comma-separated).
     #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
@@ -350,7 +353,15 @@ fn check_one(
         );
     }
     note_ignored(&h);
+    let workload = match workload {
+        Workload::Auto => detect_workload(&h),
+        w => w,
+    };
+    if opts.verbose {
+        eprintln!("ellery: {}: workload {workload:?}", path.display());
+    }
     let outcome = match workload {
+        Workload::Auto => unreachable!("detected above"),
         Workload::ListAppend => route::check(&h, opts, route::Workload::ListAppend, rw),
         Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
         Workload::CasRegister => check_cas_register(&h, opts),
@@ -570,6 +581,36 @@ fn run_diff(d: DiffArgs) -> i32 {
         EXIT_VALID
     } else {
         EXIT_INVALID
+    }
+}
+
+/// The workload a history's operations belong to: register operations
+/// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
+/// transactions are list-append if any micro-op appends, rw-register if any
+/// writes; list-append otherwise (read-only histories check the same way).
+fn detect_workload(h: &crate::model::History) -> Workload {
+    use crate::model::{MopFn, OpValue};
+    let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
+        .iter()
+        .filter_map(|f| h.interner.lookup(&Value::kw(f)))
+        .collect();
+    let mut writes = false;
+    for op in &h.ops {
+        if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
+            return Workload::CasRegister;
+        }
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Append => return Workload::ListAppend,
+                MopFn::Write => writes = true,
+                _ => {}
+            }
+        }
+    }
+    if writes {
+        Workload::RwRegister
+    } else {
+        Workload::ListAppend
     }
 }
 

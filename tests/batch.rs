@@ -1,6 +1,8 @@
 //! Batch runs: directories and Jepsen stores, parallel checks with ordered
 //! output, the final summary, per-history output directories.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -170,4 +172,31 @@ fn an_empty_directory_is_a_usage_error() {
     let o = ellery(&["check", s(&st.0.join("nothing"))]);
     assert_eq!(o.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no histories found"));
+}
+
+/// Without `-m`, each history's workload is detected from its operations:
+/// list-append, rw-register and CAS registers in one run.
+#[test]
+fn workloads_are_detected_per_history() {
+    let Some(corpus) = common::corpus_dir(".") else {
+        return;
+    };
+    let files = [
+        corpus.join("elle-golden/histories/g05-list-append-snapshot-isolation-501.edn"),
+        corpus.join("elle-golden/histories/g39-rw-register-write-skew-501.edn"),
+        corpus.join("knossos/cas-register/bad/cas-failure.edn"),
+        corpus.join("knossos/cas-register/good/memstress3-9.edn"),
+    ];
+    let mut args = vec!["check", "-q", "--output", "summary"];
+    args.extend(files.iter().map(|f| s(f)));
+    let o = ellery(&args);
+    assert_eq!(o.status.code(), Some(1));
+    let lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.split('\t').skip(1).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        lines,
+        ["invalid :G2-item", "invalid :G2-item", "invalid", "valid"]
+    );
 }
