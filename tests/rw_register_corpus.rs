@@ -71,8 +71,16 @@ fn cli_checks_rw_register_in_both_dialects() {
     assert_eq!(run(&flags, &valid), 0);
     assert_eq!(run(&["-m", "rw-register"], &valid), 0);
     assert_eq!(run(&["-m", "rw-register", "--wfr-keys"], &invalid), 1);
-    // A register history is not a list-append history (non-list reads).
-    assert_eq!(run(&["check", "--output", "summary"], &invalid), 3);
+    // A register history is not a list-append history (non-list reads)...
+    assert_eq!(
+        run(
+            &["check", "-m", "list-append", "--output", "summary"],
+            &invalid
+        ),
+        3
+    );
+    // ... and without -m its workload is detected.
+    assert_eq!(run(&["check", "--output", "summary"], &invalid), 1);
     assert_eq!(run(&["-m", "list-append"], &invalid), 255);
 }
 
