@@ -53,7 +53,7 @@ pub struct RegTxn {
     pub ops: Vec<RegOp>,
     /// `true` for `:ok`; `false` for `:info` (may or may not have happened).
     pub committed: bool,
-    /// The Jepsen `:index` of its completion (for reports).
+    /// The position of its completion in [`History::ops`] (for reports).
     pub index: u64,
 }
 
@@ -63,9 +63,17 @@ pub type RegHistory = Vec<RegTxn>;
 
 /// Converts a rw-register [`History`]: `:ok` completions with their micro-ops,
 /// `:info` completions with the writes of their invocation (reads dropped),
-/// `:fail` skipped. Keys and values must be integers; other micro-ops are an
-/// error naming the op.
-pub fn reg_history(h: &History) -> Result<RegHistory, String> {
+/// `:fail` skipped. Keys and values become dense ids into the returned atom
+/// table; micro-ops other than `:r`/`:w` are an error naming the op.
+pub fn reg_history(h: &History) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
+    let mut table: Vec<crate::model::Atom> = Vec::new();
+    let mut ids: std::collections::HashMap<crate::model::Atom, u64> = Default::default();
+    let mut id = |a: crate::model::Atom| {
+        *ids.entry(a).or_insert_with(|| {
+            table.push(a);
+            table.len() as u64 - 1
+        })
+    };
     let mut out = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         let committed = match op.op_type {
@@ -83,18 +91,10 @@ pub fn reg_history(h: &History) -> Result<RegHistory, String> {
         };
         let mut ops = Vec::new();
         for m in h.mops(src) {
-            let key = m
-                .key
-                .as_int()
-                .ok_or_else(|| format!("op {}: non-integer key", op.index))?
-                as u64;
+            let key = id(m.key);
             let value = match m.arg {
                 MopArg::Nil => None,
-                MopArg::Atom(a) => Some(
-                    a.as_int()
-                        .ok_or_else(|| format!("op {}: non-integer value", op.index))?
-                        as u64,
-                ),
+                MopArg::Atom(a) => Some(id(a)),
                 MopArg::List { .. } => return Err(format!("op {}: list value", op.index)),
             };
             match m.f {
@@ -108,10 +108,10 @@ pub fn reg_history(h: &History) -> Result<RegHistory, String> {
             process: op.process,
             ops,
             committed,
-            index: op.index,
+            index: i as u64,
         });
     }
-    Ok(out)
+    Ok((out, table))
 }
 
 /// Options of [`check_serializable`].
@@ -849,6 +849,160 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Elle's anomaly type for a cycle, as `crate::check::classify` names
+/// them: G0 (ww only), G1c (ww/wr), G-single-item (one rw),
+/// G2-item (adjacent rw) or G-nonadjacent-item, `-process` when it uses
+/// session order.
+pub fn classify_cycle(cycle: &[CycleEdge]) -> String {
+    let rw = |e: &CycleEdge| matches!(e.kind, EdgeKind::Rw { .. });
+    let n_rw = cycle.iter().filter(|e| rw(e)).count();
+    let adjacent = (0..cycle.len()).any(|i| rw(&cycle[i]) && rw(&cycle[(i + 1) % cycle.len()]));
+    let base = match n_rw {
+        0 if cycle.iter().any(|e| matches!(e.kind, EdgeKind::Wr { .. })) => "G1c",
+        0 => "G0",
+        1 => "G-single-item",
+        _ if adjacent => "G2-item",
+        _ => "G-nonadjacent-item",
+    };
+    let process = cycle.iter().any(|e| e.kind == EdgeKind::Process);
+    format!("{base}{}", if process { "-process" } else { "" })
+}
+
+fn input_error(h: &History, message: String) -> crate::error::InputError {
+    crate::error::InputError {
+        file: h.origin.clone(),
+        line: 1,
+        column: 1,
+        message,
+    }
+}
+
+/// The models `--algorithm sat` decides: `serializable` (no session
+/// order) and `strong-session-serializable` (with it).
+pub const SAT_MODELS: [&str; 2] = ["serializable", "strong-session-serializable"];
+
+/// `--algorithm sat` for `-m rw-register`: Elle's result map for the
+/// models in `opts` (which must be among [`SAT_MODELS`]).
+pub fn check_history(
+    h: &History,
+    opts: &crate::pipeline::CheckOptions,
+) -> Result<crate::pipeline::Outcome, crate::error::InputError> {
+    use crate::edn::Value;
+    use crate::pipeline::{Outcome, Validity};
+    let models = opts.expectations.models.clone().unwrap_or_default();
+    if models.is_empty() || models.iter().any(|m| !SAT_MODELS.contains(m)) {
+        return Err(input_error(
+            h,
+            "--algorithm sat checks -c serializable or strong-session-serializable only".into(),
+        ));
+    }
+    let (rh, atoms) =
+        reg_history(h).map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
+    let sat_opts = SatOptions {
+        session_order: models.contains(&"strong-session-serializable"),
+        prune: true,
+        timeout: opts.linearizable_timeout,
+    };
+    let (verdict, stats) = check_serializable(&rh, &sat_opts);
+    if opts.verbose {
+        eprintln!("ellery: {}: algorithm sat: {stats:?}", h.origin);
+    }
+    let op = |id: u32| crate::report::op_value(h, rh[id as usize - 1].index as usize);
+    let val = |v: RegValue| v.map_or(Value::Nil, |x| h.atom_value(atoms[x as usize]));
+    let key_v = |k: u64| h.atom_value(atoms[k as usize]);
+    let fw = |t: u32, k: u64| -> Value {
+        if t == 0 {
+            return Value::Nil;
+        }
+        let mut r = Value::Nil;
+        for o in &rh[t as usize - 1].ops {
+            if let RegOp::Write(kk, v) = *o {
+                if kk == k {
+                    r = val(v);
+                }
+            }
+        }
+        r
+    };
+    let (anomalies, validity) = match verdict {
+        Verdict::Valid(_) => (Vec::new(), Validity::Valid),
+        Verdict::Unknown => (Vec::new(), Validity::Unknown),
+        Verdict::Invalid(Violation::Internal { txn, key }) => (
+            vec![(
+                "internal".to_string(),
+                vec![Value::kw_map(vec![("op", op(txn)), ("key", key_v(key))])],
+            )],
+            Validity::Invalid,
+        ),
+        Verdict::Invalid(Violation::Unwritten { txn, key, value }) => (
+            vec![(
+                "G1a".to_string(),
+                vec![Value::kw_map(vec![
+                    ("op", op(txn)),
+                    ("key", key_v(key)),
+                    ("value", val(value)),
+                    ("writer", Value::Nil),
+                ])],
+            )],
+            Validity::Invalid,
+        ),
+        Verdict::Invalid(Violation::Cycle(c)) => {
+            debug_assert!(verify_cycle(&rh, &c).is_ok());
+            let mut ops: Vec<Value> = c.iter().map(|e| op(e.from)).collect();
+            ops.push(op(c[0].from));
+            let steps = c
+                .iter()
+                .map(|e| match e.kind {
+                    EdgeKind::Init => Value::kw_map(vec![("type", Value::kw("init"))]),
+                    EdgeKind::Process => Value::kw_map(vec![
+                        ("type", Value::kw("process")),
+                        ("process", Value::Int(rh[e.from as usize - 1].process)),
+                    ]),
+                    EdgeKind::Wr { key, value } => Value::kw_map(vec![
+                        ("type", Value::kw("wr")),
+                        ("key", key_v(key)),
+                        ("value", val(value)),
+                    ]),
+                    EdgeKind::Ww { key } => Value::kw_map(vec![
+                        ("type", Value::kw("ww")),
+                        ("key", key_v(key)),
+                        ("value", fw(e.from, key)),
+                        ("value'", fw(e.to, key)),
+                    ]),
+                    EdgeKind::Rw { key, via } => Value::kw_map(vec![
+                        ("type", Value::kw("rw")),
+                        ("key", key_v(key)),
+                        ("value", fw(via, key)),
+                        ("value'", fw(e.to, key)),
+                    ]),
+                })
+                .collect();
+            let kind = classify_cycle(&c);
+            let v = Value::kw_map(vec![
+                ("cycle", Value::Vector(ops)),
+                ("steps", Value::List(steps)),
+                ("type", Value::kw(&kind)),
+            ]);
+            (vec![(kind, vec![v])], Validity::Invalid)
+        }
+    };
+    let result = match validity {
+        Validity::Unknown => Value::kw_map(vec![
+            ("valid?", Value::kw("unknown")),
+            ("cause", Value::kw("timeout")),
+        ]),
+        _ => super::result::result_map(&opts.expectations, &anomalies, &[]),
+    };
+    Ok(Outcome {
+        result,
+        validity,
+        cycles: Vec::new(),
+        problem: None,
+        plots: Vec::new(),
+        incompatible_keys: Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -424,3 +424,55 @@ fn agrees_with_brute_force_on_random_histories() {
         assert!(c[0] >= 400 && c[1] >= 400, "{counts:?}");
     }
 }
+
+#[test]
+fn result_map_for_rw_register_history_with_repeated_values() {
+    use crate::check::result::Expectations;
+    use crate::pipeline::{CheckOptions, Validity};
+    // O2: two writers of x = 1; either source of T3's read of x closes a cycle.
+    let text = "{:type :invoke, :process 0, :f :txn, :value [[:r :y nil] [:w :x 1]]}\n\
+{:type :ok, :process 0, :f :txn, :value [[:r :y 1] [:w :x 1]]}\n\
+{:type :invoke, :process 1, :f :txn, :value [[:w :y 1] [:w :x 1]]}\n\
+{:type :ok, :process 1, :f :txn, :value [[:w :y 1] [:w :x 1]]}\n\
+{:type :invoke, :process 2, :f :txn, :value [[:r :y nil] [:r :x nil]]}\n\
+{:type :ok, :process 2, :f :txn, :value [[:r :y nil] [:r :x 1]]}\n";
+    let h = crate::read::read_history_bytes(
+        text.as_bytes().to_vec(),
+        "t.edn",
+        crate::model::SourceFormat::Edn,
+    )
+    .expect("readable");
+    let opts = CheckOptions {
+        expectations: Expectations {
+            models: Some(vec!["serializable"]),
+            anomalies: vec![],
+        },
+        ..CheckOptions::default()
+    };
+    let out = check_history(&h, &opts).expect("checkable");
+    assert_eq!(out.validity, Validity::Invalid);
+    assert_eq!(
+        crate::edn::pr_str(&out.result),
+        "{:valid? false, :anomaly-types (:G-single-item), :anomalies {:G-single-item [{:cycle [{:index 1, :time -1, :type :ok, :process 0, :f :txn, :value [[:r :y 1] [:w :x 1]]} {:index 5, :time -1, :type :ok, :process 2, :f :txn, :value [[:r :y nil] [:r :x 1]]} {:index 3, :time -1, :type :ok, :process 1, :f :txn, :value [[:w :y 1] [:w :x 1]]} {:index 1, :time -1, :type :ok, :process 0, :f :txn, :value [[:r :y 1] [:w :x 1]]}], :steps ({:type :wr, :key :x, :value 1} {:type :rw, :key :y, :value nil, :value' 1} {:type :wr, :key :y, :value 1}), :type :G-single-item}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}"
+    );
+    // Without T3, serializable.
+    let opts2 = CheckOptions {
+        expectations: Expectations {
+            models: Some(vec!["strong-session-serializable"]),
+            anomalies: vec![],
+        },
+        ..CheckOptions::default()
+    };
+    let h2 = crate::read::read_history_bytes(
+        text.lines()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes(),
+        "t.edn",
+        crate::model::SourceFormat::Edn,
+    )
+    .expect("readable");
+    let out = check_history(&h2, &opts2).expect("checkable");
+    assert_eq!(crate::edn::pr_str(&out.result), "{:valid? true}");
+}
