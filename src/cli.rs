@@ -140,7 +140,7 @@ struct CheckArgs {
     #[arg(long)]
     verbose: bool,
     /// Checking algorithm: auto (mini-transaction fast path when it applies),
-    /// infer, mini; lwt and sat are not available yet.
+    /// infer, mini, sat (rw-register serializability); lwt is not available.
     #[arg(long, value_enum, default_value = "auto")]
     algorithm: crate::route::Algorithm,
     #[command(flatten)]

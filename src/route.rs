@@ -15,7 +15,9 @@
 //!   thin-air reads as G1a).
 //! * `lwt`: for transactional workloads, not applicable (`-m cas-register`
 //!   always uses the lightweight-transaction chain when values are unique).
-//! * `sat`: recognised, not available yet.
+//! * `sat`: exact serializability of rw-register histories, repeated values
+//!   included ([`crate::check::sat`]); `-c serializable` or
+//!   `strong-session-serializable` only; `--linearizable-timeout` bounds it.
 //!
 //! Which path ran, and why, is printed on standard error with `--verbose`;
 //! the result map's keys never depend on it.
@@ -39,7 +41,7 @@ pub enum Algorithm {
     /// Lightweight-transaction (CAS register) linearizability: not available
     /// yet.
     Lwt,
-    /// The SAT-based checker: not available yet.
+    /// The SAT-based checker (rw-register serializability).
     Sat,
 }
 
@@ -61,9 +63,6 @@ impl Algorithm {
             Algorithm::Lwt => Err(
                 "--algorithm lwt applies to -m cas-register, which uses it whenever written values are unique (available here: auto, infer, mini)"
                     .to_string(),
-            ),
-            Algorithm::Sat => Err(
-                "--algorithm sat is not available yet (available: auto, infer, mini)".to_string(),
             ),
             _ => Ok(()),
         }
@@ -106,12 +105,20 @@ pub fn check(
     };
     match opts.algorithm {
         Algorithm::Infer => infer("--algorithm infer".into()),
-        Algorithm::Lwt | Algorithm::Sat => Err(InputError {
-            file: h.origin.clone(),
-            line: 1,
-            column: 1,
-            message: opts.algorithm.available().err().unwrap_or_default(),
-        }),
+        Algorithm::Sat if workload == Workload::RwRegister => {
+            validate(h, workload)?;
+            crate::check::sat::check_history(h, opts)
+        }
+        Algorithm::Lwt | Algorithm::Sat => {
+            Err(InputError {
+                file: h.origin.clone(),
+                line: 1,
+                column: 1,
+                message: opts.algorithm.available().err().unwrap_or_else(|| {
+                    "--algorithm sat applies to -m rw-register only".to_string()
+                }),
+            })
+        }
         Algorithm::Mini => {
             validate(h, workload)?;
             match check_mini(h, opts, workload, "--algorithm mini") {

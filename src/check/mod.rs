@@ -5,6 +5,7 @@
 pub mod linearizable;
 pub mod mini;
 pub mod result;
+pub mod sat;
 
 use crate::consistency::{self as cm, Subgraph};
 use crate::edn::Value;

@@ -1,0 +1,478 @@
+//! Oracles of the VeriStrong digest and a brute-force differential test.
+
+use super::*;
+
+fn val(v: u64) -> RegValue {
+    (v != 0).then_some(v)
+}
+fn r(k: u64, v: u64) -> RegOp {
+    RegOp::Read(k, val(v))
+}
+fn w(k: u64, v: u64) -> RegOp {
+    RegOp::Write(k, val(v))
+}
+const X: u64 = 0;
+const Y: u64 = 1;
+
+/// Transactions `(process, ops)`, all committed, in order.
+fn hist(txns: &[(i64, &[RegOp])]) -> RegHistory {
+    txns.iter()
+        .enumerate()
+        .map(|(i, (p, ops))| RegTxn {
+            process: *p,
+            ops: ops.to_vec(),
+            committed: true,
+            index: i as u64,
+        })
+        .collect()
+}
+
+const ALL_OPTS: [SatOptions; 2] = [
+    SatOptions {
+        session_order: true,
+        prune: true,
+        timeout: None,
+    },
+    SatOptions {
+        session_order: true,
+        prune: false,
+        timeout: None,
+    },
+];
+
+/// Checks with and without pruning; both must agree; invalid cycles must
+/// re-check against the history.
+fn ser(h: &RegHistory) -> bool {
+    let mut answers = Vec::new();
+    for o in ALL_OPTS {
+        let (v, _) = check_serializable(h, &o);
+        answers.push(match v {
+            Verdict::Valid(order) => {
+                assert!(serial_ok(h, &order, true), "witness {order:?} fails");
+                true
+            }
+            Verdict::Invalid(Violation::Cycle(c)) => {
+                verify_cycle(h, &c).unwrap_or_else(|e| panic!("{e}: {c:?}"));
+                false
+            }
+            Verdict::Invalid(_) => false,
+            Verdict::Unknown => panic!("unknown"),
+        });
+    }
+    assert_eq!(answers[0], answers[1], "pruning changed the verdict");
+    answers[0]
+}
+
+/// Runs `order` (graph ids, with :info transactions present iff listed)
+/// serially: every read sees the latest write; with `session`, each
+/// process's transactions keep their history order.
+fn serial_ok(h: &RegHistory, order: &[u32], session: bool) -> bool {
+    let mut state: std::collections::HashMap<u64, RegValue> = Default::default();
+    let mut last: std::collections::HashMap<i64, u32> = Default::default();
+    for &id in order {
+        let t = &h[id as usize - 1];
+        if session {
+            if let Some(&p) = last.get(&t.process) {
+                if p > id {
+                    return false;
+                }
+            }
+            last.insert(t.process, id);
+        }
+        for op in &t.ops {
+            match *op {
+                RegOp::Read(k, v) => {
+                    if t.committed && state.get(&k).copied().unwrap_or(None) != v {
+                        return false;
+                    }
+                }
+                RegOp::Write(k, v) => {
+                    state.insert(k, v);
+                }
+            }
+        }
+    }
+    // every committed transaction is present
+    (1..=h.len() as u32).all(|id| !h[id as usize - 1].committed || order.contains(&id))
+}
+
+fn permutations(items: &[u32], f: &mut impl FnMut(&[u32]) -> bool) -> bool {
+    fn go(items: &mut Vec<u32>, k: usize, f: &mut impl FnMut(&[u32]) -> bool) -> bool {
+        if k == items.len() {
+            return f(items);
+        }
+        for i in k..items.len() {
+            items.swap(k, i);
+            if go(items, k + 1, f) {
+                return true;
+            }
+            items.swap(k, i);
+        }
+        false
+    }
+    go(&mut items.to_vec(), 0, f)
+}
+
+/// Brute force: some subset of the :info transactions and some order.
+fn brute(h: &RegHistory, session: bool) -> bool {
+    let committed: Vec<u32> = (1..=h.len() as u32)
+        .filter(|&i| h[i as usize - 1].committed)
+        .collect();
+    let info: Vec<u32> = (1..=h.len() as u32)
+        .filter(|&i| !h[i as usize - 1].committed)
+        .collect();
+    for mask in 0..1u32 << info.len() {
+        let mut items = committed.clone();
+        items.extend(
+            info.iter()
+                .enumerate()
+                .filter(|(j, _)| mask >> j & 1 == 1)
+                .map(|(_, &i)| i),
+        );
+        if permutations(&items, &mut |o| serial_ok(h, o, session)) {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn o1_unique_values_single_solution() {
+    let h = hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(X, 2), w(Y, 1)]),
+        (3, &[r(X, 1), r(Y, 1)]),
+    ]);
+    assert!(ser(&h));
+    let (v, stats) = check_serializable(&h, &SatOptions::default());
+    assert_eq!(v, Verdict::Valid(vec![2, 1, 3]));
+    assert_eq!(stats.solves, 1);
+}
+
+#[test]
+fn o2_duplicate_values_not_serializable() {
+    let h = hist(&[
+        (1, &[r(Y, 1), w(X, 1)]),
+        (2, &[w(Y, 1), w(X, 1)]),
+        (3, &[r(Y, 0), r(X, 1)]),
+    ]);
+    assert!(!ser(&h));
+    let (_, stats) = check_serializable(
+        &h,
+        &SatOptions {
+            prune: false,
+            ..SatOptions::default()
+        },
+    );
+    assert!(stats.blocked >= 1, "{stats:?}");
+}
+
+#[test]
+fn o3_to_o5_serializable() {
+    // O3
+    assert!(ser(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(X, 1)]),
+        (2, &[r(X, 1)])
+    ])));
+    // O4
+    assert!(ser(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[r(X, 1)]),
+        (2, &[w(X, 1)])
+    ])));
+    // O5: read-modify-write must not derive a self-loop
+    assert!(ser(&hist(&[(1, &[r(X, 0), w(X, 1)])])));
+}
+
+#[test]
+fn o6_lost_update_o7_write_skew() {
+    assert!(!ser(&hist(&[
+        (1, &[r(X, 0), w(X, 1)]),
+        (2, &[r(X, 0), w(X, 1)])
+    ])));
+    assert!(!ser(&hist(&[
+        (1, &[r(X, 0), r(Y, 0), w(X, 1)]),
+        (2, &[r(X, 0), r(Y, 0), w(Y, 1)])
+    ])));
+}
+
+#[test]
+fn o8_initial_transaction_precedes_sessions() {
+    let h = hist(&[(1, &[w(X, 1)]), (1, &[r(X, 0)])]);
+    assert!(!ser(&h));
+    let (v, _) = check_serializable(&h, &SatOptions::default());
+    let Verdict::Invalid(Violation::Cycle(c)) = v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(
+        c,
+        vec![
+            CycleEdge {
+                from: 1,
+                to: 2,
+                kind: EdgeKind::Process
+            },
+            CycleEdge {
+                from: 2,
+                to: 1,
+                kind: EdgeKind::Rw { key: X, via: 0 }
+            },
+        ]
+    );
+}
+
+#[test]
+fn o9_duplicate_values_right_writer() {
+    let h = hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(X, 1)]),
+        (1, &[w(X, 2)]),
+        (1, &[w(Y, 1)]),
+        (3, &[r(Y, 1), r(X, 1)]),
+    ]);
+    assert!(ser(&h));
+    let (v, stats) = check_serializable(&h, &SatOptions::default());
+    assert_eq!(v, Verdict::Valid(vec![1, 3, 2, 4, 5]));
+    assert_eq!(stats.solves, 1);
+}
+
+#[test]
+fn o10_unwritten_o11_internal() {
+    let (v, _) = check_serializable(&hist(&[(1, &[r(X, 7)])]), &SatOptions::default());
+    assert_eq!(
+        v,
+        Verdict::Invalid(Violation::Unwritten {
+            txn: 1,
+            key: X,
+            value: Some(7)
+        })
+    );
+    let (v, _) = check_serializable(&hist(&[(1, &[w(X, 1), r(X, 2)])]), &SatOptions::default());
+    assert_eq!(v, Verdict::Invalid(Violation::Internal { txn: 1, key: X }));
+    let (v, _) = check_serializable(
+        &hist(&[(1, &[r(X, 0), r(X, 1)]), (2, &[w(X, 1)])]),
+        &SatOptions::default(),
+    );
+    assert_eq!(v, Verdict::Invalid(Violation::Internal { txn: 1, key: X }));
+}
+
+#[test]
+fn o12_duplicate_of_initial_value_o13_long_fork_o14_fractured() {
+    assert!(ser(&hist(&[(1, &[w(X, 0)]), (2, &[r(X, 0)])])));
+    assert!(!ser(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(Y, 1)]),
+        (3, &[r(X, 1), r(Y, 0)]),
+        (4, &[r(X, 0), r(Y, 1)]),
+    ])));
+    assert!(!ser(&hist(&[
+        (1, &[w(X, 1), w(Y, 1)]),
+        (2, &[w(X, 2), w(Y, 2)]),
+        (3, &[r(X, 1), r(Y, 2)])
+    ])));
+}
+
+#[test]
+fn info_transactions_may_or_may_not_commit() {
+    // A read of an :info write is fine (it committed) ...
+    let mut h = hist(&[(1, &[w(X, 1)]), (2, &[r(X, 1)])]);
+    h[0].committed = false;
+    assert!(ser(&h));
+    // ... and so is never seeing it.
+    let mut h = hist(&[(1, &[w(X, 1)]), (2, &[r(X, 0)]), (3, &[r(X, 0)])]);
+    h[0].committed = false;
+    assert!(ser(&h));
+    // Reading it and then missing it in a later session transaction is not.
+    let mut h = hist(&[(1, &[w(X, 1)]), (2, &[r(X, 1)]), (2, &[r(X, 0)])]);
+    h[0].committed = false;
+    assert!(!ser(&h));
+}
+
+#[test]
+fn timeout_zero_is_unknown() {
+    let h = hist(&[(1, &[w(X, 1)]), (2, &[w(X, 1)]), (2, &[r(X, 1)])]);
+    let (v, _) = check_serializable(
+        &h,
+        &SatOptions {
+            timeout: Some(Duration::ZERO),
+            ..SatOptions::default()
+        },
+    );
+    assert_eq!(v, Verdict::Unknown);
+}
+
+/// xorshift64*
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random history of ≤ 6 transactions over ≤ 3 keys with values in
+/// {nil, 1, 2}: usually a serial execution in a random order, sometimes
+/// with one read perturbed, processes assigned at random, some :info.
+fn random_history(rng: &mut Rng) -> RegHistory {
+    let n = 1 + rng.below(6) as usize;
+    let keys = 1 + rng.below(3);
+    let mut state: std::collections::HashMap<u64, RegValue> = Default::default();
+    let mut txns = Vec::new();
+    let mut past = vec![state.clone()];
+    for i in 0..n {
+        // Sometimes read from an older snapshot (lost updates, write skew).
+        let snapshot = if rng.below(4) == 0 {
+            Some(past[rng.below(past.len() as u64) as usize].clone())
+        } else {
+            None
+        };
+        let mut own: std::collections::HashMap<u64, RegValue> = Default::default();
+        let len = 1 + rng.below(4);
+        let info = rng.below(8) == 0;
+        let mut ops = Vec::new();
+        for _ in 0..len {
+            let k = rng.below(keys);
+            if rng.below(2) == 0 {
+                let v = match (own.get(&k), &snapshot) {
+                    (Some(&v), _) => v,
+                    (None, Some(s)) => s.get(&k).copied().unwrap_or(None),
+                    (None, None) => state.get(&k).copied().unwrap_or(None),
+                };
+                ops.push(RegOp::Read(k, v));
+            } else {
+                let v = val(rng.below(3));
+                own.insert(k, v);
+                if !info || rng.below(2) == 0 {
+                    state.insert(k, v);
+                }
+                ops.push(RegOp::Write(k, v));
+            }
+        }
+        txns.push(RegTxn {
+            process: rng.below(3) as i64,
+            ops,
+            committed: !info,
+            index: i as u64,
+        });
+        past.push(state.clone());
+    }
+    // Shuffle the history order (completion order ≠ execution order).
+    for i in (1..txns.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        txns.swap(i, j);
+    }
+    if rng.below(4) == 0 {
+        let t = rng.below(n as u64) as usize;
+        if let Some(RegOp::Read(k, v)) = txns[t]
+            .ops
+            .iter_mut()
+            .find(|o| matches!(o, RegOp::Read(..)))
+        {
+            *v = val(rng.below(3));
+            let _ = k;
+        }
+    }
+    txns
+}
+
+#[test]
+fn agrees_with_brute_force_on_random_histories() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut counts = [[0usize; 2]; 2]; // [session][valid]
+    for round in 0..10000 {
+        let h = random_history(&mut rng);
+        let session = round % 2 == 0;
+        let expected = brute(&h, session);
+        for prune in [true, false] {
+            let opts = SatOptions {
+                session_order: session,
+                prune,
+                timeout: None,
+            };
+            let (v, _) = check_serializable(&h, &opts);
+            let got = match &v {
+                Verdict::Valid(order) => {
+                    assert!(
+                        serial_ok(&h, order, session),
+                        "round {round}: witness {order:?} fails on {h:?}"
+                    );
+                    true
+                }
+                Verdict::Invalid(Violation::Cycle(c)) => {
+                    verify_cycle(&h, c)
+                        .unwrap_or_else(|e| panic!("round {round}: {e}: {c:?} on {h:?}"));
+                    false
+                }
+                Verdict::Invalid(_) => false,
+                Verdict::Unknown => panic!("unknown"),
+            };
+            assert_eq!(
+                got, expected,
+                "round {round} session {session} prune {prune}: {v:?} on {h:?}"
+            );
+        }
+        counts[session as usize][expected as usize] += 1;
+    }
+    // Both verdicts are well represented in both modes.
+    for c in counts {
+        assert!(c[0] >= 400 && c[1] >= 400, "{counts:?}");
+    }
+}
+
+#[test]
+fn result_map_for_rw_register_history_with_repeated_values() {
+    use crate::check::result::Expectations;
+    use crate::pipeline::{CheckOptions, Validity};
+    // O2: two writers of x = 1; either source of T3's read of x closes a cycle.
+    let text = "{:type :invoke, :process 0, :f :txn, :value [[:r :y nil] [:w :x 1]]}\n\
+{:type :ok, :process 0, :f :txn, :value [[:r :y 1] [:w :x 1]]}\n\
+{:type :invoke, :process 1, :f :txn, :value [[:w :y 1] [:w :x 1]]}\n\
+{:type :ok, :process 1, :f :txn, :value [[:w :y 1] [:w :x 1]]}\n\
+{:type :invoke, :process 2, :f :txn, :value [[:r :y nil] [:r :x nil]]}\n\
+{:type :ok, :process 2, :f :txn, :value [[:r :y nil] [:r :x 1]]}\n";
+    let h = crate::read::read_history_bytes(
+        text.as_bytes().to_vec(),
+        "t.edn",
+        crate::model::SourceFormat::Edn,
+    )
+    .expect("readable");
+    let opts = CheckOptions {
+        expectations: Expectations {
+            models: Some(vec!["serializable"]),
+            anomalies: vec![],
+        },
+        ..CheckOptions::default()
+    };
+    let out = check_history(&h, &opts).expect("checkable");
+    assert_eq!(out.validity, Validity::Invalid);
+    assert_eq!(
+        crate::edn::pr_str(&out.result),
+        "{:valid? false, :anomaly-types (:G-single-item), :anomalies {:G-single-item [{:cycle [{:index 1, :time -1, :type :ok, :process 0, :f :txn, :value [[:r :y 1] [:w :x 1]]} {:index 5, :time -1, :type :ok, :process 2, :f :txn, :value [[:r :y nil] [:r :x 1]]} {:index 3, :time -1, :type :ok, :process 1, :f :txn, :value [[:w :y 1] [:w :x 1]]} {:index 1, :time -1, :type :ok, :process 0, :f :txn, :value [[:r :y 1] [:w :x 1]]}], :steps ({:type :wr, :key :x, :value 1} {:type :rw, :key :y, :value nil, :value' 1} {:type :wr, :key :y, :value 1}), :type :G-single-item}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}"
+    );
+    // Without T3, serializable.
+    let opts2 = CheckOptions {
+        expectations: Expectations {
+            models: Some(vec!["strong-session-serializable"]),
+            anomalies: vec![],
+        },
+        ..CheckOptions::default()
+    };
+    let h2 = crate::read::read_history_bytes(
+        text.lines()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes(),
+        "t.edn",
+        crate::model::SourceFormat::Edn,
+    )
+    .expect("readable");
+    let out = check_history(&h2, &opts2).expect("checkable");
+    assert_eq!(crate::edn::pr_str(&out.result), "{:valid? true}");
+}
