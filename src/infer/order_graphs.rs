@@ -27,35 +27,28 @@ pub fn process_edges(history: &History) -> Vec<(u32, u32, Rels)> {
 /// b was invoked", built in one sweep. Edges point at b's completion (of any
 /// type), as in Elle's `realtime-graph`.
 pub fn realtime_edges(history: &History) -> Vec<(u32, u32, Rels)> {
-    // Completed oks not yet implied by a later completed op.
+    // Completed oks not yet implied by a later completed op. Positions are
+    // pushed in increasing order and only ever removed, so the frontier
+    // stays sorted: the ops an invocation at position j linked to are
+    // exactly the frontier entries below j, a prefix.
     let mut frontier: Vec<u32> = Vec::new();
-    // For each completion, the frontier ops linked to it (its in-edges).
-    let mut linked_to: hashbrown::HashMap<u32, Vec<u32>> = hashbrown::HashMap::new();
     let mut edges = Vec::new();
     for (i, op) in history.ops.iter().enumerate() {
         match op.op_type {
             OpType::Invoke => {
                 if let Some(c) = history.completion_of(i) {
-                    if !frontier.is_empty() {
-                        for &a in &frontier {
-                            edges.push((a, c as u32, Rels::REALTIME));
-                        }
-                        linked_to.insert(c as u32, frontier.clone());
-                    }
+                    edges.extend(frontier.iter().map(|&a| (a, c as u32, Rels::REALTIME)));
                 }
             }
             OpType::Ok => {
-                if let Some(implied) = linked_to.remove(&(i as u32)) {
-                    if !implied.is_empty() {
-                        let implied: hashbrown::HashSet<u32> = implied.into_iter().collect();
-                        frontier.retain(|a| !implied.contains(a));
-                    }
+                // Everything linked to this op is implied by it from now on.
+                if let Some(j) = history.invocation_of(i) {
+                    let implied = frontier.partition_point(|&a| (a as usize) < j);
+                    frontier.drain(..implied);
                 }
                 frontier.push(i as u32);
             }
-            OpType::Fail | OpType::Info => {
-                linked_to.remove(&(i as u32));
-            }
+            OpType::Fail | OpType::Info => {}
         }
     }
     edges
