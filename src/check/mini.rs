@@ -16,7 +16,7 @@ use crate::graph::{DiGraph, Rels};
 /// Whether the edges (over vertices `0..n`) form an acyclic graph: CHECKSER
 /// on wr ∪ ww ∪ rw (∪ process order), CHECKSSER with real-time order added.
 pub fn acyclic(n: usize, edges: &[(u32, u32, Rels)]) -> bool {
-    nontrivial_sccs(&DiGraph::from_edges(n, edges.to_vec())).is_empty()
+    nontrivial_sccs(&DiGraph::from_edge_slice(n, edges)).is_empty()
 }
 
 /// CHECKSI: false on a DIVERGENCE (two transactions read-modify-wrote the
@@ -27,7 +27,7 @@ pub fn snapshot_isolation(n: usize, edges: &[(u32, u32, Rels)], divergent: bool)
     if divergent {
         return false;
     }
-    let g = DiGraph::from_edges(n, edges.to_vec());
+    let g = DiGraph::from_edge_slice(n, edges);
     let mut composed: Vec<(u32, u32, Rels)> = Vec::with_capacity(edges.len() * 2);
     for (a, b, r) in g.edges() {
         if r.difference(Rels::ANY_RW).is_empty() {

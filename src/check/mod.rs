@@ -352,7 +352,7 @@ pub fn cycle_cases(
     opts: &CycleOptions,
 ) -> CycleAnalysis {
     let n = history.ops.len();
-    let graph = DiGraph::from_edges(n, inference.edges.clone());
+    let graph = DiGraph::from_edge_slice(n, &inference.edges);
     let vertex_count = {
         // Every endpoint of an edge, plus the inference's edgeless vertices.
         let mut seen = vec![false; n];

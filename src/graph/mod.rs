@@ -23,26 +23,51 @@ pub struct DiGraph {
 
 impl DiGraph {
     /// Builds a graph on vertices `0..n` from `(from, to, rels)` edges.
-    pub fn from_edges(n: usize, mut edges: Vec<(u32, u32, Rels)>) -> DiGraph {
-        edges.sort_unstable_by_key(|&(a, b, _)| (a, b));
+    pub fn from_edges(n: usize, edges: Vec<(u32, u32, Rels)>) -> DiGraph {
+        DiGraph::from_edge_slice(n, &edges)
+    }
+
+    /// Builds a graph on vertices `0..n` from borrowed edges, without
+    /// copying or sorting the whole list: edges are bucketed by source (a
+    /// counting sort), then each row is sorted and its parallel edges merged.
+    pub fn from_edge_slice(n: usize, edges: &[(u32, u32, Rels)]) -> DiGraph {
         let mut offsets = vec![0u32; n + 1];
-        let mut targets = Vec::with_capacity(edges.len());
-        let mut rels: Vec<Rels> = Vec::with_capacity(edges.len());
-        let mut last: Option<(u32, u32)> = None;
-        for (a, b, r) in edges {
-            if last == Some((a, b)) {
-                let l = rels.len() - 1;
-                rels[l] = rels[l].union(r);
-                continue;
-            }
-            last = Some((a, b));
+        for &(a, _, _) in edges {
             offsets[a as usize + 1] += 1;
-            targets.push(b);
-            rels.push(r);
         }
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
+        let mut row: Vec<(u32, Rels)> = vec![(0, Rels::NONE); edges.len()];
+        let mut fill = offsets.clone();
+        for &(a, b, r) in edges {
+            let slot = &mut fill[a as usize];
+            row[*slot as usize] = (b, r);
+            *slot += 1;
+        }
+        // Sort each row by target and merge parallel edges, compacting in place.
+        let mut write = 0usize;
+        let mut start = 0usize;
+        for v in 0..n {
+            let end = offsets[v + 1] as usize;
+            row[start..end].sort_unstable_by_key(|&(b, _)| b);
+            offsets[v] = write as u32;
+            let mut i = start;
+            while i < end {
+                let (b, mut r) = row[i];
+                i += 1;
+                while i < end && row[i].0 == b {
+                    r = r.union(row[i].1);
+                    i += 1;
+                }
+                row[write] = (b, r);
+                write += 1;
+            }
+            start = end;
+        }
+        offsets[n] = write as u32;
+        row.truncate(write);
+        let (targets, rels) = row.into_iter().unzip();
         DiGraph {
             offsets,
             targets,
