@@ -93,12 +93,19 @@ impl CycleCase {
 /// Classifies a cycle's steps as Elle does (G0, G1c, G-single-item, G2-item,
 /// G-nonadjacent-item, with -process/-realtime suffixes).
 pub fn classify(steps: &[Step]) -> String {
-    let count = |k: StepKind| steps.iter().filter(|s| s.kind == k).count();
+    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    classify_kinds(&kinds)
+}
+
+/// [`classify`] on the kinds of a cycle's steps, in cycle order (shared by
+/// every checker that reports cycles).
+pub fn classify_kinds(steps: &[StepKind]) -> String {
+    let count = |k: StepKind| steps.iter().filter(|&&s| s == k).count();
     let (rw, wr) = (count(StepKind::Rw), count(StepKind::Wr));
     let adjacent_rw = !steps.is_empty()
         && (0..steps.len()).any(|i| {
-            let prev = &steps[(i + steps.len() - 1) % steps.len()];
-            prev.kind == StepKind::Rw && steps[i].kind == StepKind::Rw
+            let prev = steps[(i + steps.len() - 1) % steps.len()];
+            prev == StepKind::Rw && steps[i] == StepKind::Rw
         });
     let base = if rw == 1 {
         "G-single-item"

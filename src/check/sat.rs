@@ -851,23 +851,23 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
     Ok(())
 }
 
-/// Elle's anomaly type for a cycle, as `crate::check::classify` names
-/// them: G0 (ww only), G1c (ww/wr), G-single-item (one rw),
-/// G2-item (adjacent rw) or G-nonadjacent-item, `-process` when it uses
-/// session order.
+/// Elle's anomaly type for a cycle ([`crate::check::classify_kinds`]): G0,
+/// G1c, G-single-item, G2-item or G-nonadjacent-item, `-process` when it
+/// uses session order.
 pub fn classify_cycle(cycle: &[CycleEdge]) -> String {
-    let rw = |e: &CycleEdge| matches!(e.kind, EdgeKind::Rw { .. });
-    let n_rw = cycle.iter().filter(|e| rw(e)).count();
-    let adjacent = (0..cycle.len()).any(|i| rw(&cycle[i]) && rw(&cycle[(i + 1) % cycle.len()]));
-    let base = match n_rw {
-        0 if cycle.iter().any(|e| matches!(e.kind, EdgeKind::Wr { .. })) => "G1c",
-        0 => "G0",
-        1 => "G-single-item",
-        _ if adjacent => "G2-item",
-        _ => "G-nonadjacent-item",
-    };
-    let process = cycle.iter().any(|e| e.kind == EdgeKind::Process);
-    format!("{base}{}", if process { "-process" } else { "" })
+    use crate::infer::StepKind;
+    let kinds: Vec<StepKind> = cycle
+        .iter()
+        .map(|e| match e.kind {
+            EdgeKind::Process => StepKind::Process,
+            EdgeKind::Wr { .. } => StepKind::Wr,
+            EdgeKind::Rw { .. } => StepKind::Rw,
+            // The initial transaction has no predecessor, so its edges never
+            // lie on a cycle; counting them as ww would be harmless.
+            EdgeKind::Ww { .. } | EdgeKind::Init => StepKind::Ww,
+        })
+        .collect();
+    crate::check::classify_kinds(&kinds)
 }
 
 fn input_error(h: &History, message: String) -> crate::error::InputError {
