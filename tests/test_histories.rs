@@ -8,6 +8,8 @@
 //! - `NAME.opts` (optional): CLI-style flags, `-c MODEL,...` and/or
 //!   `-a ANOMALY,...`; without it, Elle's default (strict-serializable).
 
+mod common;
+
 use ellery::check::result::Expectations;
 use ellery::consistency::{parse_anomalies, parse_models};
 use ellery::edn::{pr_str, Value};
@@ -32,19 +34,7 @@ fn case_dir() -> PathBuf {
 
 /// Every case name (file stem of a history), sorted.
 fn case_names() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(case_dir())
-        .expect("test-histories/list-append is readable")
-        .map(|e| {
-            e.expect("directory entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .filter(|n| n.ends_with(".edn") && !n.ends_with(".expected.edn"))
-        .map(|n| n.trim_end_matches(".edn").to_string())
-        .collect();
-    names.sort();
-    names
+    common::case_names(&case_dir())
 }
 
 /// Parses the flags of a `.opts` file into Elle's options.
@@ -204,29 +194,7 @@ fn readme_demo_facts() {
     assert_eq!(field("valid?"), "false");
     assert_eq!(field("anomaly-types"), "(:G1c)");
     assert_eq!(field("not"), "#{:read-committed}");
-    let also_not = [
-        "causal-cerone",
-        "consistent-view",
-        "cursor-stability",
-        "forward-consistent-view",
-        "monotonic-atomic-view",
-        "monotonic-snapshot-read",
-        "monotonic-view",
-        "parallel-snapshot-isolation",
-        "prefix",
-        "read-atomic",
-        "repeatable-read",
-        "serializable",
-        "snapshot-isolation",
-        "strong-read-committed",
-        "strong-serializable",
-        "strong-session-read-committed",
-        "strong-session-serializable",
-        "strong-session-snapshot-isolation",
-        "strong-snapshot-isolation",
-        "update-atomic",
-        "update-serializable",
-    ];
+    let also_not = common::G1_ALSO_NOT;
     assert_eq!(also_not.len(), 21);
     let want = format!("#{{{}}}", also_not.map(|m| format!(":{m}")).join(" "));
     assert_eq!(field("also-not"), want);

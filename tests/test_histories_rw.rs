@@ -15,6 +15,8 @@
 //! - `NAME.files/` (optional): Elle's explanation files (`<type>.txt`) as
 //!   written under `--directory`, compared byte for byte.
 
+mod common;
+
 use ellery::check::result::Expectations;
 use ellery::consistency::{parse_anomalies, parse_models};
 use ellery::edn::pr_str;
@@ -53,19 +55,7 @@ fn case_dir() -> PathBuf {
 
 /// Every case name (file stem of a history), sorted.
 fn case_names() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(case_dir())
-        .expect("test-histories/rw-register is readable")
-        .map(|e| {
-            e.expect("directory entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .filter(|n| n.ends_with(".edn") && !n.ends_with(".expected.edn"))
-        .map(|n| n.trim_end_matches(".edn").to_string())
-        .collect();
-    names.sort();
-    names
+    common::case_names(&case_dir())
 }
 
 fn opts_of(name: &str) -> String {
