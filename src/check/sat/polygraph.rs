@@ -1,0 +1,359 @@
+//! The (hyper-)polygraph of a register history: edges conditional on
+//! conjunctions of literals, clauses over the literals, and the small graph
+//! helpers the pruning and the solving loop share.
+
+use batsat::{Lit, Var};
+
+use super::{CycleEdge, EdgeKind, RegHistory, RegOp, RegTxn, RegValue, SatOptions, Violation};
+use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
+
+#[derive(Clone, Debug)]
+pub(super) struct Edge {
+    pub(super) from: u32,
+    pub(super) to: u32,
+    pub(super) kind: EdgeKind,
+    pub(super) reason: Vec<Lit>,
+}
+
+/// The (hyper-)polygraph: edges conditional on conjunctions of literals,
+/// plus clauses over those literals.
+pub(super) struct Polygraph {
+    pub(super) n: usize,
+    pub(super) vars: usize,
+    pub(super) edges: Vec<Edge>,
+    pub(super) clauses: Vec<Vec<Lit>>,
+}
+
+pub(super) fn lit(v: usize, positive: bool) -> Lit {
+    Lit::new(Var::unsafe_from_idx(v as u32), positive)
+}
+
+/// The first external read and the final write of each key, and the INT
+/// check. Returns `(external reads, final writes)`; the reads of an `:info`
+/// transaction are ignored.
+#[allow(clippy::type_complexity)]
+pub(super) fn summarise(
+    t: &RegTxn,
+    id: u32,
+) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
+    let mut seen: Vec<(u64, RegValue, bool)> = Vec::new(); // key, last value, written
+    let mut reads = Vec::new();
+    for op in &t.ops {
+        match *op {
+            RegOp::Read(_, _) if !t.committed => {}
+            RegOp::Read(k, v) => match seen.iter().find(|s| s.0 == k) {
+                Some(s) => {
+                    if s.1 != v {
+                        return Err(Violation::Internal { txn: id, key: k });
+                    }
+                }
+                None => {
+                    seen.push((k, v, false));
+                    reads.push((k, v));
+                }
+            },
+            RegOp::Write(k, v) => match seen.iter_mut().find(|s| s.0 == k) {
+                Some(s) => {
+                    s.1 = v;
+                    s.2 = true;
+                }
+                None => seen.push((k, v, true)),
+            },
+        }
+    }
+    let writes = seen.iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect();
+    Ok((reads, writes))
+}
+
+pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Violation> {
+    let n = h.len() + 1;
+    let mut vars = 0usize;
+    let mut fresh = || {
+        vars += 1;
+        vars - 1
+    };
+    let mut reads = vec![Vec::new(); n];
+    let mut writes: Vec<Vec<(u64, RegValue)>> = vec![Vec::new(); n];
+    let mut inc: Vec<Option<Lit>> = vec![None; n];
+    for (i, t) in h.iter().enumerate() {
+        let id = i as u32 + 1;
+        if t.committed {
+            let (r, w) = summarise(t, id)?;
+            reads[id as usize] = r;
+            writes[id as usize] = w;
+        } else {
+            let (_, w) = summarise(t, id)?;
+            writes[id as usize] = w;
+            inc[id as usize] = Some(lit(fresh(), true));
+        }
+    }
+    let cond = |a: u32, b: u32, extra: &[Lit]| -> Vec<Lit> {
+        let mut r: Vec<Lit> = extra.to_vec();
+        r.extend(inc[a as usize]);
+        r.extend(inc[b as usize]);
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    let mut edges = Vec::new();
+    let mut clauses = Vec::new();
+    for t in 1..n as u32 {
+        edges.push(Edge {
+            from: 0,
+            to: t,
+            kind: EdgeKind::Init,
+            reason: cond(0, t, &[]),
+        });
+    }
+    if opts.session_order {
+        // Each transaction follows its process's last committed one and every
+        // :info transaction since (which may or may not have happened).
+        let mut tail: std::collections::HashMap<i64, Vec<u32>> = Default::default();
+        for (i, t) in h.iter().enumerate() {
+            let id = i as u32 + 1;
+            let prev = tail.entry(t.process).or_default();
+            for &p in prev.iter() {
+                edges.push(Edge {
+                    from: p,
+                    to: id,
+                    kind: EdgeKind::Process,
+                    reason: cond(p, id, &[]),
+                });
+            }
+            if t.committed {
+                prev.clear();
+            }
+            prev.push(id);
+        }
+    }
+    // Writers per key (final writes), in id order; the initial transaction
+    // writes nil to every key.
+    let mut keys: Vec<u64> = writes.iter().chain(&reads).flatten().map(|w| w.0).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let key_ix = |k: u64| keys.binary_search(&k).expect("key");
+    let mut writers: Vec<Vec<u32>> = vec![vec![0]; keys.len()];
+    for (t, ws) in writes.iter().enumerate() {
+        for &(k, _) in ws {
+            writers[key_ix(k)].push(t as u32);
+        }
+    }
+    let final_write = |t: u32, k: u64| -> Option<RegValue> {
+        if t == 0 {
+            return Some(None);
+        }
+        writes[t as usize].iter().find(|w| w.0 == k).map(|w| w.1)
+    };
+    // Version order: one literal per unordered pair of non-initial writers
+    // (true = lower id first); the initial transaction precedes all.
+    let mut pair_var: std::collections::HashMap<(u32, u32), usize> = Default::default();
+    // ww alternatives per key: (from, to, reason)
+    let mut ww: Vec<Vec<(u32, u32, Vec<Lit>)>> = vec![Vec::new(); keys.len()];
+    for (ki, ws) in writers.iter().enumerate() {
+        for (a_i, &a) in ws.iter().enumerate() {
+            for &b in &ws[a_i + 1..] {
+                if a == 0 {
+                    ww[ki].push((0, b, cond(0, b, &[])));
+                    continue;
+                }
+                let v = *pair_var.entry((a, b)).or_insert_with(&mut fresh);
+                ww[ki].push((a, b, cond(a, b, &[lit(v, true)])));
+                ww[ki].push((b, a, cond(a, b, &[lit(v, false)])));
+            }
+        }
+        for (a, b, r) in &ww[ki] {
+            edges.push(Edge {
+                from: *a,
+                to: *b,
+                kind: EdgeKind::Ww { key: keys[ki] },
+                reason: r.clone(),
+            });
+        }
+    }
+    // Read-from alternatives and the anti-dependencies they derive.
+    for (s, rs) in reads.iter().enumerate() {
+        let s = s as u32;
+        for &(k, v) in rs {
+            let ki = key_ix(k);
+            let cands: Vec<u32> = writers[ki]
+                .iter()
+                .copied()
+                .filter(|&t| t != s && final_write(t, k) == Some(v))
+                .collect();
+            if cands.is_empty() {
+                return Err(Violation::Unwritten {
+                    txn: s,
+                    key: k,
+                    value: v,
+                });
+            }
+            let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
+            let mut clause = Vec::new();
+            for &t in &cands {
+                let wr: Vec<Lit> = if single {
+                    Vec::new()
+                } else {
+                    let l = lit(fresh(), true);
+                    clause.push(l);
+                    if let Some(i) = inc[t as usize] {
+                        clauses.push(vec![!l, i]);
+                    }
+                    vec![l]
+                };
+                edges.push(Edge {
+                    from: t,
+                    to: s,
+                    kind: EdgeKind::Wr { key: k, value: v },
+                    reason: cond(t, s, &wr),
+                });
+                for (a, b, r) in &ww[ki] {
+                    if *a == t && *b != s {
+                        let mut reason = cond(t, s, &wr);
+                        reason.extend_from_slice(r);
+                        reason.sort_unstable();
+                        reason.dedup();
+                        edges.push(Edge {
+                            from: s,
+                            to: *b,
+                            kind: EdgeKind::Rw { key: k, via: t },
+                            reason,
+                        });
+                    }
+                }
+            }
+            if !single {
+                clauses.push(clause);
+            }
+        }
+    }
+    Ok(Polygraph {
+        n,
+        vars,
+        edges,
+        clauses,
+    })
+}
+
+/// Value of a literal under a partial assignment (`None` = unassigned).
+pub(super) fn value(assign: &[Option<bool>], l: Lit) -> Option<bool> {
+    assign[l.var().idx() as usize].map(|b| b == l.sign())
+}
+
+/// Adjacency (best edge index per target) of the edges whose reasons hold
+/// under `assign`, preferring edges with fewer literals.
+pub(super) fn active_adjacency(
+    g: &Polygraph,
+    holds: impl Fn(&Edge) -> bool,
+) -> Vec<Vec<(u32, usize)>> {
+    let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); g.n];
+    for (i, e) in g.edges.iter().enumerate() {
+        if holds(e) {
+            adj[e.from as usize].push((e.to, i));
+        }
+    }
+    for a in &mut adj {
+        a.sort_by_key(|&(t, i)| (t, g.edges[i].reason.len()));
+        a.dedup_by_key(|x| x.0);
+    }
+    adj
+}
+
+/// A topological order of `adj`, or `None` if it has a cycle.
+pub(super) fn topo(adj: &[Vec<(u32, usize)>]) -> Option<Vec<u32>> {
+    let n = adj.len();
+    let mut indeg = vec![0u32; n];
+    for a in adj {
+        for &(t, _) in a {
+            indeg[t as usize] += 1;
+        }
+    }
+    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut i = 0;
+    while i < order.len() {
+        let v = order[i] as usize;
+        i += 1;
+        for &(t, _) in &adj[v] {
+            indeg[t as usize] -= 1;
+            if indeg[t as usize] == 0 {
+                order.push(t);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+/// Shortest path (edge indices) from `from` to `to` in `adj`, restricted to
+/// vertices with `allowed`.
+pub(super) fn bfs_path(
+    adj: &[Vec<(u32, usize)>],
+    from: u32,
+    to: u32,
+    allowed: impl Fn(u32) -> bool,
+) -> Option<Vec<usize>> {
+    let n = adj.len();
+    let mut pred: Vec<Option<(u32, usize)>> = vec![None; n];
+    let mut seen = vec![false; n];
+    let mut queue = std::collections::VecDeque::from([from]);
+    seen[from as usize] = true;
+    while let Some(v) = queue.pop_front() {
+        for &(t, e) in &adj[v as usize] {
+            if t == to {
+                let mut path = vec![e];
+                let mut cur = v;
+                while cur != from {
+                    let (p, pe) = pred[cur as usize].expect("pred");
+                    path.push(pe);
+                    cur = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            if !seen[t as usize] && allowed(t) {
+                seen[t as usize] = true;
+                pred[t as usize] = Some((v, e));
+                queue.push_back(t);
+            }
+        }
+    }
+    None
+}
+
+/// Up to `max` short cycles (edge indices), from distinct strongly
+/// connected components and start vertices.
+pub(super) fn find_cycles(adj: &[Vec<(u32, usize)>], max: usize) -> Vec<Vec<usize>> {
+    let g = DiGraph::from_edges(
+        adj.len(),
+        adj.iter()
+            .enumerate()
+            .flat_map(|(v, a)| a.iter().map(move |&(t, _)| (v as u32, t, Rels::WW)))
+            .collect(),
+    );
+    let mut out = Vec::new();
+    let mut comp_of = vec![u32::MAX; adj.len()];
+    let sccs = nontrivial_sccs(&g);
+    for (c, comp) in sccs.iter().enumerate() {
+        for &v in comp {
+            comp_of[v as usize] = c as u32;
+        }
+    }
+    let per = max.div_ceil(sccs.len().max(1)).max(1);
+    for (c, comp) in sccs.iter().enumerate() {
+        let step = (comp.len() / per).max(1);
+        for &v in comp.iter().step_by(step).take(per) {
+            if let Some(p) = bfs_path(adj, v, v, |t| comp_of[t as usize] == c as u32) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn to_cycle(g: &Polygraph, path: &[usize]) -> Vec<CycleEdge> {
+    path.iter()
+        .map(|&i| CycleEdge {
+            from: g.edges[i].from,
+            to: g.edges[i].to,
+            kind: g.edges[i].kind,
+        })
+        .collect()
+}

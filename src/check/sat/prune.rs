@@ -1,0 +1,125 @@
+//! Reachability pruning to a fixpoint (Cobra §3.3, VeriStrong Algorithm 5):
+//! a choice whose edge would close a cycle with the edges already known is
+//! fixed to its alternative.
+
+use super::polygraph::{active_adjacency, bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
+use super::{CycleEdge, SatStats, Violation};
+
+/// Bit rows: `row(v)` has bit `u` set iff `v` reaches `u` (reflexive).
+pub(super) struct Reach {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Reach {
+    fn new(adj: &[Vec<(u32, usize)>], order: &[u32]) -> Reach {
+        let n = adj.len();
+        let words = n.div_ceil(64);
+        let mut bits = vec![0u64; n * words];
+        for &v in order.iter().rev() {
+            let v = v as usize;
+            bits[v * words + v / 64] |= 1 << (v % 64);
+            for &(t, _) in &adj[v] {
+                let t = t as usize;
+                let (lo, hi) = if v < t {
+                    let (a, b) = bits.split_at_mut(t * words);
+                    (&mut a[v * words..v * words + words], &b[..words])
+                } else {
+                    let (a, b) = bits.split_at_mut(v * words);
+                    (&mut b[..words], &a[t * words..t * words + words])
+                };
+                for (x, y) in lo.iter_mut().zip(hi) {
+                    *x |= *y;
+                }
+            }
+        }
+        Reach { words, bits }
+    }
+
+    fn reaches(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        self.bits[a * self.words + b / 64] >> (b % 64) & 1 == 1
+    }
+}
+
+/// Largest vertex count for which pruning's n² bit matrix is built.
+pub(super) const PRUNE_MAX_VERTICES: usize = 30_000;
+
+/// Pruning outcome: `Err` is a violation.
+pub(super) fn prune(
+    g: &Polygraph,
+    assign: &mut [Option<bool>],
+    stats: &mut SatStats,
+) -> Result<(), Violation> {
+    // For each literal fixed false: the cycle that ruled it out.
+    let mut why: Vec<Option<Vec<CycleEdge>>> = vec![None; g.vars];
+    loop {
+        stats.prune_passes += 1;
+        let adj = active_adjacency(g, |e| {
+            e.reason.iter().all(|&l| value(assign, l) == Some(true))
+        });
+        let Some(order) = topo(&adj) else {
+            let c = find_cycles(&adj, 1).pop().expect("cycle");
+            return Err(Violation::Cycle(to_cycle(g, &c)));
+        };
+        let reach = Reach::new(&adj, &order);
+        let mut changed = false;
+        for (i, e) in g.edges.iter().enumerate() {
+            let mut open = None;
+            let mut count = 0;
+            let mut dead = false;
+            for &l in &e.reason {
+                match value(assign, l) {
+                    Some(true) => {}
+                    Some(false) => dead = true,
+                    None => {
+                        count += 1;
+                        open = Some(l);
+                    }
+                }
+            }
+            if dead || count != 1 || !reach.reaches(e.to, e.from) {
+                continue;
+            }
+            let l = open.expect("open literal");
+            assign[l.var().idx() as usize] = Some(!l.sign());
+            stats.pruned += 1;
+            changed = true;
+            let mut cycle = vec![i];
+            if e.to != e.from {
+                cycle.extend(bfs_path(&adj, e.to, e.from, |_| true).expect("path"));
+            }
+            why[l.var().idx() as usize] = Some(to_cycle(g, &cycle));
+        }
+        for c in &g.clauses {
+            let mut open = Vec::new();
+            if c.iter().any(|&l| value(assign, l) == Some(true)) {
+                continue;
+            }
+            for &l in c {
+                if value(assign, l).is_none() {
+                    open.push(l);
+                }
+            }
+            match open.len() {
+                0 => {
+                    // No choice left: report the cycle that ruled out one.
+                    let cycle = c
+                        .iter()
+                        .find_map(|l| why[l.var().idx() as usize].clone())
+                        .expect("eliminated alternative has a cycle");
+                    return Err(Violation::Cycle(cycle));
+                }
+                1 => {
+                    assign[open[0].var().idx() as usize] = Some(open[0].sign());
+                    stats.pruned += 1;
+                    changed = true;
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+    }
+}
