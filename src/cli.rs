@@ -158,6 +158,11 @@ struct CheckArgs {
     /// (0: no limit); past it the verdict is unknown.
     #[arg(long = "linearizable-timeout", default_value_t = 60000)]
     linearizable_timeout: u64,
+    /// Time allowed for the SAT checker (`--algorithm sat`, or `auto`
+    /// confirming a valid rw-register verdict), in ms (0: no limit); past it
+    /// the verdict is unknown (under auto: the inference's answer stands).
+    #[arg(long = "sat-timeout", default_value_t = 60000)]
+    sat_timeout: u64,
     /// Check this many histories at once (default: one per core).
     #[arg(short = 'j', long)]
     jobs: Option<usize>,
@@ -405,6 +410,7 @@ fn run_check(a: CheckArgs) -> i32 {
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
         linearizable_timeout: (a.linearizable_timeout > 0)
             .then(|| Duration::from_millis(a.linearizable_timeout)),
+        sat_timeout: (a.sat_timeout > 0).then(|| Duration::from_millis(a.sat_timeout)),
         algorithm: a.algorithm,
         ..CheckOptions::default()
     };

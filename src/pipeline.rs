@@ -32,6 +32,10 @@ pub struct CheckOptions {
     pub linearizable_timeout: Option<Duration>,
     /// Which checking algorithm to run (see [`crate::route`]).
     pub algorithm: crate::route::Algorithm,
+    /// Time allowed for the SAT checker ([`crate::check::sat`]); past it the
+    /// verdict is unknown (or, under `--algorithm auto`, the inference's
+    /// answer stands). `None`: no limit.
+    pub sat_timeout: Option<Duration>,
 }
 
 impl Default for CheckOptions {
@@ -45,6 +49,7 @@ impl Default for CheckOptions {
             progress: None,
             linearizable_timeout: Some(Duration::from_secs(60)),
             algorithm: crate::route::Algorithm::Auto,
+            sat_timeout: Some(Duration::from_secs(60)),
         }
     }
 }

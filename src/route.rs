@@ -16,8 +16,10 @@
 //! * `lwt`: for transactional workloads, not applicable (`-m cas-register`
 //!   always uses the lightweight-transaction chain when values are unique).
 //! * `sat`: exact serializability of rw-register histories, repeated values
-//!   included ([`crate::check::sat`]); `-c serializable` or
-//!   `strong-session-serializable` only; `--linearizable-timeout` bounds it.
+//!   included ([`crate::check::sat`]); `-c` among
+//!   [`crate::check::sat::SAT_MODELS`] only; `--sat-timeout` bounds it.
+//!   Under `auto`, rw-register histories that are not mini-transactions get
+//!   it where the inference cannot decide (see [`AUTO_SAT_MAX_OPS`]).
 //!
 //! Which path ran, and why, is printed on standard error with `--verbose`;
 //! the result map's keys never depend on it.
@@ -145,12 +147,69 @@ pub fn check(
                 "auto: every committed transaction is a mini-transaction with unique values",
             ) {
                 Ok(o) => Ok(o),
-                Err(e) => infer(format!(
-                    "auto: the op at index {} is why the mini-transaction path does not apply: {}",
-                    h.ops[e.pos].index, e.reason
-                )),
+                Err(e) => {
+                    let why = format!(
+                        "auto: the op at index {} is why the mini-transaction path does not apply: {}",
+                        h.ops[e.pos].index, e.reason
+                    );
+                    auto_register(h, opts, infer(why))
+                }
             }
         }
+    }
+}
+
+/// Histories at most this many ops long get the SAT checker's confirmation
+/// of a valid inferred verdict under `--algorithm auto` (beyond it the
+/// polygraph's memory, not its time, is the concern).
+pub const AUTO_SAT_MAX_OPS: usize = 400_000;
+
+/// `auto` for rw-register histories the mini-transaction path cannot take.
+/// Elle's inference answers first. Where it cannot decide, and the SAT
+/// checker decides the requested models, the SAT checker does: when written
+/// values repeat (the inference gives up), and when the inference finds
+/// nothing (its version orders are partial, so it can miss cycles; the SAT
+/// checker's counterexample replaces the valid verdict, a SAT timeout keeps
+/// it). Inferred anomalies stand as Elle reports them: their edges are facts.
+fn auto_register(
+    h: &History,
+    opts: &CheckOptions,
+    inferred: Result<Outcome, InputError>,
+) -> Result<Outcome, InputError> {
+    use crate::check::sat;
+    use crate::pipeline::Validity;
+    if !sat::decides(opts) {
+        return inferred;
+    }
+    let say = |what: &str| {
+        if opts.verbose {
+            eprintln!("ellery: {}: {what}", h.origin);
+        }
+    };
+    match inferred {
+        Err(e)
+            if e.message
+                .starts_with(crate::infer::rw_register::REPEATED_VALUES) =>
+        {
+            say("algorithm sat (auto: written values repeat, so the inference cannot tell which write a read saw)");
+            sat::check_history(h, opts)
+        }
+        Ok(o) if o.validity == Validity::Valid && h.ops.len() <= AUTO_SAT_MAX_OPS => {
+            say("algorithm sat (auto: confirming the inference's valid verdict exactly)");
+            let exact = sat::check_history(h, opts)?;
+            match exact.validity {
+                Validity::Invalid => {
+                    say("the SAT checker found a cycle the inferred version orders do not show");
+                    Ok(exact)
+                }
+                Validity::Unknown => {
+                    say("the SAT checker timed out; the inference's answer stands");
+                    Ok(o)
+                }
+                Validity::Valid => Ok(o),
+            }
+        }
+        other => other,
     }
 }
 

@@ -2,14 +2,24 @@
 //! `-m rw-register` histories.
 
 use super::{
-    check_serializable, classify_cycle, reg_history, verify_cycle, EdgeKind, RegOp, RegValue,
-    SatOptions, Verdict, Violation,
+    check_serializable, classify_cycle, reg_history, verify_cycle, CycleEdge, EdgeKind, RegHistory,
+    RegOp, RegValue, SatOptions, Verdict, Violation,
 };
-use crate::model::History;
+use crate::check::ExplainedCycle;
+use crate::model::{Atom, History};
 
 /// The models `--algorithm sat` decides: `serializable` (no session
 /// order) and `strong-session-serializable` (with it).
 pub const SAT_MODELS: [&str; 2] = ["serializable", "strong-session-serializable"];
+
+/// Whether `--algorithm sat` decides every model `opts` asks about (an
+/// explicit `-c` among [`SAT_MODELS`]).
+pub fn decides(opts: &crate::pipeline::CheckOptions) -> bool {
+    opts.expectations
+        .models
+        .as_ref()
+        .is_some_and(|ms| !ms.is_empty() && ms.iter().all(|m| SAT_MODELS.contains(m)))
+}
 
 /// `--algorithm sat` for `-m rw-register`: Elle's result map for the
 /// models in `opts` (which must be among [`SAT_MODELS`]).
@@ -20,7 +30,7 @@ pub fn check_history(
     use crate::edn::Value;
     use crate::pipeline::{Outcome, Validity};
     let models = opts.expectations.models.clone().unwrap_or_default();
-    if models.is_empty() || models.iter().any(|m| !SAT_MODELS.contains(m)) {
+    if !decides(opts) {
         return Err(input_error(
             h,
             "--algorithm sat checks -c serializable or strong-session-serializable only".into(),
@@ -31,106 +41,196 @@ pub fn check_history(
     let sat_opts = SatOptions {
         session_order: models.contains(&"strong-session-serializable"),
         prune: true,
-        timeout: opts.linearizable_timeout,
+        timeout: opts.sat_timeout,
     };
     let (verdict, stats) = check_serializable(&rh, &sat_opts);
     if opts.verbose {
         eprintln!("ellery: {}: algorithm sat: {stats:?}", h.origin);
     }
-    let op = |id: u32| crate::report::op_value(h, rh[id as usize - 1].index as usize);
-    let val = |v: RegValue| v.map_or(Value::Nil, |x| h.atom_value(atoms[x as usize]));
-    let key_v = |k: u64| h.atom_value(atoms[k as usize]);
-    let fw = |t: u32, k: u64| -> Value {
-        if t == 0 {
-            return Value::Nil;
+    // Facts Elle reports without any inference (a read disagreeing with
+    // its own transaction, reads of failed or intermediate writes), in
+    // Elle's own shapes; the solver's verdict comes on top.
+    let mut anomalies: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut seqs: Vec<&str> = Vec::new();
+    for (kind, cases) in [
+        ("internal", crate::infer::rw_register::internal_cases(h)),
+        ("G1a", crate::infer::rw_register::g1a_cases(h)),
+        ("G1b", crate::infer::rw_register::g1b_cases(h)),
+    ] {
+        if !cases.is_empty() {
+            anomalies.push((kind.to_string(), cases));
+            seqs.push(kind);
         }
-        let mut r = Value::Nil;
-        for o in &rh[t as usize - 1].ops {
-            if let RegOp::Write(kk, v) = *o {
-                if kk == k {
-                    r = val(v);
-                }
+    }
+    let mut cycles = Vec::new();
+    let mut validity = if anomalies.is_empty() {
+        Validity::Valid
+    } else {
+        Validity::Invalid
+    };
+    match verdict {
+        Verdict::Valid(_) => {}
+        Verdict::Unknown => validity = Validity::Unknown,
+        Verdict::Invalid(Violation::Internal { txn, key }) => {
+            validity = Validity::Invalid;
+            if !anomalies.iter().any(|(k, _)| k == "internal") {
+                anomalies.push((
+                    "internal".to_string(),
+                    vec![Value::kw_map(vec![
+                        (
+                            "op",
+                            crate::report::op_value(h, rh[txn as usize - 1].index as usize),
+                        ),
+                        ("key", h.atom_value(atoms[key as usize])),
+                    ])],
+                ));
+                seqs.push("internal");
             }
         }
-        r
-    };
-    let (anomalies, validity) = match verdict {
-        Verdict::Valid(_) => (Vec::new(), Validity::Valid),
-        Verdict::Unknown => (Vec::new(), Validity::Unknown),
-        Verdict::Invalid(Violation::Internal { txn, key }) => (
-            vec![(
-                "internal".to_string(),
-                vec![Value::kw_map(vec![("op", op(txn)), ("key", key_v(key))])],
-            )],
-            Validity::Invalid,
-        ),
-        Verdict::Invalid(Violation::Unwritten { txn, key, value }) => (
-            vec![(
-                "G1a".to_string(),
-                vec![Value::kw_map(vec![
-                    ("op", op(txn)),
-                    ("key", key_v(key)),
-                    ("value", val(value)),
-                    ("writer", Value::Nil),
-                ])],
-            )],
-            Validity::Invalid,
-        ),
-        Verdict::Invalid(Violation::Cycle(c)) => {
-            debug_assert!(verify_cycle(&rh, &c).is_ok());
-            let mut ops: Vec<Value> = c.iter().map(|e| op(e.from)).collect();
-            ops.push(op(c[0].from));
-            let steps = c
-                .iter()
-                .map(|e| match e.kind {
-                    EdgeKind::Init => Value::kw_map(vec![("type", Value::kw("init"))]),
-                    EdgeKind::Process => Value::kw_map(vec![
-                        ("type", Value::kw("process")),
-                        ("process", Value::Int(rh[e.from as usize - 1].process)),
-                    ]),
-                    EdgeKind::Wr { key, value } => Value::kw_map(vec![
-                        ("type", Value::kw("wr")),
-                        ("key", key_v(key)),
+        Verdict::Invalid(Violation::Unwritten { txn, key, value }) => {
+            validity = Validity::Invalid;
+            if !anomalies.iter().any(|(k, _)| k == "G1a" || k == "G1b") {
+                // Nobody (committed or not) wrote the value: Elle has no
+                // name for such a read; ellery reports it as G1a without a
+                // writer.
+                let val = |v: RegValue| v.map_or(Value::Nil, |x| h.atom_value(atoms[x as usize]));
+                anomalies.push((
+                    "G1a".to_string(),
+                    vec![Value::kw_map(vec![
+                        (
+                            "op",
+                            crate::report::op_value(h, rh[txn as usize - 1].index as usize),
+                        ),
+                        ("key", h.atom_value(atoms[key as usize])),
                         ("value", val(value)),
-                    ]),
-                    EdgeKind::Ww { key } => Value::kw_map(vec![
-                        ("type", Value::kw("ww")),
-                        ("key", key_v(key)),
-                        ("value", fw(e.from, key)),
-                        ("value'", fw(e.to, key)),
-                    ]),
-                    EdgeKind::Rw { key, via } => Value::kw_map(vec![
-                        ("type", Value::kw("rw")),
-                        ("key", key_v(key)),
-                        ("value", fw(via, key)),
-                        ("value'", fw(e.to, key)),
-                    ]),
-                })
-                .collect();
-            let kind = classify_cycle(&c);
-            let v = Value::kw_map(vec![
-                ("cycle", Value::Vector(ops)),
-                ("steps", Value::List(steps)),
-                ("type", Value::kw(&kind)),
-            ]);
-            (vec![(kind, vec![v])], Validity::Invalid)
+                        ("writer", Value::Nil),
+                    ])],
+                ));
+                seqs.push("G1a");
+            }
         }
-    };
+        Verdict::Invalid(Violation::Cycle(c)) => {
+            // A cycle the history does not justify would be a solver bug:
+            // say so instead of claiming an anomaly.
+            if let Err(why) = verify_cycle(&rh, &c) {
+                eprintln!(
+                    "ellery: {}: internal error, unverified SAT cycle: {why}",
+                    h.origin
+                );
+                validity = Validity::Unknown;
+            } else {
+                validity = Validity::Invalid;
+                let cycle = explain(h, &rh, &atoms, &c);
+                anomalies.push((cycle.kind.clone(), vec![cycle.to_value(h)]));
+                cycles.push(cycle);
+            }
+        }
+    }
     let result = match validity {
         Validity::Unknown => Value::kw_map(vec![
             ("valid?", Value::kw("unknown")),
             ("cause", Value::kw("timeout")),
         ]),
-        _ => crate::check::result::result_map(&opts.expectations, &anomalies, &[]),
+        _ => crate::check::result::result_map(&opts.expectations, &anomalies, &seqs),
+    };
+    let reportable = opts.expectations.reportable();
+    cycles.retain(|c| reportable.contains(&c.kind.as_str()));
+    let plots = match opts.plot_max_bytes {
+        Some(max) => cycles
+            .iter()
+            .map(|c| (format!("{}/0", c.kind), cycle_dot(h, c, max)))
+            .collect(),
+        None => Vec::new(),
     };
     Ok(Outcome {
         result,
         validity,
-        cycles: Vec::new(),
+        cycles,
         problem: None,
-        plots: Vec::new(),
+        plots,
         incompatible_keys: Vec::new(),
     })
+}
+
+/// A solver cycle as Elle explains cycles: transactions by op position,
+/// steps with Elle's maps and sentences, and the anomaly type.
+fn explain(h: &History, rh: &RegHistory, atoms: &[Atom], cycle: &[CycleEdge]) -> ExplainedCycle {
+    use crate::infer::order_graphs::ProcessExplainer;
+    use crate::infer::rw_register::{version_step, wr_step};
+    use crate::infer::{PairExplainer, StepKind};
+    let pos = |id: u32| rh[id as usize - 1].index as u32;
+    let val = |v: RegValue| v.map(|x| atoms[x as usize]);
+    // The value transaction `t` finally wrote to `k` (nil for T⊥).
+    let final_write = |t: u32, k: u64| -> Option<Atom> {
+        if t == 0 {
+            return None;
+        }
+        rh[t as usize - 1]
+            .ops
+            .iter()
+            .rev()
+            .find_map(|o| match *o {
+                RegOp::Write(kk, v) if kk == k => Some(val(v)),
+                _ => None,
+            })
+            .flatten()
+    };
+    let steps = cycle
+        .iter()
+        .map(|e| {
+            let (a, b) = (pos(e.from), pos(e.to));
+            match e.kind {
+                EdgeKind::Wr { key, value } => wr_step(h, a, b, atoms[key as usize], val(value)),
+                EdgeKind::Ww { key } => version_step(
+                    h,
+                    a,
+                    b,
+                    StepKind::Ww,
+                    atoms[key as usize],
+                    final_write(e.from, key),
+                    final_write(e.to, key),
+                ),
+                EdgeKind::Rw { key, via } => version_step(
+                    h,
+                    a,
+                    b,
+                    StepKind::Rw,
+                    atoms[key as usize],
+                    final_write(via, key),
+                    final_write(e.to, key),
+                ),
+                EdgeKind::Process => ProcessExplainer
+                    .explain(h, a, b)
+                    .expect("verified session-order edge"),
+                EdgeKind::Init => unreachable!("the initial transaction is on no cycle"),
+            }
+        })
+        .collect();
+    let mut ops: Vec<u32> = cycle.iter().map(|e| pos(e.from)).collect();
+    ops.push(ops[0]);
+    ExplainedCycle {
+        kind: classify_cycle(cycle),
+        ops,
+        steps,
+    }
+}
+
+/// The DOT source of a reported cycle: its transactions and its steps.
+fn cycle_dot(h: &History, c: &ExplainedCycle, max_bytes: usize) -> Option<String> {
+    let next = |a: u32| -> Vec<u32> {
+        c.ops
+            .windows(2)
+            .filter(|w| w[0] == a)
+            .map(|w| w[1])
+            .collect()
+    };
+    let step = |a: u32, b: u32| {
+        c.ops
+            .windows(2)
+            .position(|w| w[0] == a && w[1] == b)
+            .map(|i| c.steps[i].clone())
+    };
+    crate::report::plot::dot_source(h, &c.ops[1..], &next, &step, max_bytes)
 }
 
 fn input_error(h: &History, message: String) -> crate::error::InputError {

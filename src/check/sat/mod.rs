@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use batsat::{lbool, BasicSolver, Lit, SolverInterface};
 
 use crate::model::{History, MopArg, MopFn, OpType};
-pub use elle::{check_history, SAT_MODELS};
+pub use elle::{check_history, decides, SAT_MODELS};
 use polygraph::{active_adjacency, build, find_cycles, lit, to_cycle, topo, value};
 use prune::{prune, PRUNE_MAX_VERTICES};
 
