@@ -15,6 +15,33 @@ fn ellery(args: &[&str]) -> std::process::Output {
         .expect("ellery runs")
 }
 
+/// A scratch output directory, removed when dropped.
+struct OutDir(std::path::PathBuf);
+
+impl OutDir {
+    fn new(tag: &str) -> OutDir {
+        let dir = std::env::temp_dir().join(format!("ellery-plots-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        OutDir(dir)
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `ellery check <args> -d <fresh dir> <history>`: the run and the directory.
+fn check_into_dir(tag: &str, args: &[&str], history: &Path) -> (std::process::Output, OutDir) {
+    let out = OutDir::new(tag);
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    all.extend(["-d", out.0.to_str().expect("utf-8")]);
+    all.push(history.to_str().expect("utf-8"));
+    (ellery(&all), out)
+}
+
 fn have_dot() -> bool {
     Command::new("dot").arg("-V").output().is_ok()
 }
@@ -24,17 +51,12 @@ fn dot_plots_follow_elles_layout() {
     let Some(dir) = corpus_dir("elle-golden/histories") else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("ellery-plots-dot-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let history = dir.join("g05-list-append-snapshot-isolation-501.edn");
-    let o = ellery(&[
-        "check",
-        "-p",
+    let (o, out) = check_into_dir(
         "dot",
-        "-d",
-        out.to_str().expect("utf-8"),
-        history.to_str().expect("utf-8"),
-    ]);
+        &["-p", "dot"],
+        &dir.join("g05-list-append-snapshot-isolation-501.edn"),
+    );
+    let out = &out.0;
     assert_eq!(o.status.code(), Some(1));
     let scc = std::fs::read_to_string(out.join("sccs/0.dot")).expect("scc plot");
     assert_eq!(
@@ -50,7 +72,6 @@ T13:f2 -> T10:f1 [label=\"rw\",fontcolor=\"#5B00C0\",color=\"#5B00C0\"]\n}"
         scc
     );
     assert!(out.join("G2-item.txt").is_file());
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
@@ -65,15 +86,8 @@ fn svg_plots_come_from_graphviz() {
     let Some(dir) = corpus_dir("elle-golden/histories") else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("ellery-plots-svg-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let history = dir.join("g19-list-append-stale-read-501.edn");
-    let o = ellery(&[
-        "check",
-        "-d",
-        out.to_str().expect("utf-8"),
-        history.to_str().expect("utf-8"),
-    ]);
+    let (o, out) = check_into_dir("svg", &[], &dir.join("g19-list-append-stale-read-501.edn"));
+    let out = &out.0;
     assert_eq!(o.status.code(), Some(1));
     for plot in ["sccs/0.svg", "G-single-item-realtime/0.svg"] {
         let svg = std::fs::read_to_string(out.join(plot)).expect("svg written");
@@ -83,8 +97,7 @@ fn svg_plots_come_from_graphviz() {
             "{plot} has labelled edges"
         );
     }
-    assert!(!Path::new(&out.join("sccs/0.dot")).exists());
-    let _ = std::fs::remove_dir_all(&out);
+    assert!(!out.join("sccs/0.dot").exists());
 }
 
 #[test]
@@ -92,17 +105,12 @@ fn oversized_plots_are_skipped_with_a_note() {
     let Some(dir) = corpus_dir("elle-golden/histories") else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("ellery-plots-big-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let history = dir.join("g05-list-append-snapshot-isolation-501.edn");
-    let o = ellery(&[
-        "check",
-        "-b",
-        "10",
-        "-d",
-        out.to_str().expect("utf-8"),
-        history.to_str().expect("utf-8"),
-    ]);
+    let (o, out) = check_into_dir(
+        "big",
+        &["-b", "10"],
+        &dir.join("g05-list-append-snapshot-isolation-501.edn"),
+    );
+    let out = &out.0;
     assert_eq!(o.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -111,7 +119,6 @@ fn oversized_plots_are_skipped_with_a_note() {
     );
     assert!(!out.join("sccs").exists());
     assert!(out.join("G2-item.txt").is_file());
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
@@ -119,15 +126,8 @@ fn incompatible_orders_get_an_html_table() {
     let Some(dir) = corpus_dir("plume-tap") else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("ellery-plots-html-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let history = dir.join("tap-n.edn");
-    let o = ellery(&[
-        "check",
-        "-d",
-        out.to_str().expect("utf-8"),
-        history.to_str().expect("utf-8"),
-    ]);
+    let (o, out) = check_into_dir("html", &[], &dir.join("tap-n.edn"));
+    let out = &out.0;
     assert_eq!(o.status.code(), Some(1));
     let html = std::fs::read_to_string(out.join("incompatible-order/1.html")).expect("html");
     assert!(html.starts_with("<html><head><style>th { text-align: left; }</style>"));
@@ -135,5 +135,4 @@ fn incompatible_orders_get_an_html_table() {
     // Four reads of key 1, and the disagreeing elements highlighted.
     assert_eq!(html.matches("<tr><td>").count(), 4);
     assert_eq!(html.matches("style=\"background: #").count(), 3);
-    let _ = std::fs::remove_dir_all(&out);
 }

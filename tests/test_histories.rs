@@ -11,7 +11,7 @@
 mod common;
 
 use ellery::check::result::Expectations;
-use ellery::consistency::{parse_anomalies, parse_models};
+use ellery::consistency::parse_models;
 use ellery::edn::{pr_str, Value};
 use ellery::model::SourceFormat;
 use ellery::pipeline::{check_list_append, CheckOptions};
@@ -32,43 +32,15 @@ fn case_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("test-histories/list-append")
 }
 
-/// Every case name (file stem of a history), sorted.
-fn case_names() -> Vec<String> {
-    common::case_names(&case_dir())
-}
-
-/// Parses the flags of a `.opts` file into Elle's options.
+/// The expectations of a `.opts` file (list-append takes no key flags).
 fn expectations(opts: &str) -> Expectations {
-    let mut models: Vec<String> = Vec::new();
-    let mut anomalies: Vec<String> = Vec::new();
-    let mut words = opts.split_whitespace();
-    while let Some(flag) = words.next() {
-        let (name, inline) = match flag.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (flag, None),
-        };
-        let value = inline
-            .or_else(|| words.next().map(str::to_string))
-            .unwrap_or_else(|| panic!("flag {flag} needs a value"));
-        let list = value
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(str::to_string);
-        match name {
-            "-c" | "--consistency-models" => models.extend(list),
-            "-a" | "--anomalies" => anomalies.extend(list),
-            other => panic!("unsupported flag {other:?} in .opts"),
-        }
-    }
-    if models.is_empty() {
-        models.push("strict-serializable".to_string());
-    }
-    let models: Vec<&str> = models.iter().map(String::as_str).collect();
-    let anomalies: Vec<&str> = anomalies.iter().map(String::as_str).collect();
-    Expectations {
-        models: Some(parse_models(&models).expect("known consistency models")),
-        anomalies: parse_anomalies(&anomalies).expect("known anomalies"),
-    }
+    let (exp, rw) = common::options(opts);
+    assert_eq!(
+        rw,
+        Default::default(),
+        "rw-register flags in a list-append .opts"
+    );
+    exp
 }
 
 fn check_file(path: &Path, exp: Expectations) -> String {
@@ -87,53 +59,13 @@ fn check_file(path: &Path, exp: Expectations) -> String {
 
 #[test]
 fn hand_written_histories_match_elle_result_maps() {
-    let dir = case_dir();
-    let names = case_names();
-    assert_eq!(
-        names.len(),
+    let compared = common::compare_with_expected(
+        &case_dir(),
         EXPECTED_CASES,
-        "number of cases under {} (found {names:?})",
-        dir.display()
+        KNOWN_DIFFERENCES,
+        |name, opts| check_file(&case_dir().join(format!("{name}.edn")), expectations(opts)),
     );
-    for known in KNOWN_DIFFERENCES {
-        assert!(
-            names.iter().any(|n| n == known),
-            "known difference {known} has no history"
-        );
-    }
-    let mut failures = Vec::new();
-    let mut fixed = Vec::new();
-    for name in &names {
-        let opts = fs::read_to_string(dir.join(format!("{name}.opts"))).unwrap_or_default();
-        let want = fs::read_to_string(dir.join(format!("{name}.expected.edn")))
-            .unwrap_or_else(|e| panic!("{name}.expected.edn: {e}"));
-        let want = want.trim_end_matches('\n');
-        assert!(
-            !want.contains('\n'),
-            "{name}.expected.edn must hold exactly one line"
-        );
-        let got = check_file(&dir.join(format!("{name}.edn")), expectations(&opts));
-        let known = KNOWN_DIFFERENCES.contains(&name.as_str());
-        match (got == want, known) {
-            (true, false) | (false, true) => {}
-            (false, false) => failures.push(format!(
-                "{name} (opts: {:?}):\n  want {want}\n  got  {got}",
-                opts.trim()
-            )),
-            (true, true) => fixed.push(name.clone()),
-        }
-    }
-    assert!(
-        fixed.is_empty(),
-        "these known differences now match Elle; remove them from KNOWN_DIFFERENCES: {fixed:?}"
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from Elle's result map:\n{}",
-        failures.len(),
-        names.len(),
-        failures.join("\n")
-    );
+    assert_eq!(compared, EXPECTED_CASES, "every case has an expected map");
 }
 
 #[test]

@@ -17,10 +17,7 @@
 
 mod common;
 
-use ellery::check::result::Expectations;
-use ellery::consistency::{parse_anomalies, parse_models};
 use ellery::edn::pr_str;
-use ellery::infer::rw_register::RwOptions;
 use ellery::pipeline::{check_rw_register, CheckOptions, Outcome};
 use ellery::read::read_history_file;
 use std::fs;
@@ -62,62 +59,11 @@ fn opts_of(name: &str) -> String {
     fs::read_to_string(case_dir().join(format!("{name}.opts"))).unwrap_or_default()
 }
 
-/// Parses the flags of a `.opts` file into Elle's options.
-fn options(opts: &str) -> (Expectations, RwOptions) {
-    let mut models: Vec<String> = Vec::new();
-    let mut anomalies: Vec<String> = Vec::new();
-    let mut rw = RwOptions::default();
-    let mut words = opts.split_whitespace();
-    while let Some(flag) = words.next() {
-        match flag {
-            "--wfr-keys" => {
-                rw.wfr_keys = true;
-                continue;
-            }
-            "--sequential-keys" => {
-                rw.sequential_keys = true;
-                continue;
-            }
-            "--linearizable-keys" => {
-                rw.linearizable_keys = true;
-                continue;
-            }
-            _ => {}
-        }
-        let (name, inline) = match flag.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (flag, None),
-        };
-        let value = inline
-            .or_else(|| words.next().map(str::to_string))
-            .unwrap_or_else(|| panic!("flag {flag} needs a value"));
-        let list = value
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(str::to_string);
-        match name {
-            "-c" | "--consistency-models" => models.extend(list),
-            "-a" | "--anomalies" => anomalies.extend(list),
-            other => panic!("unsupported flag {other:?} in .opts"),
-        }
-    }
-    if models.is_empty() {
-        models.push("strict-serializable".to_string());
-    }
-    let models: Vec<&str> = models.iter().map(String::as_str).collect();
-    let anomalies: Vec<&str> = anomalies.iter().map(String::as_str).collect();
-    let exp = Expectations {
-        models: Some(parse_models(&models).expect("known consistency models")),
-        anomalies: parse_anomalies(&anomalies).expect("known anomalies"),
-    };
-    (exp, rw)
-}
-
 fn check_case(name: &str) -> Outcome {
     let path = case_dir().join(format!("{name}.edn"));
     let history =
         read_history_file(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let (expectations, rw) = options(&opts_of(name));
+    let (expectations, rw) = common::options(&opts_of(name));
     let opts = CheckOptions {
         expectations,
         ..CheckOptions::default()
@@ -127,56 +73,11 @@ fn check_case(name: &str) -> Outcome {
 
 #[test]
 fn hand_written_histories_match_elle_result_maps() {
-    let dir = case_dir();
-    let names = case_names();
-    assert_eq!(
-        names.len(),
-        EXPECTED_CASES,
-        "number of cases under {} (found {names:?})",
-        dir.display()
-    );
-    for known in KNOWN_DIFFERENCES {
-        assert!(
-            names.iter().any(|n| n == known),
-            "known difference {known} has no history"
-        );
-    }
-    let mut failures = Vec::new();
-    let mut fixed = Vec::new();
-    let mut compared = 0;
-    for name in &names {
-        let Ok(want) = fs::read_to_string(dir.join(format!("{name}.expected.edn"))) else {
-            continue;
-        };
-        compared += 1;
-        let want = want.trim_end_matches('\n');
-        assert!(
-            !want.contains('\n'),
-            "{name}.expected.edn must hold exactly one line"
-        );
-        let got = pr_str(&check_case(name).result);
-        let known = KNOWN_DIFFERENCES.contains(&name.as_str());
-        match (got == want, known) {
-            (true, false) | (false, true) => {}
-            (false, false) => failures.push(format!(
-                "{name} (opts: {:?}):\n  want {want}\n  got  {got}",
-                opts_of(name).trim()
-            )),
-            (true, true) => fixed.push(name.clone()),
-        }
-    }
+    let compared =
+        common::compare_with_expected(&case_dir(), EXPECTED_CASES, KNOWN_DIFFERENCES, |name, _| {
+            pr_str(&check_case(name).result)
+        });
     assert_eq!(compared, EXPECTED_CASES - EXPECTED_ERROR_CASES);
-    assert!(
-        fixed.is_empty(),
-        "these known differences now match Elle; remove them from KNOWN_DIFFERENCES: {fixed:?}"
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ from Elle's result map:\n{}",
-        failures.len(),
-        compared,
-        failures.join("\n")
-    );
 }
 
 /// Histories Elle throws on: the binary exits with the expected code and

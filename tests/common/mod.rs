@@ -68,3 +68,122 @@ pub fn case_names(dir: &std::path::Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// Parses the flags of a test history's `.opts` file (elle-cli's `-c`,
+/// `-a` and the rw-register key flags) into Elle's options; the default
+/// model is Elle's, strict-serializable.
+#[allow(dead_code)]
+pub fn options(
+    opts: &str,
+) -> (
+    ellery::check::result::Expectations,
+    ellery::infer::rw_register::RwOptions,
+) {
+    let mut models: Vec<String> = Vec::new();
+    let mut anomalies: Vec<String> = Vec::new();
+    let mut rw = ellery::infer::rw_register::RwOptions::default();
+    let mut words = opts.split_whitespace();
+    while let Some(flag) = words.next() {
+        match flag {
+            "--wfr-keys" => {
+                rw.wfr_keys = true;
+                continue;
+            }
+            "--sequential-keys" => {
+                rw.sequential_keys = true;
+                continue;
+            }
+            "--linearizable-keys" => {
+                rw.linearizable_keys = true;
+                continue;
+            }
+            _ => {}
+        }
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (flag, None),
+        };
+        let value = inline
+            .or_else(|| words.next().map(str::to_string))
+            .unwrap_or_else(|| panic!("flag {flag} needs a value"));
+        let list = value
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        match name {
+            "-c" | "--consistency-models" => models.extend(list),
+            "-a" | "--anomalies" => anomalies.extend(list),
+            other => panic!("unsupported flag {other:?} in .opts"),
+        }
+    }
+    if models.is_empty() {
+        models.push("strict-serializable".to_string());
+    }
+    let models: Vec<&str> = models.iter().map(String::as_str).collect();
+    let anomalies: Vec<&str> = anomalies.iter().map(String::as_str).collect();
+    let exp = ellery::check::result::Expectations {
+        models: Some(ellery::consistency::parse_models(&models).expect("known consistency models")),
+        anomalies: ellery::consistency::parse_anomalies(&anomalies).expect("known anomalies"),
+    };
+    (exp, rw)
+}
+
+/// Checks every case of `dir` that has a one-line `<name>.expected.edn`
+/// against `check(name, opts)` (the printed result map), where `known`
+/// lists cases expected to differ (a known difference that starts to match
+/// fails too, so the list stays honest). Expects `cases` histories in all;
+/// returns how many were compared.
+#[allow(dead_code)]
+pub fn compare_with_expected(
+    dir: &std::path::Path,
+    cases: usize,
+    known: &[&str],
+    check: impl Fn(&str, &str) -> String,
+) -> usize {
+    let names = case_names(dir);
+    assert_eq!(
+        names.len(),
+        cases,
+        "number of cases under {} (found {names:?})",
+        dir.display()
+    );
+    for k in known {
+        assert!(
+            names.iter().any(|n| n == k),
+            "known difference {k} has no history"
+        );
+    }
+    let (mut failures, mut fixed, mut compared) = (Vec::new(), Vec::new(), 0);
+    for name in &names {
+        let Ok(want) = std::fs::read_to_string(dir.join(format!("{name}.expected.edn"))) else {
+            continue;
+        };
+        compared += 1;
+        let want = want.trim_end_matches('\n');
+        assert!(
+            !want.contains('\n'),
+            "{name}.expected.edn must hold exactly one line"
+        );
+        let opts = std::fs::read_to_string(dir.join(format!("{name}.opts"))).unwrap_or_default();
+        let got = check(name, &opts);
+        match (got == want, known.contains(&name.as_str())) {
+            (true, false) | (false, true) => {}
+            (false, false) => failures.push(format!(
+                "{name} (opts: {:?}):\n  want {want}\n  got  {got}",
+                opts.trim()
+            )),
+            (true, true) => fixed.push(name.clone()),
+        }
+    }
+    assert!(
+        fixed.is_empty(),
+        "these known differences now match Elle; remove them from the known differences: {fixed:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} cases differ from Elle's result map:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    compared
+}
