@@ -151,14 +151,16 @@ fn parse_log(name: &str, bytes: &[u8]) -> Result<Vec<PeerTxn>, InputError> {
                     outcome: TxnOutcome::Committed,
                     mops,
                 }),
-                Some((id, _)) => return Err(binary_error(
-                    name,
-                    record,
-                    format!(
+                Some((id, _)) => {
+                    return Err(binary_error(
+                        name,
+                        record,
+                        format!(
                         "expected the commit of the open transaction {id}, found a commit of {}",
                         field(0)
                     ),
-                )),
+                    ))
+                }
                 None => {
                     return Err(binary_error(
                         name,
