@@ -361,6 +361,33 @@ fn read(path: &Path, format: Option<InputFormat>) -> crate::error::Result<crate:
     }
 }
 
+/// The default model for peer formats. Their histories record no real
+/// time (the converted history's real-time order is an artefact), and the
+/// peers' own "serializable" includes session order: Elle's
+/// strong-session-serializable.
+const PEER_DEFAULT_MODEL: &str = "strong-session-serializable";
+
+/// Check options for a peer-format history: [`PEER_DEFAULT_MODEL`] unless
+/// models were given, and a note when real-time anomalies would be reported.
+fn peer_check_options(path: &Path, opts: &CheckOptions) -> CheckOptions {
+    let mut o = opts.clone();
+    if o.expectations.models.is_none() {
+        o.expectations.models = Some(vec![PEER_DEFAULT_MODEL]);
+    }
+    let realtime = cm::realtime_anomaly_types();
+    if o.expectations
+        .reportable()
+        .iter()
+        .any(|t| realtime.contains(t))
+    {
+        eprintln!(
+            "ellery: {}: this format records no real time; real-time anomalies found in it are artefacts of the conversion",
+            path.display()
+        );
+    }
+    o
+}
+
 fn note_ignored(h: &crate::model::History) {
     if h.non_client_ops > 0 && h.ops.is_empty() {
         eprintln!(
@@ -383,6 +410,14 @@ fn check_one(
         p("reading");
     }
     let h = read(path, format).map_err(|e| e.to_string())?;
+    let peer_opts;
+    let opts = match peer_format(path, format) {
+        Some(_) => {
+            peer_opts = peer_check_options(path, opts);
+            &peer_opts
+        }
+        None => opts,
+    };
     if opts.verbose {
         eprintln!(
             "ellery: {}: read {} client ops in {:.3} s",

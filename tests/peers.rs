@@ -331,6 +331,17 @@ fn cli_detects_and_discovers_peer_histories() {
             .len(),
         12
     );
+    // Without -c, peer formats check strong-session-serializable: Elle's
+    // default (strict-serializable) would report the conversion's
+    // artificial real-time order (G1c-realtime here).
+    assert_eq!(check(&[], &p("cobra/one-shot-10k/chengRM-10000")), 0);
+    assert_eq!(
+        check(
+            &["-c", "strict-serializable"],
+            &p("cobra/one-shot-10k/chengRM-10000")
+        ),
+        1
+    );
     // Detected without -f, and with -f.
     assert_eq!(
         check(&["-c", "serializable"], &p("cobra/ser-violation/cock-G2")),
