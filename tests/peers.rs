@@ -11,14 +11,18 @@ mod common;
 use common::corpus_dir;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::{History, OpType};
+use ellery::model::{History, OpType, SourceFormat, SourceText};
 use ellery::pipeline::{CheckOptions, Validity};
 use ellery::read::peers::{detect, read_cobra_dir, read_dbcop, read_peer, read_text, PeerFormat};
+use ellery::read::read_history_bytes;
 use ellery::route::{self, Algorithm};
 use std::path::Path;
 
-/// (sessions, completions by type: ok, fail, info) of a converted history.
+/// (sessions, completions by type: ok, fail, info) of a converted history,
+/// after checking that it is exactly what the EDN reader makes of the
+/// history's own EDN text.
 fn shape(h: &History) -> (usize, [usize; 3]) {
+    same_as_edn(h);
     let mut processes: Vec<i64> = h.ops.iter().map(|o| o.process).collect();
     processes.sort();
     processes.dedup();
@@ -34,6 +38,19 @@ fn shape(h: &History) -> (usize, [usize; 3]) {
     let invokes = h.ops.iter().filter(|o| o.op_type == OpType::Invoke).count();
     assert_eq!(invokes, counts.iter().sum::<usize>(), "{}", h.origin);
     (processes.len(), counts)
+}
+
+/// Asserts that a converted history equals the EDN reading of its text.
+fn same_as_edn(h: &History) {
+    let SourceText::Bytes(text) = &h.source else {
+        panic!("{}: converted histories keep their text", h.origin);
+    };
+    let e = read_history_bytes(text.to_vec(), &h.origin, SourceFormat::Edn).expect("EDN");
+    assert_eq!(h.ops, e.ops, "{}", h.origin);
+    assert_eq!(h.pair, e.pair, "{}", h.origin);
+    assert_eq!(h.mops, e.mops, "{}", h.origin);
+    assert_eq!(h.interner.len(), e.interner.len(), "{}", h.origin);
+    assert_eq!(h.nil_atom, e.nil_atom, "{}", h.origin);
 }
 
 /// The verdict and anomaly types of a rw-register check.

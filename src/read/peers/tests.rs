@@ -1,11 +1,37 @@
 use super::*;
 use crate::edn::pr_str;
 use crate::model::OpType;
+use crate::model::SourceFormat;
 use crate::read::op_map;
 
-/// Every op of a history, printed as Elle prints op maps.
+/// Every op of a history, printed as Elle prints op maps; and checks that
+/// the history is exactly what the EDN reader makes of its source text.
 fn op_lines(h: &History) -> Vec<String> {
+    assert_same_as_edn(h);
     h.ops.iter().map(|op| pr_str(&op_map(h, op))).collect()
+}
+
+/// Asserts that a converted history equals the EDN reading of its text.
+pub(crate) fn assert_same_as_edn(h: &History) {
+    let crate::model::SourceText::Bytes(text) = &h.source else {
+        panic!("converted histories keep their text");
+    };
+    let e = crate::read::read_history_bytes(text.to_vec(), &h.origin, SourceFormat::Edn)
+        .expect("the converted text is EDN");
+    assert_eq!(h.ops, e.ops);
+    assert_eq!(h.pair, e.pair);
+    assert_eq!(h.mops, e.mops);
+    assert_eq!(h.elements, e.elements);
+    assert_eq!(h.other_values, e.other_values);
+    assert_eq!(h.non_client_ops, e.non_client_ops);
+    assert_eq!(h.nil_atom, e.nil_atom);
+    assert_eq!(h.format, e.format);
+    assert_eq!(h.interner.len(), e.interner.len());
+    for op in &h.ops {
+        for m in h.mops(op) {
+            assert_eq!(h.atom_value(m.key), e.atom_value(m.key));
+        }
+    }
 }
 
 /// A dbcop history: per session, per transaction (events, success), where
@@ -304,6 +330,29 @@ fn text_truncations_never_panic() {
     // Truncated inside a line: an error at that line.
     let e = parse_text(&src[..17], "t.txt").unwrap_err();
     assert_eq!(e.line, 2);
+}
+
+#[test]
+fn big_integers_are_interned_as_the_edn_reader_does() {
+    use Rec::*;
+    let big = i64::MAX - 5;
+    let t0 = cobra_bytes(&[S(1), W(big, -big, 3), R(1, i64::MIN, big, 0), C(1)]);
+    let h = parse_cobra_logs("d", &[(0, "d/T0.log", &t0)]).unwrap();
+    assert_eq!(
+        op_lines(&h)[1],
+        format!("{{:index 1, :time -1, :type :ok, :process 0, :f :txn, :value [[:w {} {big}] [:r {big} {}]]}}", -big, i64::MIN)
+    );
+    assert!(h.interner.len() >= 3);
+    // An empty transaction.
+    let t1 = cobra_bytes(&[S(5), C(5)]);
+    let h = parse_cobra_logs("d", &[(1, "d/T1.log", &t1)]).unwrap();
+    assert_eq!(
+        op_lines(&h),
+        [
+            "{:index 0, :time -1, :type :invoke, :process 1, :f :txn, :value []}",
+            "{:index 1, :time -1, :type :ok, :process 1, :f :txn, :value []}",
+        ]
+    );
 }
 
 #[test]
