@@ -10,12 +10,15 @@
 //! ```
 //!
 //! Semantics (as dbcop and PolySI's loader use them): value 0 is the initial
-//! state every key starts with, so reads of 0 become `nil`; an event with
+//! state every key starts with, so reads of 0 become `nil` (unless 0 is
+//! also written: [`super::zero_is_initial`]); an event with
 //! `success = false` did not take effect and is dropped; a transaction with
 //! `success = false` aborted and becomes a `:fail`. Sessions get `:process`
 //! 1, 2, … (dbcop numbers them from 1; 0 is its initial-state session).
 
-use super::{binary_error, build, read_bytes, PeerMop, PeerSession, PeerTxn, TxnOutcome};
+use super::{
+    binary_error, build, read_bytes, zero_is_initial, PeerMop, PeerSession, PeerTxn, TxnOutcome,
+};
 use crate::error::{Error, InputError};
 use crate::model::History;
 use std::path::Path;
@@ -63,7 +66,7 @@ pub fn parse_dbcop(bytes: &[u8], origin: &str) -> Result<History, InputError> {
                     mops.push(PeerMop {
                         write,
                         key,
-                        value: (write || value != 0).then_some(value),
+                        value: Some(value),
                     });
                 }
             }
@@ -85,6 +88,7 @@ pub fn parse_dbcop(bytes: &[u8], origin: &str) -> Result<History, InputError> {
             bytes.len() - r.at
         )));
     }
+    zero_is_initial(&mut sessions);
     build(origin, &sessions)
 }
 

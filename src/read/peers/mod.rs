@@ -10,8 +10,9 @@
 //! * Every transaction becomes an `:invoke`/completion pair with `:f :txn`;
 //!   the completion is `:ok` (committed), `:fail` (aborted) or `:info`
 //!   (never finished), and `:process` is the session.
-//! * Reads of the initial state become `nil` (dbcop and the text format
-//!   write the initial state as value 0; Cobra names it with a sentinel).
+//! * Reads of the initial state become `nil`. Cobra names the initial state
+//!   with a sentinel; dbcop and the text format use value 0 (see
+//!   [`zero_is_initial`]).
 //! * Peer formats record no real time. Sessions are emitted round-robin
 //!   (every session's *n*-th transaction is invoked, then all of them
 //!   complete), so the real-time order in the converted history is an
@@ -130,6 +131,29 @@ pub fn detect(path: &Path) -> Option<PeerFormat> {
         return Some(PeerFormat::Dbcop);
     }
     text::looks_like_text(path).then_some(PeerFormat::Text)
+}
+
+/// Turns reads of 0 into reads of the initial state (`nil`), as dbcop and
+/// PolySI treat 0 as every key's initial value; except on keys some
+/// transaction writes 0 to (an explicit initial transaction, say), where a
+/// read of 0 may read that write and 0 stays an ordinary value.
+pub fn zero_is_initial(sessions: &mut [PeerSession]) {
+    let zero_written: hashbrown::HashSet<i64> = sessions
+        .iter()
+        .flat_map(|s| &s.txns)
+        .flat_map(|t| &t.mops)
+        .filter(|m| m.write && m.value == Some(0))
+        .map(|m| m.key)
+        .collect();
+    for m in sessions
+        .iter_mut()
+        .flat_map(|s| &mut s.txns)
+        .flat_map(|t| &mut t.mops)
+    {
+        if !m.write && m.value == Some(0) && !zero_written.contains(&m.key) {
+            m.value = None;
+        }
+    }
 }
 
 /// Reads a whole file, naming it in the error.

@@ -301,6 +301,17 @@ fn text_groups_transactions_by_id_within_sessions() {
 }
 
 #[test]
+fn zero_stays_a_value_on_keys_that_write_it() {
+    // Key 1 has an explicit initial write of 0; key 2 does not.
+    let src = b"w(1,0,0,0)\nr(1,0,1,1)\nr(2,0,1,1)\n";
+    let h = parse_text(src, "t.txt").unwrap();
+    assert_eq!(
+        op_lines(&h)[3],
+        "{:index 3, :time -1, :type :ok, :process 1, :f :txn, :value [[:r 1 0] [:r 2 nil]]}"
+    );
+}
+
+#[test]
 fn text_errors_name_line_and_column() {
     let cases: [(&[u8], &str); 6] = [
         (b"w(1,5,3,10)\nx(1,2,3,4)\n", "t.txt:2:1: expected r( or w(, found \"x(1,2,3,4)\""),

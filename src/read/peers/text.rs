@@ -4,10 +4,11 @@
 //! Transaction ids are global; a transaction belongs to the session of its
 //! first line, and a session's transactions are in order of first
 //! appearance. Every listed transaction committed. As in PolySI's loader,
-//! every key starts at value 0, so reads of 0 become `nil`. Blank lines are
+//! every key starts at value 0, so reads of 0 become `nil` (unless 0 is
+//! also written: [`super::zero_is_initial`]). Blank lines are
 //! skipped; spaces around tokens and a trailing `\r` are allowed.
 
-use super::{build, read_bytes, PeerMop, PeerSession, PeerTxn, TxnOutcome};
+use super::{build, read_bytes, zero_is_initial, PeerMop, PeerSession, PeerTxn, TxnOutcome};
 use crate::error::{Error, InputError};
 use crate::model::History;
 use hashbrown::HashMap;
@@ -94,9 +95,10 @@ pub fn parse_text(bytes: &[u8], origin: &str) -> Result<History, InputError> {
         sessions[s].txns[tp].mops.push(PeerMop {
             write,
             key,
-            value: (write || value != 0).then_some(value),
+            value: Some(value),
         });
     }
+    zero_is_initial(&mut sessions);
     build(origin, &sessions)
 }
 
