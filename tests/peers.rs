@@ -304,6 +304,14 @@ fn veristrong_duplicate_value_histories_read_but_defeat_inference() {
                 .starts_with("expected each value to be written to a key at most once"),
             "{name}: {e}"
         );
+        // The SAT search allows repeated values; RH is the cheap one
+        // today (VeriStrong accepts all four).
+        if name == "RH-10k" {
+            assert_eq!(
+                verdict(&h, &["strong-session-serializable"], Algorithm::Sat),
+                (Validity::Valid, String::new())
+            );
+        }
     }
 }
 
