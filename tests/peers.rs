@@ -251,6 +251,22 @@ fn polysi_violations_read_and_are_not_serializable() {
     ] {
         assert_eq!(detect(&dir.join(name)), Some(f));
     }
+    // The wrong reader is a clear error.
+    let galera_path = dir.join("galera/galera.txt");
+    assert_eq!(
+        read_cobra_dir(&galera_path).unwrap_err().to_string(),
+        format!(
+            "{}: expected a directory of Cobra T<N>.log files, found a file",
+            galera_path.display()
+        )
+    );
+    assert_eq!(
+        read_cobra_dir(&dir.join("galera")).unwrap_err().to_string(),
+        format!(
+            "{}: expected a directory of Cobra T<N>.log files, found none",
+            dir.join("galera").display()
+        )
+    );
     // Serializability (SAT): all three have a G2-item cycle.
     for h in [&dgraph, &galera, &yugabyte] {
         assert_eq!(

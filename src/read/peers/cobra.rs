@@ -61,14 +61,20 @@ pub fn read_cobra_dir(dir: &Path) -> Result<History, Error> {
         path: dir.display().to_string(),
         source,
     };
-    let logs = logs(dir).map_err(io)?;
-    if logs.is_empty() {
-        return Err(Error::Input(InputError {
+    let not_logs = |found: &str| {
+        Error::Input(InputError {
             file: dir.display().to_string(),
             line: 0,
             column: 0,
-            message: "expected a directory of Cobra T<N>.log files, found none".into(),
-        }));
+            message: format!("expected a directory of Cobra T<N>.log files, found {found}"),
+        })
+    };
+    if dir.is_file() {
+        return Err(not_logs("a file"));
+    }
+    let logs = logs(dir).map_err(io)?;
+    if logs.is_empty() {
+        return Err(not_logs("none"));
     }
     let mut files = Vec::with_capacity(logs.len());
     for (n, path) in logs {
