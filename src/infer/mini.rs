@@ -444,6 +444,10 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
     versions.assign();
     let indexed = shape_error.as_ref().map_or(n, |e| e.pos);
     let mut recs: Vec<WriteRec> = vec![EMPTY; versions.writes as usize];
+    // List-append: the version each committed append followed, by slot
+    // (read where the list checks need it, without revisiting the writer).
+    let list = w == MtWorkload::ListAppend;
+    let mut preds: Vec<Ver> = vec![None; if list { recs.len() } else { 0 }];
     for (i, op) in h.ops.iter().enumerate().take(indexed) {
         let range = indexed_mops(h, i);
         let mops = &h.mops[range.clone()];
@@ -456,6 +460,9 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
             let s = versions.slot_or_new(versions.mop_kid[g], v) as usize;
             if s >= recs.len() {
                 recs.resize(s + 1, EMPTY); // a new slot of a hashed key
+                if list {
+                    preds.resize(s + 1, None);
+                }
             }
             let prev = recs[s].pos;
             if prev != NONE {
@@ -478,6 +485,9 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                     .iter()
                     .any(|m2| is_write(m2.f) && m2.key == m.key),
             };
+            if list && op.op_type == OpType::Ok {
+                preds[s] = append_pred(h, &mops[..j], m.key);
+            }
         }
     }
     if let Some(e) = shape_error {
@@ -608,7 +618,8 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 if good {
                     txns[t].push_read((m.key, v), slot);
                     if w == MtWorkload::ListAppend {
-                        check_list(h, i, m, kid, &versions, &recs, &mut pred_of, &mut thin_air)?;
+                        let index = (&versions, &recs[..], &preds[..]);
+                        check_list(h, i, m, kid, index, &mut pred_of, &mut thin_air)?;
                     }
                 }
             }
@@ -768,14 +779,12 @@ fn pre_check_anomalies(h: &History, w: MtWorkload) -> Anomalies {
 /// Elements appended by `:info` transactions take their predecessor from the
 /// first list that shows them. Elements nobody committed are left to the
 /// G1a/G1b checks.
-#[allow(clippy::too_many_arguments)]
 fn check_list(
     h: &History,
     i: usize,
     m: &Mop,
     kid: u32,
-    versions: &Versions,
-    recs: &[WriteRec],
+    (versions, recs, preds): (&Versions, &[WriteRec], &[Ver]),
     pred_of: &mut HashMap<u32, Ver>,
     thin_air: &mut Vec<Value>,
 ) -> Result<(), NotMini> {
@@ -810,7 +819,7 @@ fn check_list(
             }
             _ => continue,
         }
-        let p = ok_pred(h, rec, m.key);
+        let p = preds[s as usize];
         if p != before {
             return Err(mismatch(h, i, m, e, p, before));
         }
@@ -818,13 +827,13 @@ fn check_list(
     Ok(())
 }
 
-/// The version an `:ok` transaction's append of `k` followed: its previous
-/// append of `k`, else its first read of `k`.
-fn ok_pred(h: &History, rec: &WriteRec, k: Atom) -> Ver {
-    let mops = h.mops(&h.ops[rec.pos as usize]);
+/// The version an `:ok` transaction's append of `k` followed, given the
+/// micro-ops before it: its previous append of `k`, else its first read of
+/// `k`.
+fn append_pred(h: &History, before: &[Mop], k: Atom) -> Ver {
     let mut last_own = None;
     let mut first = None;
-    for m in &mops[..rec.mop as usize] {
+    for m in before {
         if m.key != k {
             continue;
         }
