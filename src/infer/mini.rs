@@ -200,18 +200,22 @@ impl Versions {
     /// Key ids for every micro-op (one hash lookup each, here only).
     fn new(h: &History) -> Versions {
         let mut ids: HashMap<Atom, u32> = HashMap::new();
-        let mut last: Option<(Atom, u32)> = None;
+        // A direct-mapped cache in front of the map: Jepsen keys are mostly
+        // small integers, and a few hundred of them are in use at a time.
+        const CACHE: usize = 1024;
+        let mut cache: Vec<(Atom, u32)> = vec![(Atom::default(), NONE); CACHE];
         let mop_kid = h
             .mops
             .iter()
-            .map(|m| match last {
-                Some((k, id)) if k == m.key => id,
-                _ => {
-                    let n = ids.len() as u32;
-                    let id = *ids.entry(m.key).or_insert(n);
-                    last = Some((m.key, id));
-                    id
+            .map(|m| {
+                let c = &mut cache[(atom_bits(m.key) as usize) % CACHE];
+                if c.1 != NONE && c.0 == m.key {
+                    return c.1;
                 }
+                let n = ids.len() as u32;
+                let id = *ids.entry(m.key).or_insert(n);
+                *c = (m.key, id);
+                id
             })
             .collect();
         Versions {
