@@ -45,7 +45,7 @@ fn main() {
         std::process::exit(1)
     });
     let mut out = BufWriter::new(file);
-    let lines = generate_cas(&opts, &mut out).expect("write history");
+    let lines = generate_cas(&opts, &mut out).expect("write history").lines;
     drop(out);
     eprintln!(
         "{} ops, {lines} lines in {:.2} s",

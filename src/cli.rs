@@ -14,7 +14,7 @@ use crate::edn::{pr_str, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
-use crate::pipeline::{check_cas_register, CheckOptions, Outcome, Validity};
+use crate::pipeline::{CheckOptions, Outcome, Validity};
 use crate::read::peers::PeerFormat;
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
@@ -170,7 +170,8 @@ struct CheckArgs {
     #[arg(long)]
     verbose: bool,
     /// Checking algorithm: auto (mini-transaction fast path when it applies),
-    /// infer, mini, sat (rw-register serializability); lwt is not available.
+    /// infer, mini, sat (rw-register serializability), lwt (cas-register:
+    /// the unique-value chain on every key).
     #[arg(long, value_enum, default_value = "auto")]
     algorithm: crate::route::Algorithm,
     #[command(flatten)]
@@ -276,6 +277,10 @@ struct ElleCli {
     /// Largest plot, in bytes of DOT.
     #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
     max_plot_bytes: u64,
+    /// Checking algorithm, as for `ellery check --algorithm` (an ellery
+    /// extension; elle-cli has no such flag).
+    #[arg(long, value_enum, default_value = "auto")]
+    algorithm: crate::route::Algorithm,
     #[command(flatten)]
     rw: RwFlags,
     /// History files.
@@ -445,7 +450,7 @@ fn check_one(
         Workload::Auto => unreachable!("detected above"),
         Workload::ListAppend => route::check(&h, opts, route::Workload::ListAppend, rw),
         Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
-        Workload::CasRegister => check_cas_register(&h, opts),
+        Workload::CasRegister => route::check_cas_register(&h, opts),
     }
     .map_err(|e| e.to_string())?;
     if let Some(p) = &outcome.problem {
@@ -802,6 +807,7 @@ fn run_elle_cli(args: &[String]) -> i32 {
         expectations: exp,
         cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
         plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
+        algorithm: cli.algorithm,
         ..CheckOptions::default()
     };
     let mut any_invalid = false;

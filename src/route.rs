@@ -13,8 +13,13 @@
 //!   as `mini`, and it gives Elle's own answers (the MT path differs from
 //!   Elle in small ways, e.g. no wr edge from an intermediate read, and
 //!   thin-air reads as G1a).
-//! * `lwt`: for transactional workloads, not applicable (`-m cas-register`
-//!   always uses the lightweight-transaction chain when values are unique).
+//! * `lwt`: cas-register histories only: the lightweight-transaction chain
+//!   (MTC's VL-LWT) on every key; a key whose values are not unique (or
+//!   that has a write of `nil`, or two blind writes in effect) is an error
+//!   naming the op. `auto` on cas-register histories takes the chain per
+//!   key where it applies and the Wing–Gong/Lowe search elsewhere (the
+//!   result's `:analyzer` says which); `infer`, `mini` and `sat` do not
+//!   apply to them.
 //! * `sat`: exact serializability of rw-register histories, repeated values
 //!   included ([`crate::check::sat`]); `-c` among
 //!   [`crate::check::sat::SAT_MODELS`] only; `--sat-timeout` bounds it.
@@ -40,8 +45,8 @@ pub enum Algorithm {
     Infer,
     /// The mini-transaction fast path (MTC).
     Mini,
-    /// Lightweight-transaction (CAS register) linearizability: not available
-    /// yet.
+    /// Lightweight-transaction (CAS register) linearizability by the
+    /// unique-value chain.
     Lwt,
     /// The SAT-based checker (rw-register serializability).
     Sat,
@@ -59,15 +64,10 @@ impl Algorithm {
         }
     }
 
-    /// Fails for algorithms this build does not provide.
+    /// Fails for algorithms this build does not provide (none now: each
+    /// one's applicability is checked per history).
     pub fn available(self) -> Result<(), String> {
-        match self {
-            Algorithm::Lwt => Err(
-                "--algorithm lwt applies to -m cas-register, which uses it whenever written values are unique (available here: auto, infer, mini)"
-                    .to_string(),
-            ),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 }
 
@@ -111,16 +111,16 @@ pub fn check(
             validate(h, workload)?;
             crate::check::sat::check_history(h, opts)
         }
-        Algorithm::Lwt | Algorithm::Sat => {
-            Err(InputError {
-                file: h.origin.clone(),
-                line: 1,
-                column: 1,
-                message: opts.algorithm.available().err().unwrap_or_else(|| {
-                    "--algorithm sat applies to -m rw-register only".to_string()
-                }),
-            })
-        }
+        Algorithm::Lwt | Algorithm::Sat => Err(InputError {
+            file: h.origin.clone(),
+            line: 1,
+            column: 1,
+            message: match opts.algorithm {
+                Algorithm::Lwt => "--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)",
+                _ => "--algorithm sat applies to -m rw-register only",
+            }
+            .to_string(),
+        }),
         Algorithm::Mini => {
             validate(h, workload)?;
             match check_mini(h, opts, workload, "--algorithm mini") {
@@ -248,4 +248,53 @@ pub fn check_mini(
         &analysis.inference,
         clock,
     ))
+}
+
+/// Checks a cas-register history with the algorithm `opts.algorithm`
+/// selects: `auto` (the chain per key where it applies, else the search) or
+/// `lwt` (the chain on every key, else an error naming the op).
+pub fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
+    let why = match opts.algorithm {
+        Algorithm::Auto => {
+            "auto: per key, the lwt chain where written values are unique, else the wgl search (see :analyzer)"
+        }
+        Algorithm::Lwt => {
+            let regs = crate::infer::register::registers(h)?;
+            for k in &regs.keys {
+                if let Err(r) = crate::check::linearizable::chain_or_refusal(&k.ops) {
+                    let key = k
+                        .key
+                        .as_ref()
+                        .map_or(String::new(), |k| format!(" (key {})", crate::edn::pr_str(k)));
+                    return Err(h.error_at(
+                        k.ops[r.op].invoke as usize,
+                        format!(
+                            "--algorithm lwt: the unique-value chain does not apply to this op{key}: {}",
+                            r.reason
+                        ),
+                    ));
+                }
+            }
+            "--algorithm lwt: every key's written values are unique"
+        }
+        a => {
+            return Err(InputError {
+                file: h.origin.clone(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "--algorithm {} applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt",
+                    a.name()
+                ),
+            })
+        }
+    };
+    if opts.verbose {
+        eprintln!(
+            "ellery: {}: algorithm {} ({why})",
+            h.origin,
+            opts.algorithm.name()
+        );
+    }
+    pipeline::check_cas_register(h, opts)
 }

@@ -250,9 +250,37 @@ fn generated_cas_histories_are_linearizable() {
         assert_eq!(out.status.code(), Some(0), "keys {keys}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "-\tvalid\n");
     }
+    // A register cannot show write skew; the faults it can show are found.
     let bad = Command::new(bin)
-        .args(["gen", "-w", "cas-register", "--fault", "stale-read"])
+        .args(["gen", "-w", "cas-register", "--fault", "write-skew"])
         .output()
         .expect("gen runs");
     assert_eq!(bad.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&bad.stderr)
+        .contains("write-skew cannot be injected into cas-register histories"));
+    for fault in ["stale-read", "lost-update", "aborted-read"] {
+        let gen = Command::new(bin)
+            .args(["gen", "-w", "cas-register", "-n", "500", "-k", "3"])
+            .args(["--seed", "8", "--fault", fault])
+            .output()
+            .expect("gen runs");
+        assert!(gen.status.success());
+        let mut check = Command::new(bin)
+            .args(["check", "-m", "cas-register", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("check runs");
+        check
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(&gen.stdout)
+            .expect("write");
+        let out = check.wait_with_output().expect("check finishes");
+        assert_eq!(out.status.code(), Some(1), "{fault}");
+        // The fault's own key (the first after the 3 random ones) fails.
+        let out = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(out.ends_with(", :failures [3]}\n"), "{fault}: {out}");
+    }
 }

@@ -589,6 +589,136 @@ fn elle_cli_verbose_prints_the_analysis_as_json() {
     assert_eq!(o2.stdout, o.stdout);
 }
 
+/// Write skew between two concurrent mini-transactions (rw-register).
+const MT_SKEW: &str = "\
+{:index 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :y 1]]}
+{:index 1, :type :invoke, :process 1, :f :txn, :value [[:r :y nil] [:r :x nil] [:w :x 1]]}
+{:index 2, :type :ok, :process 0, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :y 1]]}
+{:index 3, :type :ok, :process 1, :f :txn, :value [[:r :y nil] [:r :x nil] [:w :x 1]]}
+";
+
+/// A blind write: not a mini-transaction.
+const BLIND: &str = "[{:process 0, :type :ok, :f :txn, :value [[:w :x 1]]}
+ {:process 1, :type :ok, :f :txn, :value [[:r :x 1]]}]";
+
+/// A cas register whose value 1 is written twice.
+const CAS_REPEATED: &str = "{:process 0, :type :invoke, :f :write, :value 1}
+{:process 0, :type :ok, :f :write, :value 1}
+{:process 1, :type :invoke, :f :cas, :value [1 2]}
+{:process 1, :type :ok, :f :cas, :value [1 2]}
+{:process 0, :type :invoke, :f :cas, :value [2 1]}
+{:process 0, :type :ok, :f :cas, :value [2 1]}
+";
+
+/// elle-cli mode takes `--algorithm` with `check`'s semantics and errors
+/// (bad input exits 255 there).
+#[test]
+fn elle_cli_mode_takes_algorithm() {
+    let t = Scratch::new("ellecli-alg");
+    let skew = t.file("skew.edn", MT_SKEW);
+    let blind = t.file("blind.edn", BLIND);
+    let cas = t.file("cas.edn", CAS_REPEATED);
+    let rw = ["-m", "rw-register", "-c", "serializable"];
+    for alg in ["auto", "mini"] {
+        let o = ellery(&[&rw[..], &["--algorithm", alg, s(&skew)]].concat());
+        assert_eq!(o.status.code(), Some(1), "{alg}: {}", stderr(&o));
+        assert_eq!(stdout(&o), format!("{} \t false\n", skew.display()));
+        // The same analysis as `check --algorithm`.
+        let v = ellery(&[&rw[..], &["-v", "--algorithm", alg, s(&skew)]].concat());
+        let c = ellery(&[
+            "check",
+            "-m",
+            "rw-register",
+            "-c",
+            "serializable",
+            "-a",
+            "G0",
+            "--algorithm",
+            alg,
+            "--output",
+            "json",
+            s(&skew),
+        ]);
+        assert_eq!(json(&v.stdout), json(&c.stdout), "{alg}");
+        assert_eq!(
+            json(&v.stdout)["anomaly-types"],
+            serde_json::json!(["G2-item"])
+        );
+    }
+    // Auto falls back to the inference; an explicit mini says why not.
+    let o = ellery(&[&rw[..], &["--algorithm", "auto", s(&blind)]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (args, message) in [
+        (
+            vec!["--algorithm", "mini", s(&blind)],
+            "--algorithm mini: not a mini-transaction history with unique values: not a mini-transaction: [:w :x 1] is a blind write",
+        ),
+        (
+            vec!["--algorithm", "lwt", s(&blind)],
+            "--algorithm lwt applies to cas-register histories",
+        ),
+    ] {
+        let o = ellery(&[&rw[..], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(255), "{args:?}");
+        assert_eq!(stdout(&o), "");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    // cas-register: lwt needs unique values; the transactional algorithms
+    // do not apply.
+    let o = ellery(&["-m", "cas-register", "--algorithm", "auto", s(&cas)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (alg, message) in [
+        (
+            "lwt",
+            "cas.edn:5:1: --algorithm lwt: the unique-value chain does not apply to this op: it writes a value another op wrote",
+        ),
+        ("mini", "--algorithm mini applies to transactional histories"),
+    ] {
+        let o = ellery(&["-m", "cas-register", "--algorithm", alg, s(&cas)]);
+        assert_eq!(o.status.code(), Some(255), "{alg}");
+        assert!(stderr(&o).contains(message), "{alg}: {}", stderr(&o));
+        // `check` gives the same error, exit 3.
+        let o = ellery(&["check", "-m", "cas-register", "--algorithm", alg, s(&cas)]);
+        assert_eq!(o.status.code(), Some(3), "{alg}");
+        assert!(stderr(&o).contains(message), "{alg}: {}", stderr(&o));
+    }
+    // An unknown algorithm is an option error (elle-cli exits 1 on those).
+    let o = ellery(&[&rw[..], &["--algorithm", "fast", s(&skew)]].concat());
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// `--verbose` names the path that ran and why, for cas registers too.
+#[test]
+fn verbose_says_which_algorithm_ran() {
+    let t = Scratch::new("verbose-alg");
+    let skew = t.file("skew.edn", MT_SKEW);
+    let blind = t.file("blind.edn", BLIND);
+    let cas = t.file("cas.edn", CAS_REPEATED);
+    let unique = t.file("unique.edn", &CAS_REPEATED.replace("[2 1]", "[2 3]"));
+    for (args, line) in [
+        (
+            vec!["-m", "rw-register", s(&skew)],
+            "algorithm mini (auto: every committed transaction is a mini-transaction with unique values)",
+        ),
+        (
+            vec!["-m", "rw-register", s(&blind)],
+            "algorithm infer (auto: the op at index 0 is why the mini-transaction path does not apply: not a mini-transaction: [:w :x 1] is a blind write",
+        ),
+        (
+            vec!["-m", "cas-register", s(&cas)],
+            "algorithm auto (auto: per key, the lwt chain where written values are unique, else the wgl search (see :analyzer))",
+        ),
+        (
+            vec!["-m", "cas-register", "--algorithm", "lwt", s(&unique)],
+            "algorithm lwt (--algorithm lwt: every key's written values are unique)",
+        ),
+    ] {
+        let o = ellery(&[&["check", "--verbose"][..], &args[..]].concat());
+        assert!(o.status.code() == Some(0) || o.status.code() == Some(1));
+        assert!(stderr(&o).contains(line), "{args:?}: {}", stderr(&o));
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Explanation files
 // ---------------------------------------------------------------------------

@@ -166,6 +166,21 @@ pub fn check_key(ops: &[RegOp], opts: &LinOptions) -> KeyResult {
 /// value written twice, a write of `nil`, or more than one blind write in
 /// effect).
 pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
+    chain_or_refusal(ops).ok()
+}
+
+/// Why the chain algorithm does not apply to a key: the op (a position in
+/// the key's ops) that breaks its preconditions, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainRefusal {
+    /// Position of the offending op in the key's ops.
+    pub op: usize,
+    /// What is wrong, as a sentence fragment.
+    pub reason: &'static str,
+}
+
+/// The chain algorithm's verdict, or why its preconditions fail.
+pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
     const NONE: u32 = u32::MAX;
     // Values are dense ids (per key), so tables are vectors.
     let nvalues = ops
@@ -181,8 +196,17 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
             RegFn::Write => op.a,
             RegFn::Cas => op.b,
         };
-        if v == NIL || writer[v as usize] != NONE {
-            return None;
+        if v == NIL {
+            return Err(ChainRefusal {
+                op: i,
+                reason: "it writes nil",
+            });
+        }
+        if writer[v as usize] != NONE {
+            return Err(ChainRefusal {
+                op: i,
+                reason: "it writes a value another op wrote (values are not unique)",
+            });
         }
         writer[v as usize] = i as u32;
     }
@@ -213,7 +237,10 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
         match op.f {
             RegFn::Write => {
                 if blind.replace(i).is_some() {
-                    return None;
+                    return Err(ChainRefusal {
+                        op: i,
+                        reason: "it is a second blind write in effect (only one, the insert, can start the chain)",
+                    });
                 }
             }
             RegFn::Cas => {
@@ -227,7 +254,7 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
         }
     }
     let fail = |op: usize, state: u32, cause| {
-        Some(Verdict::Invalid(Failure {
+        Ok(Verdict::Invalid(Failure {
             op,
             states: vec![state],
             cause: Some(cause),
@@ -335,7 +362,7 @@ pub fn check_chain(ops: &[RegOp]) -> Option<Verdict> {
     }
     match worst {
         Some((_, op, state)) => fail(op, state, "realtime"),
-        None => Some(Verdict::Valid),
+        None => Ok(Verdict::Valid),
     }
 }
 

@@ -9,9 +9,31 @@
 //! sometimes `:fail`. A small fraction of ops crash (`:info`, and the
 //! process is replaced by a new one), taking effect or not at random.
 //! Values come from one counter, so no value is written twice.
+//!
+//! **Faults** ([`CAS_FAULTS`]) are injected as short scripts run while no
+//! other op is in flight, spread evenly over the history. Each starts with
+//! a `:write` of a fresh value `v0` (so the register's state is known), on
+//! the one register, or on a fresh key of its own when there are several
+//! keys (so that each injection is the only failure of its key):
+//!
+//! * [`Fault::StaleRead`]: `A` completes `:cas [v0 v1]`; then `B` reads `v0`.
+//! * [`Fault::LostUpdate`]: concurrent `A` `:cas [v0 v1]` and `B`
+//!   `:cas [v0 v2]` both succeed.
+//! * [`Fault::AbortedRead`]: `A`'s `:write v1` fails; then `B` reads `v1`.
+//!
+//! The completions listed in [`Injection::ops`] are `[A, B]`, as for the
+//! transactional faults; `B`'s is the op a linearizability checker cannot
+//! linearize.
 
-use super::Rng;
+use super::{Fault, Injection, Rng};
 use std::io::{self, Write};
+
+/// The faults a register history can exhibit (the others need
+/// transactions over several objects).
+pub const CAS_FAULTS: [Fault; 3] = [Fault::StaleRead, Fault::LostUpdate, Fault::AbortedRead];
+
+/// Ops (invocations) one injection adds: the `:write` of `v0` and two more.
+pub const OPS_PER_FAULT: usize = 3;
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -28,6 +50,20 @@ pub struct CasGenOptions {
     pub info_fraction: f64,
     /// Seed.
     pub seed: u64,
+    /// Faults to inject, each once, from [`CAS_FAULTS`]; their ops count
+    /// towards `ops`.
+    pub faults: Vec<Fault>,
+}
+
+/// What [`generate_cas`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CasSummary {
+    /// Number of op lines.
+    pub lines: usize,
+    /// Distinct keys used (fault keys included).
+    pub keys: usize,
+    /// The injected faults, in history order.
+    pub injections: Vec<Injection>,
 }
 
 impl Default for CasGenOptions {
@@ -39,6 +75,7 @@ impl Default for CasGenOptions {
             read_fraction: 0.3,
             info_fraction: 0.001,
             seed: 1,
+            faults: Vec::new(),
         }
     }
 }
@@ -57,19 +94,84 @@ struct Pending {
     outcome: Option<Result<Option<i64>, ()>>,
 }
 
-/// Writes a history as Jepsen EDN (one op map per line) and returns the
-/// number of lines written.
-pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<usize> {
+/// Op lines as they are written: index, time and line counts.
+struct Lines<'a, W: Write> {
+    out: &'a mut W,
+    buf: String,
+    index: u64,
+    lines: usize,
+    time: u64,
+}
+
+impl<W: Write> Lines<'_, W> {
+    /// Writes one op line (at the current time) and returns its `:index`.
+    fn op(&mut self, ty: &str, process: i64, f: &str, value: &str) -> io::Result<u64> {
+        use std::fmt::Write as _;
+        self.buf.clear();
+        let _ = writeln!(
+            self.buf,
+            "{{:index {}, :time {}, :type :{ty}, :process {process}, :f :{f}, :value {value}}}",
+            self.index, self.time
+        );
+        self.out.write_all(self.buf.as_bytes())?;
+        self.index += 1;
+        self.lines += 1;
+        Ok(self.index - 1)
+    }
+}
+
+/// Checks the faults and the op budget; errors are `InvalidInput`.
+pub fn validate_cas(opts: &CasGenOptions) -> io::Result<()> {
+    let bad = |msg: String| Err(io::Error::new(io::ErrorKind::InvalidInput, msg));
+    if let Some(f) = opts.faults.iter().find(|f| !CAS_FAULTS.contains(f)) {
+        let name = |f: &Fault| {
+            clap::ValueEnum::to_possible_value(f).map_or(format!("{f:?}"), |v| v.get_name().into())
+        };
+        return bad(format!(
+            "{} cannot be injected into cas-register histories (a single register shows only {})",
+            name(f),
+            CAS_FAULTS.iter().map(name).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !opts.faults.is_empty() && opts.processes < 2 {
+        return bad("injecting faults needs at least 2 processes".into());
+    }
+    let needed = OPS_PER_FAULT * opts.faults.len();
+    if needed > opts.ops {
+        return bad(format!(
+            "the requested faults need {needed} ops but ops is {}",
+            opts.ops
+        ));
+    }
+    Ok(())
+}
+
+/// Writes a history as Jepsen EDN (one op map per line) and returns what
+/// was written. Fails with `InvalidInput` for faults a register cannot show
+/// or too few ops for them (see [`validate_cas`]), or with `out`'s error.
+pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<CasSummary> {
+    validate_cas(opts)?;
     let mut rng = Rng::new(opts.seed);
     let procs = opts.processes.max(1);
     let keys = opts.keys.max(1);
-    let mut regs: Vec<Option<i64>> = vec![None; keys];
+    let nf = opts.faults.len();
+    // Fault keys come after the random ones (several keys only).
+    let fault_keys = if keys > 1 { nf } else { 0 };
+    let mut regs: Vec<Option<i64>> = vec![None; keys + fault_keys];
     let mut inserted = vec![false; keys];
     let mut pids: Vec<i64> = (0..procs as i64).collect();
     let mut pending: Vec<Option<Pending>> = (0..procs).map(|_| None).collect();
     let mut counter: i64 = 0;
-    let (mut invoked, mut index, mut lines) = (0usize, 0u64, 0usize);
-    let mut time: u64 = 0;
+    let random_ops = opts.ops - OPS_PER_FAULT * nf;
+    let mut injections = Vec::with_capacity(nf);
+    let mut invoked = 0usize;
+    let mut o = Lines {
+        out,
+        buf: String::with_capacity(128),
+        index: 0,
+        lines: 0,
+        time: 0,
+    };
     let wrap = |key: usize, v: String| {
         if keys > 1 {
             format!("[{key} {v}]")
@@ -96,13 +198,68 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<us
             }
         }
     };
-    let mut buf = String::with_capacity(128);
-    while invoked < opts.ops || pending.iter().any(Option::is_some) {
+    loop {
+        // Injection j runs once (j + 1) / (nf + 1) of the random ops were
+        // invoked and nothing is in flight.
+        let injecting =
+            injections.len() < nf && invoked >= (injections.len() + 1) * random_ops / (nf + 1);
+        let busy = pending.iter().any(Option::is_some);
+        if injecting && !busy {
+            let j = injections.len();
+            let key = if keys > 1 { keys + j } else { 0 };
+            let (a, b) = (pids[0], pids[1]);
+            let mut fresh = || {
+                counter += 1;
+                counter
+            };
+            let (v0, v1, v2) = (fresh(), fresh(), fresh());
+            let fault = opts.faults[j];
+            let mut line = |o: &mut Lines<'_, _>, ty: &str, p: i64, f: &str, v: String| {
+                o.time += 1 + rng.below(1000);
+                o.op(ty, p, f, &wrap(key, v))
+            };
+            line(&mut o, "invoke", a, "write", v0.to_string())?;
+            line(&mut o, "ok", a, "write", v0.to_string())?;
+            let (ops, state) = match fault {
+                Fault::StaleRead => {
+                    let cas = format!("[{v0} {v1}]");
+                    line(&mut o, "invoke", a, "cas", cas.clone())?;
+                    let wa = line(&mut o, "ok", a, "cas", cas)?;
+                    line(&mut o, "invoke", b, "read", "nil".into())?;
+                    let rb = line(&mut o, "ok", b, "read", v0.to_string())?;
+                    (vec![wa, rb], v1)
+                }
+                Fault::LostUpdate => {
+                    let (ca, cb) = (format!("[{v0} {v1}]"), format!("[{v0} {v2}]"));
+                    line(&mut o, "invoke", a, "cas", ca.clone())?;
+                    line(&mut o, "invoke", b, "cas", cb.clone())?;
+                    let oa = line(&mut o, "ok", a, "cas", ca)?;
+                    let ob = line(&mut o, "ok", b, "cas", cb)?;
+                    (vec![oa, ob], v2)
+                }
+                _ => {
+                    // AbortedRead (validated).
+                    line(&mut o, "invoke", a, "write", v1.to_string())?;
+                    let wa = line(&mut o, "fail", a, "write", v1.to_string())?;
+                    line(&mut o, "invoke", b, "read", "nil".into())?;
+                    let rb = line(&mut o, "ok", b, "read", v1.to_string())?;
+                    (vec![wa, rb], v0)
+                }
+            };
+            regs[key] = Some(state);
+            if keys == 1 {
+                inserted[0] = true;
+            }
+            injections.push(Injection { fault, ops });
+            continue;
+        }
+        if invoked >= random_ops && !busy && !injecting {
+            break;
+        }
         let slot = rng.below(procs as u64) as usize;
-        time += 1 + rng.below(1000);
-        buf.clear();
+        o.time += 1 + rng.below(1000);
         match &mut pending[slot] {
-            None if invoked < opts.ops => {
+            None if invoked < random_ops && !injecting => {
                 invoked += 1;
                 let key = rng.below(keys as u64) as usize;
                 let kind = if !inserted[key] {
@@ -120,13 +277,7 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<us
                     Kind::Write(v) => ("write", v.to_string()),
                     Kind::Cas(a, b) => ("cas", format!("[{a} {b}]")),
                 };
-                let v = wrap(key, v);
-                use std::fmt::Write as _;
-                let _ = write!(
-                    buf,
-                    "{{:index {index}, :time {time}, :type :invoke, :process {}, :f :{f}, :value {v}}}",
-                    pids[slot]
-                );
+                o.op("invoke", pids[slot], f, &wrap(key, v))?;
                 pending[slot] = Some(Pending {
                     key,
                     kind,
@@ -155,24 +306,18 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<us
                     (false, Some(Ok(read))) => ("ok", arg.unwrap_or_else(|| pr(read))),
                     (false, None) => unreachable!("applied above"),
                 };
-                let v = wrap(p.key, v);
-                use std::fmt::Write as _;
-                let _ = write!(
-                    buf,
-                    "{{:index {index}, :time {time}, :type :{ty}, :process {}, :f :{f}, :value {v}}}",
-                    pids[slot]
-                );
+                o.op(ty, pids[slot], f, &wrap(p.key, v))?;
                 if crashed {
                     pids[slot] += procs as i64;
                 }
             }
         }
-        buf.push('\n');
-        out.write_all(buf.as_bytes())?;
-        index += 1;
-        lines += 1;
     }
-    Ok(lines)
+    Ok(CasSummary {
+        lines: o.lines,
+        keys: keys + fault_keys,
+        injections,
+    })
 }
 
 #[cfg(test)]
@@ -204,5 +349,118 @@ mod tests {
                 assert_eq!(kr.analyzer, "lwt-chain");
             }
         }
+    }
+
+    /// Generates `opts`, checks it, and returns the result map and the
+    /// summary.
+    fn gen_and_check(opts: &CasGenOptions) -> (Value, CasSummary) {
+        let mut out = Vec::new();
+        let s = generate_cas(opts, &mut out).unwrap();
+        let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+        (check_history(&h, &LinOptions::default()).unwrap(), s)
+    }
+
+    fn index_of(op: &Value) -> Option<&Value> {
+        op.get_kw("index")
+    }
+
+    /// Every injected fault is found, exactly: with several keys, each on
+    /// its own fresh key, whose failing op is the injection's `B`; every
+    /// other key stays linearizable.
+    #[test]
+    fn every_injected_fault_is_found_on_its_own_key() {
+        for seed in 0..6u64 {
+            let faults: Vec<Fault> = (0..4)
+                .map(|j| CAS_FAULTS[(seed as usize + j) % 3])
+                .collect();
+            let opts = CasGenOptions {
+                ops: 2000,
+                keys: 5,
+                processes: 2 + seed as usize % 4,
+                info_fraction: 0.01,
+                seed,
+                faults: faults.clone(),
+                ..CasGenOptions::default()
+            };
+            let (r, s) = gen_and_check(&opts);
+            assert_eq!(s.keys, 9);
+            assert_eq!(
+                s.injections.iter().map(|i| i.fault).collect::<Vec<_>>(),
+                faults
+            );
+            assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(false)), "{r:?}");
+            let fault_keys: Vec<Value> = (5..9).map(Value::Int).collect();
+            assert_eq!(r.get_kw("failures"), Some(&Value::Vector(fault_keys)));
+            let Some(Value::Map(results)) = r.get_kw("results") else {
+                panic!("{r:?}")
+            };
+            for (j, inj) in s.injections.iter().enumerate() {
+                let key = Value::Int(5 + j as i64);
+                let kr = &results.iter().find(|(k, _)| *k == key).expect("key").1;
+                let op = kr.get_kw("op").expect("failing op");
+                assert_eq!(
+                    index_of(op),
+                    Some(&Value::Int(inj.ops[1] as i64)),
+                    "seed {seed} {:?}: {kr:?}",
+                    inj.fault
+                );
+            }
+        }
+    }
+
+    /// With one register, a fault is injected on it mid-history (after a
+    /// write that fixes its state) and is the op the checker reports.
+    #[test]
+    fn a_fault_on_the_single_register_is_the_reported_op() {
+        for (seed, fault) in CAS_FAULTS.into_iter().enumerate() {
+            for info_fraction in [0.0, 0.02] {
+                let opts = CasGenOptions {
+                    ops: 1500,
+                    info_fraction,
+                    seed: seed as u64,
+                    faults: vec![fault],
+                    ..CasGenOptions::default()
+                };
+                let (r, s) = gen_and_check(&opts);
+                assert_eq!(s.keys, 1);
+                assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(false)), "{r:?}");
+                let b = s.injections[0].ops[1] as i64;
+                assert_eq!(index_of(r.get_kw("op").expect("op")), Some(&Value::Int(b)));
+                // The same options without the fault are linearizable.
+                let (r, _) = gen_and_check(&CasGenOptions {
+                    faults: Vec::new(),
+                    ..opts
+                });
+                assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(true)), "{r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn faults_are_validated_and_reproducible() {
+        let opts = |faults: Vec<Fault>, ops: usize, processes: usize| CasGenOptions {
+            ops,
+            processes,
+            faults,
+            ..CasGenOptions::default()
+        };
+        for bad in [
+            opts(vec![Fault::WriteSkew], 100, 3),
+            opts(vec![Fault::IntermediateRead], 100, 3),
+            opts(vec![Fault::StaleRead], 100, 1),
+            opts(vec![Fault::StaleRead, Fault::LostUpdate], 5, 3),
+        ] {
+            let e = generate_cas(&bad, &mut Vec::new()).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        }
+        // Exactly the injected ops: 3 each.
+        let (r, s) = gen_and_check(&opts(vec![Fault::LostUpdate, Fault::StaleRead], 6, 2));
+        assert_eq!(s.lines, 12);
+        assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(false)));
+        let o = opts(CAS_FAULTS.to_vec(), 300, 4);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        generate_cas(&o, &mut a).unwrap();
+        generate_cas(&o, &mut b).unwrap();
+        assert_eq!(a, b);
     }
 }

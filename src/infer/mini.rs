@@ -85,6 +85,8 @@ pub type Ver = Option<Atom>;
 pub struct MtTxn {
     reads: [(Atom, Ver); 2],
     writes: [(Atom, Atom, Ver, bool); 2],
+    /// Version slots of the reads (see `Versions`).
+    read_slots: [u32; 2],
     nreads: u8,
     nwrites: u8,
 }
@@ -102,8 +104,9 @@ impl MtTxn {
         &self.writes[..self.nwrites as usize]
     }
 
-    fn push_read(&mut self, r: (Atom, Ver)) {
+    fn push_read(&mut self, r: (Atom, Ver), slot: u32) {
         self.reads[self.nreads as usize] = r;
+        self.read_slots[self.nreads as usize] = slot;
         self.nreads += 1;
     }
 
@@ -141,15 +144,176 @@ pub struct MiniAnalysis {
 /// A write's record in the unique-value index.
 #[derive(Clone, Copy, Debug)]
 struct WriteRec {
+    /// The writing op, or [`NONE`] for a slot nobody wrote.
     pos: u32,
+    /// Position of the mop in its op.
+    mop: u32,
     status: OpType,
     /// The transaction's last write of the key.
     last: bool,
-    /// Position of the mop in its op.
-    mop: u32,
 }
 
 const NONE: u32 = u32::MAX;
+
+const EMPTY: WriteRec = WriteRec {
+    pos: NONE,
+    mop: 0,
+    status: OpType::Invoke,
+    last: false,
+};
+
+/// An atom's 64 bits, ordered so that consecutive integers are adjacent.
+fn atom_bits(a: Atom) -> u64 {
+    match a.as_int() {
+        Some(n) => (n as u64) ^ (1 << 63),
+        None => a.interned_slot().map_or(0, |s| s as u64) | (1 << 62),
+    }
+}
+
+/// Per key: the raw range of its written values when they are dense enough
+/// to index directly (Jepsen writes per-key counters), else hashed.
+#[derive(Clone, Copy, Debug)]
+struct KeyRange {
+    lo: u64,
+    hi: u64,
+    count: u32,
+    /// First slot of a direct range, or [`NONE`] when hashed.
+    base: u32,
+}
+
+/// Dense numbering of the versions of an MT history: every written
+/// `(key, value)` gets a slot (`0..writes`), and every key's initial state
+/// the slot `writes + key id`. Hash maps keyed by `(key, value)` were the
+/// fast path's main cost (a cache miss per lookup); with direct per-key
+/// ranges, lookups of a key's recent values stay in cache.
+struct Versions {
+    /// Key id of every micro-op in `History::mops`.
+    mop_kid: Vec<u32>,
+    ranges: Vec<KeyRange>,
+    /// Slots of values of hashed keys.
+    hashed: HashMap<(u32, Atom), u32>,
+    /// Number of write slots.
+    writes: u32,
+}
+
+impl Versions {
+    /// Key ids for every micro-op (one hash lookup each, here only).
+    fn new(h: &History) -> Versions {
+        let mut ids: HashMap<Atom, u32> = HashMap::new();
+        // A direct-mapped cache in front of the map: Jepsen keys are mostly
+        // small integers, and a few hundred of them are in use at a time.
+        const CACHE: usize = 1024;
+        let mut cache: Vec<(Atom, u32)> = vec![(Atom::default(), NONE); CACHE];
+        let mop_kid = h
+            .mops
+            .iter()
+            .map(|m| {
+                let c = &mut cache[(atom_bits(m.key) as usize) % CACHE];
+                if c.1 != NONE && c.0 == m.key {
+                    return c.1;
+                }
+                let n = ids.len() as u32;
+                let id = *ids.entry(m.key).or_insert(n);
+                *c = (m.key, id);
+                id
+            })
+            .collect();
+        Versions {
+            mop_kid,
+            ranges: vec![
+                KeyRange {
+                    lo: u64::MAX,
+                    hi: 0,
+                    count: 0,
+                    base: NONE,
+                };
+                ids.len()
+            ],
+            hashed: HashMap::new(),
+            writes: 0,
+        }
+    }
+
+    /// Notes a written value of key `kid` (before [`Versions::assign`]).
+    fn note(&mut self, kid: u32, v: Atom) {
+        let r = &mut self.ranges[kid as usize];
+        let b = atom_bits(v);
+        r.lo = r.lo.min(b);
+        r.hi = r.hi.max(b);
+        r.count += 1;
+    }
+
+    /// Lays out the direct ranges; keys whose values are sparse are hashed.
+    fn assign(&mut self) {
+        let mut next: u64 = 0;
+        for r in &mut self.ranges {
+            if r.count == 0 {
+                continue;
+            }
+            let span = r.hi - r.lo;
+            if span < 2 * r.count as u64 && next + span + 1 < NONE as u64 / 2 {
+                r.base = next as u32;
+                next += span + 1;
+            }
+        }
+        self.writes = next as u32;
+    }
+
+    /// The slot of a written value, made on first sight (hashed keys).
+    fn slot_or_new(&mut self, kid: u32, v: Atom) -> u32 {
+        let r = self.ranges[kid as usize];
+        if r.base != NONE {
+            return r.base + (atom_bits(v) - r.lo) as u32;
+        }
+        let next = self.writes;
+        let s = *self.hashed.entry((kid, v)).or_insert(next);
+        if s == next {
+            self.writes += 1;
+        }
+        s
+    }
+
+    /// The slot of `(kid, v)` if some write created it.
+    fn slot(&self, kid: u32, v: Atom) -> Option<u32> {
+        let r = self.ranges[kid as usize];
+        if r.base != NONE {
+            let b = atom_bits(v);
+            (b >= r.lo && b <= r.hi).then(|| r.base + (b - r.lo) as u32)
+        } else if r.count == 0 {
+            None
+        } else {
+            self.hashed.get(&(kid, v)).copied()
+        }
+    }
+
+    /// The slot of a version: its value's, or the key's initial state.
+    fn version(&self, kid: u32, v: Ver) -> Option<u32> {
+        match v {
+            None => Some(self.writes + kid),
+            Some(x) => self.slot(kid, x),
+        }
+    }
+
+    /// Number of version slots (writes, then one initial state per key).
+    fn len(&self) -> usize {
+        self.writes as usize + self.ranges.len()
+    }
+}
+
+/// Global positions of the micro-ops of a transaction (see [`txn_mops`]).
+fn txn_mop_range(h: &History, i: usize) -> std::ops::Range<usize> {
+    let range = |op: &crate::model::Op| match op.value {
+        crate::model::OpValue::Mops { start, len } => start as usize..(start + len) as usize,
+        _ => 0..0,
+    };
+    let r = range(&h.ops[i]);
+    if r.is_empty() {
+        if let Some(inv) = h.invocation_of(i) {
+            return range(&h.ops[inv]);
+        }
+    }
+    r
+}
 
 /// The read-modify-writers of one version: the first inline, the others
 /// (a DIVERGENCE) in an overflow list.
@@ -175,13 +339,16 @@ fn read_version(h: &History, m: &Mop) -> Ver {
 /// The micro-ops of a completion, or of its invocation when the completion
 /// carries none (Jepsen's `:info`/`:fail` completions sometimes do not).
 fn txn_mops(h: &History, i: usize) -> &[Mop] {
-    let m = h.mops(&h.ops[i]);
-    if m.is_empty() {
-        if let Some(inv) = h.invocation_of(i) {
-            return h.mops(&h.ops[inv]);
-        }
+    &h.mops[txn_mop_range(h, i)]
+}
+
+/// The micro-ops of op `i` whose writes enter the unique-value index: a
+/// completion's (any outcome), or an invocation's that never completed.
+fn indexed_mops(h: &History, i: usize) -> std::ops::Range<usize> {
+    match h.ops[i].op_type {
+        OpType::Invoke if h.pair[i] != NO_OP => 0..0,
+        _ => txn_mop_range(h, i),
     }
-    m
 }
 
 /// Checks one transaction against Definition 8 and the workload's micro-op
@@ -222,20 +389,16 @@ fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds the MT graph of `h`, or says why `h` is not an MT history with
-/// unique values (the fast path's preconditions). `extra` adds process or
-/// real-time order, as for the workload inferences.
-pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, NotMini> {
-    let n = h.ops.len();
-    let not = |pos: usize, reason: String| NotMini { pos, reason };
-    // 1. Shapes and the unique-value index over every write of every
-    //    transaction (any outcome; invocations only when never completed).
-    let mut writes: HashMap<(Atom, Atom), WriteRec> = HashMap::new();
+/// Pass 1: every op is a transaction of the workload's micro-ops, every
+/// committed or indeterminate one a mini-transaction, and every indexed
+/// write writes one value. Notes the written values' ranges in `versions`.
+/// On failure, the first offending op (the index is then built only for the
+/// ops before it, so that an earlier duplicate value is reported first).
+fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) -> Option<NotMini> {
+    let not = |pos: usize, reason: String| Some(NotMini { pos, reason });
     for (i, op) in h.ops.iter().enumerate() {
-        // Every op must be a transaction of the workload's micro-ops (the
-        // inference reports anything else as Elle does).
         if let crate::model::OpValue::Other(_) = op.value {
-            return Err(not(i, "its value is not a vector of micro-ops".into()));
+            return not(i, "its value is not a vector of micro-ops".into());
         }
         if let Some(m) = h.mops(op).iter().find(|m| {
             !matches!(
@@ -245,100 +408,162 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                     | (MtWorkload::ListAppend, MopFn::Append)
             )
         }) {
-            return Err(not(
+            return not(
                 i,
                 format!(
                     "{} is not a micro-op of this workload",
                     pr_str(&mop_value(h, m))
                 ),
-            ));
+            );
         }
-        let mops = match op.op_type {
-            OpType::Invoke => {
-                if h.pair[i] != NO_OP {
-                    continue;
-                }
-                h.mops(op)
+        if matches!(op.op_type, OpType::Ok | OpType::Info) {
+            if let Err(r) = check_shape(h, w, txn_mops(h, i)) {
+                return not(i, format!("not a mini-transaction: {r}"));
             }
-            OpType::Ok | OpType::Info => {
-                let mops = txn_mops(h, i);
-                check_shape(h, w, mops)
-                    .map_err(|r| not(i, format!("not a mini-transaction: {r}")))?;
-                mops
-            }
-            OpType::Fail => txn_mops(h, i),
-        };
-        for (j, m) in mops.iter().enumerate() {
+        }
+        for g in indexed_mops(h, i) {
+            let m = &h.mops[g];
             if !is_write(m.f) {
                 continue;
             }
             let MopArg::Atom(v) = m.arg else {
-                return Err(not(i, "a write of nil or of a list".into()));
+                return not(i, "a write of nil or of a list".into());
             };
-            let last = !mops[j + 1..]
-                .iter()
-                .any(|m2| is_write(m2.f) && m2.key == m.key);
-            let rec = WriteRec {
-                pos: i as u32,
-                status: op.op_type,
-                last,
-                mop: j as u32,
-            };
-            if let Some(prev) = writes.insert((m.key, v), rec) {
+            versions.note(versions.mop_kid[g], v);
+        }
+    }
+    None
+}
+
+/// Builds the MT graph of `h`, or says why `h` is not an MT history with
+/// unique values (the fast path's preconditions). `extra` adds process or
+/// real-time order, as for the workload inferences.
+pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, NotMini> {
+    let n = h.ops.len();
+    let not = |pos: usize, reason: String| NotMini { pos, reason };
+    // 1. Shapes, then the unique-value index over every write of every
+    //    transaction (any outcome; invocations only when never completed).
+    let mut versions = Versions::new(h);
+    let shape_error = check_shapes(h, w, &mut versions);
+    versions.assign();
+    let indexed = shape_error.as_ref().map_or(n, |e| e.pos);
+    let mut recs: Vec<WriteRec> = vec![EMPTY; versions.writes as usize];
+    // List-append: the version each committed append followed, by slot
+    // (read where the list checks need it, without revisiting the writer).
+    let list = w == MtWorkload::ListAppend;
+    let mut preds: Vec<Ver> = vec![None; if list { recs.len() } else { 0 }];
+    for (i, op) in h.ops.iter().enumerate().take(indexed) {
+        let range = indexed_mops(h, i);
+        let mops = &h.mops[range.clone()];
+        for (j, g) in range.enumerate() {
+            let m = &mops[j];
+            let MopArg::Atom(v) = m.arg else { continue };
+            if !is_write(m.f) {
+                continue;
+            }
+            let s = versions.slot_or_new(versions.mop_kid[g], v) as usize;
+            if s >= recs.len() {
+                recs.resize(s + 1, EMPTY); // a new slot of a hashed key
+                if list {
+                    preds.resize(s + 1, None);
+                }
+            }
+            let prev = recs[s].pos;
+            if prev != NONE {
                 return Err(not(
                     i,
                     format!(
                         "values are not unique: key {} was written {} by the ops at indices {} and {}",
                         pr_str(&h.atom_value(m.key)),
                         pr_str(&h.atom_value(v)),
-                        h.ops[prev.pos as usize].index,
+                        h.ops[prev as usize].index,
                         op.index
                     ),
                 ));
             }
+            recs[s] = WriteRec {
+                pos: i as u32,
+                mop: j as u32,
+                status: op.op_type,
+                last: !mops[j + 1..]
+                    .iter()
+                    .any(|m2| is_write(m2.f) && m2.key == m.key),
+            };
+            if list && op.op_type == OpType::Ok {
+                preds[s] = append_pred(h, &mops[..j], m.key);
+            }
         }
     }
-
-    // 2. External reads of committed transactions and their sources.
-    let mut node: Vec<u32> = vec![NONE; n];
-    let mut txns: Vec<MtTxn> = Vec::new();
-    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
-    let mut future: Vec<Value> = Vec::new();
-    let mut thin_air: Vec<Value> = Vec::new();
-    // (key, version) → RMW writers of that version.
-    let mut succ: HashMap<(Atom, Ver), Succ> = HashMap::new();
-    let mut more: Vec<Vec<u32>> = Vec::new();
-    // List-append: the version each element appended by an `:info`
-    // transaction followed, from the first list that shows it.
-    let mut pred_of: HashMap<(Atom, Atom), Ver> = HashMap::new();
-    let mut stats = MtStats::default();
-    // A write after a read with no committed source: Elle's lost-update
-    // check must then look beyond the divergences of the MT graph.
-    let mut bad_rmw = false;
-    let new_node = |node: &mut Vec<u32>, txns: &mut Vec<MtTxn>, pos: usize| {
-        if node[pos] == NONE {
-            node[pos] = txns.len() as u32;
-            txns.push(MtTxn::default());
-        }
-        node[pos] as usize
+    if let Some(e) = shape_error {
+        return Err(e);
+    }
+    let written = |kid: u32, x: Atom| {
+        versions
+            .slot(kid, x)
+            .filter(|&s| recs[s as usize].pos != NONE)
     };
-    // Pass over ok transactions: ext reads, preds of their writes.
-    let mut first_read: Vec<(Atom, Ver, bool)> = Vec::with_capacity(2);
-    let mut written: Vec<Atom> = Vec::with_capacity(2);
-    let mut prev_write: Vec<(Atom, Atom)> = Vec::with_capacity(2);
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
-            continue;
-        }
-        stats.committed += 1;
-        let t = new_node(&mut node, &mut txns, i);
-        let mops = h.mops(op);
-        first_read.clear();
-        written.clear();
-        prev_write.clear();
-        for (j, m) in mops.iter().enumerate() {
-            if m.f == MopFn::Read {
-                if written.contains(&m.key) || first_read.iter().any(|r| r.0 == m.key) {
+
+    // The non-cycle anomalies do not depend on the graph: find them on the
+    // other core meanwhile (joined before returning, so output is unchanged).
+    std::thread::scope(|scope| {
+        let pre_checks = scope.spawn(|| pre_check_anomalies(h, w));
+
+        // 2. External reads of committed transactions and their sources.
+        let mut node: Vec<u32> = vec![NONE; n];
+        let mut txns: Vec<MtTxn> = Vec::new();
+        let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
+        let mut future: Vec<Value> = Vec::new();
+        let mut thin_air: Vec<Value> = Vec::new();
+        // Version slot → RMW writers of that version.
+        let mut succ: Vec<Succ> = vec![
+            Succ {
+                first: NONE,
+                more: NONE
+            };
+            versions.len()
+        ];
+        let mut more: Vec<Vec<u32>> = Vec::new();
+        // List-append: the version each element appended by an `:info`
+        // transaction followed (by slot), from the first list that shows it.
+        let mut pred_of: HashMap<u32, Ver> = HashMap::new();
+        let mut stats = MtStats::default();
+        // A write after a read with no committed source: Elle's lost-update
+        // check must then look beyond the divergences of the MT graph.
+        let mut bad_rmw = false;
+        let new_node = |node: &mut Vec<u32>, txns: &mut Vec<MtTxn>, pos: usize| {
+            if node[pos] == NONE {
+                node[pos] = txns.len() as u32;
+                txns.push(MtTxn::default());
+            }
+            node[pos] as usize
+        };
+        // Per ok transaction: (key id, version, version slot or NONE when
+        // its source is not committed) of first reads; (key id, key, value)
+        // of final writes.
+        let mut first_read: Vec<(u32, Ver, u32)> = Vec::with_capacity(2);
+        let mut final_write: Vec<(u32, Atom, Atom)> = Vec::with_capacity(2);
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type != OpType::Ok {
+                continue;
+            }
+            stats.committed += 1;
+            let t = new_node(&mut node, &mut txns, i);
+            let range = txn_mop_range(h, i);
+            let mops = &h.mops[range.clone()];
+            first_read.clear();
+            final_write.clear();
+            for (j, g) in range.enumerate() {
+                let m = &mops[j];
+                let kid = versions.mop_kid[g];
+                if m.f != MopFn::Read {
+                    let MopArg::Atom(x) = m.arg else { continue };
+                    match final_write.iter_mut().find(|p| p.0 == kid) {
+                        Some(p) => p.2 = x,
+                        None => final_write.push((kid, m.key, x)),
+                    }
+                    continue;
+                }
+                if final_write.iter().any(|p| p.0 == kid) || first_read.iter().any(|r| r.0 == kid) {
                     continue; // internal reads: Elle's internal check
                 }
                 let v = read_version(h, m);
@@ -359,7 +584,7 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                         ]));
                     }
                 } else if let Some(x) = v {
-                    match writes.get(&(m.key, x)) {
+                    match written(kid, x) {
                         None => {
                             good = false;
                             thin_air.push(Value::kw_map(vec![
@@ -368,99 +593,99 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                                 ("writer", Value::Nil),
                             ]));
                         }
-                        Some(rec) => match rec.status {
-                            OpType::Fail => good = false,
-                            OpType::Invoke => {
-                                return Err(not(
-                                    i,
-                                    format!(
-                                        "it read {} = {}, written by the op at index {}, which never completed",
-                                        pr_str(&h.atom_value(m.key)),
-                                        pr_str(&h.atom_value(x)),
-                                        h.ops[rec.pos as usize].index
-                                    ),
-                                ))
+                        Some(s) => {
+                            let rec = recs[s as usize];
+                            match rec.status {
+                                OpType::Fail => good = false,
+                                OpType::Invoke => {
+                                    return Err(not(
+                                        i,
+                                        format!(
+                                            "it read {} = {}, written by the op at index {}, which never completed",
+                                            pr_str(&h.atom_value(m.key)),
+                                            pr_str(&h.atom_value(x)),
+                                            h.ops[rec.pos as usize].index
+                                        ),
+                                    ))
+                                }
+                                _ if !rec.last => good = false,
+                                _ => {}
                             }
-                            _ if !rec.last => good = false,
-                            _ => {}
-                        },
-                    }
-                }
-                first_read.push((m.key, v, good));
-                if good {
-                    txns[t].push_read((m.key, v));
-                }
-                if w == MtWorkload::ListAppend && good {
-                    check_list(h, i, m, &writes, &mut pred_of, &mut thin_air)?;
-                }
-            } else {
-                let MopArg::Atom(x) = m.arg else { continue };
-                match prev_write.iter_mut().find(|p| p.0 == m.key) {
-                    Some(p) => p.1 = x,
-                    None => {
-                        prev_write.push((m.key, x));
-                        written.push(m.key);
-                    }
-                }
-            }
-        }
-        // Final writes, each after the version first read (its source).
-        for &(k, x) in prev_write.iter() {
-            let (_, v, good) = *first_read
-                .iter()
-                .find(|r| r.0 == k)
-                .expect("MT: read before write");
-            txns[t].push_write((k, x, v, good));
-            if good {
-                match succ.entry((k, v)) {
-                    hashbrown::hash_map::Entry::Vacant(e) => {
-                        e.insert(Succ {
-                            first: i as u32,
-                            more: NONE,
-                        });
-                    }
-                    hashbrown::hash_map::Entry::Occupied(mut e) => {
-                        let s = e.get_mut();
-                        if s.more == NONE {
-                            s.more = more.len() as u32;
-                            more.push(Vec::new());
                         }
-                        more[s.more as usize].push(i as u32);
                     }
                 }
-            } else {
-                bad_rmw = true;
+                let slot = match good {
+                    true => versions.version(kid, v).expect("a committed version"),
+                    false => NONE,
+                };
+                first_read.push((kid, v, slot));
+                if good {
+                    txns[t].push_read((m.key, v), slot);
+                    if w == MtWorkload::ListAppend {
+                        let index = (&versions, &recs[..], &preds[..]);
+                        check_list(h, i, m, kid, index, &mut pred_of, &mut thin_air)?;
+                    }
+                }
+            }
+            // Final writes, each after the version first read (its source).
+            for &(kid, k, x) in final_write.iter() {
+                let (_, v, slot) = *first_read
+                    .iter()
+                    .find(|r| r.0 == kid)
+                    .expect("MT: read before write");
+                txns[t].push_write((k, x, v, slot != NONE));
+                if slot == NONE {
+                    bad_rmw = true;
+                    continue;
+                }
+                let sc = &mut succ[slot as usize];
+                if sc.first == NONE {
+                    sc.first = i as u32;
+                } else {
+                    if sc.more == NONE {
+                        sc.more = more.len() as u32;
+                        more.push(Vec::new());
+                    }
+                    more[sc.more as usize].push(i as u32);
+                }
             }
         }
-    }
 
-    // 3. wr edges (and nodes for observed :info writers), ww and rw edges.
-    let ok_nodes: Vec<u32> = (0..n as u32)
-        .filter(|&i| node[i as usize] != NONE)
-        .collect();
-    let mut divergent = false;
-    for &s in &ok_nodes {
-        let t = node[s as usize] as usize;
-        for ri in 0..txns[t].reads().len() {
-            let (k, v) = txns[t].reads()[ri];
-            if let Some(x) = v {
-                let rec = writes[&(k, x)];
-                if rec.status == OpType::Info && node[rec.pos as usize] == NONE {
-                    let u = new_node(&mut node, &mut txns, rec.pos as usize);
-                    stats.observed_info += 1;
-                    for (j, m) in txn_mops(h, rec.pos as usize).iter().enumerate() {
-                        let MopArg::Atom(y) = m.arg else { continue };
-                        if is_write(m.f) && writes[&(m.key, y)].mop == j as u32 {
-                            let last = writes[&(m.key, y)].last;
-                            if last {
+        // 3. wr edges (and nodes for observed :info writers), ww and rw edges.
+        let ok_nodes: Vec<u32> = (0..n as u32)
+            .filter(|&i| node[i as usize] != NONE)
+            .collect();
+        let mut divergent = false;
+        for &s in &ok_nodes {
+            let t = node[s as usize] as usize;
+            for ri in 0..txns[t].reads().len() {
+                let v = txns[t].reads()[ri].1;
+                let slot = txns[t].read_slots[ri] as usize;
+                let writer = recs.get(slot).map_or(NONE, |r| r.pos);
+                if v.is_some() {
+                    if recs[slot].status == OpType::Info && node[writer as usize] == NONE {
+                        let u = new_node(&mut node, &mut txns, writer as usize);
+                        stats.observed_info += 1;
+                        for (j, g) in txn_mop_range(h, writer as usize).enumerate() {
+                            let m = &h.mops[g];
+                            let MopArg::Atom(y) = m.arg else { continue };
+                            if !is_write(m.f) {
+                                continue;
+                            }
+                            let own = written(versions.mop_kid[g], y)
+                                .map(|s| recs[s as usize])
+                                .filter(|r| r.pos == writer && r.mop == j as u32);
+                            if own.is_some_and(|r| r.last) {
                                 txns[u].push_write((m.key, y, None, false));
                             }
                         }
                     }
+                    edges.push((writer, s, Rels::WR));
                 }
-                edges.push((rec.pos, s, Rels::WR));
-            }
-            if let Some(sc) = succ.get(&(k, v)) {
+                let sc = succ[slot];
+                if sc.first == NONE {
+                    continue;
+                }
                 let rest: &[u32] = if sc.more == NONE {
                     &[]
                 } else {
@@ -474,8 +699,8 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                     if b == s {
                         // s read-modify-wrote this version: ww from its
                         // writer (none from the initial state).
-                        if let Some(x) = v {
-                            edges.push((writes[&(k, x)].pos, s, Rels::WW));
+                        if v.is_some() {
+                            edges.push((writer, s, Rels::WW));
                         }
                     } else {
                         edges.push((s, b, Rels::RW));
@@ -483,26 +708,62 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 }
             }
         }
-    }
-    stats.data_edges = edges.len();
-    match extra {
-        ExtraGraph::None => {}
-        ExtraGraph::Process => edges.extend(process_edges(h)),
-        ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
-    }
+        stats.data_edges = edges.len();
+        match extra {
+            ExtraGraph::None => {}
+            ExtraGraph::Process => edges.extend(process_edges(h)),
+            ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
+        }
 
-    // 4. Non-cycle anomalies, with Elle's own cases.
+        // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
+        let mut anomalies = pre_checks.join().expect("pre-check thread");
+        let mop_fn = match w {
+            MtWorkload::RwRegister => MopFn::Write,
+            MtWorkload::ListAppend => MopFn::Append,
+        };
+        if divergent || bad_rmw {
+            anomalies.add_nonempty("lost-update", list_append::lost_updates(h, mop_fn));
+        }
+        match w {
+            MtWorkload::RwRegister => {
+                anomalies.add_nonempty("future-read", future);
+                anomalies.add_seq_nonempty("G1a", thin_air);
+            }
+            MtWorkload::ListAppend => anomalies.add_nonempty("G1a", thin_air),
+        }
+
+        let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
+            workload: w,
+            node,
+            txns,
+        })];
+        match extra {
+            ExtraGraph::None => {}
+            ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
+            ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
+        }
+        Ok(MiniAnalysis {
+            inference: Inference {
+                edges,
+                anomalies,
+                vertices: Vec::new(),
+                explainers,
+            },
+            stats,
+            divergent,
+        })
+    })
+}
+
+/// The pre-checks whose cases are Elle's own functions, in Elle's order
+/// (the MT graph adds lost-update, future-read and thin-air G1a after them).
+fn pre_check_anomalies(h: &History, w: MtWorkload) -> Anomalies {
     let mut anomalies = Anomalies::default();
     match w {
         MtWorkload::RwRegister => {
             anomalies.add_seq_nonempty("internal", rw_register::internal_cases(h));
             anomalies.add_seq_nonempty("G1a", rw_register::g1a_cases(h));
             anomalies.add_seq_nonempty("G1b", rw_register::g1b_cases(h));
-            if divergent || bad_rmw {
-                anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Write));
-            }
-            anomalies.add_nonempty("future-read", future);
-            anomalies.add_seq_nonempty("G1a", thin_air);
         }
         MtWorkload::ListAppend => {
             anomalies.add_nonempty("incompatible-order", list_append::incompatible_cases(h));
@@ -512,52 +773,33 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
             anomalies.add_nonempty("dirty-update", list_append::dirty_updates(h));
             anomalies.add_nonempty("G1a", list_append::g1a_cases(h));
             anomalies.add_nonempty("G1b", list_append::g1b_cases(h));
-            if divergent || bad_rmw {
-                anomalies.add_nonempty("lost-update", list_append::lost_updates(h, MopFn::Append));
-            }
-            anomalies.add_nonempty("G1a", thin_air);
         }
     }
-
-    let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
-        workload: w,
-        node,
-        txns,
-    })];
-    match extra {
-        ExtraGraph::None => {}
-        ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
-        ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
-    }
-    Ok(MiniAnalysis {
-        inference: Inference {
-            edges,
-            anomalies,
-            vertices: Vec::new(),
-            explainers,
-        },
-        stats,
-        divergent,
-    })
+    anomalies
 }
 
-/// List-append: checks that the read list `m` (of the op at `i`) is the
-/// chain of read-modify-writes ending in its last element. Elements appended
-/// by `:info` transactions take their predecessor from the first list that
-/// shows them. Elements nobody committed are left to the G1a/G1b checks.
+/// List-append: checks that the read list `m` (of the op at `i`, key id
+/// `kid`) is the chain of read-modify-writes ending in its last element.
+/// Elements appended by `:info` transactions take their predecessor from the
+/// first list that shows them. Elements nobody committed are left to the
+/// G1a/G1b checks.
 fn check_list(
     h: &History,
     i: usize,
     m: &Mop,
-    writes: &HashMap<(Atom, Atom), WriteRec>,
-    pred_of: &mut HashMap<(Atom, Atom), Ver>,
+    kid: u32,
+    (versions, recs, preds): (&Versions, &[WriteRec], &[Ver]),
+    pred_of: &mut HashMap<u32, Ver>,
     thin_air: &mut Vec<Value>,
 ) -> Result<(), NotMini> {
     let list = h.list(m.arg);
     let mut thin = false;
     for (j, &e) in list.iter().enumerate() {
         let before = if j == 0 { None } else { Some(list[j - 1]) };
-        let Some(rec) = writes.get(&(m.key, e)) else {
+        let Some(s) = versions
+            .slot(kid, e)
+            .filter(|&s| recs[s as usize].pos != NONE)
+        else {
             if !thin {
                 thin = true;
                 thin_air.push(Value::kw_map(vec![
@@ -568,11 +810,12 @@ fn check_list(
             }
             continue;
         };
+        let rec = &recs[s as usize];
         match rec.status {
             OpType::Ok => {}
             OpType::Info => {
                 // Its predecessor is whatever the first list showing it says.
-                let p = *pred_of.entry((m.key, e)).or_insert(before);
+                let p = *pred_of.entry(s).or_insert(before);
                 if p != before {
                     return Err(mismatch(h, i, m, e, p, before));
                 }
@@ -580,7 +823,7 @@ fn check_list(
             }
             _ => continue,
         }
-        let p = ok_pred(h, rec, m.key);
+        let p = preds[s as usize];
         if p != before {
             return Err(mismatch(h, i, m, e, p, before));
         }
@@ -588,13 +831,13 @@ fn check_list(
     Ok(())
 }
 
-/// The version an `:ok` transaction's append of `k` followed: its previous
-/// append of `k`, else its first read of `k`.
-fn ok_pred(h: &History, rec: &WriteRec, k: Atom) -> Ver {
-    let mops = h.mops(&h.ops[rec.pos as usize]);
+/// The version an `:ok` transaction's append of `k` followed, given the
+/// micro-ops before it: its previous append of `k`, else its first read of
+/// `k`.
+fn append_pred(h: &History, before: &[Mop], k: Atom) -> Ver {
     let mut last_own = None;
     let mut first = None;
-    for m in &mops[..rec.mop as usize] {
+    for m in before {
         if m.key != k {
             continue;
         }
@@ -663,15 +906,18 @@ impl PairExplainer for MiniExplainer {
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
         let (ta, tb) = (self.txn(a)?, self.txn(b)?);
         let list = self.workload == MtWorkload::ListAppend;
-        let ver = |v: Ver| match (v, list) {
-            (Some(x), _) => h.atom_value(x),
-            (None, true) => Value::kw("elle.list-append/init"),
-            (None, false) => Value::Nil,
+        let ver = |v: Ver| match v {
+            Some(x) => h.atom_value(x),
+            None => Value::kw("elle.list-append/init"),
         };
         let key = |k: Atom| pr_str(&h.atom_value(k));
         // wr
         for &(k, x, _, _) in ta.writes() {
             if tb.reads().contains(&(k, Some(x))) {
+                if !list {
+                    // Elle's rw-register step, key order included.
+                    return Some(crate::infer::rw_register::wr_step(h, a, b, k, Some(x)));
+                }
                 let data = Value::kw_map(vec![
                     ("type", Value::kw("wr")),
                     ("key", h.atom_value(k)),
@@ -683,11 +929,7 @@ impl PairExplainer for MiniExplainer {
                 return Some(Step {
                     kind: StepKind::Wr,
                     data,
-                    text: if list {
-                        StepText::AppendWr { key, value }
-                    } else {
-                        StepText::RegisterWr { key, value }
-                    },
+                    text: StepText::AppendWr { key, value },
                 });
             }
         }
@@ -706,6 +948,17 @@ impl PairExplainer for MiniExplainer {
                 if !holds {
                     continue;
                 }
+                if !list {
+                    return Some(crate::infer::rw_register::version_step(
+                        h,
+                        a,
+                        b,
+                        kind,
+                        k,
+                        v,
+                        Some(y),
+                    ));
+                }
                 let data = Value::kw_map(vec![
                     ("type", Value::kw(kind.name())),
                     ("key", h.atom_value(k)),
@@ -715,12 +968,10 @@ impl PairExplainer for MiniExplainer {
                     ("b-mop-index", mop_pos(h, b, true, k, Some(y))),
                 ]);
                 let (key, value, value2) = (key(k), pr_str(&ver(v)), pr_str(&h.atom_value(y)));
-                let text = match (kind, list) {
-                    (StepKind::Ww, true) => StepText::AppendWw { key, value, value2 },
-                    (StepKind::Ww, false) => StepText::RegisterWw { key, value, value2 },
-                    (_, true) if v.is_none() => StepText::AppendRwInit { key, value2 },
-                    (_, true) => StepText::AppendRw { key, value2 },
-                    (_, false) => StepText::RegisterRw { key, value, value2 },
+                let text = match kind {
+                    StepKind::Ww => StepText::AppendWw { key, value, value2 },
+                    _ if v.is_none() => StepText::AppendRwInit { key, value2 },
+                    _ => StepText::AppendRw { key, value2 },
                 };
                 return Some(Step { kind, data, text });
             }
