@@ -281,6 +281,10 @@ struct ElleCli {
     /// extension; elle-cli has no such flag).
     #[arg(long, value_enum, default_value = "auto")]
     algorithm: crate::route::Algorithm,
+    /// Time allowed for the SAT checker, in ms (0: no limit), as for
+    /// `ellery check --sat-timeout` (an ellery extension).
+    #[arg(long = "sat-timeout", default_value_t = 60000)]
+    sat_timeout: u64,
     #[command(flatten)]
     rw: RwFlags,
     /// History files.
@@ -808,6 +812,7 @@ fn run_elle_cli(args: &[String]) -> i32 {
         cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
         plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
         algorithm: cli.algorithm,
+        sat_timeout: (cli.sat_timeout > 0).then(|| Duration::from_millis(cli.sat_timeout)),
         ..CheckOptions::default()
     };
     let mut any_invalid = false;
