@@ -2,14 +2,24 @@
 //! `-m rw-register` histories.
 
 use super::{
-    check_serializable, classify_cycle, reg_history, verify_cycle, EdgeKind, RegOp, RegValue,
-    SatOptions, Verdict, Violation,
+    check_serializable, classify_cycle, reg_history, verify_cycle, EdgeKind, Isolation, RegOp,
+    RegValue, SatOptions, Verdict, Violation,
 };
 use crate::model::History;
 
-/// The models `--algorithm sat` decides: `serializable` (no session
-/// order) and `strong-session-serializable` (with it).
-pub const SAT_MODELS: [&str; 2] = ["serializable", "strong-session-serializable"];
+/// The models `--algorithm sat` decides: serializability and snapshot
+/// isolation, plain (no order between a process's transactions), with
+/// session order (`strong-session-`), and with real-time order
+/// (`strict-`/`strong-`, which include session order).
+pub const SAT_MODELS: [&str; 7] = [
+    "serializable",
+    "strong-session-serializable",
+    "strict-serializable",
+    "strong-serializable",
+    "snapshot-isolation",
+    "strong-session-snapshot-isolation",
+    "strong-snapshot-isolation",
+];
 
 /// `--algorithm sat` for `-m rw-register`: Elle's result map for the
 /// models in `opts` (which must be among [`SAT_MODELS`]).
@@ -28,10 +38,32 @@ pub fn check_history(
     }
     let (rh, atoms) =
         reg_history(h).map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
+    // One check at the strongest requested model.
+    let has = |names: &[&str]| models.iter().any(|m| names.contains(m));
+    let real_time = has(&[
+        "strict-serializable",
+        "strong-serializable",
+        "strong-snapshot-isolation",
+    ]);
     let sat_opts = SatOptions {
-        session_order: models.contains(&"strong-session-serializable"),
-        prune: true,
+        isolation: if has(&[
+            "serializable",
+            "strong-session-serializable",
+            "strict-serializable",
+            "strong-serializable",
+        ]) {
+            Isolation::Serializable
+        } else {
+            Isolation::SnapshotIsolation
+        },
+        session_order: real_time
+            || has(&[
+                "strong-session-serializable",
+                "strong-session-snapshot-isolation",
+            ]),
+        real_time,
         timeout: opts.linearizable_timeout,
+        ..SatOptions::default()
     };
     let (verdict, stats) = check_serializable(&rh, &sat_opts);
     if opts.verbose {
@@ -88,6 +120,15 @@ pub fn check_history(
                         ("type", Value::kw("process")),
                         ("process", Value::Int(rh[e.from as usize - 1].process)),
                     ]),
+                    EdgeKind::Realtime => {
+                        let b = rh[e.to as usize - 1].index as usize;
+                        let b = h.invocation_of(b).unwrap_or(b);
+                        Value::kw_map(vec![
+                            ("type", Value::kw("realtime")),
+                            ("a'", op(e.from)),
+                            ("b", crate::report::op_value(h, b)),
+                        ])
+                    }
                     EdgeKind::Wr { key, value } => Value::kw_map(vec![
                         ("type", Value::kw("wr")),
                         ("key", key_v(key)),

@@ -13,19 +13,31 @@ pub(super) struct Reach {
 
 impl Reach {
     fn new(adj: &[Vec<(u32, usize)>], order: &[u32]) -> Reach {
-        let n = adj.len();
+        Reach::build(adj.len(), order, |v| {
+            adj[v as usize].iter().map(|&(t, _)| t)
+        })
+    }
+
+    /// Reachability over successor lists, given a topological order.
+    pub(super) fn from_successors(adj: &[Vec<u32>], order: &[u32]) -> Reach {
+        Reach::build(adj.len(), order, |v| adj[v as usize].iter().copied())
+    }
+
+    /// Rows filled in reverse topological order: a vertex's row is itself
+    /// plus the rows of its successors (word-parallel OR).
+    fn build<I: Iterator<Item = u32>>(n: usize, order: &[u32], succ: impl Fn(u32) -> I) -> Reach {
         let words = n.div_ceil(64);
         let mut bits = vec![0u64; n * words];
         for &v in order.iter().rev() {
-            let v = v as usize;
-            bits[v * words + v / 64] |= 1 << (v % 64);
-            for &(t, _) in &adj[v] {
+            let vi = v as usize;
+            bits[vi * words + vi / 64] |= 1 << (vi % 64);
+            for t in succ(v) {
                 let t = t as usize;
-                let (lo, hi) = if v < t {
+                let (lo, hi) = if vi < t {
                     let (a, b) = bits.split_at_mut(t * words);
-                    (&mut a[v * words..v * words + words], &b[..words])
+                    (&mut a[vi * words..vi * words + words], &b[..words])
                 } else {
-                    let (a, b) = bits.split_at_mut(v * words);
+                    let (a, b) = bits.split_at_mut(vi * words);
                     (&mut b[..words], &a[t * words..t * words + words])
                 };
                 for (x, y) in lo.iter_mut().zip(hi) {
@@ -36,9 +48,25 @@ impl Reach {
         Reach { words, bits }
     }
 
-    fn reaches(&self, a: u32, b: u32) -> bool {
+    /// Whether `a` reaches `b` (reflexive).
+    pub(super) fn reaches(&self, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
         self.bits[a * self.words + b / 64] >> (b % 64) & 1 == 1
+    }
+
+    /// The vertices `a` reaches, ascending.
+    pub(super) fn row(&self, a: u32) -> impl Iterator<Item = u32> + '_ {
+        let row = &self.bits[a as usize * self.words..(a as usize + 1) * self.words];
+        row.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    i as u32 * 64 + b
+                })
+            })
+        })
     }
 }
 

@@ -23,28 +23,34 @@ fn hist(txns: &[(i64, &[RegOp])]) -> RegHistory {
             ops: ops.to_vec(),
             committed: true,
             index: i as u64,
+            realtime_preds: Vec::new(),
         })
         .collect()
 }
 
-const ALL_OPTS: [SatOptions; 2] = [
-    SatOptions {
-        session_order: true,
-        prune: true,
-        timeout: None,
-    },
-    SatOptions {
-        session_order: true,
-        prune: false,
-        timeout: None,
-    },
-];
+/// Every combination of the options that must not change a verdict.
+fn all_opts(base: SatOptions) -> Vec<SatOptions> {
+    let mut out = Vec::new();
+    for prune in [true, false] {
+        for two_width in [true, false] {
+            for polarity in [Polarity::KnownOrder, Polarity::Solver] {
+                out.push(SatOptions {
+                    prune,
+                    two_width,
+                    polarity,
+                    ..base
+                });
+            }
+        }
+    }
+    out
+}
 
-/// Checks with and without pruning; both must agree; invalid cycles must
-/// re-check against the history.
+/// Checks with every option combination; all must agree; invalid cycles
+/// must re-check against the history.
 fn ser(h: &RegHistory) -> bool {
     let mut answers = Vec::new();
-    for o in ALL_OPTS {
+    for o in all_opts(SatOptions::default()) {
         let (v, _) = check_serializable(h, &o);
         answers.push(match v {
             Verdict::Valid(order) => {
@@ -59,7 +65,10 @@ fn ser(h: &RegHistory) -> bool {
             Verdict::Unknown => panic!("unknown"),
         });
     }
-    assert_eq!(answers[0], answers[1], "pruning changed the verdict");
+    assert!(
+        answers.iter().all(|&a| a == answers[0]),
+        "options changed the verdict: {answers:?}"
+    );
     answers[0]
 }
 
@@ -146,7 +155,8 @@ fn o1_unique_values_single_solution() {
     assert!(ser(&h));
     let (v, stats) = check_serializable(&h, &SatOptions::default());
     assert_eq!(v, Verdict::Valid(vec![2, 1, 3]));
-    assert_eq!(stats.solves, 1);
+    // O15: pruning decides everything.
+    assert_eq!((stats.vars, stats.pruned, stats.decisions), (1, 1, 0));
 }
 
 #[test]
@@ -161,10 +171,11 @@ fn o2_duplicate_values_not_serializable() {
         &h,
         &SatOptions {
             prune: false,
+            two_width: false,
             ..SatOptions::default()
         },
     );
-    assert!(stats.blocked >= 1, "{stats:?}");
+    assert!(stats.theory_conflicts >= 1, "{stats:?}");
 }
 
 #[test]
@@ -234,7 +245,8 @@ fn o9_duplicate_values_right_writer() {
     assert!(ser(&h));
     let (v, stats) = check_serializable(&h, &SatOptions::default());
     assert_eq!(v, Verdict::Valid(vec![1, 3, 2, 4, 5]));
-    assert_eq!(stats.solves, 1);
+    assert_eq!(stats.pruned, stats.vars);
+    assert_eq!(stats.decisions, 0);
 }
 
 #[test]
@@ -359,6 +371,7 @@ fn random_history(rng: &mut Rng) -> RegHistory {
             ops,
             committed: !info,
             index: i as u64,
+            realtime_preds: Vec::new(),
         });
         past.push(state.clone());
     }
@@ -389,12 +402,11 @@ fn agrees_with_brute_force_on_random_histories() {
         let h = random_history(&mut rng);
         let session = round % 2 == 0;
         let expected = brute(&h, session);
-        for prune in [true, false] {
-            let opts = SatOptions {
-                session_order: session,
-                prune,
-                timeout: None,
-            };
+        for opts in all_opts(SatOptions {
+            session_order: session,
+            ..SatOptions::default()
+        }) {
+            let prune = opts.prune;
             let (v, _) = check_serializable(&h, &opts);
             let got = match &v {
                 Verdict::Valid(order) => {
