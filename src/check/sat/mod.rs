@@ -30,8 +30,8 @@
 //!
 //! Snapshot isolation ([`Isolation::SnapshotIsolation`], VeriStrong
 //! appendix A): some resolution's *induced* graph `(so ∪ wr ∪ ww) ; rw?`
-//! must be acyclic. Pruning and the 2-width clauses are serializability
-//! rules and are switched off for it.
+//! must be acyclic. Pruning then reasons about the induced graph; the
+//! 2-width clauses are a serializability rule and are switched off for it.
 
 mod elle;
 mod encode;
@@ -178,8 +178,7 @@ pub struct SatOptions {
     pub session_order: bool,
     /// Include real-time order ([`RegTxn::realtime_preds`]).
     pub real_time: bool,
-    /// Prune the constraints to a fixpoint before solving (serializability
-    /// only).
+    /// Prune the constraints to a fixpoint before solving.
     pub prune: bool,
     /// Add the 2-width clauses (serializability only).
     pub two_width: bool,
@@ -330,8 +329,8 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     };
     stats.vars = g.vars;
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
-    if opts.prune && !si && g.n <= PRUNE_MAX_VERTICES {
-        if let Err(v) = prune(&g, &mut assign, stats) {
+    if opts.prune && g.n <= PRUNE_MAX_VERTICES {
+        if let Err(v) = prune(&g, &mut assign, stats, si) {
             return Verdict::Invalid(v);
         }
     }
