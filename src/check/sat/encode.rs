@@ -148,26 +148,41 @@ pub(super) fn two_width_clauses(enc: &Encoding, n: usize, cap: usize) -> Vec<Vec
             _ => {}
         }
     }
-    // Single-literal edges by source, for the pair search.
-    let mut by_source: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for &i in &singles {
-        by_source[enc.edges[i].from as usize].push(i);
+    let mut pos = vec![0u32; n];
+    for (i, &v) in enc.order.iter().enumerate() {
+        pos[v as usize] = i as u32;
     }
+    // Unconditional paths run forward in the known order, so in a pair one
+    // edge `u1 → v1` runs backward; take it first. The other's source lies
+    // after `v1`; if it also lies after `u1`, the other edge runs backward
+    // too and the pair is found from its side (`u1` is then in its window).
+    // So the second edge's source is positioned in `[pos v1, pos u1]`.
+    let mut by_position: Vec<(u32, usize)> = singles
+        .iter()
+        .map(|&i| (pos[enc.edges[i].from as usize], i))
+        .collect();
+    by_position.sort_unstable();
     'outer: for &i in &singles {
         let e1 = &enc.edges[i];
+        let (lo, hi) = (pos[e1.to as usize], pos[e1.from as usize]);
+        if lo > hi {
+            continue;
+        }
         let l1 = e1.reason[0];
-        for u2 in reach.row(e1.to) {
-            for &j in &by_source[u2 as usize] {
-                if j <= i {
-                    continue;
-                }
-                let e2 = &enc.edges[j];
-                let l2 = e2.reason[0];
-                if l1.var() != l2.var() && reach.reaches(e2.to, e1.from) {
-                    out.push(vec![!l1, !l2]);
-                    if out.len() >= cap {
-                        break 'outer;
-                    }
+        let start = by_position.partition_point(|&(p, _)| p < lo);
+        for &(p, j) in &by_position[start..] {
+            if p > hi {
+                break;
+            }
+            let e2 = &enc.edges[j];
+            let l2 = e2.reason[0];
+            if l1.var() != l2.var()
+                && reach.reaches(e1.to, e2.from)
+                && reach.reaches(e2.to, e1.from)
+            {
+                out.push(vec![!l1, !l2]);
+                if out.len() >= cap {
+                    break 'outer;
                 }
             }
         }

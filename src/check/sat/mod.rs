@@ -299,6 +299,14 @@ pub struct SatStats {
     pub conflicts: u64,
     /// Decisions of the solver.
     pub decisions: u64,
+    /// Time spent building the polygraph.
+    pub build_time: Duration,
+    /// Time spent pruning.
+    pub prune_time: Duration,
+    /// Time spent on the 2-width clauses.
+    pub two_width_time: Duration,
+    /// Time spent in the solver.
+    pub solve_time: Duration,
 }
 
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
@@ -323,14 +331,19 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
 
 fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
+    let phase = Instant::now();
     let g = match build(h, opts) {
         Ok(g) => g,
         Err(v) => return Verdict::Invalid(v),
     };
+    stats.build_time = phase.elapsed();
     stats.vars = g.vars;
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
     if opts.prune && g.n <= PRUNE_MAX_VERTICES {
-        if let Err(v) = prune(&g, &mut assign, stats, si) {
+        let phase = Instant::now();
+        let pruned = prune(&g, &mut assign, stats, si);
+        stats.prune_time = phase.elapsed();
+        if let Err(v) = pruned {
             return Verdict::Invalid(v);
         }
     }
@@ -355,7 +368,9 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         solver.add_clause_reuse(&mut c.clone());
     }
     if opts.two_width && !si && g.n <= TWO_WIDTH_MAX_VERTICES {
+        let phase = Instant::now();
         let clauses = two_width_clauses(&enc, g.n, 4 * g.vars + 100_000);
+        stats.two_width_time = phase.elapsed();
         stats.two_width = clauses.len();
         for mut c in clauses {
             solver.add_clause_reuse(&mut c);
@@ -372,7 +387,9 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     if opts.timeout.is_some_and(|t| start.elapsed() >= t) {
         return Verdict::Unknown;
     }
+    let phase = Instant::now();
     let r = solver.solve_limited_th(&mut theory, &[]);
+    stats.solve_time = phase.elapsed();
     stats.theory_conflicts = theory.conflicts;
     stats.conflicts = solver.num_conflicts();
     stats.decisions = solver.num_decisions();

@@ -3,7 +3,7 @@
 //! fixed to its alternative.
 
 use super::polygraph::{active_adjacency, bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
-use super::{CycleEdge, SatStats, Violation};
+use super::{SatStats, Violation};
 
 /// Bit rows: `row(v)` has bit `u` set iff `v` reaches `u` (reflexive).
 pub(super) struct Reach {
@@ -52,21 +52,6 @@ impl Reach {
     pub(super) fn reaches(&self, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
         self.bits[a * self.words + b / 64] >> (b % 64) & 1 == 1
-    }
-
-    /// The vertices `a` reaches, ascending.
-    pub(super) fn row(&self, a: u32) -> impl Iterator<Item = u32> + '_ {
-        let row = &self.bits[a as usize * self.words..(a as usize + 1) * self.words];
-        row.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros();
-                    w &= w - 1;
-                    i as u32 * 64 + b
-                })
-            })
-        })
     }
 }
 
@@ -172,8 +157,10 @@ pub(super) fn prune(
     stats: &mut SatStats,
     si: bool,
 ) -> Result<(), Violation> {
-    // For each literal fixed false: the cycle that ruled it out.
-    let mut why: Vec<Option<Vec<CycleEdge>>> = vec![None; g.vars];
+    // For each literal fixed false: the new edges and the known path
+    // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
+    // known edges only accumulate, so the path still exists then.
+    let mut why: Vec<Option<(Vec<usize>, u32, u32)>> = vec![None; g.vars];
     loop {
         stats.prune_passes += 1;
         let known = Known::new(g, assign, si);
@@ -226,12 +213,8 @@ pub(super) fn prune(
             assign[l.var().idx() as usize] = Some(!l.sign());
             stats.pruned += 1;
             changed = true;
-            let mut cycle: Vec<usize> = parts.iter().copied().filter(|&p| p != NONE).collect();
-            if to != from {
-                let path = bfs_path(&known.adj, to, from, |_| true).expect("path");
-                cycle.extend(known.expand(&path));
-            }
-            why[l.var().idx() as usize] = Some(to_cycle(g, &cycle));
+            let parts: Vec<usize> = parts.iter().copied().filter(|&p| p != NONE).collect();
+            why[l.var().idx() as usize] = Some((parts, to, from));
         }
         for c in &g.clauses {
             let mut open = Vec::new();
@@ -246,11 +229,16 @@ pub(super) fn prune(
             match open.len() {
                 0 => {
                     // No choice left: report the cycle that ruled out one.
-                    let cycle = c
+                    let (mut cycle, to, from) = c
                         .iter()
                         .find_map(|l| why[l.var().idx() as usize].clone())
                         .expect("eliminated alternative has a cycle");
-                    return Err(Violation::Cycle(cycle));
+                    if to != from {
+                        let known = Known::new(g, assign, si);
+                        let path = bfs_path(&known.adj, to, from, |_| true).expect("path");
+                        cycle.extend(known.expand(&path));
+                    }
+                    return Err(Violation::Cycle(to_cycle(g, &cycle)));
                 }
                 1 => {
                     assign[open[0].var().idx() as usize] = Some(open[0].sign());
