@@ -8,6 +8,7 @@
 //! faithful to those handlers is a project of its own. Every Jepsen store
 //! also has `history.edn`, which is what ellery reads.
 
+use crate::read::peers::{detect, PeerFormat};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,11 +21,14 @@ use std::time::Instant;
 /// symbolic links, so Jepsen's `latest`/`current` links add nothing): a
 /// directory holding `history.edn` is a Jepsen test run and contributes
 /// exactly that file; elsewhere every `*.edn` and `*.json` file is taken,
-/// except Jepsen's `results.edn`.
+/// except Jepsen's `results.edn`. Peer-format histories are found too (see
+/// [`crate::read::peers::detect`]): a directory of Cobra `T<N>.log` files
+/// (taken whole), a dbcop `history.bincode`, a text-format `*.txt`.
 pub fn discover(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for input in inputs {
-        if input.as_os_str() == "-" || !input.is_dir() {
+        let cobra = || crate::read::peers::detect(input) == Some(PeerFormat::Cobra);
+        if input.as_os_str() == "-" || !input.is_dir() || cobra() {
             out.push(input.clone());
         } else {
             walk(input, &mut out)?;
@@ -51,11 +55,17 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             continue;
         }
         if meta.is_dir() {
-            walk(&path, out)?;
+            if detect(&path) == Some(PeerFormat::Cobra) {
+                out.push(path);
+            } else {
+                walk(&path, out)?;
+            }
         } else if !is_run {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let wanted = name.ends_with(".edn") || name.ends_with(".json");
-            if wanted && name != "results.edn" {
+            let peer = name == "history.bincode"
+                || (name.ends_with(".txt") && detect(&path) == Some(PeerFormat::Text));
+            if (wanted && name != "results.edn") || peer {
                 out.push(path);
             }
         }
@@ -189,6 +199,15 @@ mod tests {
         for f in ["b.json", "a.edn", "notes.txt", "results.edn"] {
             std::fs::write(loose.join(f), "").expect("write");
         }
+        std::fs::write(loose.join("ops.txt"), "\nr(1,0,1,1)\n").expect("write");
+        let cobra = root.join("peers/cobra-run");
+        let dbcop = root.join("peers/hist-00000");
+        std::fs::create_dir_all(&cobra).expect("mkdir");
+        std::fs::create_dir_all(&dbcop).expect("mkdir");
+        for f in ["T0.log", "T1.log", "T0.debug"] {
+            std::fs::write(cobra.join(f), "").expect("write");
+        }
+        std::fs::write(dbcop.join("history.bincode"), "").expect("write");
         #[cfg(unix)]
         std::os::unix::fs::symlink(&run, root.join("store/append/latest")).expect("symlink");
         let found = discover(std::slice::from_ref(&root)).expect("walk");
@@ -197,8 +216,16 @@ mod tests {
             vec![
                 loose.join("a.edn"),
                 loose.join("b.json"),
+                loose.join("ops.txt"),
+                cobra.clone(),
+                dbcop.join("history.bincode"),
                 run.join("history.edn")
             ]
+        );
+        // A Cobra directory given directly is one history.
+        assert_eq!(
+            discover(std::slice::from_ref(&cobra)).expect("walk"),
+            vec![cobra.clone()]
         );
         let _ = std::fs::remove_dir_all(&root);
     }

@@ -15,6 +15,7 @@ use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
 use crate::pipeline::{check_cas_register, CheckOptions, Outcome, Validity};
+use crate::read::peers::PeerFormat;
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::json_pprint::pprint_json;
@@ -111,6 +112,34 @@ enum InputFormat {
     Edn,
     /// elle-cli's JSON.
     Json,
+    /// dbcop's `history.bincode` (or a directory holding one).
+    Dbcop,
+    /// A directory of Cobra `T<N>.log` client logs.
+    Cobra,
+    /// `r(key,value,session,txn)` / `w(...)` lines (PolySI, Plume).
+    Text,
+}
+
+impl InputFormat {
+    /// The peer format this is, if it is one.
+    fn peer(self) -> Option<PeerFormat> {
+        match self {
+            InputFormat::Edn | InputFormat::Json => None,
+            InputFormat::Dbcop => Some(PeerFormat::Dbcop),
+            InputFormat::Cobra => Some(PeerFormat::Cobra),
+            InputFormat::Text => Some(PeerFormat::Text),
+        }
+    }
+}
+
+/// The peer format to read `path` with: the one asked for, else the one
+/// detected (none for standard input or an explicit EDN/JSON).
+fn peer_format(path: &Path, format: Option<InputFormat>) -> Option<PeerFormat> {
+    match format {
+        Some(f) => f.peer(),
+        None if path == Path::new("-") => None,
+        None => crate::read::peers::detect(path),
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -133,7 +162,8 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "edn")]
     output: OutputFormat,
-    /// Input format (default: from the file extension).
+    /// Input format (default: detected; peer formats are read as
+    /// rw-register histories).
     #[arg(short = 'f', long, value_enum)]
     format: Option<InputFormat>,
     /// Report progress and phase timings on standard error.
@@ -207,7 +237,7 @@ struct ElleCli {
     /// applies).
     #[arg(short = 'm', long = "model")]
     model: String,
-    /// Input format: edn or json (default: from the extension).
+    /// Input format: edn, json, dbcop, cobra or text (default: detected).
     #[arg(short = 'f', long = "format")]
     format: Option<String>,
     /// Print the whole analysis as JSON.
@@ -292,6 +322,15 @@ fn expectations(models: &[String], anomalies: &[String]) -> Result<Expectations,
 }
 
 fn read(path: &Path, format: Option<InputFormat>) -> crate::error::Result<crate::model::History> {
+    if let Some(peer) = peer_format(path, format) {
+        if path == Path::new("-") {
+            return Err(crate::error::Error::Usage(format!(
+                "the {} format is read from files, not standard input",
+                peer.name()
+            )));
+        }
+        return crate::read::peers::read_peer(path, peer);
+    }
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| {
@@ -314,12 +353,39 @@ fn read(path: &Path, format: Option<InputFormat>) -> crate::error::Result<crate:
                 source: e,
             })?;
             let f = match f {
-                InputFormat::Edn => SourceFormat::Edn,
                 InputFormat::Json => SourceFormat::Json,
+                _ => SourceFormat::Edn,
             };
             Ok(read_history_bytes(bytes, &path.display().to_string(), f)?)
         }
     }
+}
+
+/// The default model for peer formats. Their histories record no real
+/// time (the converted history's real-time order is an artefact), and the
+/// peers' own "serializable" includes session order: Elle's
+/// strong-session-serializable.
+const PEER_DEFAULT_MODEL: &str = "strong-session-serializable";
+
+/// Check options for a peer-format history: [`PEER_DEFAULT_MODEL`] unless
+/// models were given, and a note when real-time anomalies would be reported.
+fn peer_check_options(path: &Path, opts: &CheckOptions) -> CheckOptions {
+    let mut o = opts.clone();
+    if o.expectations.models.is_none() {
+        o.expectations.models = Some(vec![PEER_DEFAULT_MODEL]);
+    }
+    let realtime = cm::realtime_anomaly_types();
+    if o.expectations
+        .reportable()
+        .iter()
+        .any(|t| realtime.contains(t))
+    {
+        eprintln!(
+            "ellery: {}: this format records no real time; real-time anomalies found in it are artefacts of the conversion",
+            path.display()
+        );
+    }
+    o
 }
 
 fn note_ignored(h: &crate::model::History) {
@@ -344,6 +410,14 @@ fn check_one(
         p("reading");
     }
     let h = read(path, format).map_err(|e| e.to_string())?;
+    let peer_opts;
+    let opts = match peer_format(path, format) {
+        Some(_) => {
+            peer_opts = peer_check_options(path, opts);
+            &peer_opts
+        }
+        None => opts,
+    };
     if opts.verbose {
         eprintln!(
             "ellery: {}: read {} client ops in {:.3} s",
@@ -354,6 +428,8 @@ fn check_one(
     }
     note_ignored(&h);
     let workload = match workload {
+        // Peer formats are register reads and writes, even when read-only.
+        Workload::Auto if peer_format(path, format).is_some() => Workload::RwRegister,
         Workload::Auto => detect_workload(&h),
         w => w,
     };
@@ -698,8 +774,11 @@ fn run_elle_cli(args: &[String]) -> i32 {
         None => None,
         Some("edn") => Some(InputFormat::Edn),
         Some("json") => Some(InputFormat::Json),
+        Some("dbcop") => Some(InputFormat::Dbcop),
+        Some("cobra") => Some(InputFormat::Cobra),
+        Some("text") => Some(InputFormat::Text),
         Some(other) => {
-            eprintln!("ellery: unknown format {other} (expected edn or json)");
+            eprintln!("ellery: unknown format {other} (expected edn, json, dbcop, cobra or text)");
             return 255;
         }
     };

@@ -16,7 +16,8 @@ pub const EXIT_BAD_INPUT: i32 = 3;
 pub struct InputError {
     /// The file (or `-` for standard input).
     pub file: String,
-    /// 1-based line.
+    /// 1-based line (0 for binary inputs, whose message names a byte
+    /// offset).
     pub line: u32,
     /// 1-based column.
     pub column: u32,
@@ -26,6 +27,10 @@ pub struct InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // Binary inputs have no lines; the message gives the byte offset.
+            return write!(f, "{}: {}", self.file, self.message);
+        }
         write!(
             f,
             "{}:{}:{}: {}",

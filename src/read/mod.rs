@@ -7,6 +7,7 @@
 
 mod fast;
 mod json;
+pub mod peers;
 
 use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};
