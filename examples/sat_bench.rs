@@ -1,6 +1,7 @@
 //! Times the SAT checker on history files with chosen options (used by
 //! `scripts/bench-sat.sh`): `sat_bench [--si] [--session] [--realtime]
-//! [--no-prune] [--no-2w] [--solver-polarity] [--timeout S] FILE...`.
+//! [--no-prune] [--no-2w] [--solver-polarity] [--timeout S] PATH...`, where
+//! a path is a Jepsen history or a peer-format one (dbcop, Cobra, text).
 //! Prints one line per file: verdict, seconds, counters.
 
 use std::time::{Duration, Instant};
@@ -33,7 +34,12 @@ fn main() {
     }
     for f in files {
         let t0 = Instant::now();
-        let h = match ellery::read::read_history_file(std::path::Path::new(&f)) {
+        let path = std::path::Path::new(&f);
+        let read = match ellery::read::peers::detect(path) {
+            Some(format) => ellery::read::peers::read_peer(path, format),
+            None => ellery::read::read_history_file(path),
+        };
+        let h = match read {
             Ok(h) => h,
             Err(e) => {
                 eprintln!("{f}: {e}");
