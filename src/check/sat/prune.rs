@@ -24,15 +24,28 @@ impl Reach {
     }
 
     /// Rows filled in reverse topological order: a vertex's row is itself
-    /// plus the rows of its successors (word-parallel OR).
+    /// plus the rows of its successors (word-parallel OR). Successors are
+    /// taken in topological order and skipped when already in the row: a
+    /// finished row is closed, so it then holds the successor's row too.
     fn build<I: Iterator<Item = u32>>(n: usize, order: &[u32], succ: impl Fn(u32) -> I) -> Reach {
         let words = n.div_ceil(64);
         let mut bits = vec![0u64; n * words];
+        let mut pos = vec![0u32; n];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        let mut next: Vec<u32> = Vec::new();
         for &v in order.iter().rev() {
             let vi = v as usize;
             bits[vi * words + vi / 64] |= 1 << (vi % 64);
-            for t in succ(v) {
+            next.clear();
+            next.extend(succ(v));
+            next.sort_unstable_by_key(|&t| pos[t as usize]);
+            for &t in &next {
                 let t = t as usize;
+                if bits[vi * words + t / 64] >> (t % 64) & 1 == 1 {
+                    continue;
+                }
                 let (lo, hi) = if vi < t {
                     let (a, b) = bits.split_at_mut(t * words);
                     (&mut a[vi * words..vi * words + words], &b[..words])
@@ -58,90 +71,31 @@ impl Reach {
 /// Largest vertex count for which pruning's n² bit matrix is built.
 pub(super) const PRUNE_MAX_VERTICES: usize = 30_000;
 
-/// No second edge in a label.
-const NONE: usize = usize::MAX;
-
 /// The graph pruning reasons about: for serializability the known edges;
-/// for snapshot isolation the known *induced* graph, every known non-rw edge
-/// `a → b` and every known non-rw edge followed by a known rw edge. Each
-/// adjacency entry's label indexes `labels`: the one or two polygraph edges
-/// the entry stands for.
-struct Known {
-    adj: Vec<Vec<(u32, usize)>>,
-    labels: Vec<(usize, usize)>,
-    /// SI: known non-rw edges into each vertex, known rw edges out of it.
-    dep_in: Vec<Vec<usize>>,
-    rw_out: Vec<Vec<usize>>,
-}
-
-impl Known {
-    fn new(g: &Polygraph, assign: &[Option<bool>], si: bool) -> Known {
-        let adj = active_adjacency(g, |e| {
-            e.reason.iter().all(|&l| value(assign, l) == Some(true))
-        });
-        let mut labels = Vec::new();
-        if !si {
-            let adj = adj
-                .into_iter()
-                .map(|a| {
-                    a.into_iter()
-                        .map(|(t, i)| {
-                            labels.push((i, NONE));
-                            (t, labels.len() - 1)
-                        })
-                        .collect()
-                })
-                .collect();
-            return Known {
-                adj,
-                labels,
-                dep_in: Vec::new(),
-                rw_out: Vec::new(),
-            };
-        }
-        let mut dep_in = vec![Vec::new(); g.n];
-        let mut rw_out = vec![Vec::new(); g.n];
-        for (v, a) in adj.iter().enumerate() {
-            for &(t, i) in a {
-                if is_rw(g, i) {
-                    rw_out[v].push(i);
-                } else {
-                    dep_in[t as usize].push(i);
-                }
+/// for snapshot isolation the layered graph of the theory (see
+/// [`super::theory`]) on `2n` vertices, whose paths between original
+/// vertices are those of the known induced graph. Labels are polygraph
+/// edge indices.
+fn known_graph(g: &Polygraph, assign: &[Option<bool>], si: bool) -> Vec<Vec<(u32, usize)>> {
+    let adj = active_adjacency(g, |e| {
+        e.reason.iter().all(|&l| value(assign, l) == Some(true))
+    });
+    if !si {
+        return adj;
+    }
+    let n = g.n as u32;
+    let mut layered = vec![Vec::new(); 2 * g.n];
+    for (v, a) in adj.into_iter().enumerate() {
+        for (t, i) in a {
+            if is_rw(g, i) {
+                layered[n as usize + v].push((t, i));
+            } else {
+                layered[v].push((t, i));
+                layered[v].push((n + t, i));
             }
-        }
-        let mut ind: Vec<Vec<(u32, usize)>> = vec![Vec::new(); g.n];
-        for (b, deps) in dep_in.iter().enumerate() {
-            for &d in deps {
-                let a = g.edges[d].from;
-                labels.push((d, NONE));
-                ind[a as usize].push((b as u32, labels.len() - 1));
-                for &r in &rw_out[b] {
-                    labels.push((d, r));
-                    ind[a as usize].push((g.edges[r].to, labels.len() - 1));
-                }
-            }
-        }
-        Known {
-            adj: ind,
-            labels,
-            dep_in,
-            rw_out,
         }
     }
-
-    /// The polygraph edges behind a path of labels.
-    fn expand(&self, path: &[usize]) -> Vec<usize> {
-        let mut out = Vec::new();
-        for &l in path {
-            let (a, b) = self.labels[l];
-            out.push(a);
-            if b != NONE {
-                out.push(b);
-            }
-        }
-        out
-    }
+    layered
 }
 
 fn is_rw(g: &Polygraph, i: usize) -> bool {
@@ -151,6 +105,8 @@ fn is_rw(g: &Polygraph, i: usize) -> bool {
 /// Pruning outcome: `Err` is a violation. With `si`, cycles are those of
 /// the induced graph (VeriStrong appendix A): an alternative goes when an
 /// induced edge it would create closes a cycle with known induced edges.
+/// The reported cycle starts with the eliminated edge; with SI its first
+/// step may be the twin edge, whose edge is the same.
 pub(super) fn prune(
     g: &Polygraph,
     assign: &mut [Option<bool>],
@@ -163,15 +119,16 @@ pub(super) fn prune(
     let mut why: Vec<Option<(Vec<usize>, u32, u32)>> = vec![None; g.vars];
     loop {
         stats.prune_passes += 1;
-        let known = Known::new(g, assign, si);
-        let Some(order) = topo(&known.adj) else {
-            let c = find_cycles(&known.adj, 1).pop().expect("cycle");
-            return Err(Violation::Cycle(to_cycle(g, &known.expand(&c))));
+        let known = known_graph(g, assign, si);
+        let Some(order) = topo(&known) else {
+            let c = find_cycles(&known, 1).pop().expect("cycle");
+            return Err(Violation::Cycle(to_cycle(g, &c)));
         };
-        let reach = Reach::new(&known.adj, &order);
+        let reach = Reach::new(&known, &order);
         let mut changed = false;
-        // The induced edges a candidate would add: (from, to, its edges).
-        let mut new_edges: Vec<(u32, u32, [usize; 2])> = Vec::new();
+        let n = g.n as u32;
+        // The layered edges a candidate would add.
+        let mut new_edges: Vec<(u32, u32)> = Vec::new();
         for (i, e) in g.edges.iter().enumerate() {
             let mut open = None;
             let mut count = 0;
@@ -191,21 +148,17 @@ pub(super) fn prune(
             }
             new_edges.clear();
             if !si {
-                new_edges.push((e.from, e.to, [i, NONE]));
+                new_edges.push((e.from, e.to));
             } else if is_rw(g, i) {
-                for &d in &known.dep_in[e.from as usize] {
-                    new_edges.push((g.edges[d].from, e.to, [d, i]));
-                }
+                new_edges.push((n + e.from, e.to));
             } else {
-                new_edges.push((e.from, e.to, [i, NONE]));
-                for &r in &known.rw_out[e.to as usize] {
-                    new_edges.push((e.from, g.edges[r].to, [i, r]));
-                }
+                new_edges.push((e.from, e.to));
+                new_edges.push((e.from, n + e.to));
             }
-            // Reachability is reflexive: an induced self-loop counts.
-            let Some(&(from, to, parts)) = new_edges
+            // Reachability is reflexive: a self-loop counts.
+            let Some(&(from, to)) = new_edges
                 .iter()
-                .find(|&&(from, to, _)| reach.reaches(to, from))
+                .find(|&&(from, to)| reach.reaches(to, from))
             else {
                 continue;
             };
@@ -213,8 +166,7 @@ pub(super) fn prune(
             assign[l.var().idx() as usize] = Some(!l.sign());
             stats.pruned += 1;
             changed = true;
-            let parts: Vec<usize> = parts.iter().copied().filter(|&p| p != NONE).collect();
-            why[l.var().idx() as usize] = Some((parts, to, from));
+            why[l.var().idx() as usize] = Some((vec![i], to, from));
         }
         for c in &g.clauses {
             let mut open = Vec::new();
@@ -234,9 +186,8 @@ pub(super) fn prune(
                         .find_map(|l| why[l.var().idx() as usize].clone())
                         .expect("eliminated alternative has a cycle");
                     if to != from {
-                        let known = Known::new(g, assign, si);
-                        let path = bfs_path(&known.adj, to, from, |_| true).expect("path");
-                        cycle.extend(known.expand(&path));
+                        let known = known_graph(g, assign, si);
+                        cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
                     }
                     return Err(Violation::Cycle(to_cycle(g, &cycle)));
                 }

@@ -738,7 +738,7 @@ fn snapshot_isolation_oracles() {
     ]);
     assert!(si(&skew) && !ser(&skew));
     let (v, _) = check_snapshot_isolation(&skew, &SatOptions::default());
-    assert_eq!(v, Verdict::Valid(vec![1, 2]));
+    assert_eq!(v, Verdict::Valid(vec![2, 1]));
     // O2, O6, O8, O13 (long fork), O14: not SI.
     assert!(!si(&hist(&[
         (1, &[r(Y, 1), w(X, 1)]),

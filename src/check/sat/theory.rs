@@ -5,18 +5,20 @@
 //! ([`DynamicOrder`]), and an edge that would close a cycle raises the
 //! negation of the reasons of the cycle's edges as a conflict clause.
 //!
-//! For snapshot isolation the order holds the *induced* graph instead:
-//! every non-rw edge `a → b`, and every non-rw edge followed by an rw edge
-//! `a → b → c` as `a → c`; a self-loop there is an immediate conflict.
+//! For snapshot isolation the cycles that count are those of the *induced*
+//! graph `(so ∪ wr ∪ ww) ; rw?`. Rather than composing edges (a product per
+//! vertex), the order holds a layered graph on `2n` vertices with the same
+//! paths between the original ones: each vertex `b` gets a twin `b'`
+//! (`n + b`) that only non-rw edges enter and only rw edges leave; a non-rw
+//! edge `a → b` becomes `a → b` and `a → b'`, an rw edge `b → c` becomes
+//! `b' → c`. A path `a → b' → c` is the induced edge `a → c`, so a cycle
+//! there is an induced cycle (an induced self-loop is a two-cycle).
 //!
 //! Backtracking undoes everything done at the popped levels, in reverse.
 
 use batsat::{Lit, Theory, TheoryArg};
 
 use crate::graph::dynamic_order::DynamicOrder;
-
-/// No second edge (an induced edge made of one edge only).
-const NONE: u32 = u32::MAX;
 
 /// An edge as the theory sees it.
 #[derive(Clone, Debug)]
@@ -48,14 +50,10 @@ pub(super) struct AcyclicTheory {
     holds: Vec<u8>,
     /// Edges whose `holds` was incremented, for undo.
     counted: Vec<u32>,
-    /// Activated edges with the sizes to restore on undo:
-    /// `(edge, order edges before, induced labels before)`.
-    activated: Vec<(u32, usize, usize)>,
-    /// Order-edge labels: `(edge, second edge or NONE)`.
-    labels: Vec<(u32, u32)>,
-    /// SI: active non-rw edges into each vertex, rw edges out of it.
-    dep_in: Vec<Vec<u32>>,
-    rw_out: Vec<Vec<u32>>,
+    /// Order edges present before each activation, for undo.
+    activated: Vec<usize>,
+    /// Vertices of the history (the order has `2n` with SI).
+    n: u32,
     levels: Vec<Level>,
     /// Length of the solver's trail already processed.
     processed: usize,
@@ -67,17 +65,23 @@ pub(super) struct AcyclicTheory {
 }
 
 impl AcyclicTheory {
-    /// A theory over `n` vertices with `edges` (those with an empty reason
-    /// are inserted at once) and `vars` variables; `order` is an initial
-    /// vertex order, ideally topological for the unconditional edges.
-    /// Returns the cycle (edge ids) if the unconditional edges are cyclic.
+    /// A theory over `n = order.len()` vertices with `edges` (those with an
+    /// empty reason are inserted at once) and `vars` variables; `order` is
+    /// an initial vertex order, ideally topological for the unconditional
+    /// edges. Returns the cycle (edge ids) if those are cyclic.
     pub(super) fn new(
         order: &[u32],
         edges: Vec<TheoryEdge>,
         vars: usize,
         si: bool,
     ) -> Result<AcyclicTheory, Vec<u32>> {
-        let n = order.len();
+        let n = order.len() as u32;
+        // With SI each twin follows its vertex.
+        let layered: Vec<u32> = if si {
+            order.iter().flat_map(|&v| [v, n + v]).collect()
+        } else {
+            order.to_vec()
+        };
         let mut watch = vec![Vec::new(); 2 * vars];
         for (i, e) in edges.iter().enumerate() {
             for &l in &e.reason {
@@ -88,13 +92,11 @@ impl AcyclicTheory {
             holds: vec![0; edges.len()],
             edges,
             si,
-            order: DynamicOrder::with_order(order),
+            order: DynamicOrder::with_order(&layered),
             watch,
             counted: Vec::new(),
             activated: Vec::new(),
-            labels: Vec::new(),
-            dep_in: if si { vec![Vec::new(); n] } else { Vec::new() },
-            rw_out: if si { vec![Vec::new(); n] } else { Vec::new() },
+            n,
             levels: Vec::new(),
             processed: 0,
             last_cycle: None,
@@ -109,88 +111,51 @@ impl AcyclicTheory {
         Ok(th)
     }
 
-    /// The current vertex order: topological for the active edges.
+    /// The current order of the history's vertices: topological for the
+    /// active edges (with SI, for the induced graph).
     pub(super) fn order(&self) -> Vec<u32> {
-        self.order.order()
+        let n = self.n;
+        self.order.order().into_iter().filter(|&v| v < n).collect()
     }
 
     /// Activates edge `e`; on a cycle returns its edges (in cycle order).
     fn activate(&mut self, e: u32) -> Result<(), Vec<u32>> {
-        self.activated
-            .push((e, self.order.edge_count(), self.labels.len()));
+        self.activated.push(self.order.edge_count());
         let TheoryEdge { from, to, rw, .. } = self.edges[e as usize];
         if !self.si {
-            return self.insert(from, to, e, NONE);
+            return self.insert(from, to, e);
         }
         if rw {
-            self.rw_out[from as usize].push(e);
-            for i in 0..self.dep_in[from as usize].len() {
-                let d = self.dep_in[from as usize][i];
-                self.insert(self.edges[d as usize].from, to, d, e)?;
-            }
+            self.insert(self.n + from, to, e)
         } else {
-            self.dep_in[to as usize].push(e);
-            self.insert(from, to, e, NONE)?;
-            for i in 0..self.rw_out[to as usize].len() {
-                let r = self.rw_out[to as usize][i];
-                self.insert(from, self.edges[r as usize].to, e, r)?;
-            }
+            self.insert(from, to, e)?;
+            self.insert(from, self.n + to, e)
         }
-        Ok(())
     }
 
-    /// Inserts an order edge labelled by one or two theory edges.
-    fn insert(&mut self, from: u32, to: u32, first: u32, second: u32) -> Result<(), Vec<u32>> {
-        let label = self.labels.len() as u32;
-        match self.order.add_edge(from, to, label) {
-            Ok(()) => {
-                self.labels.push((first, second));
-                Ok(())
-            }
-            Err(path) => {
-                let mut cycle = vec![first];
-                if second != NONE {
-                    cycle.push(second);
-                }
-                for l in path {
-                    let (a, b) = self.labels[l as usize];
-                    cycle.push(a);
-                    if b != NONE {
-                        cycle.push(b);
-                    }
-                }
-                Err(cycle)
-            }
-        }
+    /// Inserts an order edge for theory edge `e`.
+    fn insert(&mut self, from: u32, to: u32, e: u32) -> Result<(), Vec<u32>> {
+        self.order.add_edge(from, to, e).map_err(|path| {
+            let mut cycle = vec![e];
+            cycle.extend(path);
+            cycle
+        })
     }
 
     /// Undoes activations and counts back to the given sizes.
     fn undo_to(&mut self, level: Level) {
-        while self.activated.len() > level.activated {
-            let (e, order_len, labels_len) = self.activated.pop().expect("activation");
+        if self.activated.len() > level.activated {
+            let order_len = self.activated[level.activated];
+            self.activated.truncate(level.activated);
             while self.order.edge_count() > order_len {
                 self.order.pop_edge();
-            }
-            self.labels.truncate(labels_len);
-            if self.si {
-                let TheoryEdge { from, to, rw, .. } = self.edges[e as usize];
-                let list = if rw {
-                    &mut self.rw_out[from as usize]
-                } else {
-                    &mut self.dep_in[to as usize]
-                };
-                // LIFO: the activated edge is the last entry (or absent when
-                // the activation failed before pushing it).
-                if list.last() == Some(&e) {
-                    list.pop();
-                }
             }
         }
         while self.counted.len() > level.counted {
             let e = self.counted.pop().expect("count");
             self.holds[e as usize] -= 1;
         }
-        self.processed = level.processed.min(self.processed);
+        self.processed = level.processed;
     }
 
     /// Processes the trail from `processed` on; raises a conflict on a cycle.
