@@ -5,7 +5,7 @@
 use batsat::Lit;
 
 use super::polygraph::{value, Polygraph};
-use super::prune::Reach;
+use super::reach::Reach;
 use super::theory::TheoryEdge;
 use super::{EdgeKind, Polarity};
 
@@ -123,9 +123,8 @@ fn known_adjacency(n: usize, edges: &[TheoryEdge]) -> Vec<Vec<u32>> {
     adj
 }
 
-/// Largest vertex count for which the 2-width clauses are computed (their
-/// reachability matrix is n² bits).
-pub(super) const TWO_WIDTH_MAX_VERTICES: usize = 30_000;
+/// Most reachability memory the 2-width clauses may use, in bytes.
+const TWO_WIDTH_MAX_BYTES: usize = 1 << 30;
 
 /// The 2-width clauses (serializability only): `¬a ∨ ¬b` whenever the
 /// conditional edges behind `a` and `b` close a cycle with unconditional
@@ -133,10 +132,20 @@ pub(super) const TWO_WIDTH_MAX_VERTICES: usize = 30_000;
 /// reason has two literals and whose target reaches its source (covers the
 /// rw case, T' ⇝ S with T' ≠ S since derived edges are never self-loops),
 /// and two single-literal edges `u1 → v1`, `u2 → v2` with `v1 ⇝ u2` and
-/// `v2 ⇝ u1`. At most `cap` clauses.
-pub(super) fn two_width_clauses(enc: &Encoding, n: usize, cap: usize) -> Vec<Vec<Lit>> {
-    let adj = known_adjacency(n, &enc.edges);
-    let reach = Reach::from_successors(&adj, &enc.order);
+/// `v2 ⇝ u1`. At most `cap` clauses; none if reachability would not fit
+/// in memory.
+pub(super) fn two_width_clauses(g: &Polygraph, enc: &Encoding, cap: usize) -> Vec<Vec<Lit>> {
+    let n = g.n;
+    let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+    for (i, e) in enc.edges.iter().enumerate() {
+        if e.reason.is_empty() {
+            adj[e.from as usize].push((e.to, i));
+        }
+    }
+    let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
+    let Some(reach) = Reach::new(&adj, &enc.order, TWO_WIDTH_MAX_BYTES, session) else {
+        return Vec::new();
+    };
     let mut out: Vec<Vec<Lit>> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
     for (i, e) in enc.edges.iter().enumerate() {

@@ -37,6 +37,7 @@ mod elle;
 mod encode;
 mod polygraph;
 mod prune;
+mod reach;
 mod theory;
 
 use std::time::{Duration, Instant};
@@ -45,9 +46,9 @@ use batsat::{lbool, BasicSolver, SolverInterface};
 
 use crate::model::{History, MopArg, MopFn, OpType};
 pub use elle::{check_history, SAT_MODELS};
-use encode::{encode, two_width_clauses, TWO_WIDTH_MAX_VERTICES};
+use encode::{encode, two_width_clauses};
 use polygraph::{build, lit, to_cycle};
-use prune::{prune, PRUNE_MAX_VERTICES};
+use prune::prune;
 use theory::AcyclicTheory;
 
 /// A register value: `None` is `nil`, the initial value of every key.
@@ -339,7 +340,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     stats.build_time = phase.elapsed();
     stats.vars = g.vars;
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
-    if opts.prune && g.n <= PRUNE_MAX_VERTICES {
+    if opts.prune {
         let phase = Instant::now();
         let pruned = prune(&g, &mut assign, stats, si);
         stats.prune_time = phase.elapsed();
@@ -367,9 +368,9 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     for c in &g.clauses {
         solver.add_clause_reuse(&mut c.clone());
     }
-    if opts.two_width && !si && g.n <= TWO_WIDTH_MAX_VERTICES {
+    if opts.two_width && !si {
         let phase = Instant::now();
-        let clauses = two_width_clauses(&enc, g.n, 4 * g.vars + 100_000);
+        let clauses = two_width_clauses(&g, &enc, 4 * g.vars + 100_000);
         stats.two_width_time = phase.elapsed();
         stats.two_width = clauses.len();
         for mut c in clauses {

@@ -3,73 +3,11 @@
 //! fixed to its alternative.
 
 use super::polygraph::{active_adjacency, bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
-use super::{SatStats, Violation};
+use super::reach::Reach;
+use super::{EdgeKind, SatStats, Violation};
 
-/// Bit rows: `row(v)` has bit `u` set iff `v` reaches `u` (reflexive).
-pub(super) struct Reach {
-    words: usize,
-    bits: Vec<u64>,
-}
-
-impl Reach {
-    fn new(adj: &[Vec<(u32, usize)>], order: &[u32]) -> Reach {
-        Reach::build(adj.len(), order, |v| {
-            adj[v as usize].iter().map(|&(t, _)| t)
-        })
-    }
-
-    /// Reachability over successor lists, given a topological order.
-    pub(super) fn from_successors(adj: &[Vec<u32>], order: &[u32]) -> Reach {
-        Reach::build(adj.len(), order, |v| adj[v as usize].iter().copied())
-    }
-
-    /// Rows filled in reverse topological order: a vertex's row is itself
-    /// plus the rows of its successors (word-parallel OR). Successors are
-    /// taken in topological order and skipped when already in the row: a
-    /// finished row is closed, so it then holds the successor's row too.
-    fn build<I: Iterator<Item = u32>>(n: usize, order: &[u32], succ: impl Fn(u32) -> I) -> Reach {
-        let words = n.div_ceil(64);
-        let mut bits = vec![0u64; n * words];
-        let mut pos = vec![0u32; n];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i as u32;
-        }
-        let mut next: Vec<u32> = Vec::new();
-        for &v in order.iter().rev() {
-            let vi = v as usize;
-            bits[vi * words + vi / 64] |= 1 << (vi % 64);
-            next.clear();
-            next.extend(succ(v));
-            next.sort_unstable_by_key(|&t| pos[t as usize]);
-            for &t in &next {
-                let t = t as usize;
-                if bits[vi * words + t / 64] >> (t % 64) & 1 == 1 {
-                    continue;
-                }
-                let (lo, hi) = if vi < t {
-                    let (a, b) = bits.split_at_mut(t * words);
-                    (&mut a[vi * words..vi * words + words], &b[..words])
-                } else {
-                    let (a, b) = bits.split_at_mut(vi * words);
-                    (&mut b[..words], &a[t * words..t * words + words])
-                };
-                for (x, y) in lo.iter_mut().zip(hi) {
-                    *x |= *y;
-                }
-            }
-        }
-        Reach { words, bits }
-    }
-
-    /// Whether `a` reaches `b` (reflexive).
-    pub(super) fn reaches(&self, a: u32, b: u32) -> bool {
-        let (a, b) = (a as usize, b as usize);
-        self.bits[a * self.words + b / 64] >> (b % 64) & 1 == 1
-    }
-}
-
-/// Largest vertex count for which pruning's n² bit matrix is built.
-pub(super) const PRUNE_MAX_VERTICES: usize = 30_000;
+/// Most reachability memory pruning may use, in bytes.
+pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
 
 /// The graph pruning reasons about: for serializability the known edges;
 /// for snapshot isolation the layered graph of the theory (see
@@ -124,7 +62,11 @@ pub(super) fn prune(
             let c = find_cycles(&known, 1).pop().expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
         };
-        let reach = Reach::new(&known, &order);
+        let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == EdgeKind::Process);
+        let Some(reach) = Reach::new(&known, &order, PRUNE_MAX_BYTES, session) else {
+            // Too big to prune: leave everything to the solver.
+            return Ok(());
+        };
         let mut changed = false;
         let n = g.n as u32;
         // The layered edges a candidate would add.
