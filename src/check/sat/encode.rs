@@ -17,6 +17,8 @@ pub(super) struct Encoding {
     /// A topological order of the unconditional edges (identity if they
     /// are cyclic: the theory then reports the cycle).
     pub(super) order: Vec<u32>,
+    /// Whether `order` is topological (the unconditional edges are acyclic).
+    pub(super) acyclic: bool,
     /// Per variable: the preferred first value (`None` = solver default).
     pub(super) polarity: Vec<Option<bool>>,
 }
@@ -44,7 +46,9 @@ pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity)
         });
         origin.push(i);
     }
-    let order = known_order(g.n, &edges).unwrap_or_else(|| (0..g.n as u32).collect());
+    let known = known_order(g.n, &edges);
+    let acyclic = known.is_some();
+    let order = known.unwrap_or_else(|| (0..g.n as u32).collect());
     let mut pos = vec![0u32; g.n];
     for (i, &v) in order.iter().enumerate() {
         pos[v as usize] = i as u32;
@@ -81,6 +85,7 @@ pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity)
         edges,
         origin,
         order,
+        acyclic,
         polarity: pol,
     }
 }
@@ -136,6 +141,9 @@ const TWO_WIDTH_MAX_BYTES: usize = 1 << 30;
 /// in memory.
 pub(super) fn two_width_clauses(g: &Polygraph, enc: &Encoding, cap: usize) -> Vec<Vec<Lit>> {
     let n = g.n;
+    if !enc.acyclic {
+        return Vec::new();
+    }
     let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
     for (i, e) in enc.edges.iter().enumerate() {
         if e.reason.is_empty() {

@@ -187,7 +187,7 @@ mod tests {
             let chain = below(2) == 0;
             for i in 0..n {
                 if chain && i + 1 < n {
-                    adj[order[i] as usize].push((order[i + 1], 0));
+                    adj[order[i] as usize].push((order[i + 1], 1));
                 }
             }
             for _ in 0..edges {
@@ -196,7 +196,8 @@ mod tests {
                     adj[order[i] as usize].push((order[j], 0));
                 }
             }
-            let reach = Reach::new(&adj, &order, usize::MAX, |_| below(2) == 0).expect("fits");
+            // Label 1 marks the chain edges, preferred in the path cover.
+            let reach = Reach::new(&adj, &order, usize::MAX, |l| l == 1).expect("fits");
             layouts[matches!(reach, Reach::Paths { .. }) as usize] += 1;
             for a in 0..n as u32 {
                 let mut seen = vec![false; n];
