@@ -332,6 +332,7 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
 
 fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
+    let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
     let g = match build(h, opts) {
         Ok(g) => g,
@@ -342,11 +343,14 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
     if opts.prune {
         let phase = Instant::now();
-        let pruned = prune(&g, &mut assign, stats, si);
+        let pruned = prune(&g, &mut assign, stats, si, &expired);
         stats.prune_time = phase.elapsed();
         if let Err(v) = pruned {
             return Verdict::Invalid(v);
         }
+    }
+    if expired() {
+        return Verdict::Unknown;
     }
     let enc = encode(&g, &assign, opts.polarity);
     let mut solver = BasicSolver::default();
@@ -385,7 +389,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         Ok(t) => t,
         Err(cycle) => return Verdict::Invalid(Violation::Cycle(cycle_of(&cycle))),
     };
-    if opts.timeout.is_some_and(|t| start.elapsed() >= t) {
+    if expired() {
         return Verdict::Unknown;
     }
     let phase = Instant::now();

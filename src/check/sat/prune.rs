@@ -40,7 +40,7 @@ fn is_rw(g: &Polygraph, i: usize) -> bool {
     matches!(g.edges[i].kind, super::EdgeKind::Rw { .. })
 }
 
-/// Pruning outcome: `Err` is a violation. With `si`, cycles are those of
+/// Pruning outcome: `Err` is a violation. Stops early once `expired()`. With `si`, cycles are those of
 /// the induced graph (VeriStrong appendix A): an alternative goes when an
 /// induced edge it would create closes a cycle with known induced edges.
 /// The reported cycle starts with the eliminated edge; with SI its first
@@ -50,6 +50,7 @@ pub(super) fn prune(
     assign: &mut [Option<bool>],
     stats: &mut SatStats,
     si: bool,
+    expired: &dyn Fn() -> bool,
 ) -> Result<(), Violation> {
     // For each literal fixed false: the new edges and the known path
     // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
@@ -141,7 +142,8 @@ pub(super) fn prune(
                 _ => {}
             }
         }
-        if !changed {
+        // Stopping early is sound: fewer fixed literals.
+        if !changed || expired() {
             return Ok(());
         }
     }
