@@ -5,6 +5,7 @@
 //! [`crate::model::History::ops`]); edges carry a set of relationships
 //! ([`Rels`]): ww, wr, rw, their predicate forms, process and realtime.
 
+pub mod dynamic_order;
 pub mod order;
 mod rels;
 pub mod scc;

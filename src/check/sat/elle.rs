@@ -2,15 +2,25 @@
 //! `-m rw-register` histories.
 
 use super::{
-    check_serializable, classify_cycle, reg_history, verify_cycle, CycleEdge, EdgeKind, RegHistory,
-    RegOp, RegValue, SatOptions, Verdict, Violation,
+    check_serializable, classify_cycle, reg_history, verify_cycle, CycleEdge, EdgeKind, Isolation,
+    RegHistory, RegOp, RegValue, SatOptions, Verdict, Violation,
 };
 use crate::check::ExplainedCycle;
 use crate::model::{Atom, History};
 
-/// The models `--algorithm sat` decides: `serializable` (no session
-/// order) and `strong-session-serializable` (with it).
-pub const SAT_MODELS: [&str; 2] = ["serializable", "strong-session-serializable"];
+/// The models `--algorithm sat` decides: serializability and snapshot
+/// isolation, plain (no order between a process's transactions), with
+/// session order (`strong-session-`), and with real-time order
+/// (`strict-`/`strong-`, which include session order).
+pub const SAT_MODELS: [&str; 7] = [
+    "serializable",
+    "strong-session-serializable",
+    "strict-serializable",
+    "strong-serializable",
+    "snapshot-isolation",
+    "strong-session-snapshot-isolation",
+    "strong-snapshot-isolation",
+];
 
 /// Whether `--algorithm sat` decides every model `opts` asks about (an
 /// explicit `-c` among [`SAT_MODELS`]).
@@ -38,10 +48,32 @@ pub fn check_history(
     }
     let (rh, atoms) =
         reg_history(h).map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
+    // One check at the strongest requested model.
+    let has = |names: &[&str]| models.iter().any(|m| names.contains(m));
+    let real_time = has(&[
+        "strict-serializable",
+        "strong-serializable",
+        "strong-snapshot-isolation",
+    ]);
     let sat_opts = SatOptions {
-        session_order: models.contains(&"strong-session-serializable"),
-        prune: true,
+        isolation: if has(&[
+            "serializable",
+            "strong-session-serializable",
+            "strict-serializable",
+            "strong-serializable",
+        ]) {
+            Isolation::Serializable
+        } else {
+            Isolation::SnapshotIsolation
+        },
+        session_order: real_time
+            || has(&[
+                "strong-session-serializable",
+                "strong-session-snapshot-isolation",
+            ]),
+        real_time,
         timeout: opts.sat_timeout,
+        ..SatOptions::default()
     };
     let (verdict, stats) = check_serializable(&rh, &sat_opts);
     if opts.verbose {
@@ -155,7 +187,7 @@ pub fn check_history(
 /// A solver cycle as Elle explains cycles: transactions by op position,
 /// steps with Elle's maps and sentences, and the anomaly type.
 fn explain(h: &History, rh: &RegHistory, atoms: &[Atom], cycle: &[CycleEdge]) -> ExplainedCycle {
-    use crate::infer::order_graphs::ProcessExplainer;
+    use crate::infer::order_graphs::{ProcessExplainer, RealtimeExplainer};
     use crate::infer::rw_register::{version_step, wr_step};
     use crate::infer::{PairExplainer, StepKind};
     let pos = |id: u32| rh[id as usize - 1].index as u32;
@@ -202,6 +234,9 @@ fn explain(h: &History, rh: &RegHistory, atoms: &[Atom], cycle: &[CycleEdge]) ->
                 EdgeKind::Process => ProcessExplainer
                     .explain(h, a, b)
                     .expect("verified session-order edge"),
+                EdgeKind::Realtime => RealtimeExplainer
+                    .explain(h, a, b)
+                    .expect("verified real-time edge"),
                 EdgeKind::Init => unreachable!("the initial transaction is on no cycle"),
             }
         })

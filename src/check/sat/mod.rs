@@ -1,8 +1,9 @@
 //! Exact serializability of read-write register histories with repeated
-//! written values: a polygraph (Cobra) / hyper-polygraph (VeriStrong) built
-//! from the history, pruned to a fixpoint with bit-row reachability, then
-//! solved by `batsat` in a lazy counterexample loop (solve, look for a cycle
-//! in the chosen graph, block the cycle's choices, repeat).
+//! written values, and snapshot isolation: a polygraph (Cobra) /
+//! hyper-polygraph (VeriStrong) built from the history, pruned to a fixpoint
+//! with bit-row reachability, then solved by `batsat` with an incremental
+//! acyclicity theory ([`theory`]: a dynamic topological order that explains
+//! each conflict by the reasons of the cycle's edges).
 //!
 //! Model (the VeriStrong digest, `shared/notes/seed-004-veristrong.md`):
 //! an initial transaction `T⊥` (id 0) writes `nil` to every key and precedes
@@ -24,19 +25,31 @@
 //! Session order (per process) is included when
 //! [`SatOptions::session_order`] is set (VeriStrong's SER, Elle's
 //! `strong-session-serializable`); Elle's `serializable` leaves it out.
+//! Real-time order ([`SatOptions::real_time`], strict serializability) uses
+//! each transaction's [`RegTxn::realtime_preds`].
+//!
+//! Snapshot isolation ([`Isolation::SnapshotIsolation`], VeriStrong
+//! appendix A): some resolution's *induced* graph `(so ∪ wr ∪ ww) ; rw?`
+//! must be acyclic. Pruning then reasons about the induced graph; the
+//! 2-width clauses are a serializability rule and are switched off for it.
 
 mod elle;
+mod encode;
 mod polygraph;
 mod prune;
+mod reach;
+mod theory;
 
 use std::time::{Duration, Instant};
 
-use batsat::{lbool, BasicSolver, Lit, SolverInterface};
+use batsat::{lbool, BasicSolver, SolverInterface};
 
 use crate::model::{History, MopArg, MopFn, OpType};
 pub use elle::{check_history, decides, SAT_MODELS};
-use polygraph::{active_adjacency, build, find_cycles, lit, to_cycle, topo, value};
-use prune::{prune, PRUNE_MAX_VERTICES};
+use encode::{encode, two_width_clauses};
+use polygraph::{build, lit, to_cycle};
+use prune::prune;
+use theory::AcyclicTheory;
 
 /// A register value: `None` is `nil`, the initial value of every key.
 pub type RegValue = Option<u64>;
@@ -61,6 +74,10 @@ pub struct RegTxn {
     pub committed: bool,
     /// The position of its completion in [`History::ops`] (for reports).
     pub index: u64,
+    /// Graph ids of committed transactions that completed before this one
+    /// was invoked (enough of them for their transitive closure to be the
+    /// whole real-time order; used only with [`SatOptions::real_time`]).
+    pub realtime_preds: Vec<u32>,
 }
 
 /// Transactions in completion order; transaction `i` has graph id `i + 1`
@@ -71,6 +88,8 @@ pub type RegHistory = Vec<RegTxn>;
 /// `:info` completions with the writes of their invocation (reads dropped),
 /// `:fail` skipped. Keys and values become dense ids into the returned atom
 /// table; micro-ops other than `:r`/`:w` are an error naming the op.
+/// Real-time predecessors come from Elle's real-time graph (its transitive
+/// reduction).
 pub fn reg_history(h: &History) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
     let mut table: Vec<crate::model::Atom> = Vec::new();
     let mut ids: std::collections::HashMap<crate::model::Atom, u64> = Default::default();
@@ -81,6 +100,8 @@ pub fn reg_history(h: &History) -> Result<(RegHistory, Vec<crate::model::Atom>),
         })
     };
     let mut out = Vec::new();
+    // Graph id of each op position that becomes a transaction.
+    let mut graph_id: Vec<u32> = vec![0; h.ops.len()];
     for (i, op) in h.ops.iter().enumerate() {
         let committed = match op.op_type {
             OpType::Ok => true,
@@ -115,18 +136,55 @@ pub fn reg_history(h: &History) -> Result<(RegHistory, Vec<crate::model::Atom>),
             ops,
             committed,
             index: i as u64,
+            realtime_preds: Vec::new(),
         });
+        graph_id[i] = out.len() as u32;
+    }
+    for (a, b, _) in crate::infer::order_graphs::realtime_edges(h) {
+        let (a, b) = (graph_id[a as usize], graph_id[b as usize]);
+        if a != 0 && b != 0 {
+            out[b as usize - 1].realtime_preds.push(a);
+        }
     }
     Ok((out, table))
+}
+
+/// The isolation level to decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// Some resolution's dependency graph is acyclic.
+    Serializable,
+    /// Some resolution's induced graph `(so ∪ wr ∪ ww) ; rw?` is acyclic.
+    SnapshotIsolation,
+}
+
+/// How the solver picks the first value of a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Polarity {
+    /// batsat's default (false first, then the saved phase).
+    Solver,
+    /// The value that makes the variable's edge point forward in a
+    /// topological order of the edges known after pruning (VeriStrong's
+    /// order-guided polarity, fixed once: batsat has no polarity hook, and a
+    /// fixed user polarity overrides phase saving).
+    KnownOrder,
 }
 
 /// Options of [`check_serializable`].
 #[derive(Clone, Copy, Debug)]
 pub struct SatOptions {
+    /// Serializability or snapshot isolation.
+    pub isolation: Isolation,
     /// Include per-process session order.
     pub session_order: bool,
+    /// Include real-time order ([`RegTxn::realtime_preds`]).
+    pub real_time: bool,
     /// Prune the constraints to a fixpoint before solving.
     pub prune: bool,
+    /// Add the 2-width clauses (serializability only).
+    pub two_width: bool,
+    /// Initial variable polarity.
+    pub polarity: Polarity,
     /// Give up (answer [`Verdict::Unknown`]) after this long.
     pub timeout: Option<Duration>,
 }
@@ -134,8 +192,12 @@ pub struct SatOptions {
 impl Default for SatOptions {
     fn default() -> Self {
         SatOptions {
+            isolation: Isolation::Serializable,
             session_order: true,
+            real_time: false,
             prune: true,
+            two_width: true,
+            polarity: Polarity::KnownOrder,
             timeout: None,
         }
     }
@@ -148,6 +210,8 @@ pub enum EdgeKind {
     Init,
     /// Session order: same process, earlier.
     Process,
+    /// Real-time order: the source completed before the target began.
+    Realtime,
     /// The target's external read of `key` returned `value`, written last by
     /// the source.
     Wr {
@@ -228,34 +292,77 @@ pub struct SatStats {
     pub pruned: usize,
     /// Pruning passes.
     pub prune_passes: usize,
-    /// Solver calls in the lazy loop.
-    pub solves: usize,
-    /// Blocking clauses added.
-    pub blocked: usize,
+    /// 2-width clauses added.
+    pub two_width: usize,
+    /// Conflicts raised by the acyclicity theory.
+    pub theory_conflicts: usize,
+    /// Conflicts of the solver (Boolean and theory).
+    pub conflicts: u64,
+    /// Decisions of the solver.
+    pub decisions: u64,
+    /// Time spent building the polygraph.
+    pub build_time: Duration,
+    /// Time spent pruning.
+    pub prune_time: Duration,
+    /// Time spent on the 2-width clauses.
+    pub two_width_time: Duration,
+    /// Time spent in the solver.
+    pub solve_time: Duration,
 }
 
-/// Checks serializability of `h`, returning the verdict and counters.
+/// Checks serializability (or, per [`SatOptions::isolation`], snapshot
+/// isolation) of `h`, returning the verdict and counters.
 pub fn check_serializable(h: &RegHistory, opts: &SatOptions) -> (Verdict, SatStats) {
     let start = Instant::now();
     let mut stats = SatStats::default();
+    let verdict = solve(h, opts, start, &mut stats);
+    (verdict, stats)
+}
+
+/// Checks snapshot isolation of `h` (the other options as given).
+pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, SatStats) {
+    check_serializable(
+        h,
+        &SatOptions {
+            isolation: Isolation::SnapshotIsolation,
+            ..*opts
+        },
+    )
+}
+
+fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
+    let si = opts.isolation == Isolation::SnapshotIsolation;
+    let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
+    let phase = Instant::now();
     let g = match build(h, opts) {
         Ok(g) => g,
-        Err(v) => return (Verdict::Invalid(v), stats),
+        Err(v) => return Verdict::Invalid(v),
     };
+    stats.build_time = phase.elapsed();
     stats.vars = g.vars;
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
-    if opts.prune && g.n <= PRUNE_MAX_VERTICES {
-        if let Err(v) = prune(&g, &mut assign, &mut stats) {
-            return (Verdict::Invalid(v), stats);
+    if opts.prune {
+        let phase = Instant::now();
+        let pruned = prune(&g, &mut assign, stats, si, &expired);
+        stats.prune_time = phase.elapsed();
+        if let Err(v) = pruned {
+            return Verdict::Invalid(v);
         }
     }
+    if expired() {
+        return Verdict::Unknown;
+    }
+    let enc = encode(&g, &assign, opts.polarity);
     let mut solver = BasicSolver::default();
     if let Some(t) = opts.timeout {
         let deadline = start + t;
         solver.cb_mut().set_stop(move || Instant::now() >= deadline);
     }
-    for _ in 0..g.vars {
-        solver.new_var_default();
+    for p in &enc.polarity {
+        match p {
+            Some(b) => solver.new_var(lbool::new(*b), true),
+            None => solver.new_var_default(),
+        };
     }
     for (v, a) in assign.iter().enumerate() {
         if let Some(b) = a {
@@ -265,57 +372,64 @@ pub fn check_serializable(h: &RegHistory, opts: &SatOptions) -> (Verdict, SatSta
     for c in &g.clauses {
         solver.add_clause_reuse(&mut c.clone());
     }
-    let mut last_cycle: Option<Vec<CycleEdge>> = None;
-    loop {
-        if opts.timeout.is_some_and(|t| start.elapsed() >= t) {
-            return (Verdict::Unknown, stats);
-        }
-        stats.solves += 1;
-        let r = solver.solve_limited(&[]);
-        if r == lbool::UNDEF {
-            return (Verdict::Unknown, stats);
-        }
-        if r == lbool::FALSE {
-            let c = last_cycle.expect("unsatisfiable only after a blocked cycle");
-            return (Verdict::Invalid(Violation::Cycle(c)), stats);
-        }
-        let model: Vec<Option<bool>> = (0..g.vars)
-            .map(|v| Some(solver.value_lit(lit(v, true)) == lbool::TRUE))
-            .collect();
-        let adj = active_adjacency(&g, |e| {
-            e.reason.iter().all(|&l| value(&model, l) == Some(true))
-        });
-        if let Some(order) = topo(&adj) {
-            let included = |t: u32| {
-                t != 0
-                    && (h[t as usize - 1].committed || {
-                        // an :info transaction counts iff its selector is true
-                        g.edges.iter().any(|e| {
-                            e.kind == EdgeKind::Init
-                                && e.to == t
-                                && e.reason.iter().all(|&l| value(&model, l) == Some(true))
-                        })
-                    })
-            };
-            let witness = order.into_iter().filter(|&t| included(t)).collect();
-            return (Verdict::Valid(witness), stats);
-        }
-        for c in find_cycles(&adj, 8) {
-            let mut clause: Vec<Lit> = c
-                .iter()
-                .flat_map(|&i| g.edges[i].reason.iter().map(|&l| !l))
-                .collect();
-            clause.sort_unstable();
-            clause.dedup();
-            last_cycle = Some(to_cycle(&g, &c));
-            if clause.is_empty() {
-                // A cycle of unconditional edges (pruning disabled).
-                return (Verdict::Invalid(Violation::Cycle(to_cycle(&g, &c))), stats);
-            }
-            stats.blocked += 1;
-            solver.add_clause_reuse(&mut clause);
+    if opts.two_width && !si {
+        let phase = Instant::now();
+        let clauses = two_width_clauses(&g, &enc, 4 * g.vars + 100_000);
+        stats.two_width_time = phase.elapsed();
+        stats.two_width = clauses.len();
+        for mut c in clauses {
+            solver.add_clause_reuse(&mut c);
         }
     }
+    let cycle_of = |edges: &[u32]| -> Vec<CycleEdge> {
+        let path: Vec<usize> = edges.iter().map(|&e| enc.origin[e as usize]).collect();
+        to_cycle(&g, &path)
+    };
+    let mut theory = match AcyclicTheory::new(&enc.order, enc.edges.clone(), g.vars, si) {
+        Ok(t) => t,
+        Err(cycle) => return Verdict::Invalid(Violation::Cycle(cycle_of(&cycle))),
+    };
+    if expired() {
+        return Verdict::Unknown;
+    }
+    let phase = Instant::now();
+    let r = solver.solve_limited_th(&mut theory, &[]);
+    stats.solve_time = phase.elapsed();
+    stats.theory_conflicts = theory.conflicts;
+    stats.conflicts = solver.num_conflicts();
+    stats.decisions = solver.num_decisions();
+    if r == lbool::UNDEF {
+        return Verdict::Unknown;
+    }
+    if r == lbool::FALSE {
+        return match &theory.last_cycle {
+            Some(c) => Verdict::Invalid(Violation::Cycle(cycle_of(c))),
+            // Refuted by the 2-width clauses before any theory conflict:
+            // solve again without them to find a cycle to report.
+            None if opts.two_width => solve(
+                h,
+                &SatOptions {
+                    two_width: false,
+                    ..*opts
+                },
+                start,
+                stats,
+            ),
+            None => unreachable!("clauses without 2-width ones are satisfiable"),
+        };
+    }
+    // The theory's order stays topological for the model's edges (removals
+    // on backtracking keep an order valid).
+    let included = |t: u32| {
+        t != 0 && g.selector[t as usize].is_none_or(|l| solver.value_lit(l) == lbool::TRUE)
+    };
+    Verdict::Valid(
+        theory
+            .order()
+            .into_iter()
+            .filter(|&t| included(t))
+            .collect(),
+    )
 }
 
 /// Re-checks a reported cycle against the history: consecutive edges, and
@@ -367,6 +481,9 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
                     && e.from < e.to
                     && h[e.from as usize - 1].process == h[e.to as usize - 1].process
             }
+            EdgeKind::Realtime => {
+                e.from != 0 && e.to != 0 && h[e.to as usize - 1].realtime_preds.contains(&e.from)
+            }
             EdgeKind::Wr { key, value } => {
                 e.from != e.to && fw(e.from, key) == Some(value) && er(e.to, key) == Some(value)
             }
@@ -399,6 +516,7 @@ pub fn classify_cycle(cycle: &[CycleEdge]) -> String {
         .iter()
         .map(|e| match e.kind {
             EdgeKind::Process => StepKind::Process,
+            EdgeKind::Realtime => StepKind::Realtime,
             EdgeKind::Wr { .. } => StepKind::Wr,
             EdgeKind::Rw { .. } => StepKind::Rw,
             // The initial transaction has no predecessor, so its edges never

@@ -22,6 +22,10 @@ pub(super) struct Polygraph {
     pub(super) vars: usize,
     pub(super) edges: Vec<Edge>,
     pub(super) clauses: Vec<Vec<Lit>>,
+    /// Per graph id: the literal "this `:info` transaction committed".
+    pub(super) selector: Vec<Option<Lit>>,
+    /// Read-from choices: the reader and its `(writer, literal)` candidates.
+    pub(super) wr_choices: Vec<(u32, Vec<(u32, Lit)>)>,
 }
 
 pub(super) fn lit(v: usize, positive: bool) -> Lit {
@@ -97,6 +101,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     };
     let mut edges = Vec::new();
     let mut clauses = Vec::new();
+    let mut wr_choices = Vec::new();
     for t in 1..n as u32 {
         edges.push(Edge {
             from: 0,
@@ -124,6 +129,21 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 prev.clear();
             }
             prev.push(id);
+        }
+    }
+    if opts.real_time {
+        for (i, t) in h.iter().enumerate() {
+            let id = i as u32 + 1;
+            for &p in &t.realtime_preds {
+                if p != 0 && p != id && h[p as usize - 1].committed {
+                    edges.push(Edge {
+                        from: p,
+                        to: id,
+                        kind: EdgeKind::Realtime,
+                        reason: cond(p, id, &[]),
+                    });
+                }
+            }
         }
     }
     // Writers per key (final writes), in id order; the initial transaction
@@ -189,12 +209,14 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             }
             let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
             let mut clause = Vec::new();
+            let mut choice = Vec::new();
             for &t in &cands {
                 let wr: Vec<Lit> = if single {
                     Vec::new()
                 } else {
                     let l = lit(fresh(), true);
                     clause.push(l);
+                    choice.push((t, l));
                     if let Some(i) = inc[t as usize] {
                         clauses.push(vec![!l, i]);
                     }
@@ -223,6 +245,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             }
             if !single {
                 clauses.push(clause);
+                wr_choices.push((s, choice));
             }
         }
     }
@@ -231,6 +254,8 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         vars,
         edges,
         clauses,
+        selector: inc,
+        wr_choices,
     })
 }
 

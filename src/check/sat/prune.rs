@@ -3,67 +3,75 @@
 //! fixed to its alternative.
 
 use super::polygraph::{active_adjacency, bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
-use super::{CycleEdge, SatStats, Violation};
+use super::reach::Reach;
+use super::{EdgeKind, SatStats, Violation};
 
-/// Bit rows: `row(v)` has bit `u` set iff `v` reaches `u` (reflexive).
-pub(super) struct Reach {
-    words: usize,
-    bits: Vec<u64>,
-}
+/// Most reachability memory pruning may use, in bytes.
+pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
 
-impl Reach {
-    fn new(adj: &[Vec<(u32, usize)>], order: &[u32]) -> Reach {
-        let n = adj.len();
-        let words = n.div_ceil(64);
-        let mut bits = vec![0u64; n * words];
-        for &v in order.iter().rev() {
-            let v = v as usize;
-            bits[v * words + v / 64] |= 1 << (v % 64);
-            for &(t, _) in &adj[v] {
-                let t = t as usize;
-                let (lo, hi) = if v < t {
-                    let (a, b) = bits.split_at_mut(t * words);
-                    (&mut a[v * words..v * words + words], &b[..words])
-                } else {
-                    let (a, b) = bits.split_at_mut(v * words);
-                    (&mut b[..words], &a[t * words..t * words + words])
-                };
-                for (x, y) in lo.iter_mut().zip(hi) {
-                    *x |= *y;
-                }
+/// The graph pruning reasons about: for serializability the known edges;
+/// for snapshot isolation the layered graph of the theory (see
+/// [`super::theory`]) on `2n` vertices, whose paths between original
+/// vertices are those of the known induced graph. Labels are polygraph
+/// edge indices.
+fn known_graph(g: &Polygraph, assign: &[Option<bool>], si: bool) -> Vec<Vec<(u32, usize)>> {
+    let adj = active_adjacency(g, |e| {
+        e.reason.iter().all(|&l| value(assign, l) == Some(true))
+    });
+    if !si {
+        return adj;
+    }
+    let n = g.n as u32;
+    let mut layered = vec![Vec::new(); 2 * g.n];
+    for (v, a) in adj.into_iter().enumerate() {
+        for (t, i) in a {
+            if is_rw(g, i) {
+                layered[n as usize + v].push((t, i));
+            } else {
+                layered[v].push((t, i));
+                layered[v].push((n + t, i));
             }
         }
-        Reach { words, bits }
     }
-
-    fn reaches(&self, a: u32, b: u32) -> bool {
-        let (a, b) = (a as usize, b as usize);
-        self.bits[a * self.words + b / 64] >> (b % 64) & 1 == 1
-    }
+    layered
 }
 
-/// Largest vertex count for which pruning's n² bit matrix is built.
-pub(super) const PRUNE_MAX_VERTICES: usize = 30_000;
+fn is_rw(g: &Polygraph, i: usize) -> bool {
+    matches!(g.edges[i].kind, super::EdgeKind::Rw { .. })
+}
 
-/// Pruning outcome: `Err` is a violation.
+/// Pruning outcome: `Err` is a violation. Stops early once `expired()`. With `si`, cycles are those of
+/// the induced graph (VeriStrong appendix A): an alternative goes when an
+/// induced edge it would create closes a cycle with known induced edges.
+/// The reported cycle starts with the eliminated edge; with SI its first
+/// step may be the twin edge, whose edge is the same.
 pub(super) fn prune(
     g: &Polygraph,
     assign: &mut [Option<bool>],
     stats: &mut SatStats,
+    si: bool,
+    expired: &dyn Fn() -> bool,
 ) -> Result<(), Violation> {
-    // For each literal fixed false: the cycle that ruled it out.
-    let mut why: Vec<Option<Vec<CycleEdge>>> = vec![None; g.vars];
+    // For each literal fixed false: the new edges and the known path
+    // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
+    // known edges only accumulate, so the path still exists then.
+    let mut why: Vec<Option<(Vec<usize>, u32, u32)>> = vec![None; g.vars];
     loop {
         stats.prune_passes += 1;
-        let adj = active_adjacency(g, |e| {
-            e.reason.iter().all(|&l| value(assign, l) == Some(true))
-        });
-        let Some(order) = topo(&adj) else {
-            let c = find_cycles(&adj, 1).pop().expect("cycle");
+        let known = known_graph(g, assign, si);
+        let Some(order) = topo(&known) else {
+            let c = find_cycles(&known, 1).pop().expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
         };
-        let reach = Reach::new(&adj, &order);
+        let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == EdgeKind::Process);
+        let Some(reach) = Reach::new(&known, &order, PRUNE_MAX_BYTES, session) else {
+            // Too big to prune: leave everything to the solver.
+            return Ok(());
+        };
         let mut changed = false;
+        let n = g.n as u32;
+        // The layered edges a candidate would add.
+        let mut new_edges: Vec<(u32, u32)> = Vec::new();
         for (i, e) in g.edges.iter().enumerate() {
             let mut open = None;
             let mut count = 0;
@@ -78,18 +86,30 @@ pub(super) fn prune(
                     }
                 }
             }
-            if dead || count != 1 || !reach.reaches(e.to, e.from) {
+            if dead || count != 1 {
                 continue;
             }
+            new_edges.clear();
+            if !si {
+                new_edges.push((e.from, e.to));
+            } else if is_rw(g, i) {
+                new_edges.push((n + e.from, e.to));
+            } else {
+                new_edges.push((e.from, e.to));
+                new_edges.push((e.from, n + e.to));
+            }
+            // Reachability is reflexive: a self-loop counts.
+            let Some(&(from, to)) = new_edges
+                .iter()
+                .find(|&&(from, to)| reach.reaches(to, from))
+            else {
+                continue;
+            };
             let l = open.expect("open literal");
             assign[l.var().idx() as usize] = Some(!l.sign());
             stats.pruned += 1;
             changed = true;
-            let mut cycle = vec![i];
-            if e.to != e.from {
-                cycle.extend(bfs_path(&adj, e.to, e.from, |_| true).expect("path"));
-            }
-            why[l.var().idx() as usize] = Some(to_cycle(g, &cycle));
+            why[l.var().idx() as usize] = Some((vec![i], to, from));
         }
         for c in &g.clauses {
             let mut open = Vec::new();
@@ -104,11 +124,15 @@ pub(super) fn prune(
             match open.len() {
                 0 => {
                     // No choice left: report the cycle that ruled out one.
-                    let cycle = c
+                    let (mut cycle, to, from) = c
                         .iter()
                         .find_map(|l| why[l.var().idx() as usize].clone())
                         .expect("eliminated alternative has a cycle");
-                    return Err(Violation::Cycle(cycle));
+                    if to != from {
+                        let known = known_graph(g, assign, si);
+                        cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
+                    }
+                    return Err(Violation::Cycle(to_cycle(g, &cycle)));
                 }
                 1 => {
                     assign[open[0].var().idx() as usize] = Some(open[0].sign());
@@ -118,7 +142,8 @@ pub(super) fn prune(
                 _ => {}
             }
         }
-        if !changed {
+        // Stopping early is sound: fewer fixed literals.
+        if !changed || expired() {
             return Ok(());
         }
     }

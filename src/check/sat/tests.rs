@@ -23,28 +23,34 @@ fn hist(txns: &[(i64, &[RegOp])]) -> RegHistory {
             ops: ops.to_vec(),
             committed: true,
             index: i as u64,
+            realtime_preds: Vec::new(),
         })
         .collect()
 }
 
-const ALL_OPTS: [SatOptions; 2] = [
-    SatOptions {
-        session_order: true,
-        prune: true,
-        timeout: None,
-    },
-    SatOptions {
-        session_order: true,
-        prune: false,
-        timeout: None,
-    },
-];
+/// Every combination of the options that must not change a verdict.
+fn all_opts(base: SatOptions) -> Vec<SatOptions> {
+    let mut out = Vec::new();
+    for prune in [true, false] {
+        for two_width in [true, false] {
+            for polarity in [Polarity::KnownOrder, Polarity::Solver] {
+                out.push(SatOptions {
+                    prune,
+                    two_width,
+                    polarity,
+                    ..base
+                });
+            }
+        }
+    }
+    out
+}
 
-/// Checks with and without pruning; both must agree; invalid cycles must
-/// re-check against the history.
+/// Checks with every option combination; all must agree; invalid cycles
+/// must re-check against the history.
 fn ser(h: &RegHistory) -> bool {
     let mut answers = Vec::new();
-    for o in ALL_OPTS {
+    for o in all_opts(SatOptions::default()) {
         let (v, _) = check_serializable(h, &o);
         answers.push(match v {
             Verdict::Valid(order) => {
@@ -59,7 +65,10 @@ fn ser(h: &RegHistory) -> bool {
             Verdict::Unknown => panic!("unknown"),
         });
     }
-    assert_eq!(answers[0], answers[1], "pruning changed the verdict");
+    assert!(
+        answers.iter().all(|&a| a == answers[0]),
+        "options changed the verdict: {answers:?}"
+    );
     answers[0]
 }
 
@@ -67,10 +76,19 @@ fn ser(h: &RegHistory) -> bool {
 /// serially: every read sees the latest write; with `session`, each
 /// process's transactions keep their history order.
 fn serial_ok(h: &RegHistory, order: &[u32], session: bool) -> bool {
+    serial_ok_rt(h, order, session, false)
+}
+
+/// [`serial_ok`], and with `real_time` every transaction's real-time
+/// predecessors come first.
+fn serial_ok_rt(h: &RegHistory, order: &[u32], session: bool, real_time: bool) -> bool {
     let mut state: std::collections::HashMap<u64, RegValue> = Default::default();
     let mut last: std::collections::HashMap<i64, u32> = Default::default();
-    for &id in order {
+    for (i, &id) in order.iter().enumerate() {
         let t = &h[id as usize - 1];
+        if real_time && t.realtime_preds.iter().any(|p| !order[..i].contains(p)) {
+            return false;
+        }
         if session {
             if let Some(&p) = last.get(&t.process) {
                 if p > id {
@@ -115,6 +133,11 @@ fn permutations(items: &[u32], f: &mut impl FnMut(&[u32]) -> bool) -> bool {
 
 /// Brute force: some subset of the :info transactions and some order.
 fn brute(h: &RegHistory, session: bool) -> bool {
+    brute_rt(h, session, false)
+}
+
+/// [`brute`] with real-time order optionally required.
+fn brute_rt(h: &RegHistory, session: bool, real_time: bool) -> bool {
     let committed: Vec<u32> = (1..=h.len() as u32)
         .filter(|&i| h[i as usize - 1].committed)
         .collect();
@@ -129,11 +152,174 @@ fn brute(h: &RegHistory, session: bool) -> bool {
                 .filter(|(j, _)| mask >> j & 1 == 1)
                 .map(|(_, &i)| i),
         );
-        if permutations(&items, &mut |o| serial_ok(h, o, session)) {
+        if permutations(&items, &mut |o| serial_ok_rt(h, o, session, real_time)) {
             return true;
         }
     }
     false
+}
+
+/// Brute-force snapshot isolation (VeriStrong Theorem A.2): some subset of
+/// the :info transactions, some commit order (every key's version order
+/// follows it: the topological order of an acyclic induced graph gives one)
+/// and some read-from choice whose induced graph `(so ∪ wr ∪ ww) ; rw?` is
+/// acyclic.
+fn brute_si(h: &RegHistory, session: bool, real_time: bool) -> bool {
+    let n = h.len() + 1;
+    let info: Vec<u32> = (1..n as u32)
+        .filter(|&i| !h[i as usize - 1].committed)
+        .collect();
+    // Final writes and external reads per transaction.
+    let mut fw: Vec<Vec<(u64, RegValue)>> = vec![Vec::new(); n];
+    let mut er: Vec<Vec<(u64, RegValue)>> = vec![Vec::new(); n];
+    for (i, t) in h.iter().enumerate() {
+        match polygraph::summarise(t, i as u32 + 1) {
+            Ok((r, w)) => {
+                er[i + 1] = r;
+                fw[i + 1] = w;
+            }
+            Err(_) => return false,
+        }
+    }
+    let writes = |t: u32, k: u64| -> Option<RegValue> {
+        if t == 0 {
+            Some(None)
+        } else {
+            fw[t as usize].iter().find(|w| w.0 == k).map(|w| w.1)
+        }
+    };
+    for mask in 0..1u32 << info.len() {
+        let present = |t: u32| {
+            t == 0
+                || h[t as usize - 1].committed
+                || info
+                    .iter()
+                    .position(|&i| i == t)
+                    .is_some_and(|j| mask >> j & 1 == 1)
+        };
+        let items: Vec<u32> = (1..n as u32).filter(|&t| present(t)).collect();
+        // External reads of present transactions with their candidates.
+        let mut reads: Vec<(u32, u64, Vec<u32>)> = Vec::new();
+        let mut possible = true;
+        for &s in &items {
+            for &(k, v) in &er[s as usize] {
+                let c: Vec<u32> = std::iter::once(0)
+                    .chain(items.iter().copied())
+                    .filter(|&t| t != s && writes(t, k) == Some(v))
+                    .collect();
+                possible &= !c.is_empty();
+                reads.push((s, k, c));
+            }
+        }
+        if !possible {
+            continue;
+        }
+        let found = permutations(&items, &mut |commit| {
+            let mut pos = vec![usize::MAX; n];
+            pos[0] = 0;
+            for (i, &t) in commit.iter().enumerate() {
+                pos[t as usize] = i + 1;
+            }
+            let mut choice = vec![0usize; reads.len()];
+            loop {
+                if si_acyclic(
+                    h, &items, &pos, &reads, &choice, &writes, session, real_time,
+                ) {
+                    return true;
+                }
+                // Next read-from choice (odometer).
+                let mut i = 0;
+                loop {
+                    if i == reads.len() {
+                        return false;
+                    }
+                    choice[i] += 1;
+                    if choice[i] < reads[i].2.len() {
+                        break;
+                    }
+                    choice[i] = 0;
+                    i += 1;
+                }
+            }
+        });
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the induced graph of one resolution is acyclic.
+#[allow(clippy::too_many_arguments)]
+fn si_acyclic(
+    h: &RegHistory,
+    items: &[u32],
+    pos: &[usize],
+    reads: &[(u32, u64, Vec<u32>)],
+    choice: &[usize],
+    writes: &dyn Fn(u32, u64) -> Option<RegValue>,
+    session: bool,
+    real_time: bool,
+) -> bool {
+    let n = pos.len();
+    let mut dep = vec![vec![false; n]; n];
+    let mut rw = vec![vec![false; n]; n];
+    let all: Vec<u32> = std::iter::once(0).chain(items.iter().copied()).collect();
+    for &b in items {
+        dep[0][b as usize] = true;
+        for &a in items {
+            let (ta, tb) = (&h[a as usize - 1], &h[b as usize - 1]);
+            if (session && ta.process == tb.process && a < b)
+                || (real_time && tb.realtime_preds.contains(&a))
+            {
+                dep[a as usize][b as usize] = true;
+            }
+        }
+    }
+    // Version order: commit order among each key's writers.
+    for &a in &all {
+        for &b in &all {
+            if a != b && pos[a as usize] < pos[b as usize] {
+                let shared = (0..4).any(|k| writes(a, k).is_some() && writes(b, k).is_some());
+                if shared {
+                    dep[a as usize][b as usize] = true;
+                }
+            }
+        }
+    }
+    for (i, (s, k, c)) in reads.iter().enumerate() {
+        let t = c[choice[i]];
+        dep[t as usize][*s as usize] = true;
+        for &t2 in &all {
+            if t2 != *s && t2 != t && writes(t2, *k).is_some() && pos[t as usize] < pos[t2 as usize]
+            {
+                rw[*s as usize][t2 as usize] = true;
+            }
+        }
+    }
+    // Induced edges, then acyclicity by repeated removal of sources.
+    let mut ind = dep.clone();
+    for a in 0..n {
+        for b in 0..n {
+            if dep[a][b] {
+                for c in 0..n {
+                    if rw[b][c] {
+                        ind[a][c] = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut alive: Vec<usize> = all.iter().map(|&t| t as usize).collect();
+    loop {
+        let Some(i) = alive
+            .iter()
+            .position(|&v| alive.iter().all(|&u| !ind[u][v]))
+        else {
+            return alive.is_empty();
+        };
+        alive.swap_remove(i);
+    }
 }
 
 #[test]
@@ -146,7 +332,8 @@ fn o1_unique_values_single_solution() {
     assert!(ser(&h));
     let (v, stats) = check_serializable(&h, &SatOptions::default());
     assert_eq!(v, Verdict::Valid(vec![2, 1, 3]));
-    assert_eq!(stats.solves, 1);
+    // O15: pruning decides everything.
+    assert_eq!((stats.vars, stats.pruned, stats.decisions), (1, 1, 0));
 }
 
 #[test]
@@ -161,10 +348,11 @@ fn o2_duplicate_values_not_serializable() {
         &h,
         &SatOptions {
             prune: false,
+            two_width: false,
             ..SatOptions::default()
         },
     );
-    assert!(stats.blocked >= 1, "{stats:?}");
+    assert!(stats.theory_conflicts >= 1, "{stats:?}");
 }
 
 #[test]
@@ -234,7 +422,8 @@ fn o9_duplicate_values_right_writer() {
     assert!(ser(&h));
     let (v, stats) = check_serializable(&h, &SatOptions::default());
     assert_eq!(v, Verdict::Valid(vec![1, 3, 2, 4, 5]));
-    assert_eq!(stats.solves, 1);
+    assert_eq!(stats.pruned, stats.vars);
+    assert_eq!(stats.decisions, 0);
 }
 
 #[test]
@@ -324,6 +513,7 @@ fn random_history(rng: &mut Rng) -> RegHistory {
     let keys = 1 + rng.below(3);
     let mut state: std::collections::HashMap<u64, RegValue> = Default::default();
     let mut txns = Vec::new();
+    let mut spans: Vec<(u64, u64)> = Vec::new();
     let mut past = vec![state.clone()];
     for i in 0..n {
         // Sometimes read from an older snapshot (lost updates, write skew).
@@ -359,13 +549,26 @@ fn random_history(rng: &mut Rng) -> RegHistory {
             ops,
             committed: !info,
             index: i as u64,
+            realtime_preds: Vec::new(),
         });
+        // Real time: an interval around the execution instant 4i, usually
+        // (not always) containing it.
+        let at = 4 * i as u64 + rng.below(3);
+        spans.push((at.saturating_sub(rng.below(7)), at + rng.below(7)));
         past.push(state.clone());
     }
     // Shuffle the history order (completion order ≠ execution order).
     for i in (1..txns.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         txns.swap(i, j);
+        spans.swap(i, j);
+    }
+    for b in 0..txns.len() {
+        for a in 0..txns.len() {
+            if a != b && txns[a].committed && spans[a].1 < spans[b].0 {
+                txns[b].realtime_preds.push(a as u32 + 1);
+            }
+        }
     }
     if rng.below(4) == 0 {
         let t = rng.below(n as u64) as usize;
@@ -389,12 +592,11 @@ fn agrees_with_brute_force_on_random_histories() {
         let h = random_history(&mut rng);
         let session = round % 2 == 0;
         let expected = brute(&h, session);
-        for prune in [true, false] {
-            let opts = SatOptions {
-                session_order: session,
-                prune,
-                timeout: None,
-            };
+        for opts in all_opts(SatOptions {
+            session_order: session,
+            ..SatOptions::default()
+        }) {
+            let prune = opts.prune;
             let (v, _) = check_serializable(&h, &opts);
             let got = match &v {
                 Verdict::Valid(order) => {
@@ -422,5 +624,176 @@ fn agrees_with_brute_force_on_random_histories() {
     // Both verdicts are well represented in both modes.
     for c in counts {
         assert!(c[0] >= 400 && c[1] >= 400, "{counts:?}");
+    }
+}
+
+/// Snapshot isolation on the digest's oracles: every option combination
+/// agrees, and reported cycles are real induced cycles (no two adjacent rw
+/// edges).
+fn si(h: &RegHistory) -> bool {
+    let mut answers = Vec::new();
+    for o in all_opts(SatOptions {
+        isolation: Isolation::SnapshotIsolation,
+        ..SatOptions::default()
+    }) {
+        let (v, _) = check_serializable(h, &o);
+        answers.push(match v {
+            Verdict::Valid(_) => true,
+            Verdict::Invalid(Violation::Cycle(c)) => {
+                verify_cycle(h, &c).unwrap_or_else(|e| panic!("{e}: {c:?}"));
+                assert_ne!(classify_cycle(&c), "G2-item", "{c:?}");
+                false
+            }
+            Verdict::Invalid(_) => false,
+            Verdict::Unknown => panic!("unknown"),
+        });
+    }
+    assert!(answers.iter().all(|&a| a == answers[0]), "{answers:?}");
+    answers[0]
+}
+
+#[test]
+fn snapshot_isolation_oracles() {
+    // O1, O3, O4, O5, O9, O12: SI.
+    assert!(si(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(X, 2), w(Y, 1)]),
+        (3, &[r(X, 1), r(Y, 1)]),
+    ])));
+    assert!(si(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(X, 1)]),
+        (2, &[r(X, 1)])
+    ])));
+    assert!(si(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[r(X, 1)]),
+        (2, &[w(X, 1)])
+    ])));
+    assert!(si(&hist(&[(1, &[r(X, 0), w(X, 1)])])));
+    assert!(si(&hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(X, 1)]),
+        (1, &[w(X, 2)]),
+        (1, &[w(Y, 1)]),
+        (3, &[r(Y, 1), r(X, 1)]),
+    ])));
+    assert!(si(&hist(&[(1, &[w(X, 0)]), (2, &[r(X, 0)])])));
+    // O7: write skew is SI but not SER.
+    let skew = hist(&[
+        (1, &[r(X, 0), r(Y, 0), w(X, 1)]),
+        (2, &[r(X, 0), r(Y, 0), w(Y, 1)]),
+    ]);
+    assert!(si(&skew) && !ser(&skew));
+    let (v, _) = check_snapshot_isolation(&skew, &SatOptions::default());
+    assert_eq!(v, Verdict::Valid(vec![2, 1]));
+    // O2, O6, O8, O13 (long fork), O14: not SI.
+    assert!(!si(&hist(&[
+        (1, &[r(Y, 1), w(X, 1)]),
+        (2, &[w(Y, 1), w(X, 1)]),
+        (3, &[r(Y, 0), r(X, 1)]),
+    ])));
+    assert!(!si(&hist(&[
+        (1, &[r(X, 0), w(X, 1)]),
+        (2, &[r(X, 0), w(X, 1)])
+    ])));
+    assert!(!si(&hist(&[(1, &[w(X, 1)]), (1, &[r(X, 0)])])));
+    let long_fork = hist(&[
+        (1, &[w(X, 1)]),
+        (2, &[w(Y, 1)]),
+        (3, &[r(X, 1), r(Y, 0)]),
+        (4, &[r(X, 0), r(Y, 1)]),
+    ]);
+    assert!(!si(&long_fork));
+    let (v, _) = check_snapshot_isolation(&long_fork, &SatOptions::default());
+    let Verdict::Invalid(Violation::Cycle(c)) = v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(classify_cycle(&c), "G-nonadjacent-item");
+    assert!(!si(&hist(&[
+        (1, &[w(X, 1), w(Y, 1)]),
+        (2, &[w(X, 2), w(Y, 2)]),
+        (3, &[r(X, 1), r(Y, 2)])
+    ])));
+}
+
+#[test]
+fn strict_serializability_uses_real_time() {
+    // T1 writes x and completes; T2, invoked later, reads the initial x:
+    // serializable (T2 first), not strictly.
+    let mut h = hist(&[(1, &[w(X, 1)]), (2, &[r(X, 0)])]);
+    h[1].realtime_preds = vec![1];
+    assert!(ser(&hist(&[(1, &[w(X, 1)]), (2, &[r(X, 0)])])));
+    let strict = SatOptions {
+        real_time: true,
+        ..SatOptions::default()
+    };
+    let (v, _) = check_serializable(&h, &strict);
+    let Verdict::Invalid(Violation::Cycle(c)) = v else {
+        panic!("{v:?}")
+    };
+    verify_cycle(&h, &c).expect("real cycle");
+    assert_eq!(classify_cycle(&c), "G-single-item-realtime");
+}
+
+/// SER, strict SER and SI (each with and without session order) against
+/// brute force on random small histories.
+#[test]
+fn all_levels_agree_with_brute_force_on_random_histories() {
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    // [level][valid]: level 0 strict SER, 1 SI, 2 strong SI
+    let mut counts = [[0usize; 2]; 3];
+    for round in 0..3000 {
+        let h = random_history(&mut rng);
+        let session = round % 2 == 0;
+        for (level, count) in counts.iter_mut().enumerate() {
+            let (isolation, real_time) = match level {
+                0 => (Isolation::Serializable, true),
+                1 => (Isolation::SnapshotIsolation, false),
+                _ => (Isolation::SnapshotIsolation, true),
+            };
+            let expected = if isolation == Isolation::Serializable {
+                brute_rt(&h, session, real_time)
+            } else {
+                brute_si(&h, session, real_time)
+            };
+            for opts in all_opts(SatOptions {
+                isolation,
+                session_order: session,
+                real_time,
+                ..SatOptions::default()
+            }) {
+                let (v, _) = check_serializable(&h, &opts);
+                let got = match &v {
+                    Verdict::Valid(order) => {
+                        if isolation == Isolation::Serializable {
+                            assert!(
+                                serial_ok_rt(&h, order, session, real_time),
+                                "round {round}: witness {order:?} fails on {h:?}"
+                            );
+                        }
+                        true
+                    }
+                    Verdict::Invalid(Violation::Cycle(c)) => {
+                        verify_cycle(&h, c)
+                            .unwrap_or_else(|e| panic!("round {round}: {e}: {c:?} on {h:?}"));
+                        if isolation == Isolation::SnapshotIsolation {
+                            assert_ne!(classify_cycle(c), "G2-item", "round {round}");
+                        }
+                        false
+                    }
+                    Verdict::Invalid(_) => false,
+                    Verdict::Unknown => panic!("unknown"),
+                };
+                assert_eq!(
+                    got, expected,
+                    "round {round} level {level} session {session} {opts:?}: {v:?} on {h:?}"
+                );
+            }
+            count[expected as usize] += 1;
+        }
+    }
+    for c in counts {
+        assert!(c[0] >= 300 && c[1] >= 300, "{counts:?}");
     }
 }

@@ -1,0 +1,213 @@
+//! From the pruned polygraph to the solver's input: the theory's edges
+//! (reasons reduced by the literals pruning fixed), an initial vertex order,
+//! variable polarities, and the 2-width clauses (VeriStrong Algorithm 2).
+
+use batsat::Lit;
+
+use super::polygraph::{value, Polygraph};
+use super::reach::Reach;
+use super::theory::TheoryEdge;
+use super::{EdgeKind, Polarity};
+
+/// The solver's input apart from the polygraph's own clauses.
+pub(super) struct Encoding {
+    /// Theory edges; `origin[i]` is the polygraph edge of `edges[i]`.
+    pub(super) edges: Vec<TheoryEdge>,
+    pub(super) origin: Vec<usize>,
+    /// A topological order of the unconditional edges (identity if they
+    /// are cyclic: the theory then reports the cycle).
+    pub(super) order: Vec<u32>,
+    /// Whether `order` is topological (the unconditional edges are acyclic).
+    pub(super) acyclic: bool,
+    /// Per variable: the preferred first value (`None` = solver default).
+    pub(super) polarity: Vec<Option<bool>>,
+}
+
+/// Reduces each edge's reason by the fixed literals (dropping edges with a
+/// false one) and derives the initial order and the polarities.
+pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity) -> Encoding {
+    let mut edges = Vec::new();
+    let mut origin = Vec::new();
+    for (i, e) in g.edges.iter().enumerate() {
+        if e.reason.iter().any(|&l| value(assign, l) == Some(false)) {
+            continue;
+        }
+        let reason: Vec<Lit> = e
+            .reason
+            .iter()
+            .copied()
+            .filter(|&l| value(assign, l).is_none())
+            .collect();
+        edges.push(TheoryEdge {
+            from: e.from,
+            to: e.to,
+            rw: matches!(e.kind, EdgeKind::Rw { .. }),
+            reason,
+        });
+        origin.push(i);
+    }
+    let known = known_order(g.n, &edges);
+    let acyclic = known.is_some();
+    let order = known.unwrap_or_else(|| (0..g.n as u32).collect());
+    let mut pos = vec![0u32; g.n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    let mut pol: Vec<Option<bool>> = vec![None; g.vars];
+    if polarity == Polarity::KnownOrder {
+        // A read prefers the latest candidate writer before it, the others
+        // not: as if the known order were the serial order.
+        for (reader, choice) in &g.wr_choices {
+            let latest = choice
+                .iter()
+                .filter(|&&(t, l)| {
+                    value(assign, l).is_none() && pos[t as usize] < pos[*reader as usize]
+                })
+                .max_by_key(|&&(t, _)| pos[t as usize]);
+            for &(t, l) in choice {
+                pol[l.var().idx() as usize] = Some(latest.is_some_and(|&(w, _)| w == t));
+            }
+        }
+        // Otherwise the first edge mentioning a variable decides: make it
+        // point forward in the known order (VeriStrong's Algorithm 3, fixed
+        // once).
+        for e in &edges {
+            for &l in &e.reason {
+                let v = l.var().idx() as usize;
+                if pol[v].is_none() {
+                    let forward = pos[e.from as usize] < pos[e.to as usize];
+                    pol[v] = Some(forward == l.sign());
+                }
+            }
+        }
+    }
+    Encoding {
+        edges,
+        origin,
+        order,
+        acyclic,
+        polarity: pol,
+    }
+}
+
+/// A topological order of the unconditional edges, `None` if they are
+/// cyclic. Among ready vertices the smallest id goes first, so the order
+/// stays close to the history's (completion) order, a good guess at the
+/// serial order.
+fn known_order(n: usize, edges: &[TheoryEdge]) -> Option<Vec<u32>> {
+    use std::cmp::Reverse;
+    let adj = known_adjacency(n, edges);
+    let mut indeg = vec![0u32; n];
+    for a in &adj {
+        for &t in a {
+            indeg[t as usize] += 1;
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
+        .filter(|&v| indeg[v as usize] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(v)) = ready.pop() {
+        order.push(v);
+        for &t in &adj[v as usize] {
+            indeg[t as usize] -= 1;
+            if indeg[t as usize] == 0 {
+                ready.push(Reverse(t));
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+fn known_adjacency(n: usize, edges: &[TheoryEdge]) -> Vec<Vec<u32>> {
+    let mut adj = vec![Vec::new(); n];
+    for e in edges.iter().filter(|e| e.reason.is_empty()) {
+        adj[e.from as usize].push(e.to);
+    }
+    adj
+}
+
+/// Most reachability memory the 2-width clauses may use, in bytes.
+const TWO_WIDTH_MAX_BYTES: usize = 1 << 30;
+
+/// The 2-width clauses (serializability only): `¬a ∨ ¬b` whenever the
+/// conditional edges behind `a` and `b` close a cycle with unconditional
+/// paths. Two cases, with the digest's typo fixes (§3.4): one edge whose
+/// reason has two literals and whose target reaches its source (covers the
+/// rw case, T' ⇝ S with T' ≠ S since derived edges are never self-loops),
+/// and two single-literal edges `u1 → v1`, `u2 → v2` with `v1 ⇝ u2` and
+/// `v2 ⇝ u1`. At most `cap` clauses; none if reachability would not fit
+/// in memory.
+pub(super) fn two_width_clauses(g: &Polygraph, enc: &Encoding, cap: usize) -> Vec<Vec<Lit>> {
+    let n = g.n;
+    if !enc.acyclic {
+        return Vec::new();
+    }
+    let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+    for (i, e) in enc.edges.iter().enumerate() {
+        if e.reason.is_empty() {
+            adj[e.from as usize].push((e.to, i));
+        }
+    }
+    let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
+    let Some(reach) = Reach::new(&adj, &enc.order, TWO_WIDTH_MAX_BYTES, session) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Vec<Lit>> = Vec::new();
+    let mut singles: Vec<usize> = Vec::new();
+    for (i, e) in enc.edges.iter().enumerate() {
+        match e.reason.len() {
+            1 => singles.push(i),
+            2 if e.reason[0].var() != e.reason[1].var() && reach.reaches(e.to, e.from) => {
+                out.push(vec![!e.reason[0], !e.reason[1]]);
+            }
+            _ => {}
+        }
+    }
+    let mut pos = vec![0u32; n];
+    for (i, &v) in enc.order.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    // Unconditional paths run forward in the known order, so in a pair one
+    // edge `u1 → v1` runs backward; take it first. The other's source lies
+    // after `v1`; if it also lies after `u1`, the other edge runs backward
+    // too and the pair is found from its side (`u1` is then in its window).
+    // So the second edge's source is positioned in `[pos v1, pos u1]`.
+    let mut by_position: Vec<(u32, usize)> = singles
+        .iter()
+        .map(|&i| (pos[enc.edges[i].from as usize], i))
+        .collect();
+    by_position.sort_unstable();
+    'outer: for &i in &singles {
+        let e1 = &enc.edges[i];
+        let (lo, hi) = (pos[e1.to as usize], pos[e1.from as usize]);
+        if lo > hi {
+            continue;
+        }
+        let l1 = e1.reason[0];
+        let start = by_position.partition_point(|&(p, _)| p < lo);
+        for &(p, j) in &by_position[start..] {
+            if p > hi {
+                break;
+            }
+            let e2 = &enc.edges[j];
+            let l2 = e2.reason[0];
+            if l1.var() != l2.var()
+                && reach.reaches(e1.to, e2.from)
+                && reach.reaches(e2.to, e1.from)
+            {
+                out.push(vec![!l1, !l2]);
+                if out.len() >= cap {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    for c in &mut out {
+        c.sort_unstable();
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}

@@ -1,0 +1,227 @@
+//! The acyclicity theory for `batsat` (VeriStrong §3.3–§3.5, §3.7): each
+//! conditional edge becomes active when all literals of its reason are true
+//! (a derived anti-dependency needs both its read-from and its version-order
+//! literal), active edges are inserted into an incremental topological order
+//! ([`DynamicOrder`]), and an edge that would close a cycle raises the
+//! negation of the reasons of the cycle's edges as a conflict clause.
+//!
+//! For snapshot isolation the cycles that count are those of the *induced*
+//! graph `(so ∪ wr ∪ ww) ; rw?`. Rather than composing edges (a product per
+//! vertex), the order holds a layered graph on `2n` vertices with the same
+//! paths between the original ones: each vertex `b` gets a twin `b'`
+//! (`n + b`) that only non-rw edges enter and only rw edges leave; a non-rw
+//! edge `a → b` becomes `a → b` and `a → b'`, an rw edge `b → c` becomes
+//! `b' → c`. A path `a → b' → c` is the induced edge `a → c`, so a cycle
+//! there is an induced cycle (an induced self-loop is a two-cycle).
+//!
+//! Backtracking undoes everything done at the popped levels, in reverse.
+
+use batsat::{Lit, Theory, TheoryArg};
+
+use crate::graph::dynamic_order::DynamicOrder;
+
+/// An edge as the theory sees it.
+#[derive(Clone, Debug)]
+pub(super) struct TheoryEdge {
+    pub(super) from: u32,
+    pub(super) to: u32,
+    /// Anti-dependency (only matters for snapshot isolation).
+    pub(super) rw: bool,
+    /// The literals that must all be true; empty = always present.
+    pub(super) reason: Vec<Lit>,
+}
+
+/// Saved sizes at the start of a decision level.
+#[derive(Clone, Copy)]
+struct Level {
+    processed: usize,
+    counted: usize,
+    activated: usize,
+}
+
+/// The incremental acyclicity (SER) or induced-acyclicity (SI) theory.
+pub(super) struct AcyclicTheory {
+    edges: Vec<TheoryEdge>,
+    si: bool,
+    order: DynamicOrder,
+    /// Per literal index: the edges whose reason contains it.
+    watch: Vec<Vec<u32>>,
+    /// Per edge: reason literals currently true.
+    holds: Vec<u8>,
+    /// Edges whose `holds` was incremented, for undo.
+    counted: Vec<u32>,
+    /// Order edges present before each activation, for undo.
+    activated: Vec<usize>,
+    /// Vertices of the history (the order has `2n` with SI).
+    n: u32,
+    levels: Vec<Level>,
+    /// Length of the solver's trail already processed.
+    processed: usize,
+    /// The edges of the last cycle found (for the report).
+    pub(super) last_cycle: Option<Vec<u32>>,
+    /// Conflicts raised.
+    pub(super) conflicts: usize,
+    clause: Vec<Lit>,
+}
+
+impl AcyclicTheory {
+    /// A theory over `n = order.len()` vertices with `edges` (those with an
+    /// empty reason are inserted at once) and `vars` variables; `order` is
+    /// an initial vertex order, ideally topological for the unconditional
+    /// edges. Returns the cycle (edge ids) if those are cyclic.
+    pub(super) fn new(
+        order: &[u32],
+        edges: Vec<TheoryEdge>,
+        vars: usize,
+        si: bool,
+    ) -> Result<AcyclicTheory, Vec<u32>> {
+        let n = order.len() as u32;
+        // With SI each twin follows its vertex.
+        let layered: Vec<u32> = if si {
+            order.iter().flat_map(|&v| [v, n + v]).collect()
+        } else {
+            order.to_vec()
+        };
+        let mut watch = vec![Vec::new(); 2 * vars];
+        for (i, e) in edges.iter().enumerate() {
+            for &l in &e.reason {
+                watch[l.idx() as usize].push(i as u32);
+            }
+        }
+        let mut th = AcyclicTheory {
+            holds: vec![0; edges.len()],
+            edges,
+            si,
+            order: DynamicOrder::with_order(&layered),
+            watch,
+            counted: Vec::new(),
+            activated: Vec::new(),
+            n,
+            levels: Vec::new(),
+            processed: 0,
+            last_cycle: None,
+            conflicts: 0,
+            clause: Vec::new(),
+        };
+        for e in 0..th.edges.len() as u32 {
+            if th.edges[e as usize].reason.is_empty() {
+                th.activate(e)?;
+            }
+        }
+        Ok(th)
+    }
+
+    /// The current order of the history's vertices: topological for the
+    /// active edges (with SI, for the induced graph).
+    pub(super) fn order(&self) -> Vec<u32> {
+        let n = self.n;
+        self.order.order().into_iter().filter(|&v| v < n).collect()
+    }
+
+    /// Activates edge `e`; on a cycle returns its edges (in cycle order).
+    fn activate(&mut self, e: u32) -> Result<(), Vec<u32>> {
+        self.activated.push(self.order.edge_count());
+        let TheoryEdge { from, to, rw, .. } = self.edges[e as usize];
+        if !self.si {
+            return self.insert(from, to, e);
+        }
+        if rw {
+            self.insert(self.n + from, to, e)
+        } else {
+            self.insert(from, to, e)?;
+            self.insert(from, self.n + to, e)
+        }
+    }
+
+    /// Inserts an order edge for theory edge `e`.
+    fn insert(&mut self, from: u32, to: u32, e: u32) -> Result<(), Vec<u32>> {
+        self.order.add_edge(from, to, e).map_err(|path| {
+            let mut cycle = vec![e];
+            cycle.extend(path);
+            cycle
+        })
+    }
+
+    /// Undoes activations and counts back to the given sizes.
+    fn undo_to(&mut self, level: Level) {
+        if self.activated.len() > level.activated {
+            let order_len = self.activated[level.activated];
+            self.activated.truncate(level.activated);
+            while self.order.edge_count() > order_len {
+                self.order.pop_edge();
+            }
+        }
+        while self.counted.len() > level.counted {
+            let e = self.counted.pop().expect("count");
+            self.holds[e as usize] -= 1;
+        }
+        self.processed = level.processed;
+    }
+
+    /// Processes the trail from `processed` on; raises a conflict on a cycle.
+    fn process(&mut self, acts: &mut TheoryArg) {
+        while self.processed < acts.model().len() {
+            let l = acts.model()[self.processed];
+            self.processed += 1;
+            for i in 0..self.watch[l.idx() as usize].len() {
+                let e = self.watch[l.idx() as usize][i];
+                self.holds[e as usize] += 1;
+                self.counted.push(e);
+                if self.holds[e as usize] as usize == self.edges[e as usize].reason.len() {
+                    if let Err(cycle) = self.activate(e) {
+                        self.conflict(cycle, acts);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn conflict(&mut self, cycle: Vec<u32>, acts: &mut TheoryArg) {
+        self.conflicts += 1;
+        self.clause.clear();
+        for &e in &cycle {
+            self.clause
+                .extend(self.edges[e as usize].reason.iter().map(|&l| !l));
+        }
+        self.clause.sort_unstable();
+        self.clause.dedup();
+        self.last_cycle = Some(cycle);
+        // Non-empty: a cycle of unconditional edges is caught in `new`.
+        acts.raise_conflict(&self.clause, false);
+    }
+}
+
+impl Theory for AcyclicTheory {
+    fn final_check(&mut self, acts: &mut TheoryArg) {
+        self.process(acts);
+    }
+
+    fn partial_check(&mut self, acts: &mut TheoryArg) {
+        self.process(acts);
+    }
+
+    fn create_level(&mut self) {
+        self.levels.push(Level {
+            processed: self.processed,
+            counted: self.counted.len(),
+            activated: self.activated.len(),
+        });
+    }
+
+    fn pop_levels(&mut self, n: usize) {
+        debug_assert!(n <= self.levels.len());
+        let keep = self.levels.len() - n;
+        let level = self.levels[keep];
+        self.levels.truncate(keep);
+        self.undo_to(level);
+    }
+
+    fn n_levels(&self) -> usize {
+        self.levels.len()
+    }
+
+    fn explain_propagation(&mut self, _p: Lit) -> &[Lit] {
+        unreachable!("the acyclicity theory does not propagate")
+    }
+}

@@ -1,0 +1,366 @@
+//! Incremental cycle detection: a topological order maintained under edge
+//! insertions (Pearce and Kelly's dynamic topological sort) and LIFO edge
+//! removals.
+//!
+//! Each edge carries a `u32` label chosen by the caller (an id into its own
+//! edge table); a rejected insertion returns the labels of the path that the
+//! new edge would close into a cycle. Removal is last-in first-out, which is
+//! what a backtracking search needs and keeps removal O(1): a removed edge is
+//! always the last entry of its source's and target's adjacency lists.
+//! Removing edges never invalidates a topological order, so removals leave
+//! the order alone.
+
+/// A directed graph on `0..n` with a topological order kept up to date.
+#[derive(Clone, Debug)]
+pub struct DynamicOrder {
+    /// `pos[v]`: the position of `v` in the order (a permutation of `0..n`).
+    pos: Vec<u32>,
+    /// Out-edges `(target, label)` in insertion order.
+    out: Vec<Vec<(u32, u32)>>,
+    /// In-edges `(source, label)` in insertion order.
+    inc: Vec<Vec<(u32, u32)>>,
+    /// Inserted edges `(from, to)`, for LIFO removal.
+    stack: Vec<(u32, u32)>,
+    /// Visit marks: `mark[v] == epoch` means visited in the current search.
+    mark: Vec<u32>,
+    epoch: u32,
+    /// Forward-search predecessors `(vertex, label)`.
+    pred: Vec<(u32, u32)>,
+    forward: Vec<u32>,
+    backward: Vec<u32>,
+    work: Vec<(u32, usize)>,
+    pool: Vec<u32>,
+}
+
+impl DynamicOrder {
+    /// An edgeless graph on `0..n`, ordered by id.
+    pub fn new(n: usize) -> DynamicOrder {
+        DynamicOrder::with_order(&(0..n as u32).collect::<Vec<_>>())
+    }
+
+    /// An edgeless graph whose initial order lists the vertices in `order`
+    /// (a permutation of `0..order.len()`). Starting from a topological
+    /// order of the edges about to be inserted makes each insertion O(1).
+    pub fn with_order(order: &[u32]) -> DynamicOrder {
+        let n = order.len();
+        let mut pos = vec![0u32; n];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        DynamicOrder {
+            pos,
+            out: vec![Vec::new(); n],
+            inc: vec![Vec::new(); n],
+            stack: Vec::new(),
+            mark: vec![0; n],
+            epoch: 0,
+            pred: vec![(0, 0); n],
+            forward: Vec::new(),
+            backward: Vec::new(),
+            work: Vec::new(),
+            pool: Vec::new(),
+        }
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// Whether there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.pos.is_empty()
+    }
+
+    /// Number of edges currently in the graph.
+    pub fn edge_count(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The position of `v` in the current topological order.
+    pub fn position(&self, v: u32) -> u32 {
+        self.pos[v as usize]
+    }
+
+    /// The vertices in the current topological order.
+    pub fn order(&self) -> Vec<u32> {
+        let mut order = vec![0u32; self.pos.len()];
+        for (v, &p) in self.pos.iter().enumerate() {
+            order[p as usize] = v as u32;
+        }
+        order
+    }
+
+    /// Inserts `from → to` with `label`, unless it would close a cycle: then
+    /// the graph is unchanged and the error holds the labels of a path
+    /// `to ⇝ from` (empty for a self-loop), which with the new edge is the
+    /// cycle.
+    pub fn add_edge(&mut self, from: u32, to: u32, label: u32) -> Result<(), Vec<u32>> {
+        if from == to {
+            return Err(Vec::new());
+        }
+        let (lower, upper) = (self.pos[to as usize], self.pos[from as usize]);
+        if lower > upper {
+            self.push(from, to, label);
+            return Ok(());
+        }
+        self.next_epoch();
+        // Forward from `to` through vertices ordered before `from`.
+        if self.search_forward(to, from, upper) {
+            return Err(self.shortest_path(to, from, lower, upper));
+        }
+        self.search_backward(from, lower);
+        self.reorder();
+        self.push(from, to, label);
+        Ok(())
+    }
+
+    /// Removes the most recently inserted edge still present, returning
+    /// `(from, to, label)`.
+    pub fn pop_edge(&mut self) -> Option<(u32, u32, u32)> {
+        let (from, to) = self.stack.pop()?;
+        let (t, label) = self.out[from as usize].pop().expect("out-edge");
+        let (f, _) = self.inc[to as usize].pop().expect("in-edge");
+        debug_assert!(t == to && f == from);
+        Some((from, to, label))
+    }
+
+    /// Whether `to` is reachable from `from` (a bounded search: only
+    /// vertices ordered between the two are visited).
+    pub fn reaches(&mut self, from: u32, to: u32) -> bool {
+        if from == to {
+            return true;
+        }
+        let upper = self.pos[to as usize];
+        if self.pos[from as usize] > upper {
+            return false;
+        }
+        self.next_epoch();
+        self.search_forward(from, to, upper)
+    }
+
+    /// Labels of a shortest path `from ⇝ to` (which must exist), by
+    /// breadth-first search: every vertex of such a path is positioned
+    /// between the two, so the search stays within `lower..=upper`. Short
+    /// cycles make short conflict clauses.
+    fn shortest_path(&mut self, from: u32, to: u32, lower: u32, upper: u32) -> Vec<u32> {
+        self.next_epoch();
+        self.forward.clear();
+        self.forward.push(from);
+        self.mark[from as usize] = self.epoch;
+        let mut head = 0;
+        'search: while head < self.forward.len() {
+            let v = self.forward[head];
+            head += 1;
+            for i in 0..self.out[v as usize].len() {
+                let (w, label) = self.out[v as usize][i];
+                let p = self.pos[w as usize];
+                if self.mark[w as usize] == self.epoch || p < lower || p > upper {
+                    continue;
+                }
+                self.mark[w as usize] = self.epoch;
+                self.pred[w as usize] = (v, label);
+                if w == to {
+                    break 'search;
+                }
+                self.forward.push(w);
+            }
+        }
+        let mut path = Vec::new();
+        let mut v = to;
+        while v != from {
+            let (p, l) = self.pred[v as usize];
+            path.push(l);
+            v = p;
+        }
+        path.reverse();
+        path
+    }
+
+    fn push(&mut self, from: u32, to: u32, label: u32) {
+        self.out[from as usize].push((to, label));
+        self.inc[to as usize].push((from, label));
+        self.stack.push((from, to));
+    }
+
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.mark.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Depth-first search from `start` over vertices positioned at most
+    /// `upper`, recording predecessors and the visited set in `forward`.
+    /// Returns whether `target` (positioned at `upper`) was reached.
+    fn search_forward(&mut self, start: u32, target: u32, upper: u32) -> bool {
+        self.forward.clear();
+        self.work.clear();
+        self.mark[start as usize] = self.epoch;
+        self.forward.push(start);
+        self.work.push((start, 0));
+        while let Some(&mut (v, ref mut next)) = self.work.last_mut() {
+            let Some(&(w, label)) = self.out[v as usize].get(*next) else {
+                self.work.pop();
+                continue;
+            };
+            *next += 1;
+            if w == target {
+                self.pred[w as usize] = (v, label);
+                return true;
+            }
+            if self.mark[w as usize] != self.epoch && self.pos[w as usize] < upper {
+                self.mark[w as usize] = self.epoch;
+                self.pred[w as usize] = (v, label);
+                self.forward.push(w);
+                self.work.push((w, 0));
+            }
+        }
+        false
+    }
+
+    /// Depth-first search backwards from `start` over vertices positioned
+    /// above `lower`, collecting them in `backward`.
+    fn search_backward(&mut self, start: u32, lower: u32) {
+        self.backward.clear();
+        self.work.clear();
+        self.mark[start as usize] = self.epoch;
+        self.backward.push(start);
+        self.work.push((start, 0));
+        while let Some(&mut (v, ref mut next)) = self.work.last_mut() {
+            let Some(&(w, _)) = self.inc[v as usize].get(*next) else {
+                self.work.pop();
+                continue;
+            };
+            *next += 1;
+            if self.mark[w as usize] != self.epoch && self.pos[w as usize] > lower {
+                self.mark[w as usize] = self.epoch;
+                self.backward.push(w);
+                self.work.push((w, 0));
+            }
+        }
+    }
+
+    /// Gives the positions of both visited sets, pooled and sorted, first to
+    /// the backward set and then to the forward set, each in its old order.
+    fn reorder(&mut self) {
+        let pos = &self.pos;
+        self.forward.sort_unstable_by_key(|&v| pos[v as usize]);
+        self.backward.sort_unstable_by_key(|&v| pos[v as usize]);
+        self.pool.clear();
+        self.pool.extend(
+            self.backward
+                .iter()
+                .chain(&self.forward)
+                .map(|&v| pos[v as usize]),
+        );
+        self.pool.sort_unstable();
+        for (&v, &p) in self.backward.iter().chain(&self.forward).zip(&self.pool) {
+            self.pos[v as usize] = p;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `edges` (on `0..n`) contain a cycle, by Kahn's algorithm.
+    fn cyclic(n: usize, edges: &[(u32, u32)]) -> bool {
+        let mut indeg = vec![0usize; n];
+        let mut out = vec![Vec::new(); n];
+        for &(a, b) in edges {
+            out[a as usize].push(b);
+            indeg[b as usize] += 1;
+        }
+        let mut ready: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+        let mut done = 0;
+        while let Some(v) = ready.pop() {
+            done += 1;
+            for &w in &out[v as usize] {
+                indeg[w as usize] -= 1;
+                if indeg[w as usize] == 0 {
+                    ready.push(w);
+                }
+            }
+        }
+        done < n
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn assert_topological(d: &DynamicOrder, edges: &[(u32, u32)]) {
+        for &(a, b) in edges {
+            assert!(d.position(a) < d.position(b), "{a}->{b} against the order");
+        }
+    }
+
+    #[test]
+    fn rejects_a_closing_edge_with_its_path() {
+        let mut d = DynamicOrder::new(4);
+        assert_eq!(d.add_edge(3, 2, 0), Ok(()));
+        assert_eq!(d.add_edge(2, 1, 1), Ok(()));
+        assert_eq!(d.add_edge(1, 0, 2), Ok(()));
+        assert_eq!(d.order(), vec![3, 2, 1, 0]);
+        assert_eq!(d.add_edge(0, 3, 3), Err(vec![0, 1, 2]));
+        assert_eq!(d.add_edge(1, 1, 4), Err(vec![]));
+        assert_eq!(d.edge_count(), 3);
+        assert!(d.reaches(3, 0) && !d.reaches(0, 3));
+        assert_eq!(d.pop_edge(), Some((1, 0, 2)));
+        assert_eq!(d.add_edge(0, 3, 3), Ok(()));
+        assert_topological(&d, &[(3, 2), (2, 1), (0, 3)]);
+    }
+
+    /// Random insertions agree with a static cycle check, the order stays
+    /// topological, and LIFO removals restore earlier states.
+    #[test]
+    fn agrees_with_a_static_cycle_check_on_random_graphs() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut rejected = 0;
+        for round in 0..400 {
+            let n = 2 + rng.below(30) as usize;
+            let mut d = DynamicOrder::new(n);
+            let mut edges: Vec<(u32, u32)> = Vec::new();
+            for step in 0..4 * n {
+                if rng.below(5) == 0 && !edges.is_empty() {
+                    let (a, b) = edges.pop().expect("edge");
+                    assert_eq!(d.pop_edge(), Some((a, b, edges.len() as u32)));
+                    continue;
+                }
+                let (a, b) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+                let mut with = edges.clone();
+                with.push((a, b));
+                let expect_cycle = a == b || cyclic(n, &with);
+                match d.add_edge(a, b, edges.len() as u32) {
+                    Ok(()) => {
+                        assert!(!expect_cycle, "round {round} step {step}: missed cycle");
+                        edges.push((a, b));
+                    }
+                    Err(path) => {
+                        assert!(expect_cycle, "round {round} step {step}: false cycle");
+                        rejected += 1;
+                        // The path runs b ⇝ a along present edges.
+                        let mut at = b;
+                        for &l in &path {
+                            assert_eq!(edges[l as usize].0, at);
+                            at = edges[l as usize].1;
+                        }
+                        assert_eq!(at, a);
+                    }
+                }
+                assert_topological(&d, &edges);
+                assert_eq!(d.edge_count(), edges.len());
+            }
+        }
+        assert!(rejected > 1000, "{rejected}");
+    }
+}
