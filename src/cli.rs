@@ -813,6 +813,9 @@ fn run_elle_cli(args: &[String]) -> i32 {
         plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
         algorithm: cli.algorithm,
         sat_timeout: (cli.sat_timeout > 0).then(|| Duration::from_millis(cli.sat_timeout)),
+        // elle-cli's verdicts: the SAT checker only where elle-cli cannot
+        // answer at all (repeated values).
+        confirm_with_sat: false,
         ..CheckOptions::default()
     };
     let mut any_invalid = false;

@@ -36,6 +36,10 @@ pub struct CheckOptions {
     /// verdict is unknown (or, under `--algorithm auto`, the inference's
     /// answer stands). `None`: no limit.
     pub sat_timeout: Option<Duration>,
+    /// Under `--algorithm auto`, let the SAT checker confirm a valid
+    /// inferred rw-register verdict (see [`crate::route`]). Off in elle-cli
+    /// mode, whose verdicts stay elle-cli's.
+    pub confirm_with_sat: bool,
 }
 
 impl Default for CheckOptions {
@@ -50,6 +54,7 @@ impl Default for CheckOptions {
             linearizable_timeout: Some(Duration::from_secs(60)),
             algorithm: crate::route::Algorithm::Auto,
             sat_timeout: Some(Duration::from_secs(60)),
+            confirm_with_sat: true,
         }
     }
 }

@@ -160,9 +160,10 @@ pub fn check(
 }
 
 /// Histories at most this many ops long get the SAT checker's confirmation
-/// of a valid inferred verdict under `--algorithm auto` (beyond it the
-/// polygraph's memory, not its time, is the concern).
-pub const AUTO_SAT_MAX_OPS: usize = 400_000;
+/// of a valid inferred verdict under `--algorithm auto`: beyond it the
+/// polygraph's memory (about 1.6 GB at 100,000 transactions) would dwarf
+/// the inference's; `--algorithm sat` has no such limit.
+pub const AUTO_SAT_MAX_OPS: usize = 100_000;
 
 /// `auto` for rw-register histories the mini-transaction path cannot take.
 /// Elle's inference answers first. Where it cannot decide, and the SAT
@@ -194,7 +195,11 @@ fn auto_register(
             say("algorithm sat (auto: written values repeat, so the inference cannot tell which write a read saw)");
             sat::check_history(h, opts)
         }
-        Ok(o) if o.validity == Validity::Valid && h.ops.len() <= AUTO_SAT_MAX_OPS => {
+        Ok(o)
+            if opts.confirm_with_sat
+                && o.validity == Validity::Valid
+                && h.ops.len() <= AUTO_SAT_MAX_OPS =>
+        {
             say("algorithm sat (auto: confirming the inference's valid verdict exactly)");
             let exact = sat::check_history(h, opts)?;
             match exact.validity {

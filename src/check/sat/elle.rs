@@ -22,13 +22,20 @@ pub const SAT_MODELS: [&str; 7] = [
     "strong-snapshot-isolation",
 ];
 
-/// Whether `--algorithm sat` decides every model `opts` asks about (an
-/// explicit `-c` among [`SAT_MODELS`]).
-pub fn decides(opts: &crate::pipeline::CheckOptions) -> bool {
+/// The models a check asks about: `-c`, or Elle's default
+/// (strict-serializable).
+fn requested_models(opts: &crate::pipeline::CheckOptions) -> Vec<&'static str> {
     opts.expectations
         .models
-        .as_ref()
-        .is_some_and(|ms| !ms.is_empty() && ms.iter().all(|m| SAT_MODELS.contains(m)))
+        .clone()
+        .unwrap_or_else(|| vec!["strict-serializable"])
+}
+
+/// Whether `--algorithm sat` decides every model `opts` asks about (all
+/// among [`SAT_MODELS`]).
+pub fn decides(opts: &crate::pipeline::CheckOptions) -> bool {
+    let models = requested_models(opts);
+    !models.is_empty() && models.iter().all(|m| SAT_MODELS.contains(m))
 }
 
 /// `--algorithm sat` for `-m rw-register`: Elle's result map for the
@@ -39,7 +46,7 @@ pub fn check_history(
 ) -> Result<crate::pipeline::Outcome, crate::error::InputError> {
     use crate::edn::Value;
     use crate::pipeline::{Outcome, Validity};
-    let models = opts.expectations.models.clone().unwrap_or_default();
+    let models = requested_models(opts);
     if !decides(opts) {
         return Err(input_error(
             h,
