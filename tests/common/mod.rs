@@ -97,6 +97,11 @@ pub fn options(
                 rw.linearizable_keys = true;
                 continue;
             }
+            "--algorithm" => {
+                // For the binary; the library comparisons run the inference.
+                words.next();
+                continue;
+            }
             _ => {}
         }
         let (name, inline) = match flag.split_once('=') {
