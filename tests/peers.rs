@@ -285,17 +285,41 @@ fn polysi_violations_read_and_are_not_serializable() {
             h.origin
         );
     }
-    // Snapshot isolation with Elle's inference (no SI search on main yet):
-    // only galera's lost update is found; dgraph's and yugabyte's
-    // violations need the version order a solver would pick.
+    // Snapshot isolation, with or without session order: the SAT checker
+    // finds all three violations; Elle's inference only galera's lost
+    // update (dgraph's and yugabyte's need a version order it cannot infer).
+    let si = [
+        (&dgraph, "(:G-nonadjacent-item)"),
+        (&galera, "(:G-single-item)"),
+        (&yugabyte, "(:G-single-item)"),
+    ];
+    for (h, types) in si {
+        for model in ["snapshot-isolation", "strong-session-snapshot-isolation"] {
+            let (v, _) = verdict(h, &[model], Algorithm::Sat);
+            assert_eq!(v, Validity::Invalid, "{} {model}", h.origin);
+        }
+        assert_eq!(
+            verdict(h, &["snapshot-isolation"], Algorithm::Sat),
+            (Validity::Invalid, types.into()),
+            "{}",
+            h.origin
+        );
+    }
     assert_eq!(
-        verdict(&galera, &["snapshot-isolation"], Algorithm::Auto),
+        verdict(&galera, &["snapshot-isolation"], Algorithm::Infer),
         (Validity::Invalid, "(:lost-update)".into())
     );
     for h in [&dgraph, &yugabyte] {
         assert_eq!(
-            verdict(h, &["snapshot-isolation"], Algorithm::Auto),
+            verdict(h, &["snapshot-isolation"], Algorithm::Infer),
             (Validity::Valid, String::new()),
+            "{}",
+            h.origin
+        );
+        // auto confirms the inference's valid verdict with the SAT checker.
+        assert_eq!(
+            verdict(h, &["snapshot-isolation"], Algorithm::Auto).0,
+            Validity::Invalid,
             "{}",
             h.origin
         );

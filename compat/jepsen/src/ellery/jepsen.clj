@@ -37,6 +37,11 @@
 
   Options of the shim itself:
 
+    :algorithm     :auto (default) | :infer | :mini | :sat -> --algorithm
+                   (:infer reproduces Elle's inference exactly; :auto may
+                   replace a valid rw-register verdict with an exact
+                   counterexample Elle's inference cannot see)
+
     :ellery-bin    path of the ellery binary
     :ellery-model  :list-append (default) or :rw-register, for `checker`
 
@@ -106,6 +111,7 @@
       (:plot-format opts)              (into ["-p" (flag-name (:plot-format opts))])
       (:plot-timeout opts)             (into ["-t" (str (long (:plot-timeout opts)))])
       (:max-plot-bytes opts)           (into ["-b" (str (long (:max-plot-bytes opts)))])
+      (:algorithm opts)                (into ["--algorithm" (flag-name (:algorithm opts))])
       (and (= :rw-register (keyword model))
            (:linearizable-keys? opts)) (conj "--linearizable-keys")
       (and (= :rw-register (keyword model))
