@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 /// the rw-register ones, rw-register assertions). Update with the suite.
 const TESTS: usize = 11;
 const ASSERTIONS: usize = 42;
-const RW_REGISTER_ASSERTIONS: usize = 4;
+const RW_REGISTER_ASSERTIONS: usize = 6;
 
 fn under_ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
