@@ -884,3 +884,41 @@ fn gen_faults_round_trip_as_invalid() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// `--sat-timeout` bounds the SAT checker in both modes: past it the
+/// verdict is unknown (exit 2 for `check`; elle-cli's `unknown` line, exit
+/// 0), never a hang and never a claim.
+#[test]
+fn sat_timeout_gives_unknown() {
+    let t = Scratch::new("sat-timeout");
+    let gen = ellery(&[
+        "gen",
+        "-w",
+        "rw-register",
+        "-n",
+        "5000",
+        "-k",
+        "10",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(gen.status.code(), Some(0), "{}", stderr(&gen));
+    let h = t.file("h.edn", &stdout(&gen));
+    let sat = [
+        "-m",
+        "rw-register",
+        "-c",
+        "serializable",
+        "--algorithm",
+        "sat",
+    ];
+    let o = ellery(&[&["check"], &sat[..], &["--sat-timeout", "1", s(&h)]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "{:valid? :unknown, :cause :timeout}\n");
+    let o = ellery(&[&sat[..], &["--sat-timeout", "1", s(&h)]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{} \t unknown\n", h.display()));
+    // Without the limit the same history is decided (a serializable database).
+    let o = ellery(&[&["check"], &sat[..], &["--sat-timeout", "0", s(&h)]].concat());
+    assert_eq!(stdout(&o), "{:valid? true}\n", "{}", stderr(&o));
+}
