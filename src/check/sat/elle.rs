@@ -50,7 +50,7 @@ pub fn check_history(
     if !decides(opts) {
         return Err(input_error(
             h,
-            "--algorithm sat checks -c serializable or strong-session-serializable only".into(),
+            format!("--algorithm sat checks -c {} only", SAT_MODELS.join(", ")),
         ));
     }
     let (rh, atoms) =
