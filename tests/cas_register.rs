@@ -215,8 +215,7 @@ fn independent_keys_report_the_failing_key() {
 /// that check valid, with independent keys too.
 #[test]
 fn generated_cas_histories_are_linearizable() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let bin = env!("CARGO_BIN_EXE_ellery");
     for (keys, seed) in [("1", "3"), ("4", "5")] {
         let gen = Command::new(bin)
@@ -234,19 +233,7 @@ fn generated_cas_histories_are_linearizable() {
             .output()
             .expect("gen runs");
         assert!(gen.status.success());
-        let mut check = Command::new(bin)
-            .args(["check", "-m", "cas-register", "--output", "summary", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("check runs");
-        check
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(&gen.stdout)
-            .expect("write");
-        let out = check.wait_with_output().expect("check finishes");
+        let out = check_stdin(bin, &["--output", "summary"], &gen.stdout);
         assert_eq!(out.status.code(), Some(0), "keys {keys}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "-\tvalid\n");
     }
@@ -265,22 +252,31 @@ fn generated_cas_histories_are_linearizable() {
             .output()
             .expect("gen runs");
         assert!(gen.status.success());
-        let mut check = Command::new(bin)
-            .args(["check", "-m", "cas-register", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("check runs");
-        check
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(&gen.stdout)
-            .expect("write");
-        let out = check.wait_with_output().expect("check finishes");
+        let out = check_stdin(bin, &[], &gen.stdout);
         assert_eq!(out.status.code(), Some(1), "{fault}");
         // The fault's own key (the first after the 3 random ones) fails.
         let out = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(out.ends_with(", :failures [3]}\n"), "{fault}: {out}");
     }
+}
+
+/// `ellery check -m cas-register <args> -` with `input` on standard input.
+fn check_stdin(bin: &str, args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut check = Command::new(bin)
+        .args(["check", "-m", "cas-register"])
+        .args(args)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("check runs");
+    check
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    check.wait_with_output().expect("check finishes")
 }

@@ -107,22 +107,25 @@ pub fn check_history(
     } else {
         Validity::Invalid
     };
+    // A solver finding Elle's cases did not already report: one case.
+    let txn_case = |txn: u32, key: u64, more: Vec<(&str, Value)>| {
+        let mut entries = vec![
+            (
+                "op",
+                crate::report::op_value(h, rh[txn as usize - 1].index as usize),
+            ),
+            ("key", h.atom_value(atoms[key as usize])),
+        ];
+        entries.extend(more);
+        Value::kw_map(entries)
+    };
     match verdict {
         Verdict::Valid(_) => {}
         Verdict::Unknown => validity = Validity::Unknown,
         Verdict::Invalid(Violation::Internal { txn, key }) => {
             validity = Validity::Invalid;
             if !anomalies.iter().any(|(k, _)| k == "internal") {
-                anomalies.push((
-                    "internal".to_string(),
-                    vec![Value::kw_map(vec![
-                        (
-                            "op",
-                            crate::report::op_value(h, rh[txn as usize - 1].index as usize),
-                        ),
-                        ("key", h.atom_value(atoms[key as usize])),
-                    ])],
-                ));
+                anomalies.push(("internal".to_string(), vec![txn_case(txn, key, vec![])]));
                 seqs.push("internal");
             }
         }
@@ -133,18 +136,12 @@ pub fn check_history(
                 // name for such a read; ellery reports it as G1a without a
                 // writer.
                 let val = |v: RegValue| v.map_or(Value::Nil, |x| h.atom_value(atoms[x as usize]));
-                anomalies.push((
-                    "G1a".to_string(),
-                    vec![Value::kw_map(vec![
-                        (
-                            "op",
-                            crate::report::op_value(h, rh[txn as usize - 1].index as usize),
-                        ),
-                        ("key", h.atom_value(atoms[key as usize])),
-                        ("value", val(value)),
-                        ("writer", Value::Nil),
-                    ])],
-                ));
+                let case = txn_case(
+                    txn,
+                    key,
+                    vec![("value", val(value)), ("writer", Value::Nil)],
+                );
+                anomalies.push(("G1a".to_string(), vec![case]));
                 seqs.push("G1a");
             }
         }
