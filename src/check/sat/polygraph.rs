@@ -190,6 +190,17 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             });
         }
     }
+    // Per key, the indices of its ww alternatives sorted by source (stable,
+    // so edges come out in the same order as a scan): each read-from
+    // candidate then finds its successors without scanning every pair.
+    let ww_by_from: Vec<Vec<u32>> = ww
+        .iter()
+        .map(|alts| {
+            let mut ix: Vec<u32> = (0..alts.len() as u32).collect();
+            ix.sort_by_key(|&i| alts[i as usize].0);
+            ix
+        })
+        .collect();
     // Read-from alternatives and the anti-dependencies they derive.
     for (s, rs) in reads.iter().enumerate() {
         let s = s as u32;
@@ -228,8 +239,14 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                     kind: EdgeKind::Wr { key: k, value: v },
                     reason: cond(t, s, &wr),
                 });
-                for (a, b, r) in &ww[ki] {
-                    if *a == t && *b != s {
+                let by_from = &ww_by_from[ki];
+                let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
+                let from_t = by_from[first..]
+                    .iter()
+                    .map(|&i| &ww[ki][i as usize])
+                    .take_while(|alt| alt.0 == t);
+                for (_, b, r) in from_t {
+                    if *b != s {
                         let mut reason = cond(t, s, &wr);
                         reason.extend_from_slice(r);
                         reason.sort_unstable();
