@@ -72,7 +72,7 @@ pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity)
         // point forward in the known order (VeriStrong's Algorithm 3, fixed
         // once).
         for e in &edges {
-            for &l in &e.reason {
+            for &l in e.reason.iter() {
                 let v = l.var().idx() as usize;
                 if pol[v].is_none() {
                     let forward = pos[e.from as usize] < pos[e.to as usize];

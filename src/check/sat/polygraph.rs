@@ -12,7 +12,53 @@ pub(super) struct Edge {
     pub(super) from: u32,
     pub(super) to: u32,
     pub(super) kind: EdgeKind,
-    pub(super) reason: Vec<Lit>,
+    pub(super) reason: Reason,
+}
+
+/// The most literals a reason holds: a read-from and a version-order
+/// literal plus the selectors of the three transactions involved.
+const MAX_REASON: usize = 5;
+
+/// A sorted, duplicate-free conjunction of at most [`MAX_REASON`] literals,
+/// stored inline: histories give millions of edges, and a heap allocation
+/// per reason dominated building the polygraph.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reason {
+    lits: [Lit; MAX_REASON],
+    len: u8,
+}
+
+impl Reason {
+    /// The sorted, deduplicated union of `parts` (whose duplicates may
+    /// take it over [`MAX_REASON`] before deduplication).
+    fn union(parts: &[&[Lit]]) -> Reason {
+        let mut all = [Lit::UNDEF; 2 * MAX_REASON];
+        let mut n = 0;
+        for &l in parts.iter().flat_map(|p| p.iter()) {
+            all[n] = l;
+            n += 1;
+        }
+        let all = &mut all[..n];
+        all.sort_unstable();
+        let mut r = Reason {
+            lits: [Lit::UNDEF; MAX_REASON],
+            len: 0,
+        };
+        for (i, &l) in all.iter().enumerate() {
+            if i == 0 || l != all[i - 1] {
+                r.lits[r.len as usize] = l;
+                r.len += 1;
+            }
+        }
+        r
+    }
+}
+
+impl std::ops::Deref for Reason {
+    type Target = [Lit];
+    fn deref(&self) -> &[Lit] {
+        &self.lits[..self.len as usize]
+    }
 }
 
 /// The (hyper-)polygraph: edges conditional on conjunctions of literals,
@@ -91,13 +137,12 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             inc[id as usize] = Some(lit(fresh(), true));
         }
     }
-    let cond = |a: u32, b: u32, extra: &[Lit]| -> Vec<Lit> {
-        let mut r: Vec<Lit> = extra.to_vec();
-        r.extend(inc[a as usize]);
-        r.extend(inc[b as usize]);
-        r.sort_unstable();
-        r.dedup();
-        r
+    let cond = |a: u32, b: u32, extra: &[Lit]| -> Reason {
+        Reason::union(&[
+            extra,
+            inc[a as usize].as_slice(),
+            inc[b as usize].as_slice(),
+        ])
     };
     let mut edges = Vec::new();
     let mut clauses = Vec::new();
@@ -168,7 +213,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     // (true = lower id first); the initial transaction precedes all.
     let mut pair_var: std::collections::HashMap<(u32, u32), usize> = Default::default();
     // ww alternatives per key: (from, to, reason)
-    let mut ww: Vec<Vec<(u32, u32, Vec<Lit>)>> = vec![Vec::new(); keys.len()];
+    let mut ww: Vec<Vec<(u32, u32, Reason)>> = vec![Vec::new(); keys.len()];
     for (ki, ws) in writers.iter().enumerate() {
         for (a_i, &a) in ws.iter().enumerate() {
             for &b in &ws[a_i + 1..] {
@@ -186,10 +231,21 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 from: *a,
                 to: *b,
                 kind: EdgeKind::Ww { key: keys[ki] },
-                reason: r.clone(),
+                reason: *r,
             });
         }
     }
+    // Per key, the indices of its ww alternatives sorted by source (stable,
+    // so edges come out in the same order as a scan): each read-from
+    // candidate then finds its successors without scanning every pair.
+    let ww_by_from: Vec<Vec<u32>> = ww
+        .iter()
+        .map(|alts| {
+            let mut ix: Vec<u32> = (0..alts.len() as u32).collect();
+            ix.sort_by_key(|&i| alts[i as usize].0);
+            ix
+        })
+        .collect();
     // Read-from alternatives and the anti-dependencies they derive.
     for (s, rs) in reads.iter().enumerate() {
         let s = s as u32;
@@ -211,8 +267,8 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             let mut clause = Vec::new();
             let mut choice = Vec::new();
             for &t in &cands {
-                let wr: Vec<Lit> = if single {
-                    Vec::new()
+                let wr: Option<Lit> = if single {
+                    None
                 } else {
                     let l = lit(fresh(), true);
                     clause.push(l);
@@ -220,20 +276,23 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                     if let Some(i) = inc[t as usize] {
                         clauses.push(vec![!l, i]);
                     }
-                    vec![l]
+                    Some(l)
                 };
                 edges.push(Edge {
                     from: t,
                     to: s,
                     kind: EdgeKind::Wr { key: k, value: v },
-                    reason: cond(t, s, &wr),
+                    reason: cond(t, s, wr.as_slice()),
                 });
-                for (a, b, r) in &ww[ki] {
-                    if *a == t && *b != s {
-                        let mut reason = cond(t, s, &wr);
-                        reason.extend_from_slice(r);
-                        reason.sort_unstable();
-                        reason.dedup();
+                let by_from = &ww_by_from[ki];
+                let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
+                let from_t = by_from[first..]
+                    .iter()
+                    .map(|&i| &ww[ki][i as usize])
+                    .take_while(|alt| alt.0 == t);
+                for (_, b, r) in from_t {
+                    if *b != s {
+                        let reason = Reason::union(&[&cond(t, s, wr.as_slice()), r]);
                         edges.push(Edge {
                             from: s,
                             to: *b,
@@ -381,4 +440,27 @@ pub(super) fn to_cycle(g: &Polygraph, path: &[usize]) -> Vec<CycleEdge> {
             kind: g.edges[i].kind,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod reason_tests {
+    use super::*;
+
+    /// A derived rw reason joins two reasons that share a selector: six
+    /// literals in, five distinct out, sorted.
+    #[test]
+    fn union_sorts_and_drops_duplicates() {
+        let (wr, ww, a, b, c) = (
+            lit(4, true),
+            lit(1, false),
+            lit(0, true),
+            lit(3, true),
+            lit(2, true),
+        );
+        let r = Reason::union(&[&[wr, a, b], &[ww, a, c]]);
+        let mut expect = vec![wr, ww, a, b, c];
+        expect.sort_unstable();
+        assert_eq!(&*r, expect.as_slice());
+        assert!(Reason::union(&[&[], &[]]).is_empty());
+    }
 }

@@ -76,7 +76,7 @@ pub(super) fn prune(
             let mut open = None;
             let mut count = 0;
             let mut dead = false;
-            for &l in &e.reason {
+            for &l in e.reason.iter() {
                 match value(assign, l) {
                     Some(true) => {}
                     Some(false) => dead = true,
