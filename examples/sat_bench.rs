@@ -46,7 +46,7 @@ fn main() {
                 std::process::exit(3);
             }
         };
-        let (rh, _) = reg_history(&h).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let (rh, _) = reg_history(&h, opts.real_time).unwrap_or_else(|e| panic!("{f}: {e}"));
         let read = t0.elapsed();
         let t1 = Instant::now();
         let (v, stats) = check_serializable(&rh, &opts);

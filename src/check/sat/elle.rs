@@ -53,8 +53,6 @@ pub fn check_history(
             format!("--algorithm sat checks -c {} only", SAT_MODELS.join(", ")),
         ));
     }
-    let (rh, atoms) =
-        reg_history(h).map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
     // One check at the strongest requested model.
     let has = |names: &[&str]| models.iter().any(|m| names.contains(m));
     let real_time = has(&[
@@ -82,6 +80,8 @@ pub fn check_history(
         timeout: opts.sat_timeout,
         ..SatOptions::default()
     };
+    let (rh, atoms) =
+        reg_history(h, real_time).map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
     let (verdict, stats) = check_serializable(&rh, &sat_opts);
     if opts.verbose {
         eprintln!("ellery: {}: algorithm sat: {stats:?}", h.origin);

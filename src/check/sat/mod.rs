@@ -88,11 +88,15 @@ pub type RegHistory = Vec<RegTxn>;
 /// `:info` completions with the writes of their invocation (reads dropped),
 /// `:fail` skipped. Keys and values become dense ids into the returned atom
 /// table; micro-ops other than `:r`/`:w` are an error naming the op.
-/// Real-time predecessors come from Elle's real-time graph (its transitive
-/// reduction).
-pub fn reg_history(h: &History) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
+/// With `real_time`, real-time predecessors come from Elle's real-time graph
+/// (its transitive reduction); without, they are left empty (the sweep
+/// costs a pass over the history that only strict models use).
+pub fn reg_history(
+    h: &History,
+    real_time: bool,
+) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
     let mut table: Vec<crate::model::Atom> = Vec::new();
-    let mut ids: std::collections::HashMap<crate::model::Atom, u64> = Default::default();
+    let mut ids: hashbrown::HashMap<crate::model::Atom, u64> = Default::default();
     let mut id = |a: crate::model::Atom| {
         *ids.entry(a).or_insert_with(|| {
             table.push(a);
@@ -140,7 +144,12 @@ pub fn reg_history(h: &History) -> Result<(RegHistory, Vec<crate::model::Atom>),
         });
         graph_id[i] = out.len() as u32;
     }
-    for (a, b, _) in crate::infer::order_graphs::realtime_edges(h) {
+    let realtime = if real_time {
+        crate::infer::order_graphs::realtime_edges(h)
+    } else {
+        Vec::new()
+    };
+    for (a, b, _) in realtime {
         let (a, b) = (graph_id[a as usize], graph_id[b as usize]);
         if a != 0 && b != 0 {
             out[b as usize - 1].realtime_preds.push(a);
