@@ -922,3 +922,28 @@ fn sat_timeout_gives_unknown() {
     let o = ellery(&[&["check"], &sat[..], &["--sat-timeout", "0", s(&h)]].concat());
     assert_eq!(stdout(&o), "{:valid? true}\n", "{}", stderr(&o));
 }
+
+/// Keys of two types in a list-append history: exit 3 with the position of
+/// the first op using the second type, and no verdict.
+#[test]
+fn list_append_keys_of_mixed_types_are_an_input_error() {
+    let t = Scratch::new("mixed-keys");
+    let h = t.file(
+        "h.edn",
+        "{:type :invoke, :process 0, :f :txn, :value [[:append 1 1]]}
+{:type :ok, :process 0, :f :txn, :value [[:append 1 1]]}
+{:type :invoke, :process 0, :f :txn, :value [[:append :x 2] [:r 1 nil]]}
+{:type :ok, :process 0, :f :txn, :value [[:append :x 2] [:r 1 [1]]]}
+",
+    );
+    let o = ellery(&["check", s(&h)]);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "ellery: {}:3:1: expected every key to be an integer like the first key, 1, found :x, which is a keyword\n",
+            h.display()
+        )
+    );
+}

@@ -289,6 +289,17 @@ fn clj_str(v: &Value) -> String {
     }
 }
 
+/// One `incompatible-order` case: the key and two reads that disagree.
+fn incompatible_case(h: &History, (k, a, b): (Atom, Vec<Atom>, Vec<Atom>)) -> Value {
+    Value::kw_map(vec![
+        ("key", h.atom_value(k)),
+        (
+            "values",
+            Value::Vector(vec![list_value(h, &a), list_value(h, &b)]),
+        ),
+    ])
+}
+
 /// Elle's `incompatible-order` cases over the possible (`:ok` and `:info`)
 /// ops: keys whose reads disagree on the order of appends.
 pub(crate) fn incompatible_cases(h: &History) -> Vec<Value> {
@@ -296,15 +307,7 @@ pub(crate) fn incompatible_cases(h: &History) -> Vec<Value> {
     sorted_values(h, is_possible)
         .incompatible
         .into_iter()
-        .map(|(k, a, b)| {
-            Value::kw_map(vec![
-                ("key", h.atom_value(k)),
-                (
-                    "values",
-                    Value::Vector(vec![list_value(h, &a), list_value(h, &b)]),
-                ),
-            ])
-        })
+        .map(|case| incompatible_case(h, case))
         .collect()
 }
 
@@ -322,7 +325,7 @@ fn key_class(v: &Value) -> &'static str {
 /// value is neither a list nor nil, and keys of mixed types (a sign of a
 /// harness bug, e.g. keys turned into strings on one path).
 pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
-    let mut first_key: Option<(Value, &'static str)> = None;
+    let mut keys = super::OneKeyType::new(key_class);
     for (i, op) in h.ops.iter().enumerate() {
         for m in h.mops(op) {
             if m.f == MopFn::Read {
@@ -336,21 +339,15 @@ pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
                     ));
                 }
             }
-            let k = h.atom_value(m.key);
-            let class = key_class(&k);
-            match &first_key {
-                None => first_key = Some((k, class)),
-                Some((k0, c0)) if *c0 != class => {
-                    return Err(h.error_at(
-                        i,
-                        format!(
-                            "expected every key to be {c0} like the first key, {}, found {}, which is {class}",
-                            pr_str(k0),
-                            pr_str(&k)
-                        ),
-                    ))
-                }
-                _ => {}
+            if let Err((k0, c0, k, class)) = keys.check(h, m.key) {
+                return Err(h.error_at(
+                    i,
+                    format!(
+                        "expected every key to be {c0} like the first key, {}, found {}, which is {class}",
+                        pr_str(&k0),
+                        pr_str(&k)
+                    ),
+                ));
             }
         }
     }
@@ -435,15 +432,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
     anomalies.add_nonempty("duplicate-elements", dups);
     let incompatible: Vec<Value> = incompatible
         .into_iter()
-        .map(|(k, a, b)| {
-            Value::kw_map(vec![
-                ("key", h.atom_value(k)),
-                (
-                    "values",
-                    Value::Vector(vec![list_value(h, &a), list_value(h, &b)]),
-                ),
-            ])
-        })
+        .map(|case| incompatible_case(h, case))
         .collect();
     anomalies.add_nonempty("incompatible-order", incompatible);
     let (internal, future) = internal_cases(h);

@@ -310,3 +310,55 @@ pub struct Unanalyzable {
     /// Where the problem is, for a message on standard error.
     pub problem: Option<crate::error::InputError>,
 }
+
+/// The one-type-of-key rule both workloads enforce (Elle's
+/// `assert-type-sanity`): every key has the class of the first one. Keys are
+/// compared as atoms; an interned key's value is looked at once, so a
+/// history's scan allocates nothing per micro-op.
+pub(crate) struct OneKeyType {
+    class: fn(&crate::edn::Value) -> &'static str,
+    first: Option<(crate::model::Atom, &'static str)>,
+    checked: Vec<bool>,
+}
+
+/// Two keys of different classes: the first key and its class, then the
+/// offending key and its class.
+pub(crate) type KeyMismatch = (
+    crate::edn::Value,
+    &'static str,
+    crate::edn::Value,
+    &'static str,
+);
+
+impl OneKeyType {
+    /// A rule classifying keys with `class`.
+    pub(crate) fn new(class: fn(&crate::edn::Value) -> &'static str) -> OneKeyType {
+        OneKeyType {
+            class,
+            first: None,
+            checked: Vec::new(),
+        }
+    }
+
+    /// Checks key `k` against the first key seen.
+    pub(crate) fn check(&mut self, h: &History, k: crate::model::Atom) -> Result<(), KeyMismatch> {
+        if let Some(slot) = k.interned_slot() {
+            if self.checked.get(slot) == Some(&true) {
+                return Ok(());
+            }
+            if self.checked.len() <= slot {
+                self.checked.resize(slot + 1, false);
+            }
+            self.checked[slot] = true;
+        }
+        // Inline integers become `Value::Int` without allocating.
+        let value = h.atom_value(k);
+        let class = (self.class)(&value);
+        match self.first {
+            None => self.first = Some((k, class)),
+            Some((k0, c0)) if c0 != class => return Err((h.atom_value(k0), c0, value, class)),
+            _ => {}
+        }
+        Ok(())
+    }
+}

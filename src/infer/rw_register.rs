@@ -112,7 +112,7 @@ fn key_class(v: &Value) -> &'static str {
 /// class among values, cannot fail on EDN or JSON input: both readers make
 /// every integer a `Long` (or a big integer, which Elle does not count).
 pub fn validate(h: &History) -> Result<(), InputError> {
-    let mut first_key: Option<(Value, &'static str)> = None;
+    let mut keys = super::OneKeyType::new(key_class);
     for (i, op) in h.ops.iter().enumerate() {
         if let OpValue::Other(_) = op.value {
             return Err(h.error_at(
@@ -143,21 +143,15 @@ pub fn validate(h: &History) -> Result<(), InputError> {
                     ),
                 ));
             }
-            let k = h.atom_value(m.key);
-            let class = key_class(&k);
-            match &first_key {
-                None => first_key = Some((k, class)),
-                Some((k0, c0)) if *c0 != class => {
-                    return Err(h.error_at(
-                        i,
-                        format!(
-                            "expected every key to be of one type (Elle's assert-type-sanity): the first key, {}, is a {c0}, but {} is a {class}",
-                            pr_str(k0),
-                            pr_str(&k)
-                        ),
-                    ))
-                }
-                _ => {}
+            if let Err((k0, c0, k, class)) = keys.check(h, m.key) {
+                return Err(h.error_at(
+                    i,
+                    format!(
+                        "expected every key to be of one type (Elle's assert-type-sanity): the first key, {}, is a {c0}, but {} is a {class}",
+                        pr_str(&k0),
+                        pr_str(&k)
+                    ),
+                ));
             }
         }
     }
