@@ -499,10 +499,6 @@ fn run_check(a: CheckArgs) -> i32 {
         algorithm: a.algorithm,
         ..CheckOptions::default()
     };
-    if let Err(msg) = a.algorithm.available() {
-        eprintln!("ellery: {msg}");
-        return EXIT_BAD_INPUT;
-    }
     let files = match crate::batch::discover(&a.files) {
         Ok(f) => f,
         Err(e) => {

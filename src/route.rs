@@ -63,12 +63,6 @@ impl Algorithm {
             Algorithm::Sat => "sat",
         }
     }
-
-    /// Fails for algorithms this build does not provide (none now: each
-    /// one's applicability is checked per history).
-    pub fn available(self) -> Result<(), String> {
-        Ok(())
-    }
 }
 
 /// The transactional workloads routing knows.
