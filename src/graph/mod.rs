@@ -187,3 +187,49 @@ impl DiGraph {
         DiGraph::from_edges(vertices.len(), edges)
     }
 }
+
+/// A topological order of the graph on `0..n` whose successors `out(v)`
+/// lists (Kahn's algorithm), or `None` if it has a cycle. Among ready
+/// vertices the smallest id goes first, so the order is deterministic and
+/// stays close to id order.
+pub fn topological_order<I: IntoIterator<Item = u32>>(
+    n: usize,
+    out: impl Fn(u32) -> I,
+) -> Option<Vec<u32>> {
+    use std::cmp::Reverse;
+    let mut indeg = vec![0u32; n];
+    for v in 0..n as u32 {
+        for t in out(v) {
+            indeg[t as usize] += 1;
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
+        .filter(|&v| indeg[v as usize] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(v)) = ready.pop() {
+        order.push(v);
+        for t in out(v) {
+            indeg[t as usize] -= 1;
+            if indeg[t as usize] == 0 {
+                ready.push(Reverse(t));
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+#[cfg(test)]
+mod topological_tests {
+    use super::topological_order;
+
+    #[test]
+    fn orders_respect_edges_smallest_ready_first_and_cycles_have_none() {
+        let adj: Vec<Vec<u32>> = vec![vec![3], vec![0], vec![], vec![]];
+        let order = topological_order(4, |v| adj[v as usize].clone());
+        assert_eq!(order, Some(vec![1, 0, 2, 3]));
+        let cyclic: Vec<Vec<u32>> = vec![vec![1], vec![2], vec![0], vec![]];
+        assert_eq!(topological_order(4, |v| cyclic[v as usize].clone()), None);
+    }
+}

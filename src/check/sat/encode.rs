@@ -95,29 +95,8 @@ pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity)
 /// stays close to the history's (completion) order, a good guess at the
 /// serial order.
 fn known_order(n: usize, edges: &[TheoryEdge]) -> Option<Vec<u32>> {
-    use std::cmp::Reverse;
     let adj = known_adjacency(n, edges);
-    let mut indeg = vec![0u32; n];
-    for a in &adj {
-        for &t in a {
-            indeg[t as usize] += 1;
-        }
-    }
-    let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
-        .filter(|&v| indeg[v as usize] == 0)
-        .map(Reverse)
-        .collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(v)) = ready.pop() {
-        order.push(v);
-        for &t in &adj[v as usize] {
-            indeg[t as usize] -= 1;
-            if indeg[t as usize] == 0 {
-                ready.push(Reverse(t));
-            }
-        }
-    }
-    (order.len() == n).then_some(order)
+    crate::graph::topological_order(n, |v| adj[v as usize].iter().copied())
 }
 
 fn known_adjacency(n: usize, edges: &[TheoryEdge]) -> Vec<Vec<u32>> {

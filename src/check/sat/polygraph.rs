@@ -344,26 +344,7 @@ pub(super) fn active_adjacency(
 
 /// A topological order of `adj`, or `None` if it has a cycle.
 pub(super) fn topo(adj: &[Vec<(u32, usize)>]) -> Option<Vec<u32>> {
-    let n = adj.len();
-    let mut indeg = vec![0u32; n];
-    for a in adj {
-        for &(t, _) in a {
-            indeg[t as usize] += 1;
-        }
-    }
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
-    let mut i = 0;
-    while i < order.len() {
-        let v = order[i] as usize;
-        i += 1;
-        for &(t, _) in &adj[v] {
-            indeg[t as usize] -= 1;
-            if indeg[t as usize] == 0 {
-                order.push(t);
-            }
-        }
-    }
-    (order.len() == n).then_some(order)
+    crate::graph::topological_order(adj.len(), |v| adj[v as usize].iter().map(|&(t, _)| t))
 }
 
 /// Shortest path (edge indices) from `from` to `to` in `adj`, restricted to
