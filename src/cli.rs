@@ -335,8 +335,14 @@ fn expectations(models: &[String], anomalies: &[String]) -> Result<Expectations,
     })
 }
 
-fn read(path: &Path, format: Option<InputFormat>) -> crate::error::Result<crate::model::History> {
-    if let Some(peer) = peer_format(path, format) {
+/// Reads `path` as `format` asked, or as the peer format `peer` (from
+/// [`peer_format`], which looks at the file, so it is decided once).
+fn read(
+    path: &Path,
+    format: Option<InputFormat>,
+    peer: Option<PeerFormat>,
+) -> crate::error::Result<crate::model::History> {
+    if let Some(peer) = peer {
         if path == Path::new("-") {
             return Err(crate::error::Error::Usage(format!(
                 "the {} format is read from files, not standard input",
@@ -423,9 +429,10 @@ fn check_one(
     if let Some(p) = opts.progress {
         p("reading");
     }
-    let h = read(path, format).map_err(|e| e.to_string())?;
+    let peer = peer_format(path, format);
+    let h = read(path, format, peer).map_err(|e| e.to_string())?;
     let peer_opts;
-    let opts = match peer_format(path, format) {
+    let opts = match peer {
         Some(_) => {
             peer_opts = peer_check_options(path, opts);
             &peer_opts
@@ -443,7 +450,7 @@ fn check_one(
     note_ignored(&h);
     let workload = match workload {
         // Peer formats are register reads and writes, even when read-only.
-        Workload::Auto if peer_format(path, format).is_some() => Workload::RwRegister,
+        Workload::Auto if peer.is_some() => Workload::RwRegister,
         Workload::Auto => detect_workload(&h),
         w => w,
     };
