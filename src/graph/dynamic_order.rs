@@ -9,18 +9,37 @@
 //! always the last entry of its source's and target's adjacency lists.
 //! Removing edges never invalidates a topological order, so removals leave
 //! the order alone.
+//!
+//! Edges live in one arena in insertion order, threaded into per-vertex
+//! out- and in-lists (newest first): an insertion appends one slot and
+//! updates two list heads, a removal restores them. Per-vertex vectors cost
+//! twice the cache misses, and a SAT search inserts and removes the same
+//! edges millions of times while searching only a few of them.
+
+/// No edge (end of a list).
+const NONE: u32 = u32::MAX;
+
+/// One inserted edge and the next edges of its source's out-list and its
+/// target's in-list.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    from: u32,
+    to: u32,
+    label: u32,
+    next_out: u32,
+    next_in: u32,
+}
 
 /// A directed graph on `0..n` with a topological order kept up to date.
 #[derive(Clone, Debug)]
 pub struct DynamicOrder {
     /// `pos[v]`: the position of `v` in the order (a permutation of `0..n`).
     pos: Vec<u32>,
-    /// Out-edges `(target, label)` in insertion order.
-    out: Vec<Vec<(u32, u32)>>,
-    /// In-edges `(source, label)` in insertion order.
-    inc: Vec<Vec<(u32, u32)>>,
-    /// Inserted edges `(from, to)`, for LIFO removal.
-    stack: Vec<(u32, u32)>,
+    /// Inserted edges, oldest first.
+    slots: Vec<Slot>,
+    /// Per vertex: its newest out-edge and newest in-edge (slot indices).
+    head_out: Vec<u32>,
+    head_in: Vec<u32>,
     /// Visit marks: `mark[v] == epoch` means visited in the current search.
     mark: Vec<u32>,
     epoch: u32,
@@ -28,7 +47,8 @@ pub struct DynamicOrder {
     pred: Vec<(u32, u32)>,
     forward: Vec<u32>,
     backward: Vec<u32>,
-    work: Vec<(u32, usize)>,
+    /// Depth-first stack: a vertex and the next slot of its list to scan.
+    work: Vec<(u32, u32)>,
     pool: Vec<u32>,
 }
 
@@ -49,9 +69,9 @@ impl DynamicOrder {
         }
         DynamicOrder {
             pos,
-            out: vec![Vec::new(); n],
-            inc: vec![Vec::new(); n],
-            stack: Vec::new(),
+            slots: Vec::new(),
+            head_out: vec![NONE; n],
+            head_in: vec![NONE; n],
             mark: vec![0; n],
             epoch: 0,
             pred: vec![(0, 0); n],
@@ -74,7 +94,7 @@ impl DynamicOrder {
 
     /// Number of edges currently in the graph.
     pub fn edge_count(&self) -> usize {
-        self.stack.len()
+        self.slots.len()
     }
 
     /// The position of `v` in the current topological order.
@@ -118,11 +138,10 @@ impl DynamicOrder {
     /// Removes the most recently inserted edge still present, returning
     /// `(from, to, label)`.
     pub fn pop_edge(&mut self) -> Option<(u32, u32, u32)> {
-        let (from, to) = self.stack.pop()?;
-        let (t, label) = self.out[from as usize].pop().expect("out-edge");
-        let (f, _) = self.inc[to as usize].pop().expect("in-edge");
-        debug_assert!(t == to && f == from);
-        Some((from, to, label))
+        let s = self.slots.pop()?;
+        self.head_out[s.from as usize] = s.next_out;
+        self.head_in[s.to as usize] = s.next_in;
+        Some((s.from, s.to, s.label))
     }
 
     /// Whether `to` is reachable from `from` (a bounded search: only
@@ -152,8 +171,15 @@ impl DynamicOrder {
         'search: while head < self.forward.len() {
             let v = self.forward[head];
             head += 1;
-            for i in 0..self.out[v as usize].len() {
-                let (w, label) = self.out[v as usize][i];
+            let mut i = self.head_out[v as usize];
+            while i != NONE {
+                let Slot {
+                    to: w,
+                    label,
+                    next_out,
+                    ..
+                } = self.slots[i as usize];
+                i = next_out;
                 let p = self.pos[w as usize];
                 if self.mark[w as usize] == self.epoch || p < lower || p > upper {
                     continue;
@@ -178,9 +204,16 @@ impl DynamicOrder {
     }
 
     fn push(&mut self, from: u32, to: u32, label: u32) {
-        self.out[from as usize].push((to, label));
-        self.inc[to as usize].push((from, label));
-        self.stack.push((from, to));
+        let i = self.slots.len() as u32;
+        self.slots.push(Slot {
+            from,
+            to,
+            label,
+            next_out: self.head_out[from as usize],
+            next_in: self.head_in[to as usize],
+        });
+        self.head_out[from as usize] = i;
+        self.head_in[to as usize] = i;
     }
 
     fn next_epoch(&mut self) {
@@ -199,13 +232,19 @@ impl DynamicOrder {
         self.work.clear();
         self.mark[start as usize] = self.epoch;
         self.forward.push(start);
-        self.work.push((start, 0));
+        self.work.push((start, self.head_out[start as usize]));
         while let Some(&mut (v, ref mut next)) = self.work.last_mut() {
-            let Some(&(w, label)) = self.out[v as usize].get(*next) else {
+            if *next == NONE {
                 self.work.pop();
                 continue;
-            };
-            *next += 1;
+            }
+            let Slot {
+                to: w,
+                label,
+                next_out,
+                ..
+            } = self.slots[*next as usize];
+            *next = next_out;
             if w == target {
                 self.pred[w as usize] = (v, label);
                 return true;
@@ -214,7 +253,7 @@ impl DynamicOrder {
                 self.mark[w as usize] = self.epoch;
                 self.pred[w as usize] = (v, label);
                 self.forward.push(w);
-                self.work.push((w, 0));
+                self.work.push((w, self.head_out[w as usize]));
             }
         }
         false
@@ -227,17 +266,20 @@ impl DynamicOrder {
         self.work.clear();
         self.mark[start as usize] = self.epoch;
         self.backward.push(start);
-        self.work.push((start, 0));
-        while let Some(&mut (v, ref mut next)) = self.work.last_mut() {
-            let Some(&(w, _)) = self.inc[v as usize].get(*next) else {
+        self.work.push((start, self.head_in[start as usize]));
+        while let Some(&mut (_, ref mut next)) = self.work.last_mut() {
+            if *next == NONE {
                 self.work.pop();
                 continue;
-            };
-            *next += 1;
+            }
+            let Slot {
+                from: w, next_in, ..
+            } = self.slots[*next as usize];
+            *next = next_in;
             if self.mark[w as usize] != self.epoch && self.pos[w as usize] > lower {
                 self.mark[w as usize] = self.epoch;
                 self.backward.push(w);
-                self.work.push((w, 0));
+                self.work.push((w, self.head_in[w as usize]));
             }
         }
     }

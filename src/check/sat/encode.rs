@@ -4,7 +4,7 @@
 
 use batsat::Lit;
 
-use super::polygraph::{value, Polygraph};
+use super::polygraph::{lit, value, Polygraph};
 use super::reach::Reach;
 use super::theory::TheoryEdge;
 use super::{EdgeKind, Polarity};
@@ -19,13 +19,57 @@ pub(super) struct Encoding {
     pub(super) order: Vec<u32>,
     /// Whether `order` is topological (the unconditional edges are acyclic).
     pub(super) acyclic: bool,
-    /// Per variable: the preferred first value (`None` = solver default).
+    /// Per solver variable: the preferred first value (`None` = solver
+    /// default).
     pub(super) polarity: Vec<Option<bool>>,
+    /// The polygraph's clauses that pruning left open, without their false
+    /// literals.
+    pub(super) clauses: Vec<Vec<Lit>>,
+    /// Per polygraph variable: its solver variable, `u32::MAX` if pruning
+    /// fixed it. Only open variables reach the solver (on the VeriStrong
+    /// 10k histories pruning fixes 97%), so its arrays and the theory's
+    /// stay small enough for the cache.
+    var_map: Vec<u32>,
+}
+
+impl Encoding {
+    /// Number of solver variables.
+    pub(super) fn vars(&self) -> usize {
+        self.polarity.len()
+    }
+
+    /// A polygraph literal as the solver's literal, or its fixed value.
+    pub(super) fn solver_lit(&self, assign: &[Option<bool>], l: Lit) -> Result<Lit, bool> {
+        match value(assign, l) {
+            Some(b) => Err(b),
+            None => Ok(lit(self.var_map[l.var().idx() as usize] as usize, l.sign())),
+        }
+    }
 }
 
 /// Reduces each edge's reason by the fixed literals (dropping edges with a
-/// false one) and derives the initial order and the polarities.
-pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity) -> Encoding {
+/// false one) and derives the initial order and the polarities. With
+/// `known` (the reachability of the unconditional edges, from pruning;
+/// layered as the theory's graph with `si`), conditional edges whose every
+/// theory edge already follows an unconditional path are dropped: they can
+/// never close a cycle the path would not (on the VeriStrong HD history
+/// they are 86% of the conditional edges, and the theory's cost is per
+/// edge).
+pub(super) fn encode(
+    g: &Polygraph,
+    assign: &[Option<bool>],
+    polarity: Polarity,
+    known: Option<&Reach>,
+    si: bool,
+) -> Encoding {
+    let n = g.n as u32;
+    let implied = |from: u32, to: u32, rw: bool| {
+        known.is_some_and(|r| match (si, rw) {
+            (false, _) => r.reaches(from, to),
+            (true, true) => r.reaches(n + from, to),
+            (true, false) => r.reaches(from, to) && r.reaches(from, n + to),
+        })
+    };
     let mut edges = Vec::new();
     let mut origin = Vec::new();
     for (i, e) in g.edges.iter().enumerate() {
@@ -38,10 +82,14 @@ pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity)
             .copied()
             .filter(|&l| value(assign, l).is_none())
             .collect();
+        let rw = matches!(e.kind, EdgeKind::Rw { .. });
+        if !reason.is_empty() && implied(e.from, e.to, rw) {
+            continue;
+        }
         edges.push(TheoryEdge {
             from: e.from,
             to: e.to,
-            rw: matches!(e.kind, EdgeKind::Rw { .. }),
+            rw,
             reason,
         });
         origin.push(i);
@@ -81,13 +129,43 @@ pub(super) fn encode(g: &Polygraph, assign: &[Option<bool>], polarity: Polarity)
             }
         }
     }
-    Encoding {
-        edges,
+    let mut var_map = vec![u32::MAX; g.vars];
+    let mut polarity = Vec::new();
+    for (v, p) in pol.into_iter().enumerate() {
+        if assign[v].is_none() {
+            var_map[v] = polarity.len() as u32;
+            polarity.push(p);
+        }
+    }
+    let mut enc = Encoding {
+        edges: Vec::new(),
         origin,
         order,
         acyclic,
-        polarity: pol,
+        polarity,
+        clauses: Vec::new(),
+        var_map,
+    };
+    let to_solver = |l: Lit| enc.solver_lit(assign, l).expect("open literal");
+    for e in &mut edges {
+        for l in &mut e.reason {
+            *l = to_solver(*l);
+        }
     }
+    let clauses = g
+        .clauses
+        .iter()
+        .filter(|c| !c.iter().any(|&l| value(assign, l) == Some(true)))
+        .map(|c| {
+            c.iter()
+                .filter(|&&l| value(assign, l).is_none())
+                .map(|&l| to_solver(l))
+                .collect()
+        })
+        .collect();
+    enc.edges = edges;
+    enc.clauses = clauses;
+    enc
 }
 
 /// A topological order of the unconditional edges, `None` if they are
@@ -117,21 +195,39 @@ const TWO_WIDTH_MAX_BYTES: usize = 1 << 30;
 /// rw case, T' ⇝ S with T' ≠ S since derived edges are never self-loops),
 /// and two single-literal edges `u1 → v1`, `u2 → v2` with `v1 ⇝ u2` and
 /// `v2 ⇝ u1`. At most `cap` clauses; none if reachability would not fit
-/// in memory.
-pub(super) fn two_width_clauses(g: &Polygraph, enc: &Encoding, cap: usize) -> Vec<Vec<Lit>> {
+/// in memory. `known` is the unconditional edges' reachability when
+/// pruning computed it. Stops early (fewer clauses, still sound) once
+/// `expired()`.
+pub(super) fn two_width_clauses(
+    g: &Polygraph,
+    enc: &Encoding,
+    known: Option<&Reach>,
+    cap: usize,
+    expired: &dyn Fn() -> bool,
+) -> Vec<Vec<Lit>> {
     let n = g.n;
     if !enc.acyclic {
         return Vec::new();
     }
-    let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
-    for (i, e) in enc.edges.iter().enumerate() {
-        if e.reason.is_empty() {
-            adj[e.from as usize].push((e.to, i));
+    let computed;
+    let reach = match known {
+        Some(r) => r,
+        None => {
+            let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+            for (i, e) in enc.edges.iter().enumerate() {
+                if e.reason.is_empty() {
+                    adj[e.from as usize].push((e.to, i));
+                }
+            }
+            let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
+            match Reach::new(&adj, &enc.order, TWO_WIDTH_MAX_BYTES, session) {
+                Some(r) => {
+                    computed = r;
+                    &computed
+                }
+                None => return Vec::new(),
+            }
         }
-    }
-    let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
-    let Some(reach) = Reach::new(&adj, &enc.order, TWO_WIDTH_MAX_BYTES, session) else {
-        return Vec::new();
     };
     let mut out: Vec<Vec<Lit>> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
@@ -158,7 +254,10 @@ pub(super) fn two_width_clauses(g: &Polygraph, enc: &Encoding, cap: usize) -> Ve
         .map(|&i| (pos[enc.edges[i].from as usize], i))
         .collect();
     by_position.sort_unstable();
-    'outer: for &i in &singles {
+    'outer: for (k, &i) in singles.iter().enumerate() {
+        if k % 1024 == 1023 && expired() {
+            break;
+        }
         let e1 = &enc.edges[i];
         let (lo, hi) = (pos[e1.to as usize], pos[e1.from as usize]);
         if lo > hi {

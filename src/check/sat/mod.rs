@@ -42,12 +42,12 @@ mod theory;
 
 use std::time::{Duration, Instant};
 
-use batsat::{lbool, BasicSolver, SolverInterface};
+use batsat::{lbool, BasicSolver, SolverInterface, SolverOpts};
 
 use crate::model::{History, MopArg, MopFn, OpType};
 pub use elle::{check_history, decides, SAT_MODELS};
 use encode::{encode, two_width_clauses};
-use polygraph::{build, lit, to_cycle};
+use polygraph::{build, to_cycle};
 use prune::prune;
 use theory::AcyclicTheory;
 
@@ -350,22 +350,33 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     stats.build_time = phase.elapsed();
     stats.vars = g.vars;
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
+    let mut known = None;
     if opts.prune {
         let phase = Instant::now();
         let pruned = prune(&g, &mut assign, stats, si, &expired);
         stats.prune_time = phase.elapsed();
-        if let Err(v) = pruned {
-            return Verdict::Invalid(v);
+        match pruned {
+            Ok(reach) => known = reach,
+            Err(v) => return Verdict::Invalid(v),
         }
     }
     if expired() {
         return Verdict::Unknown;
     }
-    let enc = encode(&g, &assign, opts.polarity);
-    let mut solver = BasicSolver::default();
+    let enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
+    // Learnt clauses are kept: batsat's database reduction counts assigned
+    // variables as room for learnts, which the pruned variables used to
+    // provide; without it, SI searches that need their theory lemmas
+    // thrash (the VeriStrong WH history went from 7 s to over 120 s).
+    let mut solver = BasicSolver::new(
+        SolverOpts {
+            min_learnts_lim: i32::MAX,
+            ..SolverOpts::default()
+        },
+        Default::default(),
+    );
     if let Some(t) = opts.timeout {
-        let deadline = start + t;
-        solver.cb_mut().set_stop(move || Instant::now() >= deadline);
+        solver.cb_mut().set_stop(deadline_stop(start + t));
     }
     for p in &enc.polarity {
         match p {
@@ -373,17 +384,12 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
             None => solver.new_var_default(),
         };
     }
-    for (v, a) in assign.iter().enumerate() {
-        if let Some(b) = a {
-            solver.add_clause_reuse(&mut vec![lit(v, *b)]);
-        }
-    }
-    for c in &g.clauses {
+    for c in &enc.clauses {
         solver.add_clause_reuse(&mut c.clone());
     }
     if opts.two_width && !si {
         let phase = Instant::now();
-        let clauses = two_width_clauses(&g, &enc, 4 * g.vars + 100_000);
+        let clauses = two_width_clauses(&g, &enc, known.as_ref(), 4 * g.vars + 100_000, &expired);
         stats.two_width_time = phase.elapsed();
         stats.two_width = clauses.len();
         for mut c in clauses {
@@ -394,7 +400,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         let path: Vec<usize> = edges.iter().map(|&e| enc.origin[e as usize]).collect();
         to_cycle(&g, &path)
     };
-    let mut theory = match AcyclicTheory::new(&enc.order, enc.edges.clone(), g.vars, si) {
+    let mut theory = match AcyclicTheory::new(&enc.order, enc.edges.clone(), enc.vars(), si) {
         Ok(t) => t,
         Err(cycle) => return Verdict::Invalid(Violation::Cycle(cycle_of(&cycle))),
     };
@@ -430,7 +436,11 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     // The theory's order stays topological for the model's edges (removals
     // on backtracking keep an order valid).
     let included = |t: u32| {
-        t != 0 && g.selector[t as usize].is_none_or(|l| solver.value_lit(l) == lbool::TRUE)
+        t != 0
+            && g.selector[t as usize].is_none_or(|l| match enc.solver_lit(&assign, l) {
+                Ok(l) => solver.value_lit(l) == lbool::TRUE,
+                Err(fixed) => fixed,
+            })
     };
     Verdict::Valid(
         theory
@@ -439,6 +449,23 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
             .filter(|&t| included(t))
             .collect(),
     )
+}
+
+/// batsat's stop callback for a deadline. batsat asks before every
+/// decision, and reading the clock that often cost 5% of the search, so the
+/// clock is read every 64th call. Once past the deadline the answer stays
+/// "stop": batsat asks again before resuming, and a `false` then would
+/// restart the search instead of ending it.
+fn deadline_stop(deadline: Instant) -> impl Fn() -> bool {
+    let calls = std::cell::Cell::new(0u32);
+    let stopped = std::cell::Cell::new(false);
+    move || {
+        calls.set(calls.get().wrapping_add(1));
+        if calls.get().is_multiple_of(64) && Instant::now() >= deadline {
+            stopped.set(true);
+        }
+        stopped.get()
+    }
 }
 
 /// Re-checks a reported cycle against the history: consecutive edges, and

@@ -4,6 +4,8 @@
 
 use batsat::{Lit, Var};
 
+use super::prune::PRUNE_MAX_BYTES;
+use super::reach::Reach;
 use super::{CycleEdge, EdgeKind, RegHistory, RegOp, RegTxn, RegValue, SatOptions, Violation};
 use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
@@ -209,21 +211,56 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         }
         writes[t as usize].iter().find(|w| w.0 == k).map(|w| w.1)
     };
-    // Version order: one literal per unordered pair of non-initial writers
-    // (true = lower id first); the initial transaction precedes all.
+    // Read-from candidates of every external read, before the version
+    // order: a read with one committed candidate is a known edge.
+    let mut all_reads: Vec<(u32, u64, RegValue, Vec<u32>)> = Vec::new();
+    for (s, rs) in reads.iter().enumerate() {
+        let s = s as u32;
+        for &(k, v) in rs {
+            let cands: Vec<u32> = writers[key_ix(k)]
+                .iter()
+                .copied()
+                .filter(|&t| t != s && final_write(t, k) == Some(v))
+                .collect();
+            if cands.is_empty() {
+                return Err(Violation::Unwritten {
+                    txn: s,
+                    key: k,
+                    value: v,
+                });
+            }
+            all_reads.push((s, k, v, cands));
+        }
+    }
+    let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
+        (cands.len() == 1 && inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
+    });
+    let known = KnownOrder::new(n, &edges, known_wr);
+    // Version order: writers the known order already orders get a known
+    // alternative (no literal: pruning would fix it anyway, and on the
+    // VeriStrong 10k histories that is most of the pairs); the others one
+    // literal per unordered pair of non-initial writers (true = lower id
+    // first), merged over keys.
     let mut pair_var: std::collections::HashMap<(u32, u32), usize> = Default::default();
     // ww alternatives per key: (from, to, reason)
     let mut ww: Vec<Vec<(u32, u32, Reason)>> = vec![Vec::new(); keys.len()];
+    let mut known_after: Vec<(u32, u32)> = Vec::new();
     for (ki, ws) in writers.iter().enumerate() {
+        known_after.clear();
         for (a_i, &a) in ws.iter().enumerate() {
             for &b in &ws[a_i + 1..] {
-                if a == 0 {
+                let unconditional = cond(a, b, &[]).is_empty();
+                if unconditional && known.reaches(a, b) {
+                    known_after.push((a, b));
+                } else if unconditional && known.reaches(b, a) {
+                    known_after.push((b, a));
+                } else if a == 0 {
                     ww[ki].push((0, b, cond(0, b, &[])));
-                    continue;
+                } else {
+                    let v = *pair_var.entry((a, b)).or_insert_with(&mut fresh);
+                    ww[ki].push((a, b, cond(a, b, &[lit(v, true)])));
+                    ww[ki].push((b, a, cond(a, b, &[lit(v, false)])));
                 }
-                let v = *pair_var.entry((a, b)).or_insert_with(&mut fresh);
-                ww[ki].push((a, b, cond(a, b, &[lit(v, true)])));
-                ww[ki].push((b, a, cond(a, b, &[lit(v, false)])));
             }
         }
         for (a, b, r) in &ww[ki] {
@@ -233,6 +270,26 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 kind: EdgeKind::Ww { key: keys[ki] },
                 reason: *r,
             });
+        }
+        // A known ww edge follows a known path, so it is left out; of a
+        // writer's known successors only the first ones derive
+        // anti-dependencies (`S → b` for a later `b` follows from `S → m`
+        // and `m ⇝ b`).
+        known.sort_by_position(&mut known_after);
+        let mut first = 0;
+        while first < known_after.len() {
+            let a = known_after[first].0;
+            let group = known_after[first..]
+                .iter()
+                .take_while(|&&(x, _)| x == a)
+                .count();
+            let start = ww[ki].len();
+            for &(_, b) in &known_after[first..first + group] {
+                if !ww[ki][start..].iter().any(|&(_, m, _)| known.reaches(m, b)) {
+                    ww[ki].push((a, b, Reason::union(&[])));
+                }
+            }
+            first += group;
         }
     }
     // Per key, the indices of its ww alternatives sorted by source (stable,
@@ -247,65 +304,50 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         })
         .collect();
     // Read-from alternatives and the anti-dependencies they derive.
-    for (s, rs) in reads.iter().enumerate() {
-        let s = s as u32;
-        for &(k, v) in rs {
-            let ki = key_ix(k);
-            let cands: Vec<u32> = writers[ki]
+    for (s, k, v, cands) in all_reads {
+        let ki = key_ix(k);
+        let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
+        let mut clause = Vec::new();
+        let mut choice = Vec::new();
+        for &t in &cands {
+            let wr: Option<Lit> = if single {
+                None
+            } else {
+                let l = lit(fresh(), true);
+                clause.push(l);
+                choice.push((t, l));
+                if let Some(i) = inc[t as usize] {
+                    clauses.push(vec![!l, i]);
+                }
+                Some(l)
+            };
+            edges.push(Edge {
+                from: t,
+                to: s,
+                kind: EdgeKind::Wr { key: k, value: v },
+                reason: cond(t, s, wr.as_slice()),
+            });
+            let by_from = &ww_by_from[ki];
+            let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
+            let from_t = by_from[first..]
                 .iter()
-                .copied()
-                .filter(|&t| t != s && final_write(t, k) == Some(v))
-                .collect();
-            if cands.is_empty() {
-                return Err(Violation::Unwritten {
-                    txn: s,
-                    key: k,
-                    value: v,
-                });
-            }
-            let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
-            let mut clause = Vec::new();
-            let mut choice = Vec::new();
-            for &t in &cands {
-                let wr: Option<Lit> = if single {
-                    None
-                } else {
-                    let l = lit(fresh(), true);
-                    clause.push(l);
-                    choice.push((t, l));
-                    if let Some(i) = inc[t as usize] {
-                        clauses.push(vec![!l, i]);
-                    }
-                    Some(l)
-                };
-                edges.push(Edge {
-                    from: t,
-                    to: s,
-                    kind: EdgeKind::Wr { key: k, value: v },
-                    reason: cond(t, s, wr.as_slice()),
-                });
-                let by_from = &ww_by_from[ki];
-                let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
-                let from_t = by_from[first..]
-                    .iter()
-                    .map(|&i| &ww[ki][i as usize])
-                    .take_while(|alt| alt.0 == t);
-                for (_, b, r) in from_t {
-                    if *b != s {
-                        let reason = Reason::union(&[&cond(t, s, wr.as_slice()), r]);
-                        edges.push(Edge {
-                            from: s,
-                            to: *b,
-                            kind: EdgeKind::Rw { key: k, via: t },
-                            reason,
-                        });
-                    }
+                .map(|&i| &ww[ki][i as usize])
+                .take_while(|alt| alt.0 == t);
+            for (_, b, r) in from_t {
+                if *b != s {
+                    let reason = Reason::union(&[&cond(t, s, wr.as_slice()), r]);
+                    edges.push(Edge {
+                        from: s,
+                        to: *b,
+                        kind: EdgeKind::Rw { key: k, via: t },
+                        reason,
+                    });
                 }
             }
-            if !single {
-                clauses.push(clause);
-                wr_choices.push((s, choice));
-            }
+        }
+        if !single {
+            clauses.push(clause);
+            wr_choices.push((s, choice));
         }
     }
     Ok(Polygraph {
@@ -316,6 +358,51 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         selector: inc,
         wr_choices,
     })
+}
+
+/// Reachability of the edges known before any choice (initial, session and
+/// real-time order, reads with a single committed writer), used to order
+/// writer pairs while building. Empty when those edges are cyclic (pruning
+/// then reports the cycle) or too large.
+struct KnownOrder {
+    reach: Option<Reach>,
+    pos: Vec<u32>,
+}
+
+impl KnownOrder {
+    fn new(n: usize, edges: &[Edge], wr: impl Iterator<Item = (u32, u32)>) -> KnownOrder {
+        let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+        for e in edges.iter().filter(|e| e.reason.is_empty()) {
+            adj[e.from as usize].push((e.to, (e.kind == EdgeKind::Process) as usize));
+        }
+        for (t, s) in wr {
+            adj[t as usize].push((s, 0));
+        }
+        let Some(order) = topo(&adj) else {
+            return KnownOrder {
+                reach: None,
+                pos: Vec::new(),
+            };
+        };
+        let mut pos = vec![0u32; n];
+        for (i, &v) in order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        let reach = Reach::new(&adj, &order, PRUNE_MAX_BYTES, |l| l == 1);
+        KnownOrder { reach, pos }
+    }
+
+    /// Whether `a` reaches `b` by known edges (reflexive).
+    fn reaches(&self, a: u32, b: u32) -> bool {
+        self.reach.as_ref().is_some_and(|r| r.reaches(a, b))
+    }
+
+    /// Sorts pairs by source, then by the target's known position.
+    fn sort_by_position(&self, pairs: &mut [(u32, u32)]) {
+        if !self.pos.is_empty() {
+            pairs.sort_unstable_by_key(|&(a, b)| (a, self.pos[b as usize]));
+        }
+    }
 }
 
 /// Value of a literal under a partial assignment (`None` = unassigned).

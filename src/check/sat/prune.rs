@@ -40,7 +40,10 @@ fn is_rw(g: &Polygraph, i: usize) -> bool {
     matches!(g.edges[i].kind, super::EdgeKind::Rw { .. })
 }
 
-/// Pruning outcome: `Err` is a violation. Stops early once `expired()`. With `si`, cycles are those of
+/// Pruning outcome: `Err` is a violation. Stops early once `expired()`.
+/// At a fixpoint, returns the reachability of the final known graph (the
+/// layered one with `si`), which the encoding reuses; `None` when pruning
+/// stopped early or reachability did not fit in memory. With `si`, cycles are those of
 /// the induced graph (VeriStrong appendix A): an alternative goes when an
 /// induced edge it would create closes a cycle with known induced edges.
 /// The reported cycle starts with the eliminated edge; with SI its first
@@ -51,7 +54,7 @@ pub(super) fn prune(
     stats: &mut SatStats,
     si: bool,
     expired: &dyn Fn() -> bool,
-) -> Result<(), Violation> {
+) -> Result<Option<Reach>, Violation> {
     // For each literal fixed false: the new edges and the known path
     // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
     // known edges only accumulate, so the path still exists then.
@@ -66,7 +69,7 @@ pub(super) fn prune(
         let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == EdgeKind::Process);
         let Some(reach) = Reach::new(&known, &order, PRUNE_MAX_BYTES, session) else {
             // Too big to prune: leave everything to the solver.
-            return Ok(());
+            return Ok(None);
         };
         let mut changed = false;
         let n = g.n as u32;
@@ -142,9 +145,12 @@ pub(super) fn prune(
                 _ => {}
             }
         }
+        if !changed {
+            return Ok(Some(reach));
+        }
         // Stopping early is sound: fewer fixed literals.
-        if !changed || expired() {
-            return Ok(());
+        if expired() {
+            return Ok(None);
         }
     }
 }

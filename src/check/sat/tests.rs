@@ -491,6 +491,19 @@ fn timeout_zero_is_unknown() {
     assert_eq!(v, Verdict::Unknown);
 }
 
+/// Past its deadline the stop callback says "stop" within 64 calls and
+/// then on every call (batsat asks again before resuming a search; a
+/// `false` there restarted the search forever).
+#[test]
+fn deadline_stop_latches() {
+    let stop = super::deadline_stop(Instant::now() + Duration::from_secs(3600));
+    assert!((0..1000).all(|_| !stop()));
+    let stop = super::deadline_stop(Instant::now());
+    let first = (0..64).position(|_| stop()).expect("stops within 64 calls");
+    assert_eq!(first, 63);
+    assert!((0..1000).all(|_| stop()));
+}
+
 /// xorshift64*
 struct Rng(u64);
 impl Rng {

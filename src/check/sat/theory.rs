@@ -42,13 +42,18 @@ struct Level {
 /// The incremental acyclicity (SER) or induced-acyclicity (SI) theory.
 pub(super) struct AcyclicTheory {
     edges: Vec<TheoryEdge>,
+    /// Per edge: `(from, to, rw)`, compact for activation.
+    ends: Vec<(u32, u32, bool)>,
     si: bool,
     order: DynamicOrder,
-    /// Per literal index: the edges whose reason contains it.
-    watch: Vec<Vec<u32>>,
-    /// Per edge: reason literals currently true.
-    holds: Vec<u8>,
-    /// Edges whose `holds` was incremented, for undo.
+    /// Per literal index `l`: the edges whose reason contains it are
+    /// `watched[watch_start[l]..watch_start[l + 1]]` (one flat array: the
+    /// theory scans these lists for every assigned literal).
+    watch_start: Vec<u32>,
+    watched: Vec<u32>,
+    /// Per edge: reason literals not yet true (active at zero).
+    missing: Vec<u8>,
+    /// Edges whose `missing` was decremented, for undo.
     counted: Vec<u32>,
     /// Order edges present before each activation, for undo.
     activated: Vec<usize>,
@@ -82,18 +87,32 @@ impl AcyclicTheory {
         } else {
             order.to_vec()
         };
-        let mut watch = vec![Vec::new(); 2 * vars];
+        let mut watch_start = vec![0u32; 2 * vars + 1];
+        for e in &edges {
+            for &l in &e.reason {
+                watch_start[l.idx() as usize + 1] += 1;
+            }
+        }
+        for i in 0..2 * vars {
+            watch_start[i + 1] += watch_start[i];
+        }
+        let mut fill = watch_start.clone();
+        let mut watched = vec![0u32; watch_start[2 * vars] as usize];
         for (i, e) in edges.iter().enumerate() {
             for &l in &e.reason {
-                watch[l.idx() as usize].push(i as u32);
+                let slot = &mut fill[l.idx() as usize];
+                watched[*slot as usize] = i as u32;
+                *slot += 1;
             }
         }
         let mut th = AcyclicTheory {
-            holds: vec![0; edges.len()],
+            missing: edges.iter().map(|e| e.reason.len() as u8).collect(),
+            ends: edges.iter().map(|e| (e.from, e.to, e.rw)).collect(),
             edges,
             si,
             order: DynamicOrder::with_order(&layered),
-            watch,
+            watch_start,
+            watched,
             counted: Vec::new(),
             activated: Vec::new(),
             n,
@@ -121,7 +140,7 @@ impl AcyclicTheory {
     /// Activates edge `e`; on a cycle returns its edges (in cycle order).
     fn activate(&mut self, e: u32) -> Result<(), Vec<u32>> {
         self.activated.push(self.order.edge_count());
-        let TheoryEdge { from, to, rw, .. } = self.edges[e as usize];
+        let (from, to, rw) = self.ends[e as usize];
         if !self.si {
             return self.insert(from, to, e);
         }
@@ -151,10 +170,10 @@ impl AcyclicTheory {
                 self.order.pop_edge();
             }
         }
-        while self.counted.len() > level.counted {
-            let e = self.counted.pop().expect("count");
-            self.holds[e as usize] -= 1;
+        for &e in &self.counted[level.counted..] {
+            self.missing[e as usize] += 1;
         }
+        self.counted.truncate(level.counted);
         self.processed = level.processed;
     }
 
@@ -163,11 +182,15 @@ impl AcyclicTheory {
         while self.processed < acts.model().len() {
             let l = acts.model()[self.processed];
             self.processed += 1;
-            for i in 0..self.watch[l.idx() as usize].len() {
-                let e = self.watch[l.idx() as usize][i];
-                self.holds[e as usize] += 1;
+            let (start, end) = (
+                self.watch_start[l.idx() as usize] as usize,
+                self.watch_start[l.idx() as usize + 1] as usize,
+            );
+            for i in start..end {
+                let e = self.watched[i];
+                self.missing[e as usize] -= 1;
                 self.counted.push(e);
-                if self.holds[e as usize] as usize == self.edges[e as usize].reason.len() {
+                if self.missing[e as usize] == 0 {
                     if let Err(cycle) = self.activate(e) {
                         self.conflict(cycle, acts);
                         return;
