@@ -38,18 +38,19 @@ mod encode;
 mod polygraph;
 mod prune;
 mod reach;
+mod split;
 mod theory;
 
 use std::time::{Duration, Instant};
 
-use batsat::{lbool, BasicSolver, SolverInterface, SolverOpts};
+use batsat::Lit;
 
 use crate::model::{History, MopArg, MopFn, OpType};
 pub use elle::{check_history, decides, SAT_MODELS};
 use encode::{encode, two_width_clauses};
 use polygraph::{build, to_cycle};
 use prune::prune;
-use theory::AcyclicTheory;
+use split::{join_models, solve_parts, split, PartAnswer};
 
 /// A register value: `None` is `nil`, the initial value of every key.
 pub type RegValue = Option<u64>;
@@ -317,6 +318,8 @@ pub struct SatStats {
     pub two_width_time: Duration,
     /// Time spent in the solver.
     pub solve_time: Duration,
+    /// Independent parts solved (see `split`).
+    pub parts: usize,
 }
 
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
@@ -363,65 +366,36 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     if expired() {
         return Verdict::Unknown;
     }
-    let enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
-    // Learnt clauses are kept: batsat's database reduction counts assigned
-    // variables as room for learnts, which the pruned variables used to
-    // provide; without it, SI searches that need their theory lemmas
-    // thrash (the VeriStrong WH history went from 7 s to over 120 s).
-    let mut solver = BasicSolver::new(
-        SolverOpts {
-            min_learnts_lim: i32::MAX,
-            ..SolverOpts::default()
-        },
-        Default::default(),
-    );
-    if let Some(t) = opts.timeout {
-        solver.cb_mut().set_stop(deadline_stop(start + t));
-    }
-    for p in &enc.polarity {
-        match p {
-            Some(b) => solver.new_var(lbool::new(*b), true),
-            None => solver.new_var_default(),
-        };
-    }
-    for c in &enc.clauses {
-        solver.add_clause_reuse(&mut c.clone());
-    }
+    let mut enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
+    let mut clauses = std::mem::take(&mut enc.clauses);
     if opts.two_width && !si {
         let phase = Instant::now();
-        let clauses = two_width_clauses(&g, &enc, known.as_ref(), 4 * g.vars + 100_000, &expired);
+        let more = two_width_clauses(&g, &enc, known.as_ref(), 4 * g.vars + 100_000, &expired);
         stats.two_width_time = phase.elapsed();
-        stats.two_width = clauses.len();
-        for mut c in clauses {
-            solver.add_clause_reuse(&mut c);
-        }
+        stats.two_width = more.len();
+        clauses.extend(more);
     }
-    let cycle_of = |edges: &[u32]| -> Vec<CycleEdge> {
-        let path: Vec<usize> = edges.iter().map(|&e| enc.origin[e as usize]).collect();
-        to_cycle(&g, &path)
-    };
-    let mut theory = match AcyclicTheory::new(&enc.order, enc.edges.clone(), enc.vars(), si) {
-        Ok(t) => t,
-        Err(cycle) => return Verdict::Invalid(Violation::Cycle(cycle_of(&cycle))),
-    };
+    let parts = split(&enc, clauses, g.n, si);
+    stats.parts = parts.len();
     if expired() {
         return Verdict::Unknown;
     }
     let phase = Instant::now();
-    let r = solver.solve_limited_th(&mut theory, &[]);
+    let (answers, counters) = solve_parts(&parts, si, opts.timeout.map(|t| start + t));
     stats.solve_time = phase.elapsed();
-    stats.theory_conflicts = theory.conflicts;
-    stats.conflicts = solver.num_conflicts();
-    stats.decisions = solver.num_decisions();
-    if r == lbool::UNDEF {
-        return Verdict::Unknown;
-    }
-    if r == lbool::FALSE {
-        return match &theory.last_cycle {
-            Some(c) => Verdict::Invalid(Violation::Cycle(cycle_of(c))),
-            // Refuted by the 2-width clauses before any theory conflict:
-            // solve again without them to find a cycle to report.
-            None if opts.two_width => solve(
+    stats.theory_conflicts = counters.theory_conflicts;
+    stats.conflicts = counters.conflicts;
+    stats.decisions = counters.decisions;
+    let cycle_of = |edges: &[u32]| -> Vec<CycleEdge> {
+        let path: Vec<usize> = edges.iter().map(|&e| enc.origin[e as usize]).collect();
+        to_cycle(&g, &path)
+    };
+    match answers.iter().find(|a| matches!(a, PartAnswer::Unsat(_))) {
+        Some(PartAnswer::Unsat(Some(c))) => return Verdict::Invalid(Violation::Cycle(cycle_of(c))),
+        // Refuted by the 2-width clauses before any theory conflict: solve
+        // again without them to find a cycle to report.
+        Some(_) if opts.two_width => {
+            return solve(
                 h,
                 &SatOptions {
                     two_width: false,
@@ -429,26 +403,42 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
                 },
                 start,
                 stats,
-            ),
-            None => unreachable!("clauses without 2-width ones are satisfiable"),
-        };
+            )
+        }
+        Some(_) => unreachable!("clauses without 2-width ones are satisfiable"),
+        None => {}
     }
-    // The theory's order stays topological for the model's edges (removals
-    // on backtracking keep an order valid).
-    let included = |t: u32| {
-        t != 0
-            && g.selector[t as usize].is_none_or(|l| match enc.solver_lit(&assign, l) {
-                Ok(l) => solver.value_lit(l) == lbool::TRUE,
-                Err(fixed) => fixed,
-            })
+    let Some(model) = join_models(&parts, &answers, enc.vars()) else {
+        return Verdict::Unknown;
     };
-    Verdict::Valid(
-        theory
-            .order()
-            .into_iter()
-            .filter(|&t| included(t))
-            .collect(),
-    )
+    let holds = |l: Lit| match enc.solver_lit(&assign, l) {
+        Ok(l) => model[l.var().idx() as usize] == l.sign(),
+        Err(fixed) => fixed,
+    };
+    // The model's edges (those the encoding dropped follow known paths),
+    // sorted topologically: the witness order (with SI, of the layered
+    // graph, whose order on the history's vertices is one of the induced
+    // graph).
+    let n = g.n as u32;
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
+    for &i in &enc.origin {
+        let e = &g.edges[i];
+        if !e.reason.iter().all(|&l| holds(l)) {
+            continue;
+        }
+        match (si, matches!(e.kind, EdgeKind::Rw { .. })) {
+            (false, _) => adj[e.from as usize].push(e.to),
+            (true, true) => adj[(n + e.from) as usize].push(e.to),
+            (true, false) => {
+                adj[e.from as usize].push(e.to);
+                adj[e.from as usize].push(n + e.to);
+            }
+        }
+    }
+    let order = crate::graph::topological_order(adj.len(), |v| adj[v as usize].iter().copied())
+        .expect("a model of every part is acyclic");
+    let included = |t: u32| t < n && t != 0 && g.selector[t as usize].is_none_or(holds);
+    Verdict::Valid(order.into_iter().filter(|&t| included(t)).collect())
 }
 
 /// batsat's stop callback for a deadline. batsat asks before every
@@ -456,12 +446,12 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
 /// clock is read every 64th call. Once past the deadline the answer stays
 /// "stop": batsat asks again before resuming, and a `false` then would
 /// restart the search instead of ending it.
-fn deadline_stop(deadline: Instant) -> impl Fn() -> bool {
+fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
     let calls = std::cell::Cell::new(0u32);
     let stopped = std::cell::Cell::new(false);
     move || {
         calls.set(calls.get().wrapping_add(1));
-        if calls.get().is_multiple_of(64) && Instant::now() >= deadline {
+        if calls.get().is_multiple_of(64) && deadline.is_some_and(|d| Instant::now() >= d) {
             stopped.set(true);
         }
         stopped.get()

@@ -130,13 +130,6 @@ impl AcyclicTheory {
         Ok(th)
     }
 
-    /// The current order of the history's vertices: topological for the
-    /// active edges (with SI, for the induced graph).
-    pub(super) fn order(&self) -> Vec<u32> {
-        let n = self.n;
-        self.order.order().into_iter().filter(|&v| v < n).collect()
-    }
-
     /// Activates edge `e`; on a cycle returns its edges (in cycle order).
     fn activate(&mut self, e: u32) -> Result<(), Vec<u32>> {
         self.activated.push(self.order.edge_count());
