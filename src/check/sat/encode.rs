@@ -188,39 +188,60 @@ fn known_adjacency(n: usize, edges: &[TheoryEdge]) -> Vec<Vec<u32>> {
 /// Most reachability memory the 2-width clauses may use, in bytes.
 const TWO_WIDTH_MAX_BYTES: usize = 1 << 30;
 
-/// The 2-width clauses (serializability only): `¬a ∨ ¬b` whenever the
-/// conditional edges behind `a` and `b` close a cycle with unconditional
-/// paths. Two cases, with the digest's typo fixes (§3.4): one edge whose
-/// reason has two literals and whose target reaches its source (covers the
-/// rw case, T' ⇝ S with T' ≠ S since derived edges are never self-loops),
-/// and two single-literal edges `u1 → v1`, `u2 → v2` with `v1 ⇝ u2` and
-/// `v2 ⇝ u1`. At most `cap` clauses; none if reachability would not fit
-/// in memory. `known` is the unconditional edges' reachability when
-/// pruning computed it. Stops early (fewer clauses, still sound) once
-/// `expired()`.
+/// The 2-width clauses: `¬a ∨ ¬b` whenever the conditional edges behind
+/// `a` and `b` close a cycle with unconditional paths. Two cases, with the
+/// digest's typo fixes (§3.4): one edge whose reason has two literals and
+/// whose target reaches its source (covers the rw case, T' ⇝ S with
+/// T' ≠ S since derived edges are never self-loops), and two single-literal
+/// edges `u1 → v1`, `u2 → v2` with `v1 ⇝ u2` and `v2 ⇝ u1`. With `si` the
+/// edges and paths are those of the theory's layered graph (so the cycles
+/// are induced ones; the VeriStrong artifact runs the same check on the
+/// known induced graph). At most `cap` clauses; none if reachability would
+/// not fit in memory. `known` is the unconditional edges' reachability
+/// (layered with `si`) when pruning computed it. Stops early (fewer
+/// clauses, still sound) once `expired()`.
 pub(super) fn two_width_clauses(
     g: &Polygraph,
     enc: &Encoding,
     known: Option<&Reach>,
+    si: bool,
     cap: usize,
     expired: &dyn Fn() -> bool,
 ) -> Vec<Vec<Lit>> {
-    let n = g.n;
     if !enc.acyclic {
         return Vec::new();
     }
+    let n = g.n as u32;
+    // The graph's edges `(from, to, encoding edge)` and its order.
+    let mut graph: Vec<(u32, u32, usize)> = Vec::new();
+    for (i, e) in enc.edges.iter().enumerate() {
+        match (si, e.rw) {
+            (false, _) => graph.push((e.from, e.to, i)),
+            (true, true) => graph.push((n + e.from, e.to, i)),
+            (true, false) => {
+                graph.push((e.from, e.to, i));
+                graph.push((e.from, n + e.to, i));
+            }
+        }
+    }
+    let order: Vec<u32> = if si {
+        enc.order.iter().flat_map(|&v| [v, n + v]).collect()
+    } else {
+        enc.order.clone()
+    };
+    let size = order.len();
     let computed;
     let reach = match known {
         Some(r) => r,
         None => {
-            let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
-            for (i, e) in enc.edges.iter().enumerate() {
-                if e.reason.is_empty() {
-                    adj[e.from as usize].push((e.to, i));
+            let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); size];
+            for &(from, to, i) in &graph {
+                if enc.edges[i].reason.is_empty() {
+                    adj[from as usize].push((to, i));
                 }
             }
             let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
-            match Reach::new(&adj, &enc.order, TWO_WIDTH_MAX_BYTES, session) {
+            match Reach::new(&adj, &order, TWO_WIDTH_MAX_BYTES, session) {
                 Some(r) => {
                     computed = r;
                     &computed
@@ -230,18 +251,20 @@ pub(super) fn two_width_clauses(
         }
     };
     let mut out: Vec<Vec<Lit>> = Vec::new();
-    let mut singles: Vec<usize> = Vec::new();
-    for (i, e) in enc.edges.iter().enumerate() {
-        match e.reason.len() {
-            1 => singles.push(i),
-            2 if e.reason[0].var() != e.reason[1].var() && reach.reaches(e.to, e.from) => {
-                out.push(vec![!e.reason[0], !e.reason[1]]);
+    // Single-literal edges: (from, to, literal).
+    let mut singles: Vec<(u32, u32, Lit)> = Vec::new();
+    for &(from, to, i) in &graph {
+        let reason = &enc.edges[i].reason;
+        match reason.len() {
+            1 => singles.push((from, to, reason[0])),
+            2 if reason[0].var() != reason[1].var() && reach.reaches(to, from) => {
+                out.push(vec![!reason[0], !reason[1]]);
             }
             _ => {}
         }
     }
-    let mut pos = vec![0u32; n];
-    for (i, &v) in enc.order.iter().enumerate() {
+    let mut pos = vec![0u32; size];
+    for (i, &v) in order.iter().enumerate() {
         pos[v as usize] = i as u32;
     }
     // Unconditional paths run forward in the known order, so in a pair one
@@ -251,30 +274,25 @@ pub(super) fn two_width_clauses(
     // So the second edge's source is positioned in `[pos v1, pos u1]`.
     let mut by_position: Vec<(u32, usize)> = singles
         .iter()
-        .map(|&i| (pos[enc.edges[i].from as usize], i))
+        .enumerate()
+        .map(|(j, &(from, _, _))| (pos[from as usize], j))
         .collect();
     by_position.sort_unstable();
-    'outer: for (k, &i) in singles.iter().enumerate() {
+    'outer: for (k, &(u1, v1, l1)) in singles.iter().enumerate() {
         if k % 1024 == 1023 && expired() {
             break;
         }
-        let e1 = &enc.edges[i];
-        let (lo, hi) = (pos[e1.to as usize], pos[e1.from as usize]);
+        let (lo, hi) = (pos[v1 as usize], pos[u1 as usize]);
         if lo > hi {
             continue;
         }
-        let l1 = e1.reason[0];
         let start = by_position.partition_point(|&(p, _)| p < lo);
         for &(p, j) in &by_position[start..] {
             if p > hi {
                 break;
             }
-            let e2 = &enc.edges[j];
-            let l2 = e2.reason[0];
-            if l1.var() != l2.var()
-                && reach.reaches(e1.to, e2.from)
-                && reach.reaches(e2.to, e1.from)
-            {
+            let (u2, v2, l2) = singles[j];
+            if l1.var() != l2.var() && reach.reaches(v1, u2) && reach.reaches(v2, u1) {
                 out.push(vec![!l1, !l2]);
                 if out.len() >= cap {
                     break 'outer;

@@ -30,8 +30,8 @@
 //!
 //! Snapshot isolation ([`Isolation::SnapshotIsolation`], VeriStrong
 //! appendix A): some resolution's *induced* graph `(so ∪ wr ∪ ww) ; rw?`
-//! must be acyclic. Pruning then reasons about the induced graph; the
-//! 2-width clauses are a serializability rule and are switched off for it.
+//! must be acyclic. Pruning and the 2-width clauses then reason about the
+//! induced graph (through the theory's layered graph).
 
 mod elle;
 mod encode;
@@ -191,7 +191,7 @@ pub struct SatOptions {
     pub real_time: bool,
     /// Prune the constraints to a fixpoint before solving.
     pub prune: bool,
-    /// Add the 2-width clauses (serializability only).
+    /// Add the 2-width clauses.
     pub two_width: bool,
     /// Initial variable polarity.
     pub polarity: Polarity,
@@ -368,9 +368,9 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     }
     let mut enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
     let mut clauses = std::mem::take(&mut enc.clauses);
-    if opts.two_width && !si {
+    if opts.two_width {
         let phase = Instant::now();
-        let more = two_width_clauses(&g, &enc, known.as_ref(), 4 * g.vars + 100_000, &expired);
+        let more = two_width_clauses(&g, &enc, known.as_ref(), si, 4 * g.vars + 100_000, &expired);
         stats.two_width_time = phase.elapsed();
         stats.two_width = more.len();
         clauses.extend(more);
