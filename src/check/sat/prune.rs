@@ -147,7 +147,6 @@ pub(super) fn prune(
                 _ => {}
             }
         }
-        if std::env::var_os("XPR").is_some() { eprintln!("pass {} pruned so far {} t {:?}", stats.prune_passes, stats.pruned, std::time::Instant::now()); }
         // A pass that fixes under 0.5% of the open variables ends pruning:
         // another pass costs a reachability rebuild for a handful of
         // literals the solver settles anyway. Its reachability, of a subset
