@@ -227,6 +227,7 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
 pub(super) fn solve_parts(
     parts: &[Part],
     si: bool,
+    backjump_limit: usize,
     deadline: Option<Instant>,
 ) -> (Vec<PartAnswer>, PartCounters) {
     // Largest first, so that a big part does not start last.
@@ -251,7 +252,14 @@ pub(super) fn solve_parts(
             } else {
                 let first_unsat = first_unsat.clone();
                 let cancelled = move || first_unsat.load(Ordering::Relaxed) < p;
-                solve_part(&parts[p], si, deadline, cancelled, &mut counters)
+                solve_part(
+                    &parts[p],
+                    si,
+                    backjump_limit,
+                    deadline,
+                    cancelled,
+                    &mut counters,
+                )
             };
             if matches!(answer, PartAnswer::Unsat(_)) {
                 first_unsat.fetch_min(p, Ordering::Relaxed);
@@ -313,6 +321,7 @@ pub(super) fn join_models(
 fn solve_part(
     part: &Part,
     si: bool,
+    backjump_limit: usize,
     deadline: Option<Instant>,
     cancelled: impl Fn() -> bool + 'static,
     counters: &mut PartCounters,
@@ -324,7 +333,13 @@ fn solve_part(
             .collect()
     };
     let order: Vec<u32> = (0..part.vertices as u32).collect();
-    let mut theory = match AcyclicTheory::new(&order, part.edges.clone(), part.vars.len(), si) {
+    let mut theory = match AcyclicTheory::new(
+        &order,
+        part.edges.clone(),
+        part.vars.len(),
+        si,
+        backjump_limit,
+    ) {
         Ok(t) => t,
         Err(cycle) => return PartAnswer::Unsat(Some(global(cycle))),
     };

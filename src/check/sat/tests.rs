@@ -28,16 +28,22 @@ fn hist(txns: &[(i64, &[RegOp])]) -> RegHistory {
         .collect()
 }
 
-/// Every combination of the options that must not change a verdict.
+/// Every combination of the options that must not change a verdict (the
+/// backjump limit at both extremes, paired with the polarity: small
+/// histories never backjump 100 levels, so 0 is what exercises the
+/// clause weakening).
 fn all_opts(base: SatOptions) -> Vec<SatOptions> {
     let mut out = Vec::new();
     for prune in [true, false] {
         for two_width in [true, false] {
-            for polarity in [Polarity::KnownOrder, Polarity::Solver] {
+            for (polarity, backjump_limit) in
+                [(Polarity::KnownOrder, 0), (Polarity::Solver, usize::MAX)]
+            {
                 out.push(SatOptions {
                     prune,
                     two_width,
                     polarity,
+                    backjump_limit,
                     ..base
                 });
             }

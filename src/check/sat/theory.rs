@@ -66,6 +66,10 @@ pub(super) struct AcyclicTheory {
     pub(super) last_cycle: Option<Vec<u32>>,
     /// Conflicts raised.
     pub(super) conflicts: usize,
+    /// Per variable: its position on the solver's trail when processed.
+    trail_pos: Vec<u32>,
+    /// Longest backjump a conflict may cause (see `conflict`).
+    backjump_limit: usize,
     clause: Vec<Lit>,
 }
 
@@ -73,12 +77,15 @@ impl AcyclicTheory {
     /// A theory over `n = order.len()` vertices with `edges` (those with an
     /// empty reason are inserted at once) and `vars` variables; `order` is
     /// an initial vertex order, ideally topological for the unconditional
-    /// edges. Returns the cycle (edge ids) if those are cyclic.
+    /// edges; conflicts that would backjump more than `backjump_limit`
+    /// levels backjump one. Returns the cycle (edge ids) if the
+    /// unconditional edges are cyclic.
     pub(super) fn new(
         order: &[u32],
         edges: Vec<TheoryEdge>,
         vars: usize,
         si: bool,
+        backjump_limit: usize,
     ) -> Result<AcyclicTheory, Vec<u32>> {
         let n = order.len() as u32;
         // With SI each twin follows its vertex.
@@ -120,6 +127,8 @@ impl AcyclicTheory {
             processed: 0,
             last_cycle: None,
             conflicts: 0,
+            trail_pos: vec![0; vars],
+            backjump_limit,
             clause: Vec::new(),
         };
         for e in 0..th.edges.len() as u32 {
@@ -174,6 +183,7 @@ impl AcyclicTheory {
     fn process(&mut self, acts: &mut TheoryArg) {
         while self.processed < acts.model().len() {
             let l = acts.model()[self.processed];
+            self.trail_pos[l.var().idx() as usize] = self.processed as u32;
             self.processed += 1;
             let (start, end) = (
                 self.watch_start[l.idx() as usize] as usize,
@@ -202,6 +212,33 @@ impl AcyclicTheory {
         }
         self.clause.sort_unstable();
         self.clause.dedup();
+        // A cycle closed by the newest decision against much older edges
+        // would send batsat back to the older edges' level, and the search
+        // would redo every decision in between (on VeriStrong's HD history,
+        // a third of the backjumps crossed over 1,000 levels). Adding the
+        // previous decision's negation keeps the clause implied (a superset
+        // of one) and makes it assert one level down: chronological
+        // backtracking, emulated, since batsat has no hook for it.
+        {
+            let t = self.backjump_limit;
+            let current = self.levels.len();
+            let level_of = |p: u32| self.levels.partition_point(|lv| lv.processed as u32 <= p);
+            let back = self
+                .clause
+                .iter()
+                .map(|l| level_of(self.trail_pos[l.var().idx() as usize]))
+                .filter(|&k| k < current)
+                .max()
+                .unwrap_or(0);
+            if current >= 2 && current - back > t {
+                let at = self.levels[current - 2].processed;
+                if let Some(&d) = acts.model().get(at) {
+                    if !self.clause.contains(&!d) {
+                        self.clause.push(!d);
+                    }
+                }
+            }
+        }
         self.last_cycle = Some(cycle);
         // Non-empty: a cycle of unconditional edges is caught in `new`.
         acts.raise_conflict(&self.clause, false);
