@@ -410,25 +410,6 @@ pub(super) fn value(assign: &[Option<bool>], l: Lit) -> Option<bool> {
     assign[l.var().idx() as usize].map(|b| b == l.sign())
 }
 
-/// Adjacency (best edge index per target) of the edges whose reasons hold
-/// under `assign`, preferring edges with fewer literals.
-pub(super) fn active_adjacency(
-    g: &Polygraph,
-    holds: impl Fn(&Edge) -> bool,
-) -> Vec<Vec<(u32, usize)>> {
-    let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); g.n];
-    for (i, e) in g.edges.iter().enumerate() {
-        if holds(e) {
-            adj[e.from as usize].push((e.to, i));
-        }
-    }
-    for a in &mut adj {
-        a.sort_by_key(|&(t, i)| (t, g.edges[i].reason.len()));
-        a.dedup_by_key(|x| x.0);
-    }
-    adj
-}
-
 /// A topological order of `adj`, or `None` if it has a cycle.
 pub(super) fn topo(adj: &[Vec<(u32, usize)>]) -> Option<Vec<u32>> {
     crate::graph::topological_order(adj.len(), |v| adj[v as usize].iter().map(|&(t, _)| t))

@@ -2,7 +2,7 @@
 //! a choice whose edge would close a cycle with the edges already known is
 //! fixed to its alternative.
 
-use super::polygraph::{active_adjacency, bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
+use super::polygraph::{bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
 use super::reach::Reach;
 use super::{EdgeKind, SatStats, Violation};
 
@@ -13,27 +13,52 @@ pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
 /// for snapshot isolation the layered graph of the theory (see
 /// [`super::theory`]) on `2n` vertices, whose paths between original
 /// vertices are those of the known induced graph. Labels are polygraph
-/// edge indices.
+/// edge indices; between two vertices, the edge with the fewest literals
+/// (the lowest index among those), so reported cycles are short to explain.
 fn known_graph(g: &Polygraph, assign: &[Option<bool>], si: bool) -> Vec<Vec<(u32, usize)>> {
-    let adj = active_adjacency(g, |e| {
-        e.reason.iter().all(|&l| value(assign, l) == Some(true))
-    });
-    if !si {
-        return adj;
+    let mut adj = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
+    add_known(g, assign, &mut adj, &mut (0..g.edges.len()).collect(), si);
+    for a in &mut adj {
+        a.sort_unstable_by_key(|&(t, i)| (t, g.edges[i].reason.len(), i));
+        a.dedup_by_key(|x| x.0);
     }
+    adj
+}
+
+/// Adds the edges of `pending` whose reasons now all hold to `adj` (as
+/// [`layered`] places them) and drops them, and the dead ones, from
+/// `pending`. Unlike [`known_graph`], `adj` may hold several edges between
+/// two vertices: only its paths matter.
+fn add_known(
+    g: &Polygraph,
+    assign: &[Option<bool>],
+    adj: &mut [Vec<(u32, usize)>],
+    pending: &mut Vec<usize>,
+    si: bool,
+) {
     let n = g.n as u32;
-    let mut layered = vec![Vec::new(); 2 * g.n];
-    for (v, a) in adj.into_iter().enumerate() {
-        for (t, i) in a {
-            if is_rw(g, i) {
-                layered[n as usize + v].push((t, i));
-            } else {
-                layered[v].push((t, i));
-                layered[v].push((n + t, i));
+    pending.retain(|&i| {
+        let e = &g.edges[i];
+        let mut all = true;
+        for &l in e.reason.iter() {
+            match value(assign, l) {
+                Some(true) => {}
+                Some(false) => return false,
+                None => all = false,
             }
         }
-    }
-    layered
+        if all {
+            if !si {
+                adj[e.from as usize].push((e.to, i));
+            } else if is_rw(g, i) {
+                adj[(n + e.from) as usize].push((e.to, i));
+            } else {
+                adj[e.from as usize].push((e.to, i));
+                adj[e.from as usize].push((n + e.to, i));
+            }
+        }
+        !all
+    });
 }
 
 fn is_rw(g: &Polygraph, i: usize) -> bool {
@@ -60,15 +85,26 @@ pub(super) fn prune(
     // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
     // known edges only accumulate, so the path still exists then.
     let mut why: Vec<Option<(Vec<usize>, u32, u32)>> = vec![None; g.vars];
+    // Known edges only accumulate, and dead ones stay dead: each pass looks
+    // only at the edges and clauses still undecided.
+    let mut known: Vec<Vec<(u32, usize)>> = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
+    let mut pending: Vec<usize> = (0..g.edges.len()).collect();
+    let mut open_clauses: Vec<usize> = (0..g.clauses.len()).collect();
+    let mut spare = None;
     loop {
         stats.prune_passes += 1;
-        let known = known_graph(g, assign, si);
+        add_known(g, assign, &mut known, &mut pending, si);
         let Some(order) = topo(&known) else {
-            let c = find_cycles(&known, 1).pop().expect("cycle");
+            // Reported from the deduplicated graph, as everywhere else.
+            let c = find_cycles(&known_graph(g, assign, si), 1)
+                .pop()
+                .expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
         };
         let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == EdgeKind::Process);
-        let Some(reach) = Reach::new(&known, &order, PRUNE_MAX_BYTES, session) else {
+        let Some(reach) =
+            Reach::new_reusing(&known, &order, PRUNE_MAX_BYTES, session, spare.take())
+        else {
             // Too big to prune: leave everything to the solver.
             return Ok(None);
         };
@@ -77,7 +113,8 @@ pub(super) fn prune(
         let n = g.n as u32;
         // The layered edges a candidate would add.
         let mut new_edges: Vec<(u32, u32)> = Vec::new();
-        for (i, e) in g.edges.iter().enumerate() {
+        for &i in &pending {
+            let e = &g.edges[i];
             let mut open = None;
             let mut count = 0;
             let mut dead = false;
@@ -116,10 +153,15 @@ pub(super) fn prune(
             changed = true;
             why[l.var().idx() as usize] = Some((vec![i], to, from));
         }
-        for c in &g.clauses {
+        let mut unsat = None;
+        open_clauses.retain(|&ci| {
+            let c = &g.clauses[ci];
+            if unsat.is_some() {
+                return true;
+            }
             let mut open = Vec::new();
             if c.iter().any(|&l| value(assign, l) == Some(true)) {
-                continue;
+                return false;
             }
             for &l in c {
                 if value(assign, l).is_none() {
@@ -128,24 +170,29 @@ pub(super) fn prune(
             }
             match open.len() {
                 0 => {
-                    // No choice left: report the cycle that ruled out one.
-                    let (mut cycle, to, from) = c
-                        .iter()
-                        .find_map(|l| why[l.var().idx() as usize].clone())
-                        .expect("eliminated alternative has a cycle");
-                    if to != from {
-                        let known = known_graph(g, assign, si);
-                        cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
-                    }
-                    return Err(Violation::Cycle(to_cycle(g, &cycle)));
+                    unsat = Some(ci);
+                    true
                 }
                 1 => {
                     assign[open[0].var().idx() as usize] = Some(open[0].sign());
                     stats.pruned += 1;
                     changed = true;
+                    false
                 }
-                _ => {}
+                _ => true,
             }
+        });
+        if let Some(ci) = unsat {
+            // No choice left: report the cycle that ruled out one.
+            let (mut cycle, to, from) = g.clauses[ci]
+                .iter()
+                .find_map(|l| why[l.var().idx() as usize].clone())
+                .expect("eliminated alternative has a cycle");
+            if to != from {
+                let known = known_graph(g, assign, si);
+                cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
+            }
+            return Err(Violation::Cycle(to_cycle(g, &cycle)));
         }
         // A pass that fixes under 0.5% of the open variables ends pruning:
         // another pass costs a reachability rebuild for a handful of
@@ -155,6 +202,7 @@ pub(super) fn prune(
         if !changed || (stats.pruned - pruned_before) * 200 < open {
             return Ok(Some(reach));
         }
+        spare = Some(reach);
         // Stopping early is sound: fewer fixed literals.
         if expired() {
             return Ok(None);

@@ -27,6 +27,19 @@ impl Reach {
         max_bytes: usize,
         preferred: impl Fn(usize) -> bool,
     ) -> Option<Reach> {
+        Self::new_reusing(adj, order, max_bytes, preferred, None)
+    }
+
+    /// [`Reach::new`], reusing the memory of `spare` (a previous
+    /// reachability) when it fits: repeated rebuilds then skip the page
+    /// faults of a fresh table.
+    pub(super) fn new_reusing(
+        adj: &[Vec<(u32, usize)>],
+        order: &[u32],
+        max_bytes: usize,
+        preferred: impl Fn(usize) -> bool,
+        spare: Option<Reach>,
+    ) -> Option<Reach> {
         let n = adj.len();
         let mut pos = vec![0u32; n];
         for (i, &v) in order.iter().enumerate() {
@@ -84,7 +97,14 @@ impl Reach {
         }
         let mut next: Vec<u32> = Vec::new();
         if paths_bytes < bits_bytes {
-            let mut first = vec![u32::MAX; n * paths];
+            let mut first = match spare {
+                Some(Reach::Paths { mut first, .. }) => {
+                    first.clear();
+                    first.resize(n * paths, u32::MAX);
+                    first
+                }
+                _ => vec![u32::MAX; n * paths],
+            };
             for &v in order.iter().rev() {
                 let vi = v as usize;
                 next.clear();
@@ -112,7 +132,14 @@ impl Reach {
             });
         }
         let words = n.div_ceil(64);
-        let mut bits = vec![0u64; n * words];
+        let mut bits = match spare {
+            Some(Reach::Bits { mut bits, .. }) => {
+                bits.clear();
+                bits.resize(n * words, 0);
+                bits
+            }
+            _ => vec![0u64; n * words],
+        };
         for &v in order.iter().rev() {
             let vi = v as usize;
             bits[vi * words + vi / 64] |= 1 << (vi % 64);
