@@ -25,6 +25,9 @@ fn main() {
             "--no-prune" => opts.prune = false,
             "--no-2w" => opts.two_width = false,
             "--solver-polarity" => opts.polarity = Polarity::Solver,
+            "--backjump-limit" => {
+                opts.backjump_limit = args.next().and_then(|s| s.parse().ok()).expect("levels");
+            }
             "--timeout" => {
                 let s: f64 = args.next().and_then(|s| s.parse().ok()).expect("seconds");
                 opts.timeout = Some(Duration::from_secs_f64(s));

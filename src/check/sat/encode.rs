@@ -8,6 +8,7 @@ use super::polygraph::{lit, value, Polygraph};
 use super::reach::Reach;
 use super::theory::TheoryEdge;
 use super::{EdgeKind, Polarity};
+use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
 /// The solver's input apart from the polygraph's own clauses.
 pub(super) struct Encoding {
@@ -94,7 +95,13 @@ pub(super) fn encode(
         });
         origin.push(i);
     }
-    let known = known_order(g.n, &edges);
+    let known = known_order(g.n, &edges, &g.order_hints).or_else(|| {
+        // The hints close cycles with the unconditional edges: keep those
+        // that do not (a cycle left would lie in one component and consist
+        // of unconditional edges).
+        let hints = hints_outside_cycles(g.n, &edges, &g.order_hints);
+        known_order(g.n, &edges, &hints)
+    });
     let acyclic = known.is_some();
     let order = known.unwrap_or_else(|| (0..g.n as u32).collect());
     let mut pos = vec![0u32; g.n];
@@ -172,9 +179,42 @@ pub(super) fn encode(
 /// cyclic. Among ready vertices the smallest id goes first, so the order
 /// stays close to the history's (completion) order, a good guess at the
 /// serial order.
-fn known_order(n: usize, edges: &[TheoryEdge]) -> Option<Vec<u32>> {
-    let adj = known_adjacency(n, edges);
+/// A topological order of the unconditional edges and `hints`.
+fn known_order(n: usize, edges: &[TheoryEdge], hints: &[(u32, u32)]) -> Option<Vec<u32>> {
+    let mut adj = known_adjacency(n, edges);
+    for &(a, b) in hints {
+        adj[a as usize].push(b);
+    }
     crate::graph::topological_order(n, |v| adj[v as usize].iter().copied())
+}
+
+/// The `hints` that join different strongly connected components of the
+/// unconditional edges and the hints.
+fn hints_outside_cycles(n: usize, edges: &[TheoryEdge], hints: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    if hints.is_empty() {
+        return Vec::new();
+    }
+    let all = edges
+        .iter()
+        .filter(|e| e.reason.is_empty())
+        .map(|e| (e.from, e.to))
+        .chain(hints.iter().copied())
+        .map(|(a, b)| (a, b, Rels::WW))
+        .collect();
+    let mut comp = vec![u32::MAX; n];
+    for (c, members) in nontrivial_sccs(&DiGraph::from_edges(n, all))
+        .iter()
+        .enumerate()
+    {
+        for &v in members {
+            comp[v as usize] = c as u32;
+        }
+    }
+    hints
+        .iter()
+        .copied()
+        .filter(|&(a, b)| comp[a as usize] == u32::MAX || comp[a as usize] != comp[b as usize])
+        .collect()
 }
 
 fn known_adjacency(n: usize, edges: &[TheoryEdge]) -> Vec<Vec<u32>> {
@@ -306,4 +346,37 @@ pub(super) fn two_width_clauses(
     out.sort_unstable();
     out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(from: u32, to: u32, reason: Vec<Lit>) -> TheoryEdge {
+        TheoryEdge {
+            from,
+            to,
+            rw: false,
+            reason,
+        }
+    }
+
+    /// Session hints that close a cycle with unconditional edges are left
+    /// out of the initial order; the others shape it; conditional edges
+    /// are no obstacle.
+    #[test]
+    fn order_hints_bend_the_initial_order_unless_they_close_a_cycle() {
+        let edges = vec![
+            edge(0, 1, vec![]),
+            edge(0, 2, vec![]),
+            edge(0, 3, vec![]),
+            edge(2, 1, vec![]),
+            edge(3, 2, vec![lit(0, true)]),
+        ];
+        assert_eq!(known_order(4, &edges, &[]), Some(vec![0, 2, 1, 3]));
+        assert_eq!(known_order(4, &edges, &[(3, 2)]), Some(vec![0, 3, 2, 1]));
+        let hints = [(1, 2), (3, 2)];
+        assert_eq!(known_order(4, &edges, &hints), None);
+        assert_eq!(hints_outside_cycles(4, &edges, &hints), vec![(3, 2)]);
+    }
 }

@@ -176,7 +176,12 @@ pub enum Polarity {
     /// The value that makes the variable's edge point forward in a
     /// topological order of the edges known after pruning (VeriStrong's
     /// order-guided polarity, fixed once: batsat has no polarity hook, and a
-    /// fixed user polarity overrides phase saving).
+    /// fixed user polarity overrides phase saving). Measured against the
+    /// artifact's "order for the first decision, then the saved phase"
+    /// (emulated by negating the solver variables the order prefers true):
+    /// fixed is far better, e.g. Cobra's chengRW-10000 without session order
+    /// 7 s against over 60 s, a generated 10k history 1.3 s against over
+    /// 60 s.
     KnownOrder,
 }
 

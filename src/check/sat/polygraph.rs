@@ -74,6 +74,10 @@ pub(super) struct Polygraph {
     pub(super) selector: Vec<Option<Lit>>,
     /// Read-from choices: the reader and its `(writer, literal)` candidates.
     pub(super) wr_choices: Vec<(u32, Vec<(u32, Lit)>)>,
+    /// Session order when the checked model does not include it: not a
+    /// constraint, only a hint for the initial order and the polarities
+    /// (databases mostly run a session's transactions in order).
+    pub(super) order_hints: Vec<(u32, u32)>,
 }
 
 pub(super) fn lit(v: usize, positive: bool) -> Lit {
@@ -157,6 +161,16 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             reason: cond(0, t, &[]),
         });
     }
+    let mut order_hints = Vec::new();
+    if !opts.session_order {
+        let mut last: std::collections::HashMap<i64, u32> = Default::default();
+        for (i, t) in h.iter().enumerate() {
+            let id = i as u32 + 1;
+            if let Some(p) = last.insert(t.process, id) {
+                order_hints.push((p, id));
+            }
+        }
+    }
     if opts.session_order {
         // Each transaction follows its process's last committed one and every
         // :info transaction since (which may or may not have happened).
@@ -236,30 +250,53 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         (cands.len() == 1 && inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
     });
     let known = KnownOrder::new(n, &edges, known_wr);
-    // Version order: writers the known order already orders get a known
-    // alternative (no literal: pruning would fix it anyway, and on the
-    // VeriStrong 10k histories that is most of the pairs); the others one
-    // literal per unordered pair of non-initial writers (true = lower id
-    // first), merged over keys.
+    // Cobra's write combining: a transaction that read a key from a single
+    // committed writer and wrote the key follows that writer immediately in
+    // the key's version order (under SER and SI alike), so each key's writers
+    // fall into chains and only whole chains are ordered.
+    let mut rmw_links: Vec<Vec<(u32, u32)>> = vec![Vec::new(); keys.len()];
+    for (s, k, _, cands) in &all_reads {
+        if cands.len() == 1 && inc[cands[0] as usize].is_none() && final_write(*s, *k).is_some() {
+            rmw_links[key_ix(*k)].push((cands[0], *s));
+        }
+    }
+    // Version order, per pair of chains: chains the known order already
+    // orders get a known edge (no literal: pruning would fix it anyway, and
+    // on the VeriStrong 10k histories that is most of the pairs); the others
+    // one literal per unordered pair of transactions `(tail of one, head of
+    // the other)` (true = lower id first), merged over keys.
     let mut pair_var: std::collections::HashMap<(u32, u32), usize> = Default::default();
     // ww alternatives per key: (from, to, reason)
     let mut ww: Vec<Vec<(u32, u32, Reason)>> = vec![Vec::new(); keys.len()];
     let mut known_after: Vec<(u32, u32)> = Vec::new();
     for (ki, ws) in writers.iter().enumerate() {
         known_after.clear();
-        for (a_i, &a) in ws.iter().enumerate() {
-            for &b in &ws[a_i + 1..] {
-                let unconditional = cond(a, b, &[]).is_empty();
-                if unconditional && known.reaches(a, b) {
-                    known_after.push((a, b));
-                } else if unconditional && known.reaches(b, a) {
-                    known_after.push((b, a));
-                } else if a == 0 {
-                    ww[ki].push((0, b, cond(0, b, &[])));
+        let chains = write_chains(ws, &mut rmw_links[ki]);
+        for (ci, ca) in chains.iter().enumerate() {
+            let (ha, ta) = (ca[0], ca[ca.len() - 1]);
+            known_after.extend(ca.windows(2).map(|w| (w[0], w[1])));
+            for cb in &chains[ci + 1..] {
+                let (hb, tb) = (cb[0], cb[cb.len() - 1]);
+                // Chains of several writers are committed throughout.
+                let unconditional = cond(ha, hb, &[]).is_empty();
+                if unconditional && known.reaches(ta, hb) {
+                    known_after.push((ta, hb));
+                } else if unconditional && known.reaches(tb, ha) {
+                    known_after.push((tb, ha));
+                } else if unconditional && known.reaches(ha, tb) {
+                    // Ordered, but only through the chains: a new known edge.
+                    ww[ki].push((ta, hb, Reason::union(&[])));
+                } else if unconditional && known.reaches(hb, ta) {
+                    ww[ki].push((tb, ha, Reason::union(&[])));
+                } else if ha == 0 {
+                    ww[ki].push((ta, hb, cond(ta, hb, &[])));
                 } else {
-                    let v = *pair_var.entry((a, b)).or_insert_with(&mut fresh);
-                    ww[ki].push((a, b, cond(a, b, &[lit(v, true)])));
-                    ww[ki].push((b, a, cond(a, b, &[lit(v, false)])));
+                    let v = *pair_var
+                        .entry((ta.min(hb), ta.max(hb)))
+                        .or_insert_with(&mut fresh);
+                    let a_first = lit(v, ta < hb);
+                    ww[ki].push((ta, hb, cond(ta, hb, &[a_first])));
+                    ww[ki].push((tb, ha, cond(tb, ha, &[!a_first])));
                 }
             }
         }
@@ -357,7 +394,52 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         clauses,
         selector: inc,
         wr_choices,
+        order_hints,
     })
+}
+
+/// The write chains of one key: `writers` (the initial transaction first,
+/// then by id) linked by `links` (writer, read-modify-write successor), each
+/// chain a list of consecutive versions, in the order of their heads. A
+/// writer with two successors (a lost update) links to neither, and writers
+/// on a cycle of links stay alone: the solver then finds the cycle.
+fn write_chains(writers: &[u32], links: &mut [(u32, u32)]) -> Vec<Vec<u32>> {
+    links.sort_unstable();
+    let next = |t: u32| -> Option<u32> {
+        let i = links.partition_point(|l| l.0 < t);
+        match links[i..] {
+            [(a, s), (b, _), ..] if a == t && b != t => Some(s),
+            [(a, s)] if a == t => Some(s),
+            _ => None,
+        }
+    };
+    let mut has_pred: hashbrown::HashSet<u32> = Default::default();
+    for &w in writers {
+        if let Some(s) = next(w) {
+            has_pred.insert(s);
+        }
+    }
+    let mut chains = Vec::new();
+    for &w in writers.iter().filter(|&&w| !has_pred.contains(&w)) {
+        let mut chain = vec![w];
+        let mut t = w;
+        while let Some(s) = next(t) {
+            chain.push(s);
+            t = s;
+        }
+        chains.push(chain);
+    }
+    if chains.iter().map(Vec::len).sum::<usize>() < writers.len() {
+        let linked: hashbrown::HashSet<u32> = chains.iter().flatten().copied().collect();
+        chains.extend(
+            writers
+                .iter()
+                .filter(|&&w| !linked.contains(&w))
+                .map(|&w| vec![w]),
+        );
+        chains.sort_unstable_by_key(|c| writers.iter().position(|&w| w == c[0]));
+    }
+    chains
 }
 
 /// Reachability of the edges known before any choice (initial, session and
@@ -492,7 +574,7 @@ pub(super) fn to_cycle(g: &Polygraph, path: &[usize]) -> Vec<CycleEdge> {
 }
 
 #[cfg(test)]
-mod reason_tests {
+mod tests {
     use super::*;
 
     /// A derived rw reason joins two reasons that share a selector: six
@@ -511,5 +593,23 @@ mod reason_tests {
         expect.sort_unstable();
         assert_eq!(&*r, expect.as_slice());
         assert!(Reason::union(&[&[], &[]]).is_empty());
+    }
+
+    /// Chains follow read-modify-write links from writers nobody follows;
+    /// a writer followed twice (lost update) and a cycle of links leave
+    /// their writers alone; chains come in the order of their heads.
+    #[test]
+    fn write_chains_follow_links_and_skip_lost_updates_and_cycles() {
+        let writers = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+        let mut links = [(3, 4), (0, 2), (2, 5), (1, 6), (1, 7), (8, 3)];
+        assert_eq!(
+            write_chains(&writers, &mut links),
+            vec![vec![0, 2, 5], vec![1], vec![6], vec![7], vec![8, 3, 4]]
+        );
+        let mut cycle = [(1, 2), (2, 1)];
+        assert_eq!(
+            write_chains(&[0, 1, 2, 3], &mut cycle),
+            vec![vec![0], vec![1], vec![2], vec![3]]
+        );
     }
 }
