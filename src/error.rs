@@ -23,6 +23,20 @@ pub struct InputError {
     pub column: u32,
     /// What was expected there, and what was found.
     pub message: String,
+    /// What kind of problem it is, for callers that react to one kind.
+    pub kind: InputErrorKind,
+}
+
+/// The kinds of [`InputError`] a caller may want to tell apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InputErrorKind {
+    /// Anything that makes the input unreadable or unfit for the checker.
+    #[default]
+    Invalid,
+    /// A read value was written more than once to its key: Elle's
+    /// rw-register inference cannot tell which write a read saw (the SAT
+    /// checker can).
+    RepeatedValues,
 }
 
 impl fmt::Display for InputError {

@@ -106,6 +106,7 @@ pub fn check(
             crate::check::sat::check_history(h, opts)
         }
         Algorithm::Lwt | Algorithm::Sat => Err(InputError {
+            kind: Default::default(),
             file: h.origin.clone(),
             line: 1,
             column: 1,
@@ -182,10 +183,7 @@ fn auto_register(
         }
     };
     match inferred {
-        Err(e)
-            if e.message
-                .starts_with(crate::infer::rw_register::REPEATED_VALUES) =>
-        {
+        Err(e) if e.kind == crate::error::InputErrorKind::RepeatedValues => {
             say("algorithm sat (auto: written values repeat, so the inference cannot tell which write a read saw)");
             sat::check_history(h, opts)
         }
@@ -278,6 +276,7 @@ pub fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, I
         }
         a => {
             return Err(InputError {
+                kind: Default::default(),
                 file: h.origin.clone(),
                 line: 1,
                 column: 1,

@@ -45,6 +45,7 @@ impl ParseError {
     /// The same error as an [`crate::error::InputError`] naming `file`.
     pub fn into_input_error(self, file: &str) -> crate::error::InputError {
         crate::error::InputError {
+            kind: Default::default(),
             file: file.to_string(),
             line: self.line,
             column: self.column,

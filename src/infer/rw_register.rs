@@ -50,10 +50,6 @@ pub struct RwOptions {
     pub wfr_keys: bool,
 }
 
-/// How the error for a read value with several writers begins: Elle's
-/// inference cannot say which write was read (the SAT checker can).
-pub const REPEATED_VALUES: &str = "expected each value to be written to a key at most once";
-
 /// A register value: `None` is `nil` (the initial state).
 type Val = Option<Atom>;
 
@@ -869,16 +865,18 @@ pub fn analyze(
                         .iter()
                         .map(|&w| h.ops[w as usize].index.to_string())
                         .collect();
-                    return Err(h.error_at(
+                    let mut error = h.error_at(
                         ws[1] as usize,
                         format!(
-                            "{REPEATED_VALUES}, but key {} had value {} written by more than one op (indices {}), and read at index {}",
+                            "expected each value to be written to a key at most once, but key {} had value {} written by more than one op (indices {}), and read at index {}",
                             pr_str(&h.atom_value(ids.key(e.kid))),
                             pr_str(&val_value(h, ids.val(e.kid, e.vid))),
                             idx.join(", "),
                             h.ops[i].index
                         ),
-                    ));
+                    );
+                    error.kind = crate::error::InputErrorKind::RepeatedValues;
+                    return Err(error);
                 }
             }
         }

@@ -376,6 +376,7 @@ impl History {
             .filter(|&&b| (b & 0xC0) != 0x80)
             .count();
         crate::error::InputError {
+            kind: Default::default(),
             file: self.origin.clone(),
             line: span.line,
             column: column as u32,

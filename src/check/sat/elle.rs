@@ -274,6 +274,7 @@ fn cycle_dot(h: &History, c: &ExplainedCycle, max_bytes: usize) -> Option<String
 
 fn input_error(h: &History, message: String) -> crate::error::InputError {
     crate::error::InputError {
+        kind: Default::default(),
         file: h.origin.clone(),
         line: 1,
         column: 1,

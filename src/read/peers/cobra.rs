@@ -63,6 +63,7 @@ pub fn read_cobra_dir(dir: &Path) -> Result<History, Error> {
     };
     let not_logs = |found: &str| {
         Error::Input(InputError {
+            kind: Default::default(),
             file: dir.display().to_string(),
             line: 0,
             column: 0,

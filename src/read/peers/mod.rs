@@ -167,6 +167,7 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
 /// An error in a binary input, at a byte offset (line 0: no lines).
 fn binary_error(file: &str, offset: usize, message: String) -> InputError {
     InputError {
+        kind: Default::default(),
         file: file.to_string(),
         line: 0,
         column: 0,
@@ -237,6 +238,7 @@ pub fn build(origin: &str, sessions: &[PeerSession]) -> Result<History, InputErr
     b.h.pair.reserve(ops.len());
     b.h.mops.reserve(2 * mops);
     let too_big = |index: usize, what: &str| InputError {
+        kind: Default::default(),
         file: origin.to_string(),
         line: 0,
         column: 0,

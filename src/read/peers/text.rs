@@ -130,6 +130,7 @@ impl LineParser<'_> {
             .chars()
             .count();
         InputError {
+            kind: Default::default(),
             file: self.origin.to_string(),
             line: self.line_no,
             column: column as u32,
