@@ -2,7 +2,8 @@
 # The SAT checker (release build, examples/sat_bench) on the peer benchmark
 # histories of ../shared/corpus/peers (VeriStrong dup-values 10k, PolySI
 # fig7, Cobra one-shot-10k) for SER and SI with session order, and on
-# generated rw-register histories (2k without session order, 100k with).
+# generated rw-register histories (2k and 10k without session order, 100k
+# with).
 # Prints the median check time (reading excluded) of RUNS runs, the
 # verdict, and for the 100k history the median peak RSS of the whole run.
 #
@@ -40,12 +41,21 @@ done
 g2k=/tmp/ellery-sat-2k.edn
 [ -s "$g2k" ] || "$bin" gen -w rw-register --mode serializable -n 2000 --seed 1 > "$g2k"
 measure "SER (no sessions) generated 2k serializable" "$g2k"
+g10k=/tmp/ellery-sat-10k.edn
+[ -s "$g10k" ] || "$bin" gen -w rw-register --mode serializable -n 10000 --seed 1 > "$g10k"
+measure "SER (no sessions) generated 10k serializable" "$g10k"
+measure "SI  (no sessions) generated 10k serializable" --si "$g10k"
 g100k=/tmp/ellery-sat-100k.edn
 [ -s "$g100k" ] || "$bin" gen -w rw-register --mode strict-serializable -n 100000 --seed 3 > "$g100k"
 measure "SER generated 100k strict-serializable" --session "$g100k"
-mems=()
-for _ in $(seq "$runs"); do
-  mems+=("$( { /usr/bin/time -f "%M" "$bench" --session --timeout "$timeout" "$g100k" > /dev/null; } 2>&1 | tail -n 1)")
+measure "SI  generated 100k strict-serializable" --session --si "$g100k"
+for level in SER SI; do
+  flags=(--session)
+  [ "$level" = SI ] && flags+=(--si)
+  mems=()
+  for _ in $(seq "$runs"); do
+    mems+=("$( { /usr/bin/time -f "%M" "$bench" "${flags[@]}" --timeout "$timeout" "$g100k" > /dev/null; } 2>&1 | tail -n 1)")
+  done
+  echo "peak RSS ($level 100k, whole run): median $(( $(printf '%s\n' "${mems[@]}" | median) / 1024 )) MB"
 done
-echo "peak RSS (100k, whole run): median $(( $(printf '%s\n' "${mems[@]}" | median) / 1024 )) MB"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -36,6 +36,11 @@ pub struct CheckOptions {
     /// verdict is unknown (or, under `--algorithm auto`, the inference's
     /// answer stands). `None`: no limit.
     pub sat_timeout: Option<Duration>,
+    /// Cycle conflicts the SAT checker may raise in each independent part
+    /// of a history before its verdict is unknown; `None`: no limit. Set
+    /// by `--algorithm auto` for its confirmations (a bound that, unlike
+    /// the timeout, gives the same answer on every machine).
+    pub sat_conflict_budget: Option<usize>,
     /// Under `--algorithm auto`, let the SAT checker confirm a valid
     /// inferred rw-register verdict (see [`crate::route`]). Off in elle-cli
     /// mode, whose verdicts stay elle-cli's.
@@ -54,6 +59,7 @@ impl Default for CheckOptions {
             linearizable_timeout: Some(Duration::from_secs(60)),
             algorithm: crate::route::Algorithm::Auto,
             sat_timeout: Some(Duration::from_secs(60)),
+            sat_conflict_budget: None,
             confirm_with_sat: true,
         }
     }

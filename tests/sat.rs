@@ -61,6 +61,36 @@ fn sat_finds_the_cycle_the_inference_cannot_see() {
     assert_eq!(pr_str(&auto.result), pr_str(&exact.result));
 }
 
+/// `auto` confirms valid inferred verdicts up to a size that depends on
+/// whether the models order sessions: HIDDEN padded past 20,000 ops keeps
+/// the inference's answer under `serializable` and is still confirmed (and
+/// refuted) under `strong-session-serializable`.
+#[test]
+fn auto_confirms_big_histories_only_with_session_order() {
+    let mut text = HIDDEN.to_string();
+    let pad = ellery::route::AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS / 2;
+    for i in 0..pad {
+        let at = 6 + 2 * i;
+        text.push_str(&format!(
+            "{{:type :invoke, :process 3, :f :txn, :value [[:r :p nil]], :index {at}}}\n{{:type :ok, :process 3, :f :txn, :value [[:r :p nil]], :index {}}}\n",
+            at + 1
+        ));
+    }
+    let h = history(&text);
+    assert!(h.ops.len() > ellery::route::AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS);
+    let plain = check(&h, "serializable", Algorithm::Auto).expect("checkable");
+    assert_eq!(pr_str(&plain.result), "{:valid? true}");
+    let exact = check(&h, "serializable", Algorithm::Sat).expect("checkable");
+    assert_eq!(exact.validity, Validity::Invalid);
+    let sessions = check(&h, "strong-session-serializable", Algorithm::Auto).expect("checkable");
+    assert_eq!(sessions.validity, Validity::Invalid);
+    assert!(
+        pr_str(&sessions.result).contains(":anomaly-types (:G-single-item)"),
+        "{}",
+        pr_str(&sessions.result)
+    );
+}
+
 #[test]
 fn sat_cycles_get_elles_explanation_and_a_plot() {
     let h = history(HIDDEN);

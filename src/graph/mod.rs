@@ -196,6 +196,17 @@ pub fn topological_order<I: IntoIterator<Item = u32>>(
     n: usize,
     out: impl Fn(u32) -> I,
 ) -> Option<Vec<u32>> {
+    topological_order_by(n, out, |_| 0)
+}
+
+/// [`topological_order`] where, among ready vertices, the smallest
+/// `(priority(v), v)` goes first: the order stays as close to the priority
+/// order as the edges allow.
+pub fn topological_order_by<I: IntoIterator<Item = u32>>(
+    n: usize,
+    out: impl Fn(u32) -> I,
+    priority: impl Fn(u32) -> u64,
+) -> Option<Vec<u32>> {
     use std::cmp::Reverse;
     let mut indeg = vec![0u32; n];
     for v in 0..n as u32 {
@@ -203,17 +214,17 @@ pub fn topological_order<I: IntoIterator<Item = u32>>(
             indeg[t as usize] += 1;
         }
     }
-    let mut ready: std::collections::BinaryHeap<Reverse<u32>> = (0..n as u32)
+    let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> = (0..n as u32)
         .filter(|&v| indeg[v as usize] == 0)
-        .map(Reverse)
+        .map(|v| Reverse((priority(v), v)))
         .collect();
     let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(v)) = ready.pop() {
+    while let Some(Reverse((_, v))) = ready.pop() {
         order.push(v);
         for t in out(v) {
             indeg[t as usize] -= 1;
             if indeg[t as usize] == 0 {
-                ready.push(Reverse(t));
+                ready.push(Reverse((priority(t), t)));
             }
         }
     }

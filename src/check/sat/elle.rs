@@ -38,6 +38,28 @@ pub fn decides(opts: &crate::pipeline::CheckOptions) -> bool {
     !models.is_empty() && models.iter().all(|m| SAT_MODELS.contains(m))
 }
 
+/// Models whose check includes real-time order (and so session order).
+const REAL_TIME_MODELS: [&str; 3] = [
+    "strict-serializable",
+    "strong-serializable",
+    "strong-snapshot-isolation",
+];
+
+/// Whether the SAT check for `opts` includes each process's order: some
+/// requested model has session or real-time order. Without it, far fewer
+/// orders are known and the search is much harder (a generated
+/// 50,000-transaction history: 16 s instead of well under 1 s).
+pub fn orders_sessions(opts: &crate::pipeline::CheckOptions) -> bool {
+    requested_models(opts).iter().any(|m| {
+        REAL_TIME_MODELS.contains(m)
+            || [
+                "strong-session-serializable",
+                "strong-session-snapshot-isolation",
+            ]
+            .contains(m)
+    })
+}
+
 /// `--algorithm sat` for `-m rw-register`: Elle's result map for the
 /// models in `opts` (which must be among [`SAT_MODELS`]).
 pub fn check_history(
@@ -55,11 +77,7 @@ pub fn check_history(
     }
     // One check at the strongest requested model.
     let has = |names: &[&str]| models.iter().any(|m| names.contains(m));
-    let real_time = has(&[
-        "strict-serializable",
-        "strong-serializable",
-        "strong-snapshot-isolation",
-    ]);
+    let real_time = has(&REAL_TIME_MODELS);
     let sat_opts = SatOptions {
         isolation: if has(&[
             "serializable",
@@ -71,13 +89,10 @@ pub fn check_history(
         } else {
             Isolation::SnapshotIsolation
         },
-        session_order: real_time
-            || has(&[
-                "strong-session-serializable",
-                "strong-session-snapshot-isolation",
-            ]),
+        session_order: orders_sessions(opts),
         real_time,
         timeout: opts.sat_timeout,
+        conflict_budget: opts.sat_conflict_budget,
         ..SatOptions::default()
     };
     let (rh, atoms) =

@@ -95,12 +95,12 @@ pub(super) fn encode(
         });
         origin.push(i);
     }
-    let known = known_order(g.n, &edges, &g.order_hints).or_else(|| {
+    let known = known_order(g.n, &edges, &g.order_hints, &g.effect_key).or_else(|| {
         // The hints close cycles with the unconditional edges: keep those
         // that do not (a cycle left would lie in one component and consist
         // of unconditional edges).
         let hints = hints_outside_cycles(g.n, &edges, &g.order_hints);
-        known_order(g.n, &edges, &hints)
+        known_order(g.n, &edges, &hints, &g.effect_key)
     });
     let acyclic = known.is_some();
     let order = known.unwrap_or_else(|| (0..g.n as u32).collect());
@@ -180,12 +180,21 @@ pub(super) fn encode(
 /// stays close to the history's (completion) order, a good guess at the
 /// serial order.
 /// A topological order of the unconditional edges and `hints`.
-fn known_order(n: usize, edges: &[TheoryEdge], hints: &[(u32, u32)]) -> Option<Vec<u32>> {
+fn known_order(
+    n: usize,
+    edges: &[TheoryEdge],
+    hints: &[(u32, u32)],
+    key: &[u64],
+) -> Option<Vec<u32>> {
     let mut adj = known_adjacency(n, edges);
     for &(a, b) in hints {
         adj[a as usize].push(b);
     }
-    crate::graph::topological_order(n, |v| adj[v as usize].iter().copied())
+    crate::graph::topological_order_by(
+        n,
+        |v| adj[v as usize].iter().copied(),
+        |v| key.get(v as usize).copied().unwrap_or(0),
+    )
 }
 
 /// The `hints` that join different strongly connected components of the
@@ -281,7 +290,7 @@ pub(super) fn two_width_clauses(
                 }
             }
             let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
-            match Reach::new(&adj, &order, TWO_WIDTH_MAX_BYTES, session) {
+            match Reach::new(&adj, &order, TWO_WIDTH_MAX_BYTES, session, n as usize) {
                 Some(r) => {
                     computed = r;
                     &computed
@@ -362,8 +371,8 @@ mod tests {
     }
 
     /// Session hints that close a cycle with unconditional edges are left
-    /// out of the initial order; the others shape it; conditional edges
-    /// are no obstacle.
+    /// out of the initial order; the others shape it, and effect keys order
+    /// what is left free; conditional edges are no obstacle.
     #[test]
     fn order_hints_bend_the_initial_order_unless_they_close_a_cycle() {
         let edges = vec![
@@ -373,10 +382,16 @@ mod tests {
             edge(2, 1, vec![]),
             edge(3, 2, vec![lit(0, true)]),
         ];
-        assert_eq!(known_order(4, &edges, &[]), Some(vec![0, 2, 1, 3]));
-        assert_eq!(known_order(4, &edges, &[(3, 2)]), Some(vec![0, 3, 2, 1]));
+        assert_eq!(known_order(4, &edges, &[], &[]), Some(vec![0, 2, 1, 3]));
+        assert_eq!(
+            known_order(4, &edges, &[(3, 2)], &[]),
+            Some(vec![0, 3, 2, 1])
+        );
+        // Effect keys break ties among ready transactions.
+        let keys = [0, 5, 9, 1];
+        assert_eq!(known_order(4, &edges, &[], &keys), Some(vec![0, 3, 2, 1]));
         let hints = [(1, 2), (3, 2)];
-        assert_eq!(known_order(4, &edges, &hints), None);
+        assert_eq!(known_order(4, &edges, &hints, &[]), None);
         assert_eq!(hints_outside_cycles(4, &edges, &hints), vec![(3, 2)]);
     }
 }

@@ -46,7 +46,7 @@ use std::time::{Duration, Instant};
 use batsat::Lit;
 
 use crate::model::{History, MopArg, MopFn, OpType};
-pub use elle::{check_history, decides, SAT_MODELS};
+pub use elle::{check_history, decides, orders_sessions, SAT_MODELS};
 use encode::{encode, two_width_clauses};
 use polygraph::{build, to_cycle};
 use prune::prune;
@@ -75,6 +75,10 @@ pub struct RegTxn {
     pub committed: bool,
     /// The position of its completion in [`History::ops`] (for reports).
     pub index: u64,
+    /// The position of its invocation in [`History::ops`] (its completion's
+    /// when unknown). Only a hint: with [`Self::index`] it estimates when
+    /// the transaction took effect, which guides the solver's first guesses.
+    pub invoked: u64,
     /// Graph ids of committed transactions that completed before this one
     /// was invoked (enough of them for their transitive closure to be the
     /// whole real-time order; used only with [`SatOptions::real_time`]).
@@ -113,14 +117,8 @@ pub fn reg_history(
             OpType::Info => false,
             _ => continue,
         };
-        let src = if committed {
-            op
-        } else {
-            match h.invocation_of(i) {
-                Some(j) => &h.ops[j],
-                None => op,
-            }
-        };
+        let invoked = h.invocation_of(i).unwrap_or(i);
+        let src = if committed { op } else { &h.ops[invoked] };
         let mut ops = Vec::new();
         for m in h.mops(src) {
             let key = id(m.key);
@@ -141,6 +139,7 @@ pub fn reg_history(
             ops,
             committed,
             index: i as u64,
+            invoked: invoked as u64,
             realtime_preds: Vec::new(),
         });
         graph_id[i] = out.len() as u32;
@@ -208,6 +207,11 @@ pub struct SatOptions {
     /// `theory`). `usize::MAX` leaves batsat's backjumps alone. VeriStrong's
     /// HD-10k history: 2.2M → 0.26M decisions at the default of 100.
     pub backjump_limit: usize,
+    /// Give up (answer [`Verdict::Unknown`]) once an independent part has
+    /// raised this many cycle conflicts. Unlike [`Self::timeout`] the
+    /// answer does not depend on the machine: `--algorithm auto` bounds its
+    /// confirmation this way.
+    pub conflict_budget: Option<usize>,
 }
 
 impl Default for SatOptions {
@@ -221,6 +225,7 @@ impl Default for SatOptions {
             polarity: Polarity::KnownOrder,
             timeout: None,
             backjump_limit: 100,
+            conflict_budget: None,
         }
     }
 }
@@ -398,6 +403,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         si,
         opts.backjump_limit,
         opts.timeout.map(|t| start + t),
+        opts.conflict_budget,
     );
     stats.solve_time = phase.elapsed();
     stats.theory_conflicts = counters.theory_conflicts;

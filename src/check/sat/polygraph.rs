@@ -78,6 +78,10 @@ pub(super) struct Polygraph {
     /// constraint, only a hint for the initial order and the polarities
     /// (databases mostly run a session's transactions in order).
     pub(super) order_hints: Vec<(u32, u32)>,
+    /// Per graph id: where the transaction likely took effect (invocation
+    /// plus completion position, twice the midpoint; 0 for the initial
+    /// transaction). Ties in the initial order go to the smaller key.
+    pub(super) effect_key: Vec<u64>,
 }
 
 pub(super) fn lit(v: usize, positive: bool) -> Lit {
@@ -395,6 +399,9 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         selector: inc,
         wr_choices,
         order_hints,
+        effect_key: std::iter::once(0)
+            .chain(h.iter().map(|t| t.invoked + t.index))
+            .collect(),
     })
 }
 
@@ -470,7 +477,7 @@ impl KnownOrder {
         for (i, &v) in order.iter().enumerate() {
             pos[v as usize] = i as u32;
         }
-        let reach = Reach::new(&adj, &order, PRUNE_MAX_BYTES, |l| l == 1);
+        let reach = Reach::new(&adj, &order, PRUNE_MAX_BYTES, |l| l == 1, adj.len());
         KnownOrder { reach, pos }
     }
 

@@ -103,7 +103,7 @@ pub(super) fn prune(
         };
         let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == EdgeKind::Process);
         let Some(reach) =
-            Reach::new_reusing(&known, &order, PRUNE_MAX_BYTES, session, spare.take())
+            Reach::new_reusing(&known, &order, PRUNE_MAX_BYTES, session, g.n, spare.take())
         else {
             // Too big to prune: leave everything to the solver.
             return Ok(None);

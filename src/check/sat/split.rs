@@ -220,8 +220,9 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
     parts
 }
 
-/// Solves every part (on all cores) until `deadline`. Answers are in part
-/// order; a part after an unsatisfiable one may be left [`Unknown`].
+/// Solves every part (on all cores) until `deadline`, each part giving up
+/// after `conflict_budget` cycle conflicts. Answers are in part order; a
+/// part after an unsatisfiable one may be left [`Unknown`].
 ///
 /// [`Unknown`]: PartAnswer::Unknown
 pub(super) fn solve_parts(
@@ -229,6 +230,7 @@ pub(super) fn solve_parts(
     si: bool,
     backjump_limit: usize,
     deadline: Option<Instant>,
+    conflict_budget: Option<usize>,
 ) -> (Vec<PartAnswer>, PartCounters) {
     // Largest first, so that a big part does not start last.
     let mut queue: Vec<usize> = (0..parts.len()).collect();
@@ -257,6 +259,7 @@ pub(super) fn solve_parts(
                     si,
                     backjump_limit,
                     deadline,
+                    conflict_budget,
                     cancelled,
                     &mut counters,
                 )
@@ -316,13 +319,14 @@ pub(super) fn join_models(
     Some(model)
 }
 
-/// One part: batsat with the acyclicity theory, until `deadline` or
-/// `cancelled()`.
+/// One part: batsat with the acyclicity theory, until `deadline`,
+/// `conflict_budget` cycle conflicts, or `cancelled()`.
 fn solve_part(
     part: &Part,
     si: bool,
     backjump_limit: usize,
     deadline: Option<Instant>,
+    conflict_budget: Option<usize>,
     cancelled: impl Fn() -> bool + 'static,
     counters: &mut PartCounters,
 ) -> PartAnswer {
@@ -355,7 +359,11 @@ fn solve_part(
         Default::default(),
     );
     let stop = super::deadline_stop(deadline);
-    solver.cb_mut().set_stop(move || cancelled() || stop());
+    let conflicts = theory.conflicts.clone();
+    let over_budget = move || conflict_budget.is_some_and(|b| conflicts.get() >= b);
+    solver
+        .cb_mut()
+        .set_stop(move || cancelled() || over_budget() || stop());
     for p in &part.polarity {
         match p {
             Some(b) => solver.new_var(lbool::new(*b), true),
@@ -366,7 +374,7 @@ fn solve_part(
         solver.add_clause_reuse(&mut c.clone());
     }
     let r = solver.solve_limited_th(&mut theory, &[]);
-    counters.theory_conflicts += theory.conflicts;
+    counters.theory_conflicts += theory.conflicts.get();
     counters.conflicts += solver.num_conflicts();
     counters.decisions += solver.num_decisions();
     if r == lbool::UNDEF {

@@ -23,6 +23,7 @@ fn hist(txns: &[(i64, &[RegOp])]) -> RegHistory {
             ops: ops.to_vec(),
             committed: true,
             index: i as u64,
+            invoked: i as u64,
             realtime_preds: Vec::new(),
         })
         .collect()
@@ -618,6 +619,7 @@ fn random_history(rng: &mut Rng) -> RegHistory {
             ops,
             committed: !info,
             index: i as u64,
+            invoked: i as u64,
             realtime_preds: Vec::new(),
         });
         // Real time: an interval around the execution instant 4i, usually
@@ -901,4 +903,103 @@ fn independent_parts_solve_separately_and_report_deterministically() {
     // respecting both parts.
     let (v, stats) = check_serializable(&h[..3].to_vec(), &opts);
     assert_eq!((v, stats.parts), (Verdict::Valid(vec![1, 2, 3]), 1));
+}
+
+/// Snapshot isolation on generated histories big enough for pruning's
+/// reachability to take the path layout with the second layer off the
+/// paths: pruning and the 2-width clauses (which query it) change no
+/// verdict, every cycle re-checks, and a snapshot-isolated database's
+/// histories pass.
+#[test]
+fn si_pruning_on_session_paths_agrees_with_the_plain_solver() {
+    use crate::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};
+    let mut counts = [0usize; 2]; // [valid?]
+    for seed in 0..24u64 {
+        let faults = [vec![], vec![Fault::LostUpdate], vec![Fault::WriteSkew]];
+        let opts = GenOptions {
+            workload: GenWorkload::RwRegister,
+            mode: Mode::SnapshotIsolation,
+            txns: 300,
+            processes: 5,
+            keys: 8,
+            max_mops: 4,
+            faults: faults[(seed % 3) as usize].clone(),
+            seed,
+            ..GenOptions::default()
+        };
+        let mut text = Vec::new();
+        generate(&opts, &mut text).expect("generated");
+        let h = crate::read::read_history_bytes(text, "g.edn", crate::model::SourceFormat::Edn)
+            .expect("readable");
+        let (rh, _) = reg_history(&h, false).expect("registers");
+        let base = SatOptions {
+            isolation: Isolation::SnapshotIsolation,
+            session_order: true,
+            ..SatOptions::default()
+        };
+        let (pruned, stats) = check_serializable(&rh, &base);
+        assert!(stats.pruned > 0, "seed {seed}: {stats:?}");
+        let plain = SatOptions {
+            prune: false,
+            two_width: false,
+            ..base
+        };
+        let (unpruned, _) = check_serializable(&rh, &plain);
+        let valid = |v: &Verdict| match v {
+            Verdict::Valid(_) => true,
+            Verdict::Invalid(Violation::Cycle(c)) => {
+                verify_cycle(&rh, c).unwrap_or_else(|e| panic!("seed {seed}: {e}: {c:?}"));
+                false
+            }
+            other => panic!("seed {seed}: {other:?}"),
+        };
+        let answer = valid(&pruned);
+        assert_eq!(answer, valid(&unpruned), "seed {seed}");
+        if opts.faults.is_empty() {
+            assert!(answer, "seed {seed}");
+        }
+        counts[answer as usize] += 1;
+    }
+    assert!(counts[0] >= 4 && counts[1] >= 8, "{counts:?}");
+}
+
+/// A conflict budget makes a search that needs more conflicts unknown, the
+/// same way on every run, and changes nothing for one that needs fewer.
+#[test]
+fn conflict_budget_gives_up_deterministically() {
+    use crate::gen::{generate, GenOptions, Mode, Workload as GenWorkload};
+    let opts = GenOptions {
+        workload: GenWorkload::RwRegister,
+        mode: Mode::Serializable,
+        txns: 2000,
+        seed: 1,
+        ..GenOptions::default()
+    };
+    let mut text = Vec::new();
+    generate(&opts, &mut text).expect("generated");
+    let h = crate::read::read_history_bytes(text, "g.edn", crate::model::SourceFormat::Edn)
+        .expect("readable");
+    let (rh, _) = reg_history(&h, false).expect("registers");
+    let base = SatOptions {
+        session_order: false,
+        ..SatOptions::default()
+    };
+    let (free, stats) = check_serializable(&rh, &base);
+    assert!(matches!(free, Verdict::Valid(_)), "{free:?}");
+    let needed = stats.theory_conflicts;
+    assert!(needed >= 10, "{stats:?}");
+    for _ in 0..3 {
+        let short = SatOptions {
+            conflict_budget: Some(needed / 2),
+            ..base
+        };
+        let (v, stats) = check_serializable(&rh, &short);
+        assert_eq!(v, Verdict::Unknown);
+        assert_eq!(stats.theory_conflicts, needed / 2);
+    }
+    let enough = SatOptions {
+        conflict_budget: Some(needed + 1),
+        ..base
+    };
+    assert_eq!(check_serializable(&rh, &enough).0, free);
 }

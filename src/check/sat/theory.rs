@@ -64,8 +64,9 @@ pub(super) struct AcyclicTheory {
     processed: usize,
     /// The edges of the last cycle found (for the report).
     pub(super) last_cycle: Option<Vec<u32>>,
-    /// Conflicts raised.
-    pub(super) conflicts: usize,
+    /// Conflicts raised (shared, so that the solver's stop callback can
+    /// enforce a conflict budget).
+    pub(super) conflicts: std::rc::Rc<std::cell::Cell<usize>>,
     /// Per variable: its position on the solver's trail when processed.
     trail_pos: Vec<u32>,
     /// Longest backjump a conflict may cause (see `conflict`).
@@ -126,7 +127,7 @@ impl AcyclicTheory {
             levels: Vec::new(),
             processed: 0,
             last_cycle: None,
-            conflicts: 0,
+            conflicts: Default::default(),
             trail_pos: vec![0; vars],
             backjump_limit,
             clause: Vec::new(),
@@ -204,7 +205,7 @@ impl AcyclicTheory {
     }
 
     fn conflict(&mut self, cycle: Vec<u32>, acts: &mut TheoryArg) {
-        self.conflicts += 1;
+        self.conflicts.set(self.conflicts.get() + 1);
         self.clause.clear();
         for &e in &cycle {
             self.clause
