@@ -905,6 +905,15 @@ fn independent_parts_solve_separately_and_report_deterministically() {
     assert_eq!((v, stats.parts), (Verdict::Valid(vec![1, 2, 3]), 1));
 }
 
+/// A history from `ellery gen`, as the SAT checker's input.
+fn generated(opts: &crate::gen::GenOptions) -> RegHistory {
+    let mut text = Vec::new();
+    crate::gen::generate(opts, &mut text).expect("generated");
+    let h = crate::read::read_history_bytes(text, "g.edn", crate::model::SourceFormat::Edn)
+        .expect("readable");
+    reg_history(&h, false).expect("registers").0
+}
+
 /// Snapshot isolation on generated histories big enough for pruning's
 /// reachability to take the path layout with the second layer off the
 /// paths: pruning and the 2-width clauses (which query it) change no
@@ -912,7 +921,7 @@ fn independent_parts_solve_separately_and_report_deterministically() {
 /// histories pass.
 #[test]
 fn si_pruning_on_session_paths_agrees_with_the_plain_solver() {
-    use crate::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};
+    use crate::gen::{Fault, GenOptions, Mode, Workload as GenWorkload};
     let mut counts = [0usize; 2]; // [valid?]
     for seed in 0..24u64 {
         let faults = [vec![], vec![Fault::LostUpdate], vec![Fault::WriteSkew]];
@@ -927,11 +936,7 @@ fn si_pruning_on_session_paths_agrees_with_the_plain_solver() {
             seed,
             ..GenOptions::default()
         };
-        let mut text = Vec::new();
-        generate(&opts, &mut text).expect("generated");
-        let h = crate::read::read_history_bytes(text, "g.edn", crate::model::SourceFormat::Edn)
-            .expect("readable");
-        let (rh, _) = reg_history(&h, false).expect("registers");
+        let rh = generated(&opts);
         let base = SatOptions {
             isolation: Isolation::SnapshotIsolation,
             session_order: true,
@@ -967,7 +972,7 @@ fn si_pruning_on_session_paths_agrees_with_the_plain_solver() {
 /// same way on every run, and changes nothing for one that needs fewer.
 #[test]
 fn conflict_budget_gives_up_deterministically() {
-    use crate::gen::{generate, GenOptions, Mode, Workload as GenWorkload};
+    use crate::gen::{GenOptions, Mode, Workload as GenWorkload};
     let opts = GenOptions {
         workload: GenWorkload::RwRegister,
         mode: Mode::Serializable,
@@ -975,11 +980,7 @@ fn conflict_budget_gives_up_deterministically() {
         seed: 1,
         ..GenOptions::default()
     };
-    let mut text = Vec::new();
-    generate(&opts, &mut text).expect("generated");
-    let h = crate::read::read_history_bytes(text, "g.edn", crate::model::SourceFormat::Edn)
-        .expect("readable");
-    let (rh, _) = reg_history(&h, false).expect("registers");
+    let rh = generated(&opts);
     let base = SatOptions {
         session_order: false,
         ..SatOptions::default()
