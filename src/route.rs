@@ -171,10 +171,10 @@ pub const AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS: usize = 100_000;
 /// Cycle conflicts `auto`'s confirmation may raise per independent part
 /// before it gives up and the inference's answer stands. Without session
 /// order the search can grow faster than the history (generated
-/// serializable histories of 10,000 / 30,000 / 50,000 transactions: 8,500 /
-/// 27,000 / 58,000 conflicts, 1.1 / 6 / 16 s), while real violations are
-/// usually found with few (Cobra's 37,000-transaction yuga-G2-a: none, 0.2
-/// s). A conflict count, unlike a time limit, gives the same answer on
+/// serializable histories of 10,000 / 30,000 / 50,000 transactions: 1,400 /
+/// 8,500 / 13,400 conflicts, 1.0 / 4.3 / 8.7 s; VeriStrong's BL-10k:
+/// 33,000, 8 s), while real violations are usually found with few (Cobra's
+/// 37,000-transaction yuga-G2-a: none, 0.2 s). A conflict count, unlike a time limit, gives the same answer on
 /// every machine.
 pub const AUTO_SAT_CONFLICT_BUDGET: usize = 20_000;
 

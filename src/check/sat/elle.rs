@@ -48,7 +48,7 @@ const REAL_TIME_MODELS: [&str; 3] = [
 /// Whether the SAT check for `opts` includes each process's order: some
 /// requested model has session or real-time order. Without it, far fewer
 /// orders are known and the search is much harder (a generated
-/// 50,000-transaction history: 16 s instead of well under 1 s).
+/// 50,000-transaction history: 9 s instead of well under 1 s).
 pub fn orders_sessions(opts: &crate::pipeline::CheckOptions) -> bool {
     requested_models(opts).iter().any(|m| {
         REAL_TIME_MODELS.contains(m)

@@ -159,7 +159,7 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
         part_of_root[root]
     };
     let mut local_var = vec![NONE; enc.vars()];
-    for v in 0..enc.vars() {
+    for v in sweep_order(enc, n).into_iter().map(|v| v as usize) {
         if !in_clause[v] && !has_edge[v] {
             continue;
         }
@@ -218,6 +218,31 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
         parts[p].clauses.push(c.into_iter().map(to_local).collect());
     }
     parts
+}
+
+/// The encoding's variables by the known-order position of the later end
+/// of the first edge each one guards. Solver variables are numbered in
+/// this order, and batsat, while activities are still equal, decides
+/// lower numbers first: the search sweeps forward through the history
+/// instead of jumping around it (a generated 10,000-transaction history
+/// without session order: 8,500 → 1,400 conflicts; VeriStrong's HD-10k
+/// SER 6,700 → 4,300, SI 10,100 → 5,800).
+fn sweep_order(enc: &Encoding, n: usize) -> Vec<u32> {
+    let mut pos = vec![0u32; n];
+    for (i, &v) in enc.order.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    let mut key = vec![u32::MAX; enc.vars()];
+    for e in &enc.edges {
+        let at = pos[e.from as usize].max(pos[e.to as usize]);
+        for l in e.reason.iter() {
+            let k = &mut key[l.var().idx() as usize];
+            *k = (*k).min(at);
+        }
+    }
+    let mut order: Vec<u32> = (0..enc.vars() as u32).collect();
+    order.sort_by_key(|&v| (key[v as usize], v));
+    order
 }
 
 /// Solves every part (on all cores) until `deadline`, each part giving up
