@@ -174,8 +174,8 @@ pub const AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS: usize = 100_000;
 /// serializable histories of 10,000 / 30,000 / 50,000 transactions: 1,400 /
 /// 8,500 / 13,400 conflicts, 1.0 / 4.3 / 8.7 s; VeriStrong's BL-10k:
 /// 33,000, 8 s), while real violations are usually found with few (Cobra's
-/// 37,000-transaction yuga-G2-a: none, 0.2 s). A conflict count, unlike a time limit, gives the same answer on
-/// every machine.
+/// 37,000-transaction yuga-G2-a: none, 0.2 s). A conflict count, unlike a
+/// time limit, gives the same answer on every machine.
 pub const AUTO_SAT_CONFLICT_BUDGET: usize = 20_000;
 
 /// `auto` for rw-register histories the mini-transaction path cannot take.
@@ -200,21 +200,24 @@ fn auto_register(
             eprintln!("ellery: {}: {what}", h.origin);
         }
     };
-    let confirm_limit = if sat::orders_sessions(opts) {
-        AUTO_SAT_MAX_OPS
-    } else {
-        AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS
-    };
     match inferred {
         Err(e) if e.kind == crate::error::InputErrorKind::RepeatedValues => {
             say("algorithm sat (auto: written values repeat, so the inference cannot tell which write a read saw)");
             sat::check_history(h, opts)
         }
-        Ok(o)
-            if opts.confirm_with_sat
-                && o.validity == Validity::Valid
-                && h.ops.len() <= confirm_limit =>
-        {
+        Ok(o) if opts.confirm_with_sat && o.validity == Validity::Valid => {
+            let limit = if sat::orders_sessions(opts) {
+                AUTO_SAT_MAX_OPS
+            } else {
+                AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS
+            };
+            if h.ops.len() > limit {
+                say(&format!(
+                    "no exact confirmation: {} ops, over auto's limit of {limit} for these models (--algorithm sat checks it)",
+                    h.ops.len()
+                ));
+                return Ok(o);
+            }
             say("algorithm sat (auto: confirming the inference's valid verdict exactly)");
             let budget =
                 AUTO_SAT_CONFLICT_BUDGET.min(opts.sat_conflict_budget.unwrap_or(usize::MAX));
@@ -236,13 +239,6 @@ fn auto_register(
                 }
                 Validity::Valid => Ok(o),
             }
-        }
-        Ok(o) if opts.confirm_with_sat && o.validity == Validity::Valid => {
-            say(&format!(
-                "no exact confirmation: {} ops, over auto's limit of {confirm_limit} for these models (--algorithm sat checks it)",
-                h.ops.len()
-            ));
-            Ok(o)
         }
         other => other,
     }

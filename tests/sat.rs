@@ -61,6 +61,34 @@ fn sat_finds_the_cycle_the_inference_cannot_see() {
     assert_eq!(pr_str(&auto.result), pr_str(&exact.result));
 }
 
+/// When the confirmation gives up (here its timeout has already passed),
+/// `auto` keeps the inference's valid verdict rather than reporting
+/// unknown; `--algorithm sat` alone reports unknown.
+#[test]
+fn auto_keeps_the_inferred_verdict_when_the_sat_checker_gives_up() {
+    let h = history(HIDDEN);
+    let opts = |algorithm| CheckOptions {
+        expectations: Expectations {
+            models: Some(vec!["serializable"]),
+            anomalies: vec![],
+        },
+        algorithm,
+        sat_timeout: Some(std::time::Duration::ZERO),
+        ..CheckOptions::default()
+    };
+    let run = |algorithm| {
+        route::check(
+            &h,
+            &opts(algorithm),
+            Workload::RwRegister,
+            &RwOptions::default(),
+        )
+        .expect("checkable")
+    };
+    assert_eq!(run(Algorithm::Sat).validity, Validity::Unknown);
+    assert_eq!(pr_str(&run(Algorithm::Auto).result), "{:valid? true}");
+}
+
 /// `auto` confirms valid inferred verdicts up to a size that depends on
 /// whether the models order sessions: HIDDEN padded past 20,000 ops keeps
 /// the inference's answer under `serializable` and is still confirmed (and

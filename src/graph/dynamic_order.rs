@@ -63,12 +63,8 @@ impl DynamicOrder {
     /// order of the edges about to be inserted makes each insertion O(1).
     pub fn with_order(order: &[u32]) -> DynamicOrder {
         let n = order.len();
-        let mut pos = vec![0u32; n];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i as u32;
-        }
         DynamicOrder {
-            pos,
+            pos: super::positions(order),
             slots: Vec::new(),
             head_out: vec![NONE; n],
             head_in: vec![NONE; n],

@@ -188,6 +188,15 @@ impl DiGraph {
     }
 }
 
+/// The inverse of an `order` of `0..order.len()`: each vertex's index in it.
+pub fn positions(order: &[u32]) -> Vec<u32> {
+    let mut pos = vec![0u32; order.len()];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    pos
+}
+
 /// A topological order of the graph on `0..n` whose successors `out(v)`
 /// lists (Kahn's algorithm), or `None` if it has a cycle. Among ready
 /// vertices the smallest id goes first, so the order is deterministic and

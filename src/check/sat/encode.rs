@@ -104,10 +104,7 @@ pub(super) fn encode(
     });
     let acyclic = known.is_some();
     let order = known.unwrap_or_else(|| (0..g.n as u32).collect());
-    let mut pos = vec![0u32; g.n];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
+    let pos = crate::graph::positions(&order);
     let mut pol: Vec<Option<bool>> = vec![None; g.vars];
     if polarity == Polarity::KnownOrder {
         // A read prefers the latest candidate writer before it, the others
@@ -312,10 +309,7 @@ pub(super) fn two_width_clauses(
             _ => {}
         }
     }
-    let mut pos = vec![0u32; size];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
+    let pos = crate::graph::positions(&order);
     // Unconditional paths run forward in the known order, so in a pair one
     // edge `u1 → v1` runs backward; take it first. The other's source lies
     // after `v1`; if it also lies after `u1`, the other edge runs backward

@@ -473,10 +473,7 @@ impl KnownOrder {
                 pos: Vec::new(),
             };
         };
-        let mut pos = vec![0u32; n];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i as u32;
-        }
+        let pos = crate::graph::positions(&order);
         let reach = Reach::new(&adj, &order, PRUNE_MAX_BYTES, |l| l == 1, adj.len());
         KnownOrder { reach, pos }
     }

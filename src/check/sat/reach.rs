@@ -63,10 +63,7 @@ impl Reach {
     ) -> Option<Reach> {
         let n = adj.len();
         let covered = covered.min(n);
-        let mut pos = vec![0u32; n];
-        for (i, &v) in order.iter().enumerate() {
-            pos[v as usize] = i as u32;
-        }
+        let pos = crate::graph::positions(order);
         // Greedy path cover of the covered vertices: link along preferred
         // edges, then link each vertex without a successor to its earliest
         // successor without a predecessor.
@@ -117,10 +114,20 @@ impl Reach {
             }
             paths += 1;
         }
-        let uncovered_preds: usize = adj
-            .iter()
-            .map(|a| a.iter().filter(|&&(w, _)| !on_path(w)).count())
-            .sum();
+        // Where each off-path vertex's predecessors will lie in `preds`
+        // (counted now: they are part of the path layout's size).
+        let mut starts = vec![0u32; n - covered + 1];
+        if covered < n {
+            for a in adj {
+                for &(w, _) in a.iter().filter(|&&(w, _)| !on_path(w)) {
+                    starts[w as usize - covered + 1] += 1;
+                }
+            }
+            for i in 1..starts.len() {
+                starts[i] += starts[i - 1];
+            }
+        }
+        let uncovered_preds = starts[n - covered] as usize;
         let bits_bytes = n * n.div_ceil(64) * 8;
         let paths_bytes = n * paths * 4 + (uncovered_preds + n - covered) * 4;
         if bits_bytes.min(paths_bytes) > max_bytes {
@@ -167,22 +174,15 @@ impl Reach {
                 }
             }
             // Predecessor lists of the vertices off the paths.
-            let mut starts = vec![0u32; n - covered + 1];
-            for a in adj {
-                for &(w, _) in a.iter().filter(|&&(w, _)| !on_path(w)) {
-                    starts[w as usize - covered + 1] += 1;
-                }
-            }
-            for i in 1..starts.len() {
-                starts[i] += starts[i - 1];
-            }
             let mut preds = vec![0u32; uncovered_preds];
-            let mut fill = starts.clone();
-            for (v, a) in adj.iter().enumerate() {
-                for &(w, _) in a.iter().filter(|&&(w, _)| !on_path(w)) {
-                    let slot = &mut fill[w as usize - covered];
-                    preds[*slot as usize] = v as u32;
-                    *slot += 1;
+            if covered < n {
+                let mut fill = starts.clone();
+                for (v, a) in adj.iter().enumerate() {
+                    for &(w, _) in a.iter().filter(|&&(w, _)| !on_path(w)) {
+                        let slot = &mut fill[w as usize - covered];
+                        preds[*slot as usize] = v as u32;
+                        *slot += 1;
+                    }
                 }
             }
             return Some(Reach::Paths {

@@ -159,7 +159,7 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
         part_of_root[root]
     };
     let mut local_var = vec![NONE; enc.vars()];
-    for v in sweep_order(enc, n).into_iter().map(|v| v as usize) {
+    for v in sweep_order(enc).into_iter().map(|v| v as usize) {
         if !in_clause[v] && !has_edge[v] {
             continue;
         }
@@ -227,11 +227,8 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
 /// instead of jumping around it (a generated 10,000-transaction history
 /// without session order: 8,500 → 1,400 conflicts; VeriStrong's HD-10k
 /// SER 6,700 → 4,300, SI 10,100 → 5,800).
-fn sweep_order(enc: &Encoding, n: usize) -> Vec<u32> {
-    let mut pos = vec![0u32; n];
-    for (i, &v) in enc.order.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
+fn sweep_order(enc: &Encoding) -> Vec<u32> {
+    let pos = crate::graph::positions(&enc.order);
     let mut key = vec![u32::MAX; enc.vars()];
     for e in &enc.edges {
         let at = pos[e.from as usize].max(pos[e.to as usize]);
