@@ -132,6 +132,10 @@ pub fn check_history(h: &History, opts: &CheckOptions) -> Result<Outcome, crate:
             seqs.push(kind);
         }
     }
+    let lost = super::facts::certain_lost_updates(h);
+    if !lost.is_empty() {
+        anomalies.push(("lost-update".to_string(), lost));
+    }
     let solve = |c: Constraint| {
         let sat_opts = SatOptions {
             isolation: c.isolation,
@@ -179,6 +183,8 @@ pub fn check_history(h: &History, opts: &CheckOptions) -> Result<Outcome, crate:
         Verdict::Unknown => validity = Validity::Unknown,
         // Reported by the facts above (the solver skipped them).
         Verdict::Invalid(Violation::Internal { .. } | Violation::Unwritten { .. }) => {}
+        Verdict::Invalid(Violation::LostUpdate { .. })
+            if anomalies.iter().any(|(k, _)| k == "lost-update") => {}
         Verdict::Invalid(Violation::LostUpdate { key, value, txns }) => {
             let val = |v: RegValue| v.map_or(Value::Nil, |x| h.atom_value(atoms[x as usize]));
             let ops = txns

@@ -124,6 +124,65 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     (g1a, g1b)
 }
 
+/// Lost updates every resolution has (Elle's `lost-update` case maps:
+/// `:key`, `:value`, `:txns`): committed transactions that read a key and
+/// wrote it, whose read only one committed transaction (or the initial
+/// state) explains, the same one for all of them. Others are the solver's
+/// choice.
+pub fn certain_lost_updates(h: &History) -> Vec<Value> {
+    let writers = Writers::new(h);
+    // (key, writer or u32::MAX for the initial state) → value, readers.
+    let mut groups: Vec<((Atom, u32), Val, Vec<usize>)> = Vec::new();
+    let mut slot: HashMap<(Atom, u32), usize> = HashMap::new();
+    let mut first: Vec<(Atom, Val, bool)> = Vec::new(); // key, value, read first
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        first.clear();
+        for m in h.mops(op) {
+            if !first.iter().any(|f| f.0 == m.key) {
+                first.push((m.key, val(m.arg), m.f == MopFn::Read));
+            }
+        }
+        for &(k, v, read) in &first {
+            let writes = h.mops(op).iter().any(|m| m.key == k && m.f == MopFn::Write);
+            if !read || !writes {
+                continue;
+            }
+            let others: Vec<u32> = writers
+                .installed
+                .get(&(k, v))
+                .map(|ws| ws.iter().copied().filter(|&w| w != i as u32).collect())
+                .unwrap_or_default();
+            let source = match (v, others.as_slice()) {
+                (None, []) => u32::MAX,
+                (Some(_), [w]) if h.ops[*w as usize].op_type == OpType::Ok => *w,
+                _ => continue,
+            };
+            let g = *slot.entry((k, source)).or_insert_with(|| {
+                groups.push(((k, source), v, Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].2.push(i);
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.2.len() > 1)
+        .map(|((k, _), v, readers)| {
+            Value::kw_map(vec![
+                ("key", h.atom_value(k)),
+                ("value", v.map_or(Value::Nil, |a| h.atom_value(a))),
+                (
+                    "txns",
+                    Value::Vector(readers.iter().map(|&r| op_value(h, r)).collect()),
+                ),
+            ])
+        })
+        .collect()
+}
+
 /// Whether some value is written to a key by two transactions (`:ok`,
 /// `:info` or `:fail`; final or intermediate), twice by one, or `nil` is
 /// written (as the initial state has it): then a read's writer is a choice,
