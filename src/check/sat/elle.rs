@@ -65,16 +65,20 @@ pub fn constraints(prohibited: &[&str]) -> Vec<Constraint> {
         .find(|(t, _)| has(t))
         .map(|(_, c)| c)
     };
-    let all: Vec<Constraint> = [("", false, false), ("-process", true, false), ("-realtime", true, true)]
-        .into_iter()
-        .filter_map(|(suffix, session_order, real_time)| {
-            class(suffix).map(|isolation| Constraint {
-                isolation,
-                session_order,
-                real_time,
-            })
+    let all: Vec<Constraint> = [
+        ("", false, false),
+        ("-process", true, false),
+        ("-realtime", true, true),
+    ]
+    .into_iter()
+    .filter_map(|(suffix, session_order, real_time)| {
+        class(suffix).map(|isolation| Constraint {
+            isolation,
+            session_order,
+            real_time,
         })
-        .collect();
+    })
+    .collect();
     let mut out: Vec<Constraint> = Vec::new();
     for (i, &c) in all.iter().enumerate() {
         let implied = all
@@ -112,7 +116,10 @@ pub fn strongest(opts: &CheckOptions) -> Option<Isolation> {
 
 /// `--algorithm sat` for `-m rw-register`: Elle's result map for the
 /// models and anomalies in `opts`, decided exactly.
-pub fn check_history(h: &History, opts: &CheckOptions) -> Result<Outcome, crate::error::InputError> {
+pub fn check_history(
+    h: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
     let prohibited = opts.expectations.prohibited();
     let wanted = constraints(&prohibited);
     let real_time = wanted.iter().any(|c| c.real_time);

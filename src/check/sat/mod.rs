@@ -34,8 +34,8 @@
 //! induced graph (through the theory's layered graph).
 
 mod elle;
-mod facts;
 mod encode;
+mod facts;
 mod polygraph;
 mod prune;
 mod reach;
@@ -48,8 +48,8 @@ use batsat::Lit;
 
 use crate::model::{History, MopArg, MopFn, OpType};
 pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
-pub use facts::{dirty_read_cases, values_repeat};
 use encode::{encode, two_width_clauses};
+pub use facts::{dirty_read_cases, values_repeat};
 use polygraph::{build, to_cycle};
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
