@@ -446,13 +446,16 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     })
 }
 
+/// `(key, value, [(read index, reader)])`: the external reads of one key
+/// and value by transactions that also write the key.
+type ReaderGroup = (u64, RegValue, Vec<(usize, u32)>);
+
 /// External reads of one key and value by transactions that also write the
 /// key: any two of them that read from the same writer are a lost update.
 struct LostUpdates {
     enabled: bool,
-    /// `(key, value, [(read index, reader)])`, groups of two or more, by
-    /// their first read.
-    groups: Vec<(u64, RegValue, Vec<(usize, u32)>)>,
+    /// Groups of two or more, by their first read.
+    groups: Vec<ReaderGroup>,
 }
 
 impl LostUpdates {
@@ -461,7 +464,7 @@ impl LostUpdates {
         reads: &[(u32, u64, RegValue, Vec<u32>)],
         writes: impl Fn(u32, u64) -> bool,
     ) -> LostUpdates {
-        let mut groups: Vec<(u64, RegValue, Vec<(usize, u32)>)> = Vec::new();
+        let mut groups: Vec<ReaderGroup> = Vec::new();
         if enabled {
             let mut slot: hashbrown::HashMap<(u64, RegValue), usize> = Default::default();
             for (i, &(s, k, v, _)) in reads.iter().enumerate() {
