@@ -421,10 +421,9 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
 fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
     let single_rw = opts.isolation == Isolation::ConsistentView;
-    // Pruning reasons about plain or layered acyclicity: sound for the
-    // rw-free graphs too, not for the single-rw cycles.
+    // The 2-width clauses are argued for plain or layered acyclicity with
+    // rw edges.
     let opts = &SatOptions {
-        prune: opts.prune && !single_rw,
         two_width: opts.two_width && opts.isolation.full(),
         ..*opts
     };
@@ -440,7 +439,13 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     let mut known = None;
     if opts.prune {
         let phase = Instant::now();
-        let pruned = prune(&g, &mut assign, stats, si, &expired);
+        let pruned = prune(
+            &g,
+            &mut assign,
+            stats,
+            prune::Shape { si, single_rw },
+            &expired,
+        );
         stats.prune_time = phase.elapsed();
         match pruned {
             Ok(reach) => known = reach,
