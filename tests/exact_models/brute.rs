@@ -201,11 +201,6 @@ pub fn mask_names(mask: u32) -> Vec<String> {
         .collect()
 }
 
-/// The bit of an anomaly name (inverse of [`bit_name`]).
-pub fn name_bit(name: &str) -> Option<u32> {
-    (0..NBITS).find(|&i| bit_name(i) == name).map(|i| 1 << i)
-}
-
 /// Edge kinds, as bits of an adjacency cell.
 pub const WW: u8 = 1;
 /// Write-read.
@@ -362,6 +357,9 @@ pub struct Analysis {
     pub forced: Vec<(usize, u32)>,
     /// Number of resolutions enumerated.
     pub resolutions: u64,
+    /// Every distinct graph of a resolution (`adj[a * n + b]` = kinds of
+    /// the edges `a -> b`, over all transactions), with its cycle types.
+    pub graphs: Vec<(Vec<u8>, u32)>,
 }
 
 fn final_write(t: &Txn, k: Key) -> Option<Val> {
@@ -670,7 +668,22 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
         always,
         forced,
         resolutions,
+        graphs: memo.into_iter().collect(),
     })
+}
+
+/// Whether the graph over `n` vertices with adjacency `adj` (nonzero =
+/// edge) has a cycle (a self-loop counts).
+pub fn has_cycle(n: usize, adj: &[bool]) -> bool {
+    // Repeatedly remove vertices without incoming edges.
+    let mut alive = vec![true; n];
+    loop {
+        let source = (0..n).find(|&v| alive[v] && !(0..n).any(|u| alive[u] && adj[u * n + v]));
+        match source {
+            Some(v) => alive[v] = false,
+            None => return alive.iter().any(|&a| a),
+        }
+    }
 }
 
 /// The anomaly bits a model list prohibits: a bit counts when its type, or
