@@ -137,9 +137,16 @@ pub fn check(
         ),
         Algorithm::Auto => {
             validate(h, workload)?;
-            if crate::check::sat::values_repeat(h) {
+            let why = if crate::check::sat::values_repeat(h) {
+                Some("written values repeat, so a read's writer is a choice the inference cannot make")
+            } else if crate::check::sat::reads_unwritten_values(h) {
+                Some("a read returned a value nobody wrote, which the inference does not report")
+            } else {
+                None
+            };
+            if let Some(why) = why {
                 if opts.verbose {
-                    eprintln!("ellery: {}: algorithm sat (auto: written values repeat, so a read's writer is a choice the inference cannot make)", h.origin);
+                    eprintln!("ellery: {}: algorithm sat (auto: {why})", h.origin);
                 }
                 return crate::check::sat::check_history(h, opts);
             }

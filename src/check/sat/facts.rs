@@ -183,6 +183,17 @@ pub fn certain_lost_updates(h: &History) -> Vec<Value> {
         .collect()
 }
 
+/// Whether some committed transaction read a value of a key that nobody
+/// wrote to it (neither `nil` nor any transaction's write, failed or not):
+/// Elle's inference says nothing about such reads; the exact checker
+/// reports them as `G1a` with `:writer nil`.
+pub fn reads_unwritten_values(h: &History) -> bool {
+    dirty_read_cases(h)
+        .0
+        .iter()
+        .any(|case| case.get_kw("writer") == Some(&Value::Nil))
+}
+
 /// Whether some value is written to a key by two transactions (`:ok`,
 /// `:info` or `:fail`; final or intermediate), twice by one, or `nil` is
 /// written (as the initial state has it): then a read's writer is a choice,

@@ -195,13 +195,13 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         }
     }
     if opts.session_order {
-        // Each transaction follows its process's last committed one and every
-        // :info transaction since (which may or may not have happened).
-        let mut tail: std::collections::HashMap<i64, Vec<u32>> = Default::default();
-        for (i, t) in h.iter().enumerate() {
+        // Each committed transaction follows its process's previous one, as
+        // Elle's process graph orders `:ok` ops only (an `:info` transaction
+        // is in no session order; Jepsen gives the process a new id).
+        let mut last: std::collections::HashMap<i64, u32> = Default::default();
+        for (i, t) in h.iter().enumerate().filter(|(_, t)| t.committed) {
             let id = i as u32 + 1;
-            let prev = tail.entry(t.process).or_default();
-            for &p in prev.iter() {
+            if let Some(p) = last.insert(t.process, id) {
                 edges.push(Edge {
                     from: p,
                     to: id,
@@ -209,10 +209,6 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                     reason: cond(p, id, &[]),
                 });
             }
-            if t.committed {
-                prev.clear();
-            }
-            prev.push(id);
         }
     }
     if opts.real_time {

@@ -151,6 +151,11 @@ impl AcyclicTheory {
                 th.activate(e)?;
             }
         }
+        // An unconditional rw edge may be closed by unconditional edges
+        // inserted after it: a cycle before any choice.
+        for i in 0..th.rw_active.len() {
+            th.check_rw(th.rw_active[i])?;
+        }
         Ok(th)
     }
 
