@@ -17,7 +17,13 @@ pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
 /// (the lowest index among those), so reported cycles are short to explain.
 fn known_graph(g: &Polygraph, assign: &[Option<bool>], shape: Shape) -> Vec<Vec<(u32, usize)>> {
     let mut adj = vec![Vec::new(); if shape.si { 2 * g.n } else { g.n }];
-    add_known(g, assign, &mut adj, &mut (0..g.edges.len()).collect(), shape);
+    add_known(
+        g,
+        assign,
+        &mut adj,
+        &mut (0..g.edges.len()).collect(),
+        shape,
+    );
     for a in &mut adj {
         a.sort_unstable_by_key(|&(t, i)| (t, g.edges[i].reason.len(), i));
         a.dedup_by_key(|x| x.0);
