@@ -41,9 +41,10 @@ pub struct CheckOptions {
     /// by `--algorithm auto` for its confirmations (a bound that, unlike
     /// the timeout, gives the same answer on every machine).
     pub sat_conflict_budget: Option<usize>,
-    /// Under `--algorithm auto`, let the SAT checker confirm a valid
-    /// inferred rw-register verdict (see [`crate::route`]). Off in elle-cli
-    /// mode, whose verdicts stay elle-cli's.
+    /// Under `--algorithm auto`, let the exact (SAT) checker take the
+    /// rw-register histories the inference misreads and confirm a valid
+    /// inferred verdict (see [`crate::route`]). Off in elle-cli mode, whose
+    /// verdicts stay elle-cli's.
     pub confirm_with_sat: bool,
 }
 

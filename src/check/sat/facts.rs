@@ -34,8 +34,8 @@ struct Writers {
     /// Final writes of `:ok` and `:info` transactions (several per value
     /// when values repeat).
     installed: HashMap<(Atom, Val), Vec<u32>>,
-    /// Intermediate writes of `:ok` and `:info` transactions (the first).
-    intermediate: HashMap<(Atom, Val), u32>,
+    /// Intermediate writes of `:ok` and `:info` transactions.
+    intermediate: HashMap<(Atom, Val), Vec<u32>>,
     /// Writes of `:fail`ed transactions (the first).
     failed: HashMap<(Atom, Val), u32>,
 }
@@ -60,7 +60,10 @@ impl Writers {
                 }
                 match last.iter_mut().find(|(k, _)| *k == m.key) {
                     Some(slot) => {
-                        w.intermediate.entry((m.key, slot.1)).or_insert(i as u32);
+                        w.intermediate
+                            .entry((m.key, slot.1))
+                            .or_default()
+                            .push(i as u32);
                         slot.1 = v;
                     }
                     None => last.push((m.key, v)),
@@ -113,7 +116,7 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
             } else if let Some(&w) = writers
                 .intermediate
                 .get(&(m.key, v))
-                .filter(|&&w| w != i as u32)
+                .and_then(|ws| ws.iter().find(|&&w| w != i as u32))
             {
                 g1b.push(case(op_value(h, w as usize)));
             } else {
