@@ -9,7 +9,7 @@
 //! concurrency — and compare its verdicts with ellery's under
 //! `--algorithm auto` and `--algorithm sat`.
 //!
-//! `ELLERY_EXACT_N` sets the number of random histories (default 1000;
+//! `ELLERY_EXACT_N` sets the number of random histories (default 2000;
 //! each is checked under every model); `ELLERY_EXACT_SEED` the first seed.
 
 #[path = "exact_models/brute.rs"]
@@ -431,7 +431,7 @@ fn campaign(hists: &[Hist], models: &[&'static str]) -> (String, usize) {
 }
 
 fn random_histories(unique: bool) -> Vec<Hist> {
-    let n = env_u64("ELLERY_EXACT_N", 1000);
+    let n = env_u64("ELLERY_EXACT_N", 2000);
     let seed = env_u64("ELLERY_EXACT_SEED", 1);
     (0..n)
         .map(|i| {

@@ -370,7 +370,7 @@ fn final_write(t: &Txn, k: Key) -> Option<Val> {
 }
 
 fn writes(t: &Txn, k: Key, v: Val) -> bool {
-    t.mops.iter().any(|m| *m == Mop::W(k, v))
+    t.mops.contains(&Mop::W(k, v))
 }
 
 /// The `internal` fact and the external reads of the `:ok` transactions.
