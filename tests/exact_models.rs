@@ -736,6 +736,39 @@ fn brute_force_agrees_with_serial_executions() {
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
+/// For the snapshot-isolation family the brute force agrees with the
+/// operational definition (snapshots and first-committer-wins).
+#[test]
+fn brute_force_agrees_with_snapshot_executions() {
+    use brute::SerialOrder;
+    let cases = [
+        ("snapshot-isolation", SerialOrder::Any),
+        ("strong-session-snapshot-isolation", SerialOrder::Process),
+        ("strong-snapshot-isolation", SerialOrder::Realtime),
+    ];
+    let mut errors = Vec::new();
+    let mut invalid = [0; 3];
+    for h in random_histories(false) {
+        let Some(a) = brute::analyze(&h, EdgeMode::Full, LIMIT) else {
+            continue;
+        };
+        for (i, &(model, order)) in cases.iter().enumerate() {
+            let p = brute::prohibited_mask(&[model]);
+            let operational = brute::snapshot_valid(&h, order);
+            invalid[i] += usize::from(!operational);
+            if a.valid(p) != operational && errors.len() < 5 {
+                errors.push(format!(
+                    "{model}: snapshot execution says valid={operational}\n{}{}",
+                    h.to_edn(),
+                    a.explain(&h, p)
+                ));
+            }
+        }
+    }
+    assert!(invalid.iter().all(|&c| c > 0), "{invalid:?}");
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
 /// The brute force ignores Elle's `*-cycle-exists` anomaly types: that is
 /// sound because whenever a model's cycle-exists subgraph has a cycle, the
 /// same graph has a simple cycle whose type the model prohibits.

@@ -830,3 +830,110 @@ fn executes(h: &Hist, seq: &[usize]) -> bool {
     }
     true
 }
+
+/// The operational definition of snapshot isolation, with no graphs: some
+/// choice of committed `:info` transactions, some commit order of the
+/// committed transactions and, for each, a start point (its snapshot: the
+/// first `s` commits, `s` at most its own commit position), such that
+///
+/// * every read of every `:ok` transaction returns its snapshot's value
+///   (or its own latest write),
+/// * no two overlapping transactions (neither committed before the other
+///   started) write a common key (first committer wins),
+/// * `order` holds: `A` committed before `B` started whenever `A -> B` is
+///   a process (strong session) or real-time (strong) edge.
+pub fn snapshot_valid(h: &Hist, order: SerialOrder) -> bool {
+    let n = h.txns.len();
+    let infos: Vec<usize> = (0..n)
+        .filter(|&i| h.txns[i].status == Status::Info)
+        .collect();
+    let must = match order {
+        SerialOrder::Any => 0,
+        SerialOrder::Process => PR,
+        SerialOrder::Realtime => RT,
+    };
+    (0..(1u32 << infos.len())).any(|choice| {
+        let committed = commit_vector(h, &infos, choice);
+        let members: Vec<usize> = (0..n).filter(|&i| committed[i]).collect();
+        let mut before = vec![0u8; n * n];
+        order_edges(h, &committed, &mut before);
+        (0..factorial(members.len())).any(|idx| {
+            let seq = permutation(&members, idx);
+            // Start points: an odometer, start[i] in 0..=i.
+            let mut start = vec![0usize; seq.len()];
+            loop {
+                if snapshot_ok(h, &seq, &start, &before, must) {
+                    return true;
+                }
+                let mut d = 0;
+                while d < start.len() {
+                    start[d] += 1;
+                    if start[d] <= d {
+                        break;
+                    }
+                    start[d] = 0;
+                    d += 1;
+                }
+                if d == start.len() {
+                    return false;
+                }
+            }
+        })
+    })
+}
+
+fn writes_key(t: &Txn, k: Key) -> bool {
+    final_write(t, k).is_some()
+}
+
+/// `seq[i]` commits `i`-th and started after the first `start[i]` commits.
+fn snapshot_ok(h: &Hist, seq: &[usize], start: &[usize], before: &[u8], must: u8) -> bool {
+    let n = h.txns.len();
+    for i in 0..seq.len() {
+        for j in 0..seq.len() {
+            // j committed before i started?
+            let visible = j < start[i];
+            if i != j && before[seq[j] * n + seq[i]] & must != 0 && !visible {
+                return false;
+            }
+            let overlap = i < j && !(i < start[j]);
+            if overlap {
+                let (a, b) = (&h.txns[seq[i]], &h.txns[seq[j]]);
+                if keys(h)
+                    .iter()
+                    .any(|&k| writes_key(a, k) && writes_key(b, k))
+                {
+                    return false;
+                }
+            }
+        }
+    }
+    // Reads: the snapshot of the first start[i] commits, then own writes.
+    for (i, &t) in seq.iter().enumerate() {
+        let txn = &h.txns[t];
+        if txn.status != Status::Ok {
+            continue;
+        }
+        let mut local: HashMap<Key, Val> = HashMap::new();
+        for &w in &seq[..start[i]] {
+            for m in &h.txns[w].mops {
+                if let Mop::W(k, v) = *m {
+                    local.insert(k, v);
+                }
+            }
+        }
+        for m in &txn.mops {
+            match *m {
+                Mop::W(k, v) => {
+                    local.insert(k, v);
+                }
+                Mop::R(k, v) => {
+                    if local.get(&k).copied().flatten() != v {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
