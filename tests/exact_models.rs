@@ -103,6 +103,7 @@ impl Rng {
 /// reads return only written values (or nil); otherwise values come from
 /// {1, 2, 3}, writes are sometimes nil and reads sometimes arbitrary.
 ///
+/// A process whose transaction ends `:info` is retired, as in Jepsen.
 /// Transactions run at their completion: reads mostly see the latest
 /// committed value, sometimes an older one, sometimes anything; `:ok` and
 /// half the `:info` transactions install their writes.
@@ -222,6 +223,20 @@ fn generate(rng: &mut Rng, unique: bool) -> Hist {
             complete: complete[t],
             mops: done,
         });
+    }
+    // As in Jepsen, a process whose transaction ended `:info` is never
+    // used again: its later transactions get a fresh process id.
+    let mut by_invoke: Vec<usize> = (0..txns.len()).collect();
+    by_invoke.sort_by_key(|&i| txns[i].invoke);
+    let mut current: Vec<u32> = (0..nprocs as u32).collect();
+    let mut next_id = nprocs as u32;
+    for i in by_invoke {
+        let p = txns[i].process as usize;
+        txns[i].process = current[p];
+        if txns[i].status == Status::Info {
+            current[p] = next_id;
+            next_id += 1;
+        }
     }
     Hist { txns }
 }
