@@ -9,6 +9,26 @@
 //! concurrency — and compare its verdicts with ellery's under
 //! `--algorithm auto` and `--algorithm sat`.
 //!
+//! Run: `cargo test --release --test exact_models -- --nocapture` (the
+//! differential prints a per-model table of mismatches, then the smallest
+//! mismatching history per model, algorithm and category with ellery's
+//! answer and the brute force's witness or least bad resolution).
+//!
+//! Besides the differential, the brute force itself is checked: against
+//! hand-derived verdicts, against a graph-free serial-execution reference
+//! (serializable family) and an operational snapshot reference (snapshot
+//! isolation family), for edge-relation independence (all later versions
+//! vs. adjacent ones), for agreement with ellery's cycle classifier, and
+//! for Elle's `*-cycle-exists` types being implied by simple cycles.
+//!
+//! Judging ellery: its verdict must equal the brute force's; an error or
+//! `:unknown` is a mismatch, except `:unknown` for an
+//! `empty-transaction-graph` alone when the history is valid (Elle's
+//! answer). When ellery says invalid, each non-cycle type it reports must
+//! be unavoidable: `internal` and `lost-update` present in every
+//! resolution; `G1a` (`G1b`) only with some read that has no (a)/(b)
+//! source in any resolution and can be a `G1a` (`G1b`).
+//!
 //! `ELLERY_EXACT_N` sets the number of random histories (default 2000;
 //! each is checked under every model); `ELLERY_EXACT_SEED` the first seed.
 

@@ -30,7 +30,10 @@
 //!   anywhere: `G1a`, no edge; (d) a committed `W != T` that wrote `v` to
 //!   `k` only as a non-final write: `G1b`, no edge. A read with no source at
 //!   all (nobody else wrote `v`, `v` not nil) is a garbage read, reported as
-//!   `G1a`.
+//!   `G1a`. Decisions: a read of a value only the reader itself writes
+//!   (later) is such a garbage read; an aborted transaction's intermediate
+//!   write is case (c), `G1a`; a nil read may always choose the initial
+//!   state, even when some transaction wrote nil explicitly.
 //! * The version order of `k` is any total order of the committed
 //!   transactions writing `k`, after the initial state. `ww`: `W1 -> W2`
 //!   when `W1` precedes `W2`. `rw`: when `T`'s external read of `k` has
@@ -46,7 +49,8 @@
 //!   suffixed `-realtime` if a real-time edge is used, else `-process` if a
 //!   process edge is used.
 //! * `lost-update`: two distinct transactions whose external reads of `k`
-//!   have the same (a)/(b) source and which both write `k`.
+//!   have the same (a)/(b) source and which both write `k` (reads after the
+//!   transaction's own micro-ops on `k` do not count).
 //! * A resolution is: a commit choice for each `:info`, a source for each
 //!   external read, a version order per key. Its anomalies are the facts
 //!   above plus the types of all simple cycles of its graph.
