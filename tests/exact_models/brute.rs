@@ -900,7 +900,8 @@ fn snapshot_ok(h: &Hist, seq: &[usize], start: &[usize], before: &[u8], must: u8
             if i != j && before[seq[j] * n + seq[i]] & must != 0 && !visible {
                 return false;
             }
-            let overlap = i < j && !(i < start[j]);
+            // i commits first; they overlap unless i committed before j started.
+            let overlap = i < j && i >= start[j];
             if overlap {
                 let (a, b) = (&h.txns[seq[i]], &h.txns[seq[j]]);
                 if keys(h)
