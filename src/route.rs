@@ -20,11 +20,12 @@
 //!   key where it applies and the Wing–Gong/Lowe search elsewhere (the
 //!   result's `:analyzer` says which); `infer`, `mini` and `sat` do not
 //!   apply to them.
-//! * `sat`: exact serializability of rw-register histories, repeated values
-//!   included ([`crate::check::sat`]); `-c` among
-//!   [`crate::check::sat::SAT_MODELS`] only; `--sat-timeout` bounds it.
-//!   Under `auto`, rw-register histories that are not mini-transactions get
-//!   it where the inference cannot decide (see [`AUTO_SAT_MAX_OPS`] and
+//! * `sat`: every model decided exactly on rw-register histories, repeated
+//!   values included ([`crate::check::sat`]); `--sat-timeout` bounds it.
+//!   Under `auto`, rw-register histories whose written values repeat go
+//!   straight to it (Elle's inference takes one writer per value), and
+//!   those that are not mini-transactions get it where the inference cannot
+//!   decide (see [`AUTO_SAT_MAX_OPS`] and
 //!   [`AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS`]).
 //!
 //! Which path ran, and why, is printed on standard error with `--verbose`;
@@ -33,7 +34,7 @@
 use crate::error::InputError;
 use crate::infer::mini::{self, MtWorkload, NotMini};
 use crate::infer::rw_register::RwOptions;
-use crate::model::History;
+use crate::model::{History, OpType};
 use crate::pipeline::{self, CheckOptions, Outcome};
 
 /// A checking algorithm.
@@ -136,6 +137,19 @@ pub fn check(
         ),
         Algorithm::Auto => {
             validate(h, workload)?;
+            let why = if crate::check::sat::values_repeat(h) {
+                Some("written values repeat, so a read's writer is a choice the inference cannot make")
+            } else if crate::check::sat::reads_unwritten_values(h) {
+                Some("a read returned a value nobody wrote, which the inference does not report")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                if opts.verbose {
+                    eprintln!("ellery: {}: algorithm sat (auto: {why})", h.origin);
+                }
+                return crate::check::sat::check_history(h, opts);
+            }
             match check_mini(
                 h,
                 opts,
@@ -190,22 +204,32 @@ fn auto_register(
     opts: &CheckOptions,
     inferred: Result<Outcome, InputError>,
 ) -> Result<Outcome, InputError> {
-    use crate::check::sat;
+    use crate::check::sat::{self, Isolation};
     use crate::pipeline::Validity;
-    if !sat::decides(opts) {
-        return inferred;
-    }
     let say = |what: &str| {
         if opts.verbose {
             eprintln!("ellery: {}: {what}", h.origin);
         }
+    };
+    // With unique values the inference is exact below consistent view (a
+    // topological order of its acyclic graph gives the versions) unless an
+    // `:info` writer's edges are missing from it.
+    let needs_confirmation = match sat::strongest(opts) {
+        Some(c) if c >= Isolation::ConsistentView => true,
+        Some(Isolation::ReadCommitted) => h.ops.iter().any(|o| o.op_type == OpType::Info),
+        _ => false,
     };
     match inferred {
         Err(e) if e.kind == crate::error::InputErrorKind::RepeatedValues => {
             say("algorithm sat (auto: written values repeat, so the inference cannot tell which write a read saw)");
             sat::check_history(h, opts)
         }
-        Ok(o) if opts.confirm_with_sat && o.validity == Validity::Valid => {
+        Ok(o)
+            if opts.confirm_with_sat
+                && sat::decides(opts)
+                && o.validity != Validity::Invalid
+                && (needs_confirmation || o.validity == Validity::Unknown) =>
+        {
             let limit = if sat::orders_sessions(opts) {
                 AUTO_SAT_MAX_OPS
             } else {
@@ -218,7 +242,7 @@ fn auto_register(
                 ));
                 return Ok(o);
             }
-            say("algorithm sat (auto: confirming the inference's valid verdict exactly)");
+            say("algorithm sat (auto: confirming the inference's verdict exactly)");
             let budget =
                 AUTO_SAT_CONFLICT_BUDGET.min(opts.sat_conflict_budget.unwrap_or(usize::MAX));
             let exact = sat::check_history(
@@ -237,6 +261,9 @@ fn auto_register(
                     say(&format!("the SAT checker gave up (its timeout, or {budget} cycle conflicts in one part); the inference's answer stands"));
                     Ok(o)
                 }
+                // An inferred unknown (Elle's empty transaction graph) is
+                // what the exact checker says.
+                Validity::Valid if o.validity == Validity::Unknown => Ok(exact),
                 Validity::Valid => Ok(o),
             }
         }

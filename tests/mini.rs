@@ -419,8 +419,22 @@ fn preconditions_leave_the_fast_path() {
             Workload::RwRegister,
             &RwOptions::default(),
         );
+        let unknown = |i: &Outcome| i.validity == Validity::Unknown;
         match (auto, infer) {
-            (Ok(a), Ok(i)) => assert_eq!(a.result, i.result, "{name}"),
+            (Ok(a), Ok(i)) if !unknown(&i) => assert_eq!(a.result, i.result, "{name}"),
+            // Elle's `:empty-transaction-graph` (unknown) and a read value
+            // written twice: auto says what the exact checker says.
+            (Ok(a), Ok(_)) => {
+                let sat = route::check(
+                    &h,
+                    &opts("serializable", Algorithm::Sat),
+                    Workload::RwRegister,
+                    &RwOptions::default(),
+                )
+                .expect("the SAT checker decides it");
+                assert_eq!(a.result, sat.result, "{name}");
+                assert_eq!(a.validity, Validity::Valid, "{name}");
+            }
             (Ok(a), Err(i)) if i.message.contains("written to a key at most once") => {
                 let sat = route::check(
                     &h,

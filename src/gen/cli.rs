@@ -40,6 +40,10 @@ pub struct GenArgs {
     /// after a read of its key.
     #[arg(long)]
     mini: bool,
+    /// Draw written values from 1..=N per key, so that they repeat
+    /// (rw-register; 0: every value written once).
+    #[arg(long, default_value_t = 0)]
+    values: u64,
 }
 
 /// Runs `ellery gen`, writing the history to standard output.
@@ -56,6 +60,7 @@ pub fn run(a: GenArgs) -> i32 {
         faults: a.faults,
         seed: a.seed,
         mini: a.mini,
+        values: a.values,
         ..GenOptions::default()
     };
     let stdout = std::io::stdout();

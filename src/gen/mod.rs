@@ -174,6 +174,10 @@ pub struct GenOptions {
     /// write after a read of its key), and injected faults read each key
     /// before writing it. `max_mops` and `read_fraction` are then unused.
     pub mini: bool,
+    /// Written values drawn uniformly from `1..=values` per key, so they
+    /// repeat (rw-register only, without faults or `mini`); 0 writes each
+    /// value once.
+    pub values: u64,
 }
 
 impl Default for GenOptions {
@@ -195,6 +199,7 @@ impl Default for GenOptions {
             faults: Vec::new(),
             seed: 0,
             mini: false,
+            values: 0,
         }
     }
 }
@@ -264,6 +269,11 @@ pub fn validate(opts: &GenOptions) -> io::Result<()> {
     }
     if opts.fail_fraction + opts.info_fraction > 1.0 {
         return bad("fail_fraction + info_fraction must be at most 1".into());
+    }
+    if opts.values > 0
+        && (opts.workload != Workload::RwRegister || opts.mini || !opts.faults.is_empty())
+    {
+        return bad("repeated values (--values) need -w rw-register, without --mini or faults (faults and mini-transactions rely on unique values)".into());
     }
     if !opts.faults.is_empty() && opts.processes < 2 {
         return bad("injecting faults needs at least 2 processes".into());

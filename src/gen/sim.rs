@@ -232,12 +232,24 @@ impl<'a, W: Write> Sim<'a, W> {
         self.keys.len() as u64 - 1
     }
 
-    /// The next unused value for `key`.
+    /// The next value written to `key`: unused, or with
+    /// [`GenOptions::values`] a random one of that many.
+    ///
+    /// [`GenOptions::values`]: super::GenOptions::values
     pub fn next_value(&mut self, key: u64) -> u64 {
         let log = &mut self.keys[key as usize];
         let v = log.next_value;
         log.next_value += 1;
-        v
+        if self.opts.values > 0 {
+            self.rng.range(1, self.opts.values)
+        } else {
+            v
+        }
+    }
+
+    /// How many values were written to `key` (or planned) so far.
+    fn writes_to(&self, key: u64) -> u64 {
+        self.keys[key as usize].next_value - 1
     }
 
     /// Invokes a new random transaction on idle slot `i`.
@@ -260,7 +272,9 @@ impl<'a, W: Write> Sim<'a, W> {
                 mops.push(Mop::read(key));
             } else {
                 let v = self.next_value(key);
-                if opts.max_writes_per_key > 0 && v >= opts.max_writes_per_key as u64 {
+                if opts.max_writes_per_key > 0
+                    && self.writes_to(key) >= opts.max_writes_per_key as u64
+                {
                     self.pool[slot] = self.fresh_key();
                 }
                 mops.push(Mop::write(key, v));

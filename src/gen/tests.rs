@@ -304,6 +304,7 @@ fn opts(workload: Workload, mode: Mode, seed: u64) -> GenOptions {
         faults: Vec::new(),
         seed,
         mini: false,
+        values: 0,
     }
 }
 

@@ -154,6 +154,16 @@ impl DynamicOrder {
         self.search_forward(from, to, upper)
     }
 
+    /// Labels of a shortest path `from ⇝ to`, if there is one (empty when
+    /// `from == to`).
+    pub fn path(&mut self, from: u32, to: u32) -> Option<Vec<u32>> {
+        if !self.reaches(from, to) {
+            return None;
+        }
+        let (lower, upper) = (self.pos[from as usize], self.pos[to as usize]);
+        Some(self.shortest_path(from, to, lower, upper))
+    }
+
     /// Labels of a shortest path `from ⇝ to` (which must exist), by
     /// breadth-first search: every vertex of such a path is positioned
     /// between the two, so the search stays within `lower..=upper`. Short

@@ -35,6 +35,7 @@
 
 mod elle;
 mod encode;
+mod facts;
 mod polygraph;
 mod prune;
 mod reach;
@@ -46,8 +47,9 @@ use std::time::{Duration, Instant};
 use batsat::Lit;
 
 use crate::model::{History, MopArg, MopFn, OpType};
-pub use elle::{check_history, decides, orders_sessions, SAT_MODELS};
+pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
 use encode::{encode, two_width_clauses};
+pub use facts::{dirty_read_cases, reads_unwritten_values, values_repeat};
 use polygraph::{build, to_cycle};
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
@@ -158,13 +160,43 @@ pub fn reg_history(
     Ok((out, table))
 }
 
-/// The isolation level to decide.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The isolation level to decide: which cycles of a resolution's
+/// dependency graph (with the session and real-time edges the options add)
+/// are forbidden. Weakest first, so the derived order compares strength.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isolation {
+    /// Cycles of ww edges (Adya's G0, PL-1). The version order is free, so
+    /// these exist only through session or real-time order; reads are
+    /// ignored.
+    ReadUncommitted,
+    /// Cycles without rw edges (G0, G1c: PL-2). No rw edges are built.
+    ReadCommitted,
+    /// Cycles with at most one rw edge (G0, G1c, G-single: PL-2+, Elle's
+    /// `consistent-view`, `update-serializable`).
+    ConsistentView,
+    /// Some resolution's induced graph `(so ∪ wr ∪ ww) ; rw?` is acyclic
+    /// (G0, G1c, G-single, G-nonadjacent).
+    SnapshotIsolation,
     /// Some resolution's dependency graph is acyclic.
     Serializable,
-    /// Some resolution's induced graph `(so ∪ wr ∪ ww) ; rw?` is acyclic.
-    SnapshotIsolation,
+}
+
+impl Isolation {
+    /// Whether the graph has rw edges at all.
+    fn has_rw(self) -> bool {
+        self >= Isolation::ConsistentView
+    }
+
+    /// Whether the graph has wr edges (reads choose their writer).
+    fn has_reads(self) -> bool {
+        self >= Isolation::ReadCommitted
+    }
+
+    /// Whether the pruning, the 2-width clauses and Cobra's write combining
+    /// (all argued for plain or induced acyclicity with rw edges) apply.
+    fn full(self) -> bool {
+        self >= Isolation::SnapshotIsolation
+    }
 }
 
 /// How the solver picks the first value of a variable.
@@ -212,6 +244,18 @@ pub struct SatOptions {
     /// answer does not depend on the machine: `--algorithm auto` bounds its
     /// confirmation this way.
     pub conflict_budget: Option<usize>,
+    /// Treat a read that disagrees with its own transaction's earlier read
+    /// or write as no read at all, instead of answering
+    /// [`Violation::Internal`] (the caller reports those itself).
+    pub skip_internal: bool,
+    /// Treat an external read no (possibly) committed transaction's final
+    /// write explains as no read at all, instead of answering
+    /// [`Violation::Unwritten`] (the caller reports those itself).
+    pub skip_unexplained: bool,
+    /// Forbid lost updates: two committed transactions that read a key from
+    /// the same writer and both write it (Elle's `lost-update`). Only needed
+    /// below [`Isolation::ConsistentView`], whose cycles include them.
+    pub lost_update: bool,
 }
 
 impl Default for SatOptions {
@@ -226,6 +270,9 @@ impl Default for SatOptions {
             timeout: None,
             backjump_limit: 100,
             conflict_budget: None,
+            skip_internal: false,
+            skip_unexplained: false,
+            lost_update: false,
         }
     }
 }
@@ -296,6 +343,18 @@ pub enum Violation {
     /// A cycle in one resolution of the choices (edges in order, the last
     /// one returning to the first's source).
     Cycle(Vec<CycleEdge>),
+    /// Every resolution has a lost update ([`SatOptions::lost_update`]):
+    /// these committed transactions (graph ids) read `key` and wrote it, and
+    /// could not all have read different versions of it. The first group
+    /// that takes part.
+    LostUpdate {
+        /// The key.
+        key: u64,
+        /// The value they read.
+        value: RegValue,
+        /// The readers.
+        txns: Vec<u32>,
+    },
 }
 
 /// The answer of [`check_serializable`].
@@ -361,6 +420,13 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
 
 fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
+    let single_rw = opts.isolation == Isolation::ConsistentView;
+    // The 2-width clauses are argued for plain or layered acyclicity with
+    // rw edges.
+    let opts = &SatOptions {
+        two_width: opts.two_width && opts.isolation.full(),
+        ..*opts
+    };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
     let g = match build(h, opts) {
@@ -373,7 +439,13 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     let mut known = None;
     if opts.prune {
         let phase = Instant::now();
-        let pruned = prune(&g, &mut assign, stats, si, &expired);
+        let pruned = prune(
+            &g,
+            &mut assign,
+            stats,
+            prune::Shape { si, single_rw },
+            &expired,
+        );
         stats.prune_time = phase.elapsed();
         match pruned {
             Ok(reach) => known = reach,
@@ -400,7 +472,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     let phase = Instant::now();
     let (answers, counters) = solve_parts(
         &parts,
-        si,
+        (si, single_rw),
         opts.backjump_limit,
         opts.timeout.map(|t| start + t),
         opts.conflict_budget,
@@ -428,7 +500,18 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
                 stats,
             )
         }
-        Some(_) => unreachable!("clauses without 2-width ones are satisfiable"),
+        // Without 2-width clauses, only the lost-update clauses can refute
+        // without a cycle.
+        Some(_) => {
+            return match g.lost_updates.first() {
+                Some(l) => Verdict::Invalid(Violation::LostUpdate {
+                    key: l.0,
+                    value: l.1,
+                    txns: l.2.clone(),
+                }),
+                None => Verdict::Unknown,
+            }
+        }
         None => {}
     }
     let Some(model) = join_models(&parts, &answers, enc.vars()) else {
@@ -441,7 +524,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     // The model's edges (those the encoding dropped follow known paths),
     // sorted topologically: the witness order (with SI, of the layered
     // graph, whose order on the history's vertices is one of the induced
-    // graph).
+    // graph; with single-rw cycles allowed, of the edges other than rw).
     let n = g.n as u32;
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
     for &i in &enc.origin {
@@ -450,6 +533,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
             continue;
         }
         match (si, matches!(e.kind, EdgeKind::Rw { .. })) {
+            (false, true) if single_rw => {}
             (false, _) => adj[e.from as usize].push(e.to),
             (true, true) => adj[(n + e.from) as usize].push(e.to),
             (true, false) => {
@@ -458,8 +542,13 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
             }
         }
     }
-    let order = crate::graph::topological_order(adj.len(), |v| adj[v as usize].iter().copied())
-        .expect("a model of every part is acyclic");
+    // Every part's model is acyclic; were it not (a bug), say unknown
+    // rather than claim a witness.
+    let Some(order) =
+        crate::graph::topological_order(adj.len(), |v| adj[v as usize].iter().copied())
+    else {
+        return Verdict::Unknown;
+    };
     let included = |t: u32| t < n && t != 0 && g.selector[t as usize].is_none_or(holds);
     Verdict::Valid(order.into_iter().filter(|&t| included(t)).collect())
 }

@@ -82,6 +82,10 @@ pub(super) struct Polygraph {
     /// plus completion position, twice the midpoint; 0 for the initial
     /// transaction). Ties in the initial order go to the smaller key.
     pub(super) effect_key: Vec<u64>,
+    /// With [`SatOptions::lost_update`]: per key and value read, the
+    /// committed transactions that read it and write the key, where two of
+    /// them may share a writer (`(key, value, readers)`).
+    pub(super) lost_updates: Vec<(u64, RegValue, Vec<u32>)>,
 }
 
 pub(super) fn lit(v: usize, positive: bool) -> Lit {
@@ -92,9 +96,22 @@ pub(super) fn lit(v: usize, positive: bool) -> Lit {
 /// check. Returns `(external reads, final writes)`; the reads of an `:info`
 /// transaction are ignored.
 #[allow(clippy::type_complexity)]
+#[cfg(test)]
 pub(super) fn summarise(
     t: &RegTxn,
     id: u32,
+) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
+    summarise_reads(t, id, false)
+}
+
+/// [`summarise`]; with `skip_internal` a read that disagrees with the
+/// transaction's own earlier read or write is no violation (it is not
+/// external either, so it adds nothing).
+#[allow(clippy::type_complexity)]
+fn summarise_reads(
+    t: &RegTxn,
+    id: u32,
+    skip_internal: bool,
 ) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
     let mut seen: Vec<(u64, RegValue, bool)> = Vec::new(); // key, last value, written
     let mut reads = Vec::new();
@@ -103,7 +120,7 @@ pub(super) fn summarise(
             RegOp::Read(_, _) if !t.committed => {}
             RegOp::Read(k, v) => match seen.iter().find(|s| s.0 == k) {
                 Some(s) => {
-                    if s.1 != v {
+                    if s.1 != v && !skip_internal {
                         return Err(Violation::Internal { txn: id, key: k });
                     }
                 }
@@ -138,11 +155,13 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     for (i, t) in h.iter().enumerate() {
         let id = i as u32 + 1;
         if t.committed {
-            let (r, w) = summarise(t, id)?;
-            reads[id as usize] = r;
+            let (r, w) = summarise_reads(t, id, opts.skip_internal)?;
+            if opts.isolation.has_reads() {
+                reads[id as usize] = r;
+            }
             writes[id as usize] = w;
         } else {
-            let (_, w) = summarise(t, id)?;
+            let (_, w) = summarise_reads(t, id, opts.skip_internal)?;
             writes[id as usize] = w;
             inc[id as usize] = Some(lit(fresh(), true));
         }
@@ -176,13 +195,13 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         }
     }
     if opts.session_order {
-        // Each transaction follows its process's last committed one and every
-        // :info transaction since (which may or may not have happened).
-        let mut tail: std::collections::HashMap<i64, Vec<u32>> = Default::default();
-        for (i, t) in h.iter().enumerate() {
+        // Each committed transaction follows its process's previous one, as
+        // Elle's process graph orders `:ok` ops only (an `:info` transaction
+        // is in no session order; Jepsen gives the process a new id).
+        let mut last: std::collections::HashMap<i64, u32> = Default::default();
+        for (i, t) in h.iter().enumerate().filter(|(_, t)| t.committed) {
             let id = i as u32 + 1;
-            let prev = tail.entry(t.process).or_default();
-            for &p in prev.iter() {
+            if let Some(p) = last.insert(t.process, id) {
                 edges.push(Edge {
                     from: p,
                     to: id,
@@ -190,10 +209,6 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                     reason: cond(p, id, &[]),
                 });
             }
-            if t.committed {
-                prev.clear();
-            }
-            prev.push(id);
         }
     }
     if opts.real_time {
@@ -240,6 +255,9 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 .copied()
                 .filter(|&t| t != s && final_write(t, k) == Some(v))
                 .collect();
+            if cands.is_empty() && opts.skip_unexplained {
+                continue;
+            }
             if cands.is_empty() {
                 return Err(Violation::Unwritten {
                     txn: s,
@@ -259,7 +277,10 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     // the key's version order (under SER and SI alike), so each key's writers
     // fall into chains and only whole chains are ordered.
     let mut rmw_links: Vec<Vec<(u32, u32)>> = vec![Vec::new(); keys.len()];
-    for (s, k, _, cands) in &all_reads {
+    // Below snapshot isolation a stale read-modify-write is no cycle, so
+    // another writer may come between: no chains.
+    let combine = opts.isolation.full();
+    for (s, k, _, cands) in all_reads.iter().filter(|_| combine) {
         if cands.len() == 1 && inc[cands[0] as usize].is_none() && final_write(*s, *k).is_some() {
             rmw_links[key_ix(*k)].push((cands[0], *s));
         }
@@ -345,11 +366,19 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         })
         .collect();
     // Read-from alternatives and the anti-dependencies they derive.
+    let lost_update = LostUpdates::new(opts.lost_update, &all_reads, |t, k| {
+        final_write(t, k).is_some()
+    });
+    // Per read (with lost updates): each candidate and its literal.
+    let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
     for (s, k, v, cands) in all_reads {
         let ki = key_ix(k);
         let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
         let mut clause = Vec::new();
         let mut choice = Vec::new();
+        if lost_update.enabled {
+            read_lits.push(Vec::new());
+        }
         for &t in &cands {
             let wr: Option<Lit> = if single {
                 None
@@ -362,12 +391,18 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 }
                 Some(l)
             };
+            if let Some(lits) = read_lits.last_mut().filter(|_| lost_update.enabled) {
+                lits.push((t, wr));
+            }
             edges.push(Edge {
                 from: t,
                 to: s,
                 kind: EdgeKind::Wr { key: k, value: v },
                 reason: cond(t, s, wr.as_slice()),
             });
+            if !opts.isolation.has_rw() {
+                continue;
+            }
             let by_from = &ww_by_from[ki];
             let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
             let from_t = by_from[first..]
@@ -391,6 +426,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             wr_choices.push((s, choice));
         }
     }
+    let lost_updates = lost_update.clauses(&read_lits, &mut clauses)?;
     Ok(Polygraph {
         n,
         vars,
@@ -402,7 +438,82 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
         effect_key: std::iter::once(0)
             .chain(h.iter().map(|t| t.invoked + t.index))
             .collect(),
+        lost_updates,
     })
+}
+
+/// `(key, value, [(read index, reader)])`: the external reads of one key
+/// and value by transactions that also write the key.
+type ReaderGroup = (u64, RegValue, Vec<(usize, u32)>);
+
+/// External reads of one key and value by transactions that also write the
+/// key: any two of them that read from the same writer are a lost update.
+struct LostUpdates {
+    enabled: bool,
+    /// Groups of two or more, by their first read.
+    groups: Vec<ReaderGroup>,
+}
+
+impl LostUpdates {
+    fn new(
+        enabled: bool,
+        reads: &[(u32, u64, RegValue, Vec<u32>)],
+        writes: impl Fn(u32, u64) -> bool,
+    ) -> LostUpdates {
+        let mut groups: Vec<ReaderGroup> = Vec::new();
+        if enabled {
+            let mut slot: hashbrown::HashMap<(u64, RegValue), usize> = Default::default();
+            for (i, &(s, k, v, _)) in reads.iter().enumerate() {
+                if writes(s, k) {
+                    let g = *slot.entry((k, v)).or_insert_with(|| {
+                        groups.push((k, v, Vec::new()));
+                        groups.len() - 1
+                    });
+                    groups[g].2.push((i, s));
+                }
+            }
+            groups.retain(|g| g.2.len() > 1);
+        }
+        LostUpdates { enabled, groups }
+    }
+
+    /// Adds a clause "not both from `w`" for every two readers of a group
+    /// and every writer `w` both may have read from (`read_lits`: per read,
+    /// its candidates and their literals, `None` when certain). Returns the
+    /// groups that got a clause, or the lost update every resolution has.
+    fn clauses(
+        &self,
+        read_lits: &[Vec<(u32, Option<Lit>)>],
+        clauses: &mut Vec<Vec<Lit>>,
+    ) -> Result<Vec<(u64, RegValue, Vec<u32>)>, Violation> {
+        let mut out = Vec::new();
+        for (k, v, group) in &self.groups {
+            let mut takes_part = false;
+            for (a, &(i, si)) in group.iter().enumerate() {
+                for &(j, sj) in &group[a + 1..] {
+                    for &(t, li) in &read_lits[i] {
+                        let Some(&(_, lj)) = read_lits[j].iter().find(|c| c.0 == t) else {
+                            continue;
+                        };
+                        let clause: Vec<Lit> = [li, lj].into_iter().flatten().map(|l| !l).collect();
+                        if clause.is_empty() {
+                            return Err(Violation::LostUpdate {
+                                key: *k,
+                                value: *v,
+                                txns: vec![si, sj],
+                            });
+                        }
+                        clauses.push(clause);
+                        takes_part = true;
+                    }
+                }
+            }
+            if takes_part {
+                out.push((*k, *v, group.iter().map(|g| g.1).collect()));
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// The write chains of one key: `writers` (the initial transaction first,

@@ -15,9 +15,15 @@ pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
 /// vertices are those of the known induced graph. Labels are polygraph
 /// edge indices; between two vertices, the edge with the fewest literals
 /// (the lowest index among those), so reported cycles are short to explain.
-fn known_graph(g: &Polygraph, assign: &[Option<bool>], si: bool) -> Vec<Vec<(u32, usize)>> {
-    let mut adj = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
-    add_known(g, assign, &mut adj, &mut (0..g.edges.len()).collect(), si);
+fn known_graph(g: &Polygraph, assign: &[Option<bool>], shape: Shape) -> Vec<Vec<(u32, usize)>> {
+    let mut adj = vec![Vec::new(); if shape.si { 2 * g.n } else { g.n }];
+    add_known(
+        g,
+        assign,
+        &mut adj,
+        &mut (0..g.edges.len()).collect(),
+        shape,
+    );
     for a in &mut adj {
         a.sort_unstable_by_key(|&(t, i)| (t, g.edges[i].reason.len(), i));
         a.dedup_by_key(|x| x.0);
@@ -34,9 +40,10 @@ fn add_known(
     assign: &[Option<bool>],
     adj: &mut [Vec<(u32, usize)>],
     pending: &mut Vec<usize>,
-    si: bool,
+    shape: Shape,
 ) {
     let n = g.n as u32;
+    let si = shape.si;
     pending.retain(|&i| {
         let e = &g.edges[i];
         let mut all = true;
@@ -48,7 +55,9 @@ fn add_known(
             }
         }
         if all {
-            if !si {
+            if shape.single_rw && is_rw(g, i) {
+                // Never on a path: a cycle may pass through several.
+            } else if !si {
                 adj[e.from as usize].push((e.to, i));
             } else if is_rw(g, i) {
                 adj[(n + e.from) as usize].push((e.to, i));
@@ -65,6 +74,16 @@ fn is_rw(g: &Polygraph, i: usize) -> bool {
     matches!(g.edges[i].kind, super::EdgeKind::Rw { .. })
 }
 
+/// The graph pruning reasons about: with `si` the layered one; with
+/// `single_rw` (cycles through at most one rw edge forbidden) known rw edges
+/// stay out of the paths, and a candidate rw edge `a → b` goes when a known
+/// path `b ⇝ a` exists, as any candidate edge does.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Shape {
+    pub(super) si: bool,
+    pub(super) single_rw: bool,
+}
+
 /// Pruning outcome: `Err` is a violation. Stops early once `expired()`.
 /// At a fixpoint (or nearly: see the loop's end), returns the reachability
 /// of the known graph of the last pass (the layered one with `si`), which
@@ -78,9 +97,10 @@ pub(super) fn prune(
     g: &Polygraph,
     assign: &mut [Option<bool>],
     stats: &mut SatStats,
-    si: bool,
+    shape: Shape,
     expired: &dyn Fn() -> bool,
 ) -> Result<Option<Reach>, Violation> {
+    let si = shape.si;
     // For each literal fixed false: the new edges and the known path
     // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
     // known edges only accumulate, so the path still exists then.
@@ -93,10 +113,10 @@ pub(super) fn prune(
     let mut spare = None;
     loop {
         stats.prune_passes += 1;
-        add_known(g, assign, &mut known, &mut pending, si);
+        add_known(g, assign, &mut known, &mut pending, shape);
         let Some(order) = topo(&known) else {
             // Reported from the deduplicated graph, as everywhere else.
-            let c = find_cycles(&known_graph(g, assign, si), 1)
+            let c = find_cycles(&known_graph(g, assign, shape), 1)
                 .pop()
                 .expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
@@ -183,13 +203,18 @@ pub(super) fn prune(
             }
         });
         if let Some(ci) = unsat {
-            // No choice left: report the cycle that ruled out one.
-            let (mut cycle, to, from) = g.clauses[ci]
+            // No choice left: report the cycle that ruled out one. Only
+            // the lost-update clauses can be refuted by literals that
+            // other clauses forced.
+            let Some((mut cycle, to, from)) = g.clauses[ci]
                 .iter()
                 .find_map(|l| why[l.var().idx() as usize].clone())
-                .expect("eliminated alternative has a cycle");
+            else {
+                let (key, value, txns) = g.lost_updates.first().cloned().unwrap_or_default();
+                return Err(Violation::LostUpdate { key, value, txns });
+            };
             if to != from {
-                let known = known_graph(g, assign, si);
+                let known = known_graph(g, assign, shape);
                 cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
             }
             return Err(Violation::Cycle(to_cycle(g, &cycle)));

@@ -242,14 +242,15 @@ fn sweep_order(enc: &Encoding) -> Vec<u32> {
     order
 }
 
-/// Solves every part (on all cores) until `deadline`, each part giving up
+/// Solves every part (on all cores) until `deadline`, with the theory's
+/// graph `shape` (`(si, single_rw)`, see [`AcyclicTheory::new`]), each part giving up
 /// after `conflict_budget` cycle conflicts. Answers are in part order; a
 /// part after an unsatisfiable one may be left [`Unknown`].
 ///
 /// [`Unknown`]: PartAnswer::Unknown
 pub(super) fn solve_parts(
     parts: &[Part],
-    si: bool,
+    shape: (bool, bool),
     backjump_limit: usize,
     deadline: Option<Instant>,
     conflict_budget: Option<usize>,
@@ -278,7 +279,7 @@ pub(super) fn solve_parts(
                 let cancelled = move || first_unsat.load(Ordering::Relaxed) < p;
                 solve_part(
                     &parts[p],
-                    si,
+                    shape,
                     backjump_limit,
                     deadline,
                     conflict_budget,
@@ -345,7 +346,7 @@ pub(super) fn join_models(
 /// `conflict_budget` cycle conflicts, or `cancelled()`.
 fn solve_part(
     part: &Part,
-    si: bool,
+    shape: (bool, bool),
     backjump_limit: usize,
     deadline: Option<Instant>,
     conflict_budget: Option<usize>,
@@ -363,7 +364,7 @@ fn solve_part(
         &order,
         part.edges.clone(),
         part.vars.len(),
-        si,
+        shape,
         backjump_limit,
     ) {
         Ok(t) => t,

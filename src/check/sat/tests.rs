@@ -104,7 +104,9 @@ fn serial_ok_rt(h: &RegHistory, order: &[u32], session: bool, real_time: bool) -
         if real_time && t.realtime_preds.iter().any(|p| !order[..i].contains(p)) {
             return false;
         }
-        if session {
+        // Session order holds between committed transactions (Elle's
+        // process graph has `:ok` ops only).
+        if session && t.committed {
             if let Some(&p) = last.get(&t.process) {
                 if p > id {
                     return false;
@@ -284,7 +286,7 @@ fn si_acyclic(
         dep[0][b as usize] = true;
         for &a in items {
             let (ta, tb) = (&h[a as usize - 1], &h[b as usize - 1]);
-            if (session && ta.process == tb.process && a < b)
+            if (session && ta.committed && tb.committed && ta.process == tb.process && a < b)
                 || (real_time && tb.realtime_preds.contains(&a))
             {
                 dep[a as usize][b as usize] = true;

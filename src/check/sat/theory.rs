@@ -14,6 +14,12 @@
 //! `b' → c`. A path `a → b' → c` is the induced edge `a → c`, so a cycle
 //! there is an induced cycle (an induced self-loop is a two-cycle).
 //!
+//! For the models that forbid only cycles with at most one anti-dependency
+//! ([`super::Isolation::ConsistentView`]: G0, G1c, G-single), rw edges stay
+//! out of the order: the order keeps the other edges acyclic, and an active
+//! rw edge `a → b` conflicts when the order has a path `b ⇝ a` (checked when
+//! the rw edge activates, and for every active rw edge at the final check).
+//!
 //! Backtracking undoes everything done at the popped levels, in reverse.
 
 use batsat::{Lit, Theory, TheoryArg};
@@ -37,6 +43,7 @@ struct Level {
     processed: usize,
     counted: usize,
     activated: usize,
+    rw_active: usize,
 }
 
 /// The incremental acyclicity (SER) or induced-acyclicity (SI) theory.
@@ -45,6 +52,10 @@ pub(super) struct AcyclicTheory {
     /// Per edge: `(from, to, rw)`, compact for activation.
     ends: Vec<(u32, u32, bool)>,
     si: bool,
+    /// Only cycles with at most one rw edge count (see the module doc).
+    single_rw: bool,
+    /// With `single_rw`: the active rw edges, in activation order.
+    rw_active: Vec<u32>,
     order: DynamicOrder,
     /// Per literal index `l`: the edges whose reason contains it are
     /// `watched[watch_start[l]..watch_start[l + 1]]` (one flat array: the
@@ -79,13 +90,14 @@ impl AcyclicTheory {
     /// empty reason are inserted at once) and `vars` variables; `order` is
     /// an initial vertex order, ideally topological for the unconditional
     /// edges; conflicts that would backjump more than `backjump_limit`
-    /// levels backjump one. Returns the cycle (edge ids) if the
+    /// levels backjump one. `single_rw` counts only cycles with at most one
+    /// rw edge (not with `si`). Returns the cycle (edge ids) if the
     /// unconditional edges are cyclic.
     pub(super) fn new(
         order: &[u32],
         edges: Vec<TheoryEdge>,
         vars: usize,
-        si: bool,
+        (si, single_rw): (bool, bool),
         backjump_limit: usize,
     ) -> Result<AcyclicTheory, Vec<u32>> {
         let n = order.len() as u32;
@@ -118,6 +130,8 @@ impl AcyclicTheory {
             ends: edges.iter().map(|e| (e.from, e.to, e.rw)).collect(),
             edges,
             si,
+            single_rw,
+            rw_active: Vec::new(),
             order: DynamicOrder::with_order(&layered),
             watch_start,
             watched,
@@ -137,6 +151,11 @@ impl AcyclicTheory {
                 th.activate(e)?;
             }
         }
+        // An unconditional rw edge may be closed by unconditional edges
+        // inserted after it: a cycle before any choice.
+        for i in 0..th.rw_active.len() {
+            th.check_rw(th.rw_active[i])?;
+        }
         Ok(th)
     }
 
@@ -144,6 +163,10 @@ impl AcyclicTheory {
     fn activate(&mut self, e: u32) -> Result<(), Vec<u32>> {
         self.activated.push(self.order.edge_count());
         let (from, to, rw) = self.ends[e as usize];
+        if self.single_rw && rw {
+            self.rw_active.push(e);
+            return self.check_rw(e);
+        }
         if !self.si {
             return self.insert(from, to, e);
         }
@@ -152,6 +175,20 @@ impl AcyclicTheory {
         } else {
             self.insert(from, to, e)?;
             self.insert(from, self.n + to, e)
+        }
+    }
+
+    /// With `single_rw`: the cycle an active rw edge `e = a → b` closes with
+    /// a path `b ⇝ a` of other edges, if any.
+    fn check_rw(&mut self, e: u32) -> Result<(), Vec<u32>> {
+        let (from, to, _) = self.ends[e as usize];
+        match self.order.path(to, from) {
+            Some(path) => {
+                let mut cycle = vec![e];
+                cycle.extend(path);
+                Err(cycle)
+            }
+            None => Ok(()),
         }
     }
 
@@ -177,11 +214,13 @@ impl AcyclicTheory {
             self.missing[e as usize] += 1;
         }
         self.counted.truncate(level.counted);
+        self.rw_active.truncate(level.rw_active);
         self.processed = level.processed;
     }
 
-    /// Processes the trail from `processed` on; raises a conflict on a cycle.
-    fn process(&mut self, acts: &mut TheoryArg) {
+    /// Processes the trail from `processed` on; raises a conflict on a cycle
+    /// (and then returns `false`).
+    fn process(&mut self, acts: &mut TheoryArg) -> bool {
         while self.processed < acts.model().len() {
             let l = acts.model()[self.processed];
             self.trail_pos[l.var().idx() as usize] = self.processed as u32;
@@ -197,11 +236,12 @@ impl AcyclicTheory {
                 if self.missing[e as usize] == 0 {
                     if let Err(cycle) = self.activate(e) {
                         self.conflict(cycle, acts);
-                        return;
+                        return false;
                     }
                 }
             }
         }
+        true
     }
 
     fn conflict(&mut self, cycle: Vec<u32>, acts: &mut TheoryArg) {
@@ -248,7 +288,16 @@ impl AcyclicTheory {
 
 impl Theory for AcyclicTheory {
     fn final_check(&mut self, acts: &mut TheoryArg) {
-        self.process(acts);
+        if self.process(acts) && self.single_rw {
+            // Edges activated after an rw edge may have closed a path back
+            // to it.
+            for i in 0..self.rw_active.len() {
+                if let Err(cycle) = self.check_rw(self.rw_active[i]) {
+                    self.conflict(cycle, acts);
+                    return;
+                }
+            }
+        }
     }
 
     fn partial_check(&mut self, acts: &mut TheoryArg) {
@@ -260,6 +309,7 @@ impl Theory for AcyclicTheory {
             processed: self.processed,
             counted: self.counted.len(),
             activated: self.activated.len(),
+            rw_active: self.rw_active.len(),
         });
     }
 

@@ -1,0 +1,218 @@
+//! Dirty reads decided exactly when written values repeat: Elle's G1a and
+//! G1b cases assume one writer per value, so a read of a value that a
+//! committed transaction installed *and* a failed one (or another
+//! transaction's intermediate write) also wrote would be reported although
+//! the committed write explains it.
+//!
+//! A committed transaction's external read of `(key, value)` is explained
+//! when `value` is `nil` (the initial state) or some other `:ok` or `:info`
+//! transaction's final write of `key` is `value`. An unexplained read is a
+//! dirty read in every resolution: `G1a` when a failed transaction wrote the
+//! value, else `G1b` when some other transaction wrote it as an intermediate
+//! value, else a read of a value nobody wrote, which ellery reports as `G1a`
+//! with `:writer nil` (Elle has no name for it).
+
+use hashbrown::HashMap;
+
+use crate::edn::Value;
+use crate::model::{Atom, History, MopArg, MopFn, OpType};
+use crate::report::{mop_value, op_value};
+
+/// A register value: `None` is `nil`.
+type Val = Option<Atom>;
+
+fn val(arg: MopArg) -> Val {
+    match arg {
+        MopArg::Atom(a) => Some(a),
+        _ => None,
+    }
+}
+
+/// Who wrote each `(key, value)`: op positions of the transactions.
+#[derive(Default)]
+struct Writers {
+    /// Final writes of `:ok` and `:info` transactions (several per value
+    /// when values repeat).
+    installed: HashMap<(Atom, Val), Vec<u32>>,
+    /// Intermediate writes of `:ok` and `:info` transactions (the first).
+    intermediate: HashMap<(Atom, Val), u32>,
+    /// Writes of `:fail`ed transactions (the first).
+    failed: HashMap<(Atom, Val), u32>,
+}
+
+impl Writers {
+    fn new(h: &History) -> Writers {
+        let mut w = Writers::default();
+        let mut last: Vec<(Atom, Val)> = Vec::new();
+        for (i, op) in h.ops.iter().enumerate() {
+            let src = match op.op_type {
+                OpType::Ok | OpType::Fail => op,
+                // An :info op's writes are its invocation's.
+                OpType::Info => &h.ops[h.invocation_of(i).unwrap_or(i)],
+                OpType::Invoke => continue,
+            };
+            last.clear();
+            for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
+                let v = val(m.arg);
+                if op.op_type == OpType::Fail {
+                    w.failed.entry((m.key, v)).or_insert(i as u32);
+                    continue;
+                }
+                match last.iter_mut().find(|(k, _)| *k == m.key) {
+                    Some(slot) => {
+                        w.intermediate.entry((m.key, slot.1)).or_insert(i as u32);
+                        slot.1 = v;
+                    }
+                    None => last.push((m.key, v)),
+                }
+            }
+            for &kv in &last {
+                w.installed.entry(kv).or_default().push(i as u32);
+            }
+        }
+        w
+    }
+}
+
+/// The exact `G1a` and `G1b` cases of `h` (Elle's case maps: `:op`, `:mop`,
+/// `:writer`), in history order.
+pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
+    let writers = Writers::new(h);
+    let (mut g1a, mut g1b) = (Vec::new(), Vec::new());
+    let mut touched: Vec<Atom> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        touched.clear();
+        for m in h.mops(op) {
+            if touched.contains(&m.key) {
+                continue;
+            }
+            touched.push(m.key);
+            let v = val(m.arg);
+            if m.f != MopFn::Read || v.is_none() {
+                continue;
+            }
+            let explained = writers
+                .installed
+                .get(&(m.key, v))
+                .is_some_and(|ws| ws.iter().any(|&w| w != i as u32));
+            if explained {
+                continue;
+            }
+            let case = |writer: Value| {
+                Value::kw_map(vec![
+                    ("op", op_value(h, i)),
+                    ("mop", mop_value(h, m)),
+                    ("writer", writer),
+                ])
+            };
+            if let Some(&w) = writers.failed.get(&(m.key, v)) {
+                g1a.push(case(op_value(h, w as usize)));
+            } else if let Some(&w) = writers
+                .intermediate
+                .get(&(m.key, v))
+                .filter(|&&w| w != i as u32)
+            {
+                g1b.push(case(op_value(h, w as usize)));
+            } else {
+                g1a.push(case(Value::Nil));
+            }
+        }
+    }
+    (g1a, g1b)
+}
+
+/// Lost updates every resolution has (Elle's `lost-update` case maps:
+/// `:key`, `:value`, `:txns`): committed transactions that read a key and
+/// wrote it, whose read only one committed transaction (or the initial
+/// state) explains, the same one for all of them. Others are the solver's
+/// choice.
+pub fn certain_lost_updates(h: &History) -> Vec<Value> {
+    let writers = Writers::new(h);
+    // (key, writer or u32::MAX for the initial state) → value, readers.
+    let mut groups: Vec<((Atom, u32), Val, Vec<usize>)> = Vec::new();
+    let mut slot: HashMap<(Atom, u32), usize> = HashMap::new();
+    let mut first: Vec<(Atom, Val, bool)> = Vec::new(); // key, value, read first
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        first.clear();
+        for m in h.mops(op) {
+            if !first.iter().any(|f| f.0 == m.key) {
+                first.push((m.key, val(m.arg), m.f == MopFn::Read));
+            }
+        }
+        for &(k, v, read) in &first {
+            let writes = h.mops(op).iter().any(|m| m.key == k && m.f == MopFn::Write);
+            if !read || !writes {
+                continue;
+            }
+            let others: Vec<u32> = writers
+                .installed
+                .get(&(k, v))
+                .map(|ws| ws.iter().copied().filter(|&w| w != i as u32).collect())
+                .unwrap_or_default();
+            let source = match (v, others.as_slice()) {
+                (None, []) => u32::MAX,
+                (Some(_), [w]) if h.ops[*w as usize].op_type == OpType::Ok => *w,
+                _ => continue,
+            };
+            let g = *slot.entry((k, source)).or_insert_with(|| {
+                groups.push(((k, source), v, Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].2.push(i);
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.2.len() > 1)
+        .map(|((k, _), v, readers)| {
+            Value::kw_map(vec![
+                ("key", h.atom_value(k)),
+                ("value", v.map_or(Value::Nil, |a| h.atom_value(a))),
+                (
+                    "txns",
+                    Value::Vector(readers.iter().map(|&r| op_value(h, r)).collect()),
+                ),
+            ])
+        })
+        .collect()
+}
+
+/// Whether some committed transaction read a value of a key that nobody
+/// wrote to it (neither `nil` nor any transaction's write, failed or not):
+/// Elle's inference says nothing about such reads; the exact checker
+/// reports them as `G1a` with `:writer nil`.
+pub fn reads_unwritten_values(h: &History) -> bool {
+    dirty_read_cases(h)
+        .0
+        .iter()
+        .any(|case| case.get_kw("writer") == Some(&Value::Nil))
+}
+
+/// Whether some value is written to a key by two transactions (`:ok`,
+/// `:info` or `:fail`; final or intermediate), twice by one, or `nil` is
+/// written (as the initial state has it): then a read's writer is a choice,
+/// and Elle's inference, which takes the one writer of each value, does not
+/// apply.
+pub fn values_repeat(h: &History) -> bool {
+    let mut seen: HashMap<(Atom, Val), ()> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        let src = match op.op_type {
+            OpType::Ok | OpType::Fail => op,
+            OpType::Info => &h.ops[h.invocation_of(i).unwrap_or(i)],
+            OpType::Invoke => continue,
+        };
+        for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
+            let v = val(m.arg);
+            if v.is_none() || seen.insert((m.key, v), ()).is_some() {
+                return true;
+            }
+        }
+    }
+    false
+}
