@@ -25,9 +25,11 @@
 //! `:unknown` is a mismatch, except `:unknown` for an
 //! `empty-transaction-graph` alone when the history is valid (Elle's
 //! answer). When ellery says invalid, each non-cycle type it reports must
-//! be unavoidable: `internal` and `lost-update` present in every
-//! resolution; `G1a` (`G1b`) only with some read that has no (a)/(b)
-//! source in any resolution and can be a `G1a` (`G1b`).
+//! be unavoidable: `internal` present in every resolution, `lost-update`
+//! in every resolution without `G1a` and `G1b` (every model prohibiting
+//! lost-update prohibits those too; a test checks it); `G1a` (`G1b`) only
+//! with some read that has no (a)/(b) source in any resolution and can be
+//! a `G1a` (`G1b`).
 //!
 //! `ELLERY_EXACT_N` sets the number of random histories (default 2000;
 //! each is checked under every model); `ELLERY_EXACT_SEED` the first seed.
@@ -317,7 +319,10 @@ fn judge(
             for t in types {
                 let ok = match t.as_str() {
                     "internal" => a.always & brute::INTERNAL != 0,
-                    "lost-update" => a.always & brute::LOST_UPDATE != 0,
+                    // Avoiding a lost update by a dirty read does not
+                    // count: every model prohibiting lost-update prohibits
+                    // G1a and G1b.
+                    "lost-update" => a.always_clean & brute::LOST_UPDATE != 0,
                     "G1a" => a.forced.iter().any(|(_, k)| k & brute::G1A != 0),
                     "G1b" => a.forced.iter().any(|(_, k)| k & brute::G1B != 0),
                     _ => true,
@@ -685,6 +690,22 @@ fn classifier_matches_ellery() {
         }
     }
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+/// Every model prohibiting lost-update also prohibits G1a and G1b (the
+/// judge relies on it).
+#[test]
+fn lost_update_models_prohibit_dirty_reads() {
+    for model in ellery::consistency::all_models() {
+        let p = brute::prohibited_mask(&[model]);
+        if p & brute::LOST_UPDATE != 0 {
+            assert_eq!(
+                p & (brute::G1A | brute::G1B),
+                brute::G1A | brute::G1B,
+                "{model}"
+            );
+        }
+    }
 }
 
 /// Hand-derived verdicts for the brute force itself.

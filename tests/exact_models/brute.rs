@@ -356,6 +356,9 @@ pub struct Analysis {
     pub by_mask: HashMap<u32, Resolution>,
     /// Anomalies present in every resolution.
     pub always: u32,
+    /// Anomalies present in every resolution without `G1a` and `G1b` (all
+    /// bits when there is none).
+    pub always_clean: u32,
     /// Reads whose every resolution gives them no (a)/(b) source, with the
     /// fact types they can have (`G1A` and/or `G1B`).
     pub forced: Vec<(usize, u32)>,
@@ -546,6 +549,7 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
     let mut memo: HashMap<Vec<u8>, u32> = HashMap::new();
     let mut by_mask: HashMap<u32, Resolution> = HashMap::new();
     let mut always = u32::MAX;
+    let mut always_clean = u32::MAX;
     let mut resolutions = 0u64;
     // For each read, whether some resolution gives it an (a)/(b) source, and
     // which facts it can have.
@@ -641,6 +645,9 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
                 .entry(adj)
                 .or_insert_with_key(|adj| cycle_types(n, adj));
             always &= mask;
+            if mask & (G1A | G1B) == 0 {
+                always_clean &= mask;
+            }
             by_mask.entry(mask).or_insert_with(|| Resolution {
                 committed: committed.clone(),
                 sources,
@@ -670,6 +677,7 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
         reads,
         by_mask,
         always,
+        always_clean,
         forced,
         resolutions,
         graphs: memo.into_iter().collect(),
