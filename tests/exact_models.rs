@@ -516,6 +516,21 @@ const NOT_G_SINGLE: [&str; 10] = [
     "strict-serializable",
 ];
 
+/// The models prohibiting `internal`.
+const INTERNAL: [&str; 11] = [
+    "read-atomic",
+    "update-atomic",
+    "causal-cerone",
+    "parallel-snapshot-isolation",
+    "prefix",
+    "snapshot-isolation",
+    "serializable",
+    "strong-session-snapshot-isolation",
+    "strong-snapshot-isolation",
+    "strong-session-serializable",
+    "strict-serializable",
+];
+
 /// `(name, history, models under which it is invalid)`.
 fn fixed() -> Vec<(&'static str, Hist, Vec<&'static str>)> {
     let h = |txns: Vec<Txn>| Hist { txns };
@@ -611,19 +626,7 @@ fn fixed() -> Vec<(&'static str, Hist, Vec<&'static str>)> {
         (
             "internal",
             h(vec![tx(0, Okay, 0, 1, &[W(1, Some(1)), R(1, Some(2))])]),
-            vec![
-                "read-atomic",
-                "update-atomic",
-                "causal-cerone",
-                "parallel-snapshot-isolation",
-                "prefix",
-                "snapshot-isolation",
-                "serializable",
-                "strong-session-snapshot-isolation",
-                "strong-snapshot-isolation",
-                "strong-session-serializable",
-                "strict-serializable",
-            ],
+            INTERNAL.to_vec(),
         ),
         (
             "stale read after a completed write, other process",
@@ -640,6 +643,58 @@ fn fixed() -> Vec<(&'static str, Hist, Vec<&'static str>)> {
                 tx(0, Okay, 2, 3, &[R(1, None)]),
             ]),
             vec![
+                "strong-session-snapshot-isolation",
+                "strong-snapshot-isolation",
+                "strong-session-serializable",
+                "strict-serializable",
+            ],
+        ),
+        (
+            // T2's second read is not external: only `internal`, no G1b.
+            "a later read of an intermediate value is internal only",
+            h(vec![
+                tx(0, Okay, 0, 1, &[W(1, Some(2)), W(1, Some(3))]),
+                tx(1, Okay, 2, 3, &[R(1, Some(3)), R(1, Some(2))]),
+            ]),
+            INTERNAL.to_vec(),
+        ),
+        (
+            // T3's read follows its own write: no lost update.
+            "a read after the txn's own write does not make a lost update",
+            h(vec![
+                tx(0, Okay, 0, 1, &[R(1, None), W(1, Some(1))]),
+                tx(0, Okay, 2, 3, &[W(1, Some(2)), R(1, None), W(1, Some(3))]),
+            ]),
+            INTERNAL.to_vec(),
+        ),
+        (
+            // T1 must commit (T3 read its x); then T2 -rw(x)-> T1 -wr(x)->
+            // T3 -rw(y)-> T2, a G2-item (adjacent rw edges: not under SI).
+            "G2-item through an :info writer",
+            h(vec![
+                tx(0, Info, 0, 1, &[W(1, Some(1))]),
+                tx(1, Okay, 2, 4, &[R(2, None), W(2, Some(3)), R(1, None)]),
+                tx(2, Okay, 3, 5, &[R(1, Some(1)), R(2, None)]),
+            ]),
+            vec![
+                "repeatable-read",
+                "serializable",
+                "strong-session-serializable",
+                "strict-serializable",
+            ],
+        ),
+        (
+            // The same with mini-transactions only (T1 reads before it
+            // writes).
+            "G2-item through an :info mini-transaction",
+            h(vec![
+                tx(0, Info, 0, 1, &[R(1, None), W(1, Some(1))]),
+                tx(1, Okay, 2, 3, &[R(2, None), W(2, Some(3)), R(1, None)]),
+                tx(1, Okay, 4, 5, &[R(1, Some(1)), R(2, None)]),
+            ]),
+            vec![
+                "repeatable-read",
+                "serializable",
                 "strong-session-snapshot-isolation",
                 "strong-snapshot-isolation",
                 "strong-session-serializable",
