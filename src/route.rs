@@ -141,6 +141,8 @@ pub fn check(
                 Some("written values repeat, so a read's writer is a choice the inference cannot make")
             } else if crate::check::sat::reads_unwritten_values(h) {
                 Some("a read returned a value nobody wrote, which the inference does not report")
+            } else if crate::check::sat::elle_dirty_reads_differ(h) {
+                Some("Elle's G1a/G1b cases include reads no choice of writer makes dirty")
             } else {
                 None
             };

@@ -319,9 +319,10 @@ fn judge(
             for t in types {
                 let ok = match t.as_str() {
                     "internal" => a.always & brute::INTERNAL != 0,
-                    // Avoiding a lost update by a dirty read does not
-                    // count: every model prohibiting lost-update prohibits
-                    // G1a and G1b.
+                    // Unavoidable among resolutions without dirty reads (a
+                    // read of nil could also "come from" a failed write of
+                    // nil, trading the lost update for a G1a): every model
+                    // prohibiting lost-update prohibits G1a and G1b.
                     "lost-update" => a.always_clean & brute::LOST_UPDATE != 0,
                     "G1a" => a.forced.iter().any(|(_, k)| k & brute::G1A != 0),
                     "G1b" => a.forced.iter().any(|(_, k)| k & brute::G1B != 0),

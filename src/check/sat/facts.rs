@@ -194,6 +194,22 @@ pub fn reads_unwritten_values(h: &History) -> bool {
         .any(|case| case.get_kw("writer") == Some(&Value::Nil))
 }
 
+/// Whether Elle's G1a / G1b cases (which look at every read, also those
+/// after the transaction's own write, and take a failed transaction's
+/// intermediate write for a G1b) differ from the exact ones.
+pub fn elle_dirty_reads_differ(h: &History) -> bool {
+    use crate::infer::rw_register::{g1a_cases, g1b_cases};
+    let (elle_a, elle_b) = (g1a_cases(h), g1b_cases(h));
+    if elle_a.is_empty() && elle_b.is_empty() {
+        // Then no exact case either: an exact one needs a failed or
+        // intermediate writer, which Elle's cases would name too, or a
+        // never-written value (see `reads_unwritten_values`).
+        return false;
+    }
+    let (a, b) = dirty_read_cases(h);
+    a != elle_a || b != elle_b
+}
+
 /// Whether some value is written to a key by two transactions (`:ok`,
 /// `:info` or `:fail`; final or intermediate), twice by one, or `nil` is
 /// written (as the initial state has it): then a read's writer is a choice,
