@@ -30,7 +30,10 @@
 //!   anywhere: `G1a`, no edge; (d) a committed `W != T` that wrote `v` to
 //!   `k` only as a non-final write: `G1b`, no edge. A read with no source at
 //!   all (nobody else wrote `v`, `v` not nil) is a garbage read, reported as
-//!   `G1a`.
+//!   `G1a`. Decisions: a read of a value only the reader itself writes
+//!   (later) is such a garbage read; an aborted transaction's intermediate
+//!   write is case (c), `G1a`; a nil read may always choose the initial
+//!   state, even when some transaction wrote nil explicitly.
 //! * The version order of `k` is any total order of the committed
 //!   transactions writing `k`, after the initial state. `ww`: `W1 -> W2`
 //!   when `W1` precedes `W2`. `rw`: when `T`'s external read of `k` has
@@ -46,7 +49,8 @@
 //!   suffixed `-realtime` if a real-time edge is used, else `-process` if a
 //!   process edge is used.
 //! * `lost-update`: two distinct transactions whose external reads of `k`
-//!   have the same (a)/(b) source and which both write `k`.
+//!   have the same (a)/(b) source and which both write `k` (reads after the
+//!   transaction's own micro-ops on `k` do not count).
 //! * A resolution is: a commit choice for each `:info`, a source for each
 //!   external read, a version order per key. Its anomalies are the facts
 //!   above plus the types of all simple cycles of its graph.
@@ -352,6 +356,9 @@ pub struct Analysis {
     pub by_mask: HashMap<u32, Resolution>,
     /// Anomalies present in every resolution.
     pub always: u32,
+    /// Anomalies present in every resolution without `G1a` and `G1b` (all
+    /// bits when there is none).
+    pub always_clean: u32,
     /// Reads whose every resolution gives them no (a)/(b) source, with the
     /// fact types they can have (`G1A` and/or `G1B`).
     pub forced: Vec<(usize, u32)>,
@@ -370,7 +377,7 @@ fn final_write(t: &Txn, k: Key) -> Option<Val> {
 }
 
 fn writes(t: &Txn, k: Key, v: Val) -> bool {
-    t.mops.iter().any(|m| *m == Mop::W(k, v))
+    t.mops.contains(&Mop::W(k, v))
 }
 
 /// The `internal` fact and the external reads of the `:ok` transactions.
@@ -542,6 +549,7 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
     let mut memo: HashMap<Vec<u8>, u32> = HashMap::new();
     let mut by_mask: HashMap<u32, Resolution> = HashMap::new();
     let mut always = u32::MAX;
+    let mut always_clean = u32::MAX;
     let mut resolutions = 0u64;
     // For each read, whether some resolution gives it an (a)/(b) source, and
     // which facts it can have.
@@ -637,6 +645,9 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
                 .entry(adj)
                 .or_insert_with_key(|adj| cycle_types(n, adj));
             always &= mask;
+            if mask & (G1A | G1B) == 0 {
+                always_clean &= mask;
+            }
             by_mask.entry(mask).or_insert_with(|| Resolution {
                 committed: committed.clone(),
                 sources,
@@ -666,6 +677,7 @@ pub fn analyze(h: &Hist, mode: EdgeMode, limit: u64) -> Option<Analysis> {
         reads,
         by_mask,
         always,
+        always_clean,
         forced,
         resolutions,
         graphs: memo.into_iter().collect(),
@@ -762,4 +774,179 @@ impl Analysis {
         }
         s
     }
+}
+
+// ---------------------------------------------------------------------------
+// A second, graph-free reference for the serializable family
+
+/// Which orders a serial execution must respect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SerialOrder {
+    /// Any order (`serializable`).
+    Any,
+    /// Each `:ok` before the next `:ok` of its process
+    /// (`strong-session-serializable`).
+    Process,
+    /// Each `:ok` before every committed transaction invoked after it
+    /// completed (`strict-serializable`).
+    Realtime,
+}
+
+/// The textbook definition, with no graphs: some choice of committed
+/// `:info` transactions and some order of the committed transactions,
+/// respecting `order`, executes serially (from an all-nil state) so that
+/// every read of every `:ok` transaction returns what it returned.
+pub fn serial_valid(h: &Hist, order: SerialOrder) -> bool {
+    let n = h.txns.len();
+    let infos: Vec<usize> = (0..n)
+        .filter(|&i| h.txns[i].status == Status::Info)
+        .collect();
+    (0..(1u32 << infos.len())).any(|choice| {
+        let committed = commit_vector(h, &infos, choice);
+        let members: Vec<usize> = (0..n).filter(|&i| committed[i]).collect();
+        let mut before = vec![0u8; n * n];
+        order_edges(h, &committed, &mut before);
+        let must = match order {
+            SerialOrder::Any => 0,
+            SerialOrder::Process => PR,
+            SerialOrder::Realtime => RT,
+        };
+        (0..factorial(members.len())).any(|idx| {
+            let seq = permutation(&members, idx);
+            let respects = (0..seq.len())
+                .all(|i| (i + 1..seq.len()).all(|j| before[seq[j] * n + seq[i]] & must == 0));
+            respects && executes(h, &seq)
+        })
+    })
+}
+
+/// Runs `seq` serially; true when every `:ok` read matches.
+fn executes(h: &Hist, seq: &[usize]) -> bool {
+    let mut state: HashMap<Key, Val> = HashMap::new();
+    for &t in seq {
+        let txn = &h.txns[t];
+        let mut local = state.clone();
+        for m in &txn.mops {
+            match *m {
+                Mop::W(k, v) => {
+                    local.insert(k, v);
+                }
+                Mop::R(k, v) => {
+                    if txn.status == Status::Ok && local.get(&k).copied().flatten() != v {
+                        return false;
+                    }
+                }
+            }
+        }
+        state = local;
+    }
+    true
+}
+
+/// The operational definition of snapshot isolation, with no graphs: some
+/// choice of committed `:info` transactions, some commit order of the
+/// committed transactions and, for each, a start point (its snapshot: the
+/// first `s` commits, `s` at most its own commit position), such that
+///
+/// * every read of every `:ok` transaction returns its snapshot's value
+///   (or its own latest write),
+/// * no two overlapping transactions (neither committed before the other
+///   started) write a common key (first committer wins),
+/// * `order` holds: `A` committed before `B` started whenever `A -> B` is
+///   a process (strong session) or real-time (strong) edge.
+pub fn snapshot_valid(h: &Hist, order: SerialOrder) -> bool {
+    let n = h.txns.len();
+    let infos: Vec<usize> = (0..n)
+        .filter(|&i| h.txns[i].status == Status::Info)
+        .collect();
+    let must = match order {
+        SerialOrder::Any => 0,
+        SerialOrder::Process => PR,
+        SerialOrder::Realtime => RT,
+    };
+    (0..(1u32 << infos.len())).any(|choice| {
+        let committed = commit_vector(h, &infos, choice);
+        let members: Vec<usize> = (0..n).filter(|&i| committed[i]).collect();
+        let mut before = vec![0u8; n * n];
+        order_edges(h, &committed, &mut before);
+        (0..factorial(members.len())).any(|idx| {
+            let seq = permutation(&members, idx);
+            // Start points: an odometer, start[i] in 0..=i.
+            let mut start = vec![0usize; seq.len()];
+            loop {
+                if snapshot_ok(h, &seq, &start, &before, must) {
+                    return true;
+                }
+                let mut d = 0;
+                while d < start.len() {
+                    start[d] += 1;
+                    if start[d] <= d {
+                        break;
+                    }
+                    start[d] = 0;
+                    d += 1;
+                }
+                if d == start.len() {
+                    return false;
+                }
+            }
+        })
+    })
+}
+
+fn writes_key(t: &Txn, k: Key) -> bool {
+    final_write(t, k).is_some()
+}
+
+/// `seq[i]` commits `i`-th and started after the first `start[i]` commits.
+fn snapshot_ok(h: &Hist, seq: &[usize], start: &[usize], before: &[u8], must: u8) -> bool {
+    let n = h.txns.len();
+    for i in 0..seq.len() {
+        for j in 0..seq.len() {
+            // j committed before i started?
+            let visible = j < start[i];
+            if i != j && before[seq[j] * n + seq[i]] & must != 0 && !visible {
+                return false;
+            }
+            // i commits first; they overlap unless i committed before j started.
+            let overlap = i < j && i >= start[j];
+            if overlap {
+                let (a, b) = (&h.txns[seq[i]], &h.txns[seq[j]]);
+                if keys(h)
+                    .iter()
+                    .any(|&k| writes_key(a, k) && writes_key(b, k))
+                {
+                    return false;
+                }
+            }
+        }
+    }
+    // Reads: the snapshot of the first start[i] commits, then own writes.
+    for (i, &t) in seq.iter().enumerate() {
+        let txn = &h.txns[t];
+        if txn.status != Status::Ok {
+            continue;
+        }
+        let mut local: HashMap<Key, Val> = HashMap::new();
+        for &w in &seq[..start[i]] {
+            for m in &h.txns[w].mops {
+                if let Mop::W(k, v) = *m {
+                    local.insert(k, v);
+                }
+            }
+        }
+        for m in &txn.mops {
+            match *m {
+                Mop::W(k, v) => {
+                    local.insert(k, v);
+                }
+                Mop::R(k, v) => {
+                    if local.get(&k).copied().flatten() != v {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
 }
