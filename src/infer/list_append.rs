@@ -687,6 +687,48 @@ fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ {
         .filter(|(_, m)| m.f == MopFn::Read)
 }
 
+/// Thin-air reads: for every `:ok` read and every element of its list that
+/// no op of the history appends to that key (whatever its outcome, completed
+/// or not), the G1a case `{:op .., :mop .., :writer nil, :element e}`, in
+/// history order. Every model that proscribes G1a (read committed and
+/// stronger) forbids them: no transaction, committed or not, wrote the
+/// element. Elle does not look for them (its G1a is a read of a `:fail`ed
+/// append), so [`analyze`] does not either; [`analyze_exact`] does.
+pub fn thin_air_reads(h: &History) -> Vec<Value> {
+    let appended: HashSet<(Atom, Atom)> = h
+        .mops
+        .iter()
+        .filter(|m| m.f == MopFn::Append)
+        .filter_map(|m| match m.arg {
+            MopArg::Atom(a) => Some((m.key, a)),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, m) in ok_reads(h) {
+        for &e in h.list(m.arg) {
+            if !appended.contains(&(m.key, e)) {
+                out.push(Value::kw_map(vec![
+                    ("op", op_value(h, i)),
+                    ("mop", mop_value(h, m)),
+                    ("writer", Value::Nil),
+                    ("element", h.atom_value(e)),
+                ]));
+            }
+        }
+    }
+    out
+}
+
+/// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
+/// reports (Elle's answer, and invalid where a read shows an element nobody
+/// appended, which Elle calls valid).
+pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Unanalyzable> {
+    let mut inference = analyze(h, extra)?;
+    inference.anomalies.add_nonempty("G1a", thin_air_reads(h));
+    Ok(inference)
+}
+
 /// A G1a or G1b case: the op at `reader` read element `e`, written by the
 /// op at `writer`, in micro-op `m`.
 fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> Value {
