@@ -729,6 +729,50 @@ pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static
     Ok(inference)
 }
 
+/// Keys whose version order the reads leave open: for each key, in order of
+/// first append, the `:ok` ops (positions, in history order) that appended
+/// an element no `:ok` read shows, when there are two or more. Every such
+/// element comes after all shown ones, but their order among themselves is
+/// a choice: Elle (and [`analyze`]) adds no ww edge between them, so a
+/// cycle that every choice closes (e.g. two transactions that append to
+/// the key, each with an rw edge to the other: G2-item as inferred, but
+/// G-single under either order) goes unreported under models that allow
+/// G2-item, such as snapshot isolation. An exact checker must try the
+/// orders of these ops (or encode them as polygraph choices); unobserved
+/// `:info` appends are a further choice (whether they happened), not listed.
+pub fn unrevealed_appends(h: &History) -> Vec<(Atom, Vec<usize>)> {
+    let mut shown: HashSet<(Atom, Atom)> = HashSet::new();
+    for (_, m) in ok_reads(h) {
+        shown.extend(h.list(m.arg).iter().map(|&e| (m.key, e)));
+    }
+    let mut keys: Vec<Atom> = Vec::new();
+    let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            let MopArg::Atom(e) = m.arg else { continue };
+            if m.f != MopFn::Append || shown.contains(&(m.key, e)) {
+                continue;
+            }
+            let ops = by_key.entry(m.key).or_insert_with(|| {
+                keys.push(m.key);
+                Vec::new()
+            });
+            if ops.last() != Some(&i) {
+                ops.push(i);
+            }
+        }
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let ops = by_key.remove(&k).expect("a key with appends");
+            (ops.len() > 1).then_some((k, ops))
+        })
+        .collect()
+}
+
 /// A G1a or G1b case: the op at `reader` read element `e`, written by the
 /// op at `writer`, in micro-op `m`.
 fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> Value {
