@@ -701,7 +701,12 @@ fn mini_agrees_with_brute_force_on_tiny_histories() {
 /// writes' places in the version orders are forced (issue 22 §4).
 #[test]
 fn mini_agrees_with_brute_force_with_info_transactions() {
-    let (checked, invalid, declined) = brute_force_campaign(7, 80, 0.3);
+    // MINI_BRUTE_SEEDS=N runs a longer campaign.
+    let seeds = std::env::var("MINI_BRUTE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(80);
+    let (checked, invalid, declined) = brute_force_campaign(7, seeds, 0.3);
     eprintln!("brute force with :info: {checked} histories checked ({invalid} not strict-serializable), {declined} not MT-decidable");
     assert!(checked > 300 && invalid > 20);
 }
