@@ -1231,3 +1231,41 @@ fn failed_and_intermediate_writes_are_never_sources() {
     assert_eq!(i.result.get_kw("not"), m.result.get_kw("not"));
     assert_eq!(i.result.get_kw("also-not"), m.result.get_kw("also-not"));
 }
+
+/// Which expectations let the mini path place an observed `:info` write
+/// after its key's last version (`immediate_for`, for `analyze_with`).
+#[test]
+fn immediate_placement_follows_the_models() {
+    let exp = |models: Option<&[&str]>, anomalies: &[&str]| Expectations {
+        models: models.map(|m| ellery::consistency::parse_models(m).expect("models")),
+        anomalies: ellery::consistency::parse_anomalies(anomalies).expect("anomalies"),
+    };
+    use ellery::infer::mini::immediate_for;
+    assert!(immediate_for(&exp(None, &[])));
+    for m in [
+        "consistent-view",
+        "repeatable-read",
+        "snapshot-isolation",
+        "serializable",
+        "strict-serializable",
+        "strong-session-snapshot-isolation",
+    ] {
+        assert!(immediate_for(&exp(Some(&[m]), &[])), "{m}");
+    }
+    for m in [
+        "read-uncommitted",
+        "read-committed",
+        "monotonic-atomic-view",
+        "cursor-stability",
+    ] {
+        assert!(!immediate_for(&exp(Some(&[m]), &[])), "{m}");
+    }
+    assert!(immediate_for(&exp(
+        Some(&["read-committed", "serializable"]),
+        &[]
+    )));
+    for a in ["G-single", "G2-item", "G2"] {
+        assert!(immediate_for(&exp(Some(&["read-committed"]), &[a])), "{a}");
+    }
+    assert!(!immediate_for(&exp(Some(&["read-committed"]), &["G1c"])));
+}

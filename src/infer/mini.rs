@@ -452,6 +452,22 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
     analyze_with(h, w, extra, true)
 }
 
+/// Whether [`analyze_with`] may take every read-modify-write as immediately
+/// following the version it read, for a check with these expectations:
+/// some expected model proscribes G-single-item (no models: Elle's default,
+/// strict serializability), or an anomaly looked for (`-a`) is a cycle with
+/// an rw edge (G-single, G-nonadjacent, G2 and their variants).
+pub fn immediate_for(exp: &crate::check::result::Expectations) -> bool {
+    use crate::consistency::{all_implied_anomalies, anomalies_prohibited_by};
+    let models: &[&str] = exp.models.as_deref().unwrap_or(&["strict-serializable"]);
+    anomalies_prohibited_by(models).map_or(true, |a| a.contains("G-single-item"))
+        || all_implied_anomalies(&exp.anomalies).iter().any(|a| {
+            ["G-single", "G-nonadjacent", "G2"]
+                .iter()
+                .any(|p| a.starts_with(p))
+        })
+}
+
 /// [`analyze`], saying whether the checked models make every
 /// read-modify-write immediately follow the version it read (`immediate`):
 /// true when some checked model proscribes G-single (`consistent-view`,
