@@ -502,11 +502,30 @@ fn observed_info_writes_count_as_committed() {
 // Brute force: enumerate serial orders of the committed transactions.
 
 /// Whether some order of the `:ok` transactions (respecting real time when
-/// `realtime`) explains every read, registers or lists.
+/// `realtime`) explains every read, registers or lists. Each `:info`
+/// transaction may or may not have taken effect (its reads are unknown and
+/// it has no completion time): every subset of them is tried.
 fn brute_force(h: &History, realtime: bool) -> bool {
-    let txns: Vec<usize> = (0..h.ops.len())
+    let ok: Vec<usize> = (0..h.ops.len())
         .filter(|&i| h.ops[i].op_type == OpType::Ok)
         .collect();
+    let info: Vec<usize> = (0..h.ops.len())
+        .filter(|&i| h.ops[i].op_type == OpType::Info)
+        .collect();
+    assert!(info.len() < 12, "too many :info transactions to enumerate");
+    (0..1u32 << info.len()).any(|subset| {
+        let mut txns = ok.clone();
+        txns.extend(
+            info.iter()
+                .enumerate()
+                .filter(|(b, _)| subset >> b & 1 == 1)
+                .map(|(_, &i)| i),
+        );
+        serial_order(h, &txns, realtime)
+    })
+}
+
+fn serial_order(h: &History, txns: &[usize], realtime: bool) -> bool {
     let inv: Vec<usize> = txns
         .iter()
         .map(|&i| h.invocation_of(i).expect("paired"))
@@ -529,8 +548,13 @@ fn brute_force(h: &History, realtime: bool) -> bool {
             if used[j] {
                 continue;
             }
-            // Real time: nothing unplaced completed before j was invoked.
-            if rt && (0..txns.len()).any(|k| !used[k] && k != j && txns[k] < inv[j]) {
+            // Real time: nothing unplaced completed before j was invoked
+            // (an `:info` transaction never completed).
+            if rt
+                && (0..txns.len()).any(|k| {
+                    !used[k] && k != j && h.ops[txns[k]].op_type == OpType::Ok && txns[k] < inv[j]
+                })
+            {
                 continue;
             }
             used[j] = true;
@@ -544,14 +568,23 @@ fn brute_force(h: &History, realtime: bool) -> bool {
         }
         false
     }
-    go(h, &txns, &inv, realtime, &mut used, &mut order)
+    go(h, txns, &inv, realtime, &mut used, &mut order)
 }
 
 fn replay(h: &History, order: impl Iterator<Item = usize>) -> bool {
     use std::collections::HashMap;
     let mut state: HashMap<ellery::model::Atom, Vec<ellery::model::Atom>> = HashMap::new();
     for i in order {
-        for m in h.mops(&h.ops[i]) {
+        // An `:info` transaction's reads are unknown.
+        let info = h.ops[i].op_type == OpType::Info;
+        let mut mops = h.mops(&h.ops[i]);
+        if mops.is_empty() {
+            mops = h.mops(&h.ops[h.invocation_of(i).expect("paired")]);
+        }
+        for m in mops {
+            if info && m.f == MopFn::Read {
+                continue;
+            }
             let cur = state.entry(m.key).or_default();
             match (m.f, m.arg) {
                 (MopFn::Write, MopArg::Atom(v)) => {
@@ -616,8 +649,10 @@ const MODES: [Mode; 4] = [
     Mode::ReadCommitted,
 ];
 
-#[test]
-fn mini_agrees_with_brute_force_on_tiny_histories() {
+/// Checks `--algorithm mini` (serializable, strict-serializable) against the
+/// brute force on generated tiny MT histories; returns (checked, not
+/// strict-serializable, declined by mini).
+fn brute_force_campaign(txns: usize, seeds: u64, info: f64) -> (usize, usize, usize) {
     let (mut checked, mut invalid, mut declined) = (0, 0, 0);
     for (wi, workload) in [GenWorkload::RwRegister, GenWorkload::ListAppend]
         .into_iter()
@@ -629,8 +664,8 @@ fn mini_agrees_with_brute_force_on_tiny_histories() {
             Workload::ListAppend
         };
         for mode in MODES {
-            for seed in 0..60 {
-                let h = generated(workload, mode, 6, seed, Vec::new(), 0.1, 0.0);
+            for seed in 0..seeds {
+                let h = generated(workload, mode, txns, seed, Vec::new(), 0.1, info);
                 let ser = route::check(
                     &h,
                     &opts("serializable", Algorithm::Mini),
@@ -666,7 +701,27 @@ fn mini_agrees_with_brute_force_on_tiny_histories() {
             }
         }
     }
+    (checked, invalid, declined)
+}
+
+#[test]
+fn mini_agrees_with_brute_force_on_tiny_histories() {
+    let (checked, invalid, declined) = brute_force_campaign(6, 60, 0.0);
     eprintln!("brute force: {checked} histories checked ({invalid} not strict-serializable), {declined} not MT-decidable");
+    assert!(checked > 300 && invalid > 20);
+}
+
+/// The same with `:info` transactions: an observed one took effect, and its
+/// writes' places in the version orders are forced (issue 22 §4).
+#[test]
+fn mini_agrees_with_brute_force_with_info_transactions() {
+    // MINI_BRUTE_SEEDS=N runs a longer campaign.
+    let seeds = std::env::var("MINI_BRUTE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(80);
+    let (checked, invalid, declined) = brute_force_campaign(7, seeds, 0.3);
+    eprintln!("brute force with :info: {checked} histories checked ({invalid} not strict-serializable), {declined} not MT-decidable");
     assert!(checked > 300 && invalid > 20);
 }
 
@@ -890,4 +945,341 @@ fn mini_prints_elles_rw_register_steps() {
         assert!(printed.contains("{:key :x, :value "), "{printed}");
         assert_eq!(printed, ellery::edn::pr_str(&i.result));
     }
+}
+
+// ---------------------------------------------------------------------------
+// Observed `:info` writers (issue 22 §4).
+
+fn edn(text: &str) -> History {
+    read_history_bytes(text.as_bytes().to_vec(), "inline", SourceFormat::Edn).expect("readable")
+}
+
+fn printed(h: &History, model: &str, algorithm: Algorithm, w: Workload) -> String {
+    ellery::edn::pr_str(&run(h, model, algorithm, w, &RwOptions::default()).result)
+}
+
+/// T (`:info`) read-modify-writes x and y; R reads T's x and the initial y.
+const FRACTURED_RW: &str = "\
+{:index 0, :time 0, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
+{:index 1, :time 1, :type :invoke, :process 2, :f :txn, :value [[:r :x nil] [:r :y nil]]}
+{:index 2, :time 2, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y nil]]}
+{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
+";
+
+const FRACTURED_RW_RESULT: &str = "{:valid? false, :anomaly-types (:G-single-item), :anomalies {:G-single-item [{:cycle [{:index 2, :time 2, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y nil]]} {:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]} {:index 2, :time 2, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y nil]]}], :steps ({:key :y, :value nil, :value' 1, :type :rw, :a-mop-index 1, :b-mop-index 3} {:type :wr, :key :x, :value 1, :a-mop-index 2, :b-mop-index 0}), :type :G-single-item}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}";
+
+const FRACTURED_LA: &str = "\
+{:index 0, :time 0, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:append :x 1] [:append :y 1]]}
+{:index 1, :time 1, :type :invoke, :process 2, :f :txn, :value [[:r :x nil] [:r :y nil]]}
+{:index 2, :time 2, :type :ok, :process 2, :f :txn, :value [[:r :x [1]] [:r :y []]]}
+{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:append :x 1] [:append :y 1]]}
+";
+
+const FRACTURED_LA_RESULT: &str = "{:valid? false, :anomaly-types (:G-single-item), :anomalies {:G-single-item [{:cycle [{:index 2, :time 2, :type :ok, :process 2, :f :txn, :value [[:r :x [1]] [:r :y []]]} {:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:append :x 1] [:append :y 1]]} {:index 2, :time 2, :type :ok, :process 2, :f :txn, :value [[:r :x [1]] [:r :y []]]}], :steps ({:type :rw, :key :y, :value :elle.list-append/init, :value' 1, :a-mop-index 1, :b-mop-index 3} {:type :wr, :key :x, :value 1, :a-mop-index 2, :b-mop-index 0}), :type :G-single-item}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}";
+
+/// A fractured read through an `:info` transaction is a G-single-item cycle
+/// (R rw-precedes T on y, T wr-precedes R on x) under mini and auto, for
+/// registers and lists; for lists it is Elle's own answer.
+#[test]
+fn fractured_read_through_an_info_writer() {
+    let h = edn(FRACTURED_RW);
+    for algorithm in [Algorithm::Mini, Algorithm::Auto] {
+        let p = printed(&h, "serializable", algorithm, Workload::RwRegister);
+        assert_eq!(p, FRACTURED_RW_RESULT, "{algorithm:?}");
+    }
+    let h = edn(FRACTURED_LA);
+    for algorithm in [Algorithm::Mini, Algorithm::Auto, Algorithm::Infer] {
+        let p = printed(&h, "serializable", algorithm, Workload::ListAppend);
+        assert_eq!(p, FRACTURED_LA_RESULT, "{algorithm:?}");
+    }
+    assert!(!brute_force(&edn(FRACTURED_RW), false));
+    assert!(!brute_force(&edn(FRACTURED_LA), false));
+}
+
+/// T's write of y whose predecessor no read reveals follows y's last
+/// version (U's 5): R, which read T's x and U's y, rw-precedes T.
+#[test]
+fn info_writer_follows_the_last_version() {
+    let h = edn("\
+{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5]]}
+{:index 1, :time 1, :type :ok, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5]]}
+{:index 2, :time 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
+{:index 3, :time 3, :type :invoke, :process 2, :f :txn, :value [[:r :x nil] [:r :y nil]]}
+{:index 4, :time 4, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 5]]}
+{:index 5, :time 5, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
+");
+    let want = "{:valid? false, :anomaly-types (:G-single-item), :anomalies {:G-single-item [{:cycle [{:index 4, :time 4, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 5]]} {:index 5, :time 5, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]} {:index 4, :time 4, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 5]]}], :steps ({:key :y, :value 5, :value' 1, :type :rw, :a-mop-index 1, :b-mop-index 3} {:type :wr, :key :x, :value 1, :a-mop-index 2, :b-mop-index 0}), :type :G-single-item}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}";
+    for algorithm in [Algorithm::Mini, Algorithm::Auto] {
+        let p = printed(&h, "serializable", algorithm, Workload::RwRegister);
+        assert_eq!(p, want, "{algorithm:?}");
+    }
+    assert!(!brute_force(&h, false));
+}
+
+/// The ww edge from the last version into an `:info` writer holds only
+/// under models that proscribe G-single: U read the initial y and wrote 5,
+/// and read T's x. T's y after 5 closes a G1c cycle; T's y before 5 makes
+/// U's read of the initial y stale (G-single). Read committed allows the
+/// latter, so `analyze_with(.., false)` adds no edge into T.
+#[test]
+fn info_writer_placement_needs_g_single_models() {
+    let h = edn("\
+{:index 0, :time 0, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
+{:index 1, :time 1, :type :invoke, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5] [:r :x nil]]}
+{:index 2, :time 2, :type :ok, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5] [:r :x 1]]}
+{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
+");
+    let want = "{:valid? false, :anomaly-types (:G1c), :anomalies {:G1c [{:cycle [{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]} {:index 2, :time 2, :type :ok, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5] [:r :x 1]]} {:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}], :steps ({:type :wr, :key :x, :value 1, :a-mop-index 2, :b-mop-index 2} {:key :y, :value 5, :value' 1, :type :ww, :a-mop-index 1, :b-mop-index 3}), :type :G1c}]}, :not #{:read-committed}, :also-not #{:causal-cerone :consistent-view :cursor-stability :forward-consistent-view :monotonic-atomic-view :monotonic-snapshot-read :monotonic-view :parallel-snapshot-isolation :prefix :read-atomic :repeatable-read :serializable :snapshot-isolation :strong-read-committed :strong-serializable :strong-session-read-committed :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-atomic :update-serializable}}";
+    for algorithm in [Algorithm::Mini, Algorithm::Auto] {
+        let p = printed(&h, "serializable", algorithm, Workload::RwRegister);
+        assert_eq!(p, want, "{algorithm:?}");
+    }
+    assert!(!brute_force(&h, false));
+    // Ops 2 (U) and 3 (T).
+    let ww = (2, 3, ellery::graph::Rels::WW);
+    let strong =
+        ellery::infer::mini::analyze_with(&h, MtWorkload::RwRegister, ExtraGraph::None, true)
+            .expect("MT");
+    assert!(strong.inference.edges.contains(&ww));
+    let weak =
+        ellery::infer::mini::analyze_with(&h, MtWorkload::RwRegister, ExtraGraph::None, false)
+            .expect("MT");
+    assert!(
+        weak.inference.edges.iter().all(|e| e.1 != 3),
+        "{:?}",
+        weak.inference.edges
+    );
+    // Nothing else changes.
+    let mut rest = strong.inference.edges.clone();
+    rest.retain(|e| *e != ww && !(e.1 == 3 && e.2 == ellery::graph::Rels::RW));
+    assert_eq!(rest, weak.inference.edges);
+}
+
+/// Two observed `:info` writers of one key whose order no read reveals
+/// leave the fast path (their order is a choice); auto falls back to the
+/// inference.
+#[test]
+fn two_observed_info_writers_of_a_key_leave_the_fast_path() {
+    let h = edn("\
+{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:w :x 1]]}
+{:index 1, :time 1, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:w :x 2]]}
+{:index 2, :time 2, :type :info, :process 0, :f :txn, :value [[:r :x nil] [:w :x 1]]}
+{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:w :x 2]]}
+{:index 4, :time 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 5, :time 5, :type :ok, :process 2, :f :txn, :value [[:r :x 1]]}
+{:index 6, :time 6, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 7, :time 7, :type :ok, :process 2, :f :txn, :value [[:r :x 2]]}
+");
+    let err = route::check(
+        &h,
+        &opts("serializable", Algorithm::Mini),
+        Workload::RwRegister,
+        &RwOptions::default(),
+    )
+    .expect_err("not decidable by the fast path");
+    assert!(
+        err.message
+            .contains("it and the op at index 2 are indeterminate, both write key :x"),
+        "{err}"
+    );
+    assert_eq!(err.line, 4);
+    let auto = printed(&h, "serializable", Algorithm::Auto, Workload::RwRegister);
+    let infer = printed(&h, "serializable", Algorithm::Infer, Workload::RwRegister);
+    assert_eq!(auto, infer);
+    assert!(brute_force(&h, false));
+}
+
+/// A list shows an `:info` append right after the initial state; a
+/// committed transaction that read the initial state and appended too
+/// appended after it (ww), and its read is stale (rw): G-single-item, as
+/// Elle infers.
+#[test]
+fn info_append_shown_before_a_divergent_append() {
+    let h = edn("\
+{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:append :x 2]]}
+{:index 1, :time 1, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:append :x 3]]}
+{:index 2, :time 2, :type :ok, :process 1, :f :txn, :value [[:r :x []] [:append :x 3]]}
+{:index 3, :time 3, :type :info, :process 0, :f :txn, :value [[:r :x nil] [:append :x 2]]}
+{:index 4, :time 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 5, :time 5, :type :ok, :process 2, :f :txn, :value [[:r :x [2]]]}
+");
+    let want = "{:valid? false, :anomaly-types (:G-single-item), :anomalies {:G-single-item [{:cycle [{:index 2, :time 2, :type :ok, :process 1, :f :txn, :value [[:r :x []] [:append :x 3]]} {:index 3, :time 3, :type :info, :process 0, :f :txn, :value [[:r :x nil] [:append :x 2]]} {:index 2, :time 2, :type :ok, :process 1, :f :txn, :value [[:r :x []] [:append :x 3]]}], :steps ({:type :rw, :key :x, :value :elle.list-append/init, :value' 2, :a-mop-index 0, :b-mop-index 1} {:type :ww, :key :x, :value 2, :value' 3, :a-mop-index 1, :b-mop-index 1}), :type :G-single-item}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}";
+    for algorithm in [Algorithm::Mini, Algorithm::Auto, Algorithm::Infer] {
+        let p = printed(&h, "serializable", algorithm, Workload::ListAppend);
+        assert_eq!(p, want, "{algorithm:?}");
+    }
+    assert!(!brute_force(&h, false));
+}
+
+// ---------------------------------------------------------------------------
+// Unique values (issue 22 §4): every write of every op, whatever its outcome
+// and whether or not it is the transaction's final write of the key, enters
+// the index; a value written twice leaves the fast path, so no read is ever
+// attributed to the wrong writer.
+
+fn mini_error(text: &str, w: Workload) -> String {
+    let h = edn(text);
+    let err = route::check(
+        &h,
+        &opts("serializable", Algorithm::Mini),
+        w,
+        &RwOptions::default(),
+    )
+    .expect_err("not an MT history with unique values");
+    // auto still answers (with the inference, or the SAT checker where the
+    // inference gives up on repeated values).
+    if let Err(e) = route::check(
+        &h,
+        &opts("serializable", Algorithm::Auto),
+        w,
+        &RwOptions::default(),
+    ) {
+        panic!("auto: {e}");
+    }
+    err.message
+}
+
+#[test]
+fn values_written_twice_leave_the_fast_path() {
+    let ok =
+        "{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:w :x 1]]}
+{:index 1, :time 1, :type :ok, :process 0, :f :txn, :value [[:r :x nil] [:w :x 1]]}
+{:index 2, :time 2, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 3, :time 3, :type :ok, :process 2, :f :txn, :value [[:r :x 1]]}
+";
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "a :fail writer",
+            format!("{ok}{{:index 4, :time 4, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:w :x 1]]}}
+{{:index 5, :time 5, :type :fail, :process 1, :f :txn, :value [[:r :x nil] [:w :x 1]]}}
+"),
+            "key :x was written 1 by the ops at indices 1 and 5",
+        ),
+        (
+            "an :info writer",
+            format!("{ok}{{:index 4, :time 4, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:w :x 1]]}}
+{{:index 5, :time 5, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:w :x 1]]}}
+"),
+            "key :x was written 1 by the ops at indices 1 and 5",
+        ),
+        (
+            "a never-completed writer",
+            format!("{ok}{{:index 4, :time 4, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:w :x 1]]}}
+"),
+            "key :x was written 1 by the ops at indices 1 and 4",
+        ),
+        (
+            "an intermediate write",
+            format!("{ok}{{:index 4, :time 4, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:w :x 1] [:w :x 2]]}}
+{{:index 5, :time 5, :type :ok, :process 1, :f :txn, :value [[:r :x 1] [:w :x 1] [:w :x 2]]}}
+"),
+            "key :x was written 1 by the ops at indices 1 and 5",
+        ),
+        (
+            "one transaction's two writes",
+            "{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:w :x 1] [:w :x 1]]}
+{:index 1, :time 1, :type :ok, :process 0, :f :txn, :value [[:r :x nil] [:w :x 1] [:w :x 1]]}
+{:index 2, :time 2, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 3, :time 3, :type :ok, :process 2, :f :txn, :value [[:r :x 1]]}
+".to_string(),
+            "key :x was written 1 by the ops at indices 1 and 1",
+        ),
+    ];
+    for (name, text, want) in &cases {
+        let msg = mini_error(text, Workload::RwRegister);
+        assert!(msg.contains(want), "{name}: {msg}");
+        assert!(msg.contains("values are not unique"), "{name}: {msg}");
+    }
+    // Lists: a :fail append of an element an :ok transaction appended.
+    let msg = mini_error(
+        "{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:append :x 1]]}
+{:index 1, :time 1, :type :ok, :process 0, :f :txn, :value [[:r :x []] [:append :x 1]]}
+{:index 2, :time 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:append :x 1]]}
+{:index 3, :time 3, :type :fail, :process 1, :f :txn, :value [[:r :x nil] [:append :x 1]]}
+{:index 4, :time 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 5, :time 5, :type :ok, :process 2, :f :txn, :value [[:r :x [1]]]}
+",
+        Workload::ListAppend,
+    );
+    assert!(
+        msg.contains("values are not unique: key :x was written 1 by the ops at indices 1 and 3"),
+        "{msg}"
+    );
+}
+
+/// Without a repeated value, reads of `:fail`ed and intermediate writes are
+/// G1a and G1b (never attributed to a committed writer), and a `:fail`ed
+/// transaction's shape does not matter (it is no mini-transaction here: a
+/// blind write).
+#[test]
+fn failed_and_intermediate_writes_are_never_sources() {
+    let h = edn(
+        "{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:w :x 1] [:w :y 1]]}
+{:index 1, :time 1, :type :fail, :process 0, :f :txn, :value [[:w :x 1] [:w :y 1]]}
+{:index 2, :time 2, :type :invoke, :process 1, :f :txn, :value [[:r :y nil] [:w :y 2] [:w :y 3]]}
+{:index 3, :time 3, :type :ok, :process 1, :f :txn, :value [[:r :y nil] [:w :y 2] [:w :y 3]]}
+{:index 4, :time 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil] [:r :y nil]]}
+{:index 5, :time 5, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 2]]}
+",
+    );
+    let p = printed(&h, "serializable", Algorithm::Mini, Workload::RwRegister);
+    // (No wr edge from an intermediate write: the graph is empty.)
+    let want = "{:valid? false, :anomaly-types (:G1a :G1b :empty-transaction-graph), :anomalies {:G1a ({:op {:index 5, :time 5, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 2]]}, :mop [:r :x 1], :writer {:index 1, :time 1, :type :fail, :process 0, :f :txn, :value [[:w :x 1] [:w :y 1]]}}), :G1b ({:op {:index 5, :time 5, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 2]]}, :mop [:r :y 2], :writer {:index 3, :time 3, :type :ok, :process 1, :f :txn, :value [[:r :y nil] [:w :y 2] [:w :y 3]]}}), :empty-transaction-graph true}, :not #{:read-committed}, :also-not #{:causal-cerone :consistent-view :cursor-stability :forward-consistent-view :monotonic-atomic-view :monotonic-snapshot-read :monotonic-view :parallel-snapshot-isolation :prefix :read-atomic :repeatable-read :serializable :snapshot-isolation :strong-read-committed :strong-serializable :strong-session-read-committed :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-atomic :update-serializable}}";
+    assert_eq!(p, want);
+    // The inference (Elle) finds the same verdict and boundary.
+    let i = run(
+        &h,
+        "serializable",
+        Algorithm::Infer,
+        Workload::RwRegister,
+        &RwOptions::default(),
+    );
+    let m = run(
+        &h,
+        "serializable",
+        Algorithm::Mini,
+        Workload::RwRegister,
+        &RwOptions::default(),
+    );
+    assert_eq!(i.validity, m.validity);
+    assert_eq!(i.result.get_kw("not"), m.result.get_kw("not"));
+    assert_eq!(i.result.get_kw("also-not"), m.result.get_kw("also-not"));
+}
+
+/// Which expectations let the mini path place an observed `:info` write
+/// after its key's last version (`immediate_for`, for `analyze_with`).
+#[test]
+fn immediate_placement_follows_the_models() {
+    let exp = |models: Option<&[&str]>, anomalies: &[&str]| Expectations {
+        models: models.map(|m| ellery::consistency::parse_models(m).expect("models")),
+        anomalies: ellery::consistency::parse_anomalies(anomalies).expect("anomalies"),
+    };
+    use ellery::infer::mini::immediate_for;
+    assert!(immediate_for(&exp(None, &[])));
+    for m in [
+        "consistent-view",
+        "repeatable-read",
+        "snapshot-isolation",
+        "serializable",
+        "strict-serializable",
+        "strong-session-snapshot-isolation",
+    ] {
+        assert!(immediate_for(&exp(Some(&[m]), &[])), "{m}");
+    }
+    for m in [
+        "read-uncommitted",
+        "read-committed",
+        "monotonic-atomic-view",
+        "cursor-stability",
+    ] {
+        assert!(!immediate_for(&exp(Some(&[m]), &[])), "{m}");
+    }
+    assert!(immediate_for(&exp(
+        Some(&["read-committed", "serializable"]),
+        &[]
+    )));
+    for a in ["G-single", "G2-item", "G2"] {
+        assert!(immediate_for(&exp(Some(&["read-committed"]), &[a])), "{a}");
+    }
+    assert!(!immediate_for(&exp(Some(&["read-committed"]), &["G1c"])));
 }

@@ -687,6 +687,92 @@ fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ {
         .filter(|(_, m)| m.f == MopFn::Read)
 }
 
+/// Thin-air reads: for every `:ok` read and every element of its list that
+/// no op of the history appends to that key (whatever its outcome, completed
+/// or not), the G1a case `{:op .., :mop .., :writer nil, :element e}`, in
+/// history order. Every model that proscribes G1a (read committed and
+/// stronger) forbids them: no transaction, committed or not, wrote the
+/// element. Elle does not look for them (its G1a is a read of a `:fail`ed
+/// append), so [`analyze`] does not either; [`analyze_exact`] does.
+pub fn thin_air_reads(h: &History) -> Vec<Value> {
+    let appended: HashSet<(Atom, Atom)> = h
+        .mops
+        .iter()
+        .filter(|m| m.f == MopFn::Append)
+        .filter_map(|m| match m.arg {
+            MopArg::Atom(a) => Some((m.key, a)),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (i, m) in ok_reads(h) {
+        for &e in h.list(m.arg) {
+            if !appended.contains(&(m.key, e)) {
+                out.push(Value::kw_map(vec![
+                    ("op", op_value(h, i)),
+                    ("mop", mop_value(h, m)),
+                    ("writer", Value::Nil),
+                    ("element", h.atom_value(e)),
+                ]));
+            }
+        }
+    }
+    out
+}
+
+/// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
+/// reports (Elle's answer, and invalid where a read shows an element nobody
+/// appended, which Elle calls valid).
+pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Unanalyzable> {
+    let mut inference = analyze(h, extra)?;
+    inference.anomalies.add_nonempty("G1a", thin_air_reads(h));
+    Ok(inference)
+}
+
+/// Keys whose version order the reads leave open: for each key, in order of
+/// first append, the `:ok` ops (positions, in history order) that appended
+/// an element no `:ok` read shows, when there are two or more. Every such
+/// element comes after all shown ones, but their order among themselves is
+/// a choice: Elle (and [`analyze`]) adds no ww edge between them, so a
+/// cycle that every choice closes (e.g. two transactions that append to
+/// the key, each with an rw edge to the other: G2-item as inferred, but
+/// G-single under either order) goes unreported under models that allow
+/// G2-item, such as snapshot isolation. An exact checker must try the
+/// orders of these ops (or encode them as polygraph choices); unobserved
+/// `:info` appends are a further choice (whether they happened), not listed.
+pub fn unrevealed_appends(h: &History) -> Vec<(Atom, Vec<usize>)> {
+    let mut shown: HashSet<(Atom, Atom)> = HashSet::new();
+    for (_, m) in ok_reads(h) {
+        shown.extend(h.list(m.arg).iter().map(|&e| (m.key, e)));
+    }
+    let mut keys: Vec<Atom> = Vec::new();
+    let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            let MopArg::Atom(e) = m.arg else { continue };
+            if m.f != MopFn::Append || shown.contains(&(m.key, e)) {
+                continue;
+            }
+            let ops = by_key.entry(m.key).or_insert_with(|| {
+                keys.push(m.key);
+                Vec::new()
+            });
+            if ops.last() != Some(&i) {
+                ops.push(i);
+            }
+        }
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let ops = by_key.remove(&k).expect("a key with appends");
+            (ops.len() > 1).then_some((k, ops))
+        })
+        .collect()
+}
+
 /// A G1a or G1b case: the op at `reader` read element `e`, written by the
 /// op at `writer`, in micro-op `m`.
 fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> Value {

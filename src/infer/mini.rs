@@ -37,14 +37,22 @@
 //! `dirty-update`. Two additions Elle's rw-register checker does not make:
 //! a read of a value the transaction itself writes later is `future-read`
 //! (`{:op :mop :element}`), and a read of a value nobody wrote (thin air) is
-//! `G1a` with `:writer nil`.
+//! `G1a` with `:writer nil`; for lists, one case per element nobody appended
+//! (`{:op :mop :writer nil :element}`, see
+//! [`list_append::thin_air_reads`]), and such a read's order is not checked.
 //!
 //! **Indeterminate transactions.** An `:info` transaction whose write was
-//! read (or read-modify-written) by a committed transaction committed: its
-//! writes are wr/ww sources. Its own reads are unknown, so no edge enters it
-//! from its versions' predecessors (a sound under-approximation; see the
-//! README). Unobserved `:info` writes are dropped, as are `:fail`ed ones
-//! (which only serve to name G1a).
+//! read by a committed transaction (for lists: shown in a committed read)
+//! committed, so all its final writes are versions with the edges a
+//! committed writer's get: wr into their readers, ww and rw onward, and ww
+//! and rw into it from the version each write followed. Its own reads are
+//! unknown, so that version is the element before it in a list that shows
+//! it, or else the key's last version (the end of the chain of
+//! read-modify-writes from the initial state), where it must be under any
+//! model that proscribes G-single (see [`attach_info`]; two such writes on
+//! one key leave the fast path, their order being a choice). Unobserved
+//! `:info` writes are dropped (assuming they did not happen only removes
+//! constraints), as are `:fail`ed ones (which only serve to name G1a).
 
 use super::list_append::{self, ExtraGraph};
 use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
@@ -89,6 +97,8 @@ pub struct MtTxn {
     read_slots: [u32; 2],
     nreads: u8,
     nwrites: u8,
+    /// An observed `:info` transaction.
+    info: bool,
 }
 
 impl MtTxn {
@@ -439,6 +449,41 @@ fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) -> Option<N
 /// unique values (the fast path's preconditions). `extra` adds process or
 /// real-time order, as for the workload inferences.
 pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, NotMini> {
+    analyze_with(h, w, extra, true)
+}
+
+/// Whether [`analyze_with`] may take every read-modify-write as immediately
+/// following the version it read, for a check with these expectations:
+/// some expected model proscribes G-single-item (no models: Elle's default,
+/// strict serializability), or an anomaly looked for (`-a`) is a cycle with
+/// an rw edge (G-single, G-nonadjacent, G2 and their variants).
+pub fn immediate_for(exp: &crate::check::result::Expectations) -> bool {
+    use crate::consistency::{all_implied_anomalies, anomalies_prohibited_by};
+    let models: &[&str] = exp.models.as_deref().unwrap_or(&["strict-serializable"]);
+    anomalies_prohibited_by(models).map_or(true, |a| a.contains("G-single-item"))
+        || all_implied_anomalies(&exp.anomalies).iter().any(|a| {
+            ["G-single", "G-nonadjacent", "G2"]
+                .iter()
+                .any(|p| a.starts_with(p))
+        })
+}
+
+/// [`analyze`], saying whether the checked models make every
+/// read-modify-write immediately follow the version it read (`immediate`):
+/// true when some checked model proscribes G-single (`consistent-view`,
+/// `repeatable-read`, snapshot isolation, serializability and everything
+/// stronger), since a version between the one read and the write, or a
+/// second writer of the same version, is a G-single cycle. Only then is an
+/// observed `:info` transaction's write of a key whose predecessor no read
+/// reveals placed after the key's last version (see [`attach_info`]);
+/// under weaker models its place in the version order is free, so no edge
+/// enters it there. [`analyze`] assumes `true`.
+pub fn analyze_with(
+    h: &History,
+    w: MtWorkload,
+    extra: ExtraGraph,
+    immediate: bool,
+) -> Result<MiniAnalysis, NotMini> {
     let n = h.ops.len();
     let not = |pos: usize, reason: String| NotMini { pos, reason };
     // 1. Shapes, then the unique-value index over every write of every
@@ -623,7 +668,7 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                     txns[t].push_read((m.key, v), slot);
                     if w == MtWorkload::ListAppend {
                         let index = (&versions, &recs[..], &preds[..]);
-                        check_list(h, i, m, kid, index, &mut pred_of, &mut thin_air)?;
+                        check_list(h, i, m, kid, index, &mut pred_of)?;
                     }
                 }
             }
@@ -638,24 +683,31 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                     bad_rmw = true;
                     continue;
                 }
-                let sc = &mut succ[slot as usize];
-                if sc.first == NONE {
-                    sc.first = i as u32;
-                } else {
-                    if sc.more == NONE {
-                        sc.more = more.len() as u32;
-                        more.push(Vec::new());
-                    }
-                    more[sc.more as usize].push(i as u32);
-                }
+                push_succ(&mut succ, &mut more, slot, i as u32);
             }
         }
 
-        // 3. wr edges (and nodes for observed :info writers), ww and rw edges.
+        // 2b. Observed `:info` writers (see `attach_info`).
         let ok_nodes: Vec<u32> = (0..n as u32)
             .filter(|&i| node[i as usize] != NONE)
             .collect();
-        let mut divergent = false;
+        attach_info(
+            h,
+            w,
+            immediate,
+            (&versions, &recs[..]),
+            &ok_nodes,
+            &pred_of,
+            (&mut node, &mut txns),
+            (&mut succ, &mut more),
+            &mut edges,
+        )?;
+        stats.observed_info = txns.len() - ok_nodes.len();
+
+        // 3. wr, ww and rw edges out of the external reads of committed
+        //    transactions.
+        let divergent = succ.iter().any(|sc| sc.more != NONE);
+        stats.divergences = succ.iter().filter(|sc| sc.more != NONE).count();
         for &s in &ok_nodes {
             let t = node[s as usize] as usize;
             for ri in 0..txns[t].reads().len() {
@@ -663,23 +715,6 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 let slot = txns[t].read_slots[ri] as usize;
                 let writer = recs.get(slot).map_or(NONE, |r| r.pos);
                 if v.is_some() {
-                    if recs[slot].status == OpType::Info && node[writer as usize] == NONE {
-                        let u = new_node(&mut node, &mut txns, writer as usize);
-                        stats.observed_info += 1;
-                        for (j, g) in txn_mop_range(h, writer as usize).enumerate() {
-                            let m = &h.mops[g];
-                            let MopArg::Atom(y) = m.arg else { continue };
-                            if !is_write(m.f) {
-                                continue;
-                            }
-                            let own = written(versions.mop_kid[g], y)
-                                .map(|s| recs[s as usize])
-                                .filter(|r| r.pos == writer && r.mop == j as u32);
-                            if own.is_some_and(|r| r.last) {
-                                txns[u].push_write((m.key, y, None, false));
-                            }
-                        }
-                    }
                     edges.push((writer, s, Rels::WR));
                 }
                 let sc = succ[slot];
@@ -691,10 +726,6 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 } else {
                     &more[sc.more as usize]
                 };
-                if !rest.is_empty() && sc.first == s {
-                    divergent = true;
-                    stats.divergences += 1;
-                }
                 for &b in std::iter::once(&sc.first).chain(rest) {
                     if b == s {
                         // s read-modify-wrote this version: ww from its
@@ -729,7 +760,7 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
                 anomalies.add_nonempty("future-read", future);
                 anomalies.add_seq_nonempty("G1a", thin_air);
             }
-            MtWorkload::ListAppend => anomalies.add_nonempty("G1a", thin_air),
+            MtWorkload::ListAppend => anomalies.add_nonempty("G1a", list_append::thin_air_reads(h)),
         }
 
         let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
@@ -753,6 +784,211 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
             divergent,
         })
     })
+}
+
+/// Records `b` as a read-modify-writer of version `slot`.
+fn push_succ(succ: &mut [Succ], more: &mut Vec<Vec<u32>>, slot: u32, b: u32) {
+    let sc = &mut succ[slot as usize];
+    if sc.first == NONE {
+        sc.first = b;
+    } else {
+        if sc.more == NONE {
+            sc.more = more.len() as u32;
+            more.push(Vec::new());
+        }
+        more[sc.more as usize].push(b);
+    }
+}
+
+/// Observed `:info` writers. An `:info` transaction one of whose writes a
+/// committed transaction read (for lists: one of whose elements a committed
+/// read shows) committed, so all its final writes are versions, with the
+/// edges a committed writer's versions get: wr into their readers (step 3),
+/// rw from their readers to their read-modify-writers (step 3), and, into
+/// the transaction, ww from the version each write followed and rw from
+/// that version's other readers. Its own reads are unknown, so that version
+/// is:
+///
+/// * for lists, the element before its element in any read that shows it
+///   (a fact under every model);
+/// * otherwise, when `immediate` (see [`analyze_with`]), the key's last
+///   version: the end of the chain of read-modify-writes from the initial
+///   state. Every write immediately follows the version it read and no
+///   version has two such writers, so the versions of a key form one chain
+///   from the initial state; a chain that starts at an `:info` write must
+///   continue that one. With two such chains on a key their order is a
+///   choice no read reveals: the history leaves the fast path. When the
+///   initial chain itself forks (a DIVERGENCE, reported as lost-update, a
+///   G-single under these models) the write is left unattached.
+///
+/// Unobserved `:info` writes are dropped: assuming they did not happen only
+/// removes constraints.
+#[allow(clippy::too_many_arguments)]
+fn attach_info(
+    h: &History,
+    w: MtWorkload,
+    immediate: bool,
+    (versions, recs): (&Versions, &[WriteRec]),
+    ok_nodes: &[u32],
+    pred_of: &HashMap<u32, Ver>,
+    (node, txns): (&mut [u32], &mut Vec<MtTxn>),
+    (succ, more): (&mut [Succ], &mut Vec<Vec<u32>>),
+    edges: &mut Vec<(u32, u32, Rels)>,
+) -> Result<(), NotMini> {
+    let mut observed: Vec<u32> = Vec::new();
+    for &s in ok_nodes {
+        let t = &txns[node[s as usize] as usize];
+        for &slot in &t.read_slots[..t.nreads as usize] {
+            if let Some(r) = recs.get(slot as usize) {
+                if r.status == OpType::Info {
+                    observed.push(r.pos);
+                }
+            }
+        }
+    }
+    observed.extend(pred_of.keys().map(|&s| recs[s as usize].pos));
+    observed.sort_unstable();
+    observed.dedup();
+    if observed.is_empty() {
+        return Ok(());
+    }
+    // Writes whose predecessor no read reveals: (key id, writer, write).
+    let mut orphans: Vec<(u32, u32, usize)> = Vec::new();
+    // Writes shown right after a version: (version slot, writer).
+    let mut shown_after: Vec<(u32, u32)> = Vec::new();
+    for &pos in &observed {
+        let u = txns.len();
+        node[pos as usize] = u as u32;
+        txns.push(MtTxn {
+            info: true,
+            ..MtTxn::default()
+        });
+        for (j, g) in txn_mop_range(h, pos as usize).enumerate() {
+            let m = &h.mops[g];
+            let MopArg::Atom(y) = m.arg else { continue };
+            if !is_write(m.f) {
+                continue;
+            }
+            let kid = versions.mop_kid[g];
+            let Some(s) = versions.slot(kid, y) else {
+                continue;
+            };
+            let r = recs[s as usize];
+            if r.pos != pos || r.mop != j as u32 || !r.last {
+                continue;
+            }
+            // For lists, the element before it, skipping the transaction's
+            // own earlier appends.
+            let mut shown = match w {
+                MtWorkload::ListAppend => pred_of.get(&s).copied(),
+                MtWorkload::RwRegister => None,
+            };
+            while let Some(Some(e)) = shown {
+                match versions.slot(kid, e) {
+                    Some(es) if recs[es as usize].pos == pos => {
+                        shown = pred_of.get(&es).copied();
+                    }
+                    _ => break,
+                }
+            }
+            let Some(p) = shown else {
+                orphans.push((kid, pos, txns[u].writes().len()));
+                txns[u].push_write((m.key, y, None, false));
+                continue;
+            };
+            // The element before it in a list: attach there, unless that
+            // element is no committed version (thin air, aborted or never
+            // completed: reported or rejected elsewhere).
+            let ps = versions.version(kid, p).filter(|&ps| {
+                p.is_none()
+                    || recs
+                        .get(ps as usize)
+                        .is_some_and(|r| matches!(r.status, OpType::Ok | OpType::Info))
+            });
+            let Some(ps) = ps else {
+                txns[u].push_write((m.key, y, None, false));
+                continue;
+            };
+            txns[u].push_write((m.key, y, p, true));
+            push_succ(succ, more, ps, pos);
+            shown_after.push((ps, pos));
+            if p.is_some() {
+                edges.push((recs[ps as usize].pos, pos, Rels::WW));
+            }
+        }
+    }
+    // A list shows the element right after the version it followed, so any
+    // other read-modify-writer of that version (a DIVERGENCE) appended
+    // later. (Two elements shown right after one version are an
+    // incompatible order.)
+    for &(ps, pos) in &shown_after {
+        let sc = succ[ps as usize];
+        let rest: &[u32] = if sc.more == NONE {
+            &[]
+        } else {
+            &more[sc.more as usize]
+        };
+        for &b in std::iter::once(&sc.first).chain(rest) {
+            if b != pos {
+                edges.push((pos, b, Rels::WW));
+            }
+        }
+    }
+    if !immediate {
+        return Ok(());
+    }
+    orphans.sort_unstable();
+    for (i, &(kid, pos, wi)) in orphans.iter().enumerate() {
+        if let Some(&(kid2, pos2, _)) = orphans.get(i + 1) {
+            if kid2 == kid {
+                let key = txns[node[pos as usize] as usize].writes()[wi].0;
+                return Err(NotMini {
+                    pos: pos2 as usize,
+                    reason: format!(
+                        "it and the op at index {} are indeterminate, both write key {} and were observed, and no read reveals which of their writes of {} came first",
+                        h.ops[pos as usize].index,
+                        pr_str(&h.atom_value(key)),
+                        pr_str(&h.atom_value(key)),
+                    ),
+                });
+            }
+        }
+        if i > 0 && orphans[i - 1].0 == kid {
+            continue;
+        }
+        let u = node[pos as usize] as usize;
+        let key = txns[u].writes()[wi].0;
+        // The end of the chain from the initial state.
+        let mut slot = versions.writes + kid;
+        let mut ver: Ver = None;
+        let mut tail = None;
+        for _ in 0..succ.len() {
+            let sc = succ[slot as usize];
+            if sc.more != NONE {
+                break; // a divergence
+            }
+            if sc.first == NONE {
+                tail = Some(slot);
+                break;
+            }
+            let b = &txns[node[sc.first as usize] as usize];
+            let Some(&(_, x, _, _)) = b.writes().iter().find(|w| w.0 == key) else {
+                break;
+            };
+            let Some(next) = versions.slot(kid, x) else {
+                break;
+            };
+            (slot, ver) = (next, Some(x));
+        }
+        let Some(t) = tail else { continue };
+        txns[u].writes[wi].2 = ver;
+        txns[u].writes[wi].3 = true;
+        push_succ(succ, more, t, pos);
+        if ver.is_some() {
+            edges.push((recs[t as usize].pos, pos, Rels::WW));
+        }
+    }
+    Ok(())
 }
 
 /// The pre-checks whose cases are Elle's own functions, in Elle's order
@@ -782,7 +1018,7 @@ fn pre_check_anomalies(h: &History, w: MtWorkload) -> Anomalies {
 /// `kid`) is the chain of read-modify-writes ending in its last element.
 /// Elements appended by `:info` transactions take their predecessor from the
 /// first list that shows them. Elements nobody committed are left to the
-/// G1a/G1b checks.
+/// G1a/G1b checks; a list with an element nobody appended is not checked.
 fn check_list(
     h: &History,
     i: usize,
@@ -790,26 +1026,23 @@ fn check_list(
     kid: u32,
     (versions, recs, preds): (&Versions, &[WriteRec], &[Ver]),
     pred_of: &mut HashMap<u32, Ver>,
-    thin_air: &mut Vec<Value>,
 ) -> Result<(), NotMini> {
     let list = h.list(m.arg);
-    let mut thin = false;
-    for (j, &e) in list.iter().enumerate() {
+    let slots: Option<Vec<u32>> = list
+        .iter()
+        .map(|&e| {
+            versions
+                .slot(kid, e)
+                .filter(|&s| recs[s as usize].pos != NONE)
+        })
+        .collect();
+    // A read showing an element nobody appended is a thin-air read
+    // (`list_append::thin_air_reads`); its order says nothing.
+    let Some(slots) = slots else {
+        return Ok(());
+    };
+    for (j, (&e, &s)) in list.iter().zip(&slots).enumerate() {
         let before = if j == 0 { None } else { Some(list[j - 1]) };
-        let Some(s) = versions
-            .slot(kid, e)
-            .filter(|&s| recs[s as usize].pos != NONE)
-        else {
-            if !thin {
-                thin = true;
-                thin_air.push(Value::kw_map(vec![
-                    ("op", op_value(h, i)),
-                    ("mop", mop_value(h, m)),
-                    ("writer", Value::Nil),
-                ]));
-            }
-            continue;
-        };
         let rec = &recs[s as usize];
         match rec.status {
             OpType::Ok => {}
@@ -939,15 +1172,24 @@ impl PairExplainer for MiniExplainer {
                 if !known || a == b {
                     continue;
                 }
-                let holds = match kind {
-                    StepKind::Ww => {
-                        v.is_some() && ta.writes().iter().any(|w| w.0 == k && Some(w.1) == v)
-                    }
-                    _ => ta.reads().contains(&(k, v)),
+                // The version of a that b's write follows: the one b read,
+                // or (lists) an observed `:info` append shown right after
+                // the version b read.
+                let av = match kind {
+                    StepKind::Ww => ta
+                        .writes()
+                        .iter()
+                        .find(|w| {
+                            w.0 == k
+                                && (v.is_some() && Some(w.1) == v
+                                    || list && ta.info && w.3 && w.2 == v)
+                        })
+                        .map(|w| Some(w.1)),
+                    _ => ta.reads().contains(&(k, v)).then_some(v),
                 };
-                if !holds {
+                let Some(av) = av else {
                     continue;
-                }
+                };
                 if !list {
                     return Some(crate::infer::rw_register::version_step(
                         h,
@@ -962,12 +1204,12 @@ impl PairExplainer for MiniExplainer {
                 let data = Value::kw_map(vec![
                     ("type", Value::kw(kind.name())),
                     ("key", h.atom_value(k)),
-                    ("value", ver(v)),
+                    ("value", ver(av)),
                     ("value'", h.atom_value(y)),
-                    ("a-mop-index", mop_pos(h, a, kind == StepKind::Ww, k, v)),
+                    ("a-mop-index", mop_pos(h, a, kind == StepKind::Ww, k, av)),
                     ("b-mop-index", mop_pos(h, b, true, k, Some(y))),
                 ]);
-                let (key, value, value2) = (key(k), pr_str(&ver(v)), pr_str(&h.atom_value(y)));
+                let (key, value, value2) = (key(k), pr_str(&ver(av)), pr_str(&h.atom_value(y)));
                 let text = match kind {
                     StepKind::Ww => StepText::AppendWw { key, value, value2 },
                     _ if v.is_none() => StepText::AppendRwInit { key, value2 },
