@@ -115,7 +115,14 @@ pub fn check_list_append(
     list_append::validate(history)?;
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    match list_append::analyze(history, extra_graph(opts)) {
+    // Under auto, also the reads of elements nobody appended (Elle has no
+    // check for them).
+    let analyzed = if opts.algorithm == crate::route::Algorithm::Auto && opts.confirm_with_sat {
+        list_append::analyze_exact(history, extra_graph(opts))
+    } else {
+        list_append::analyze(history, extra_graph(opts))
+    };
+    match analyzed {
         Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
         Err(e) => Ok(Outcome {
             validity: validity_of(&e.result),

@@ -152,6 +152,8 @@ pub fn check(
                 Some("a read returned a value nobody wrote, which the inference does not report")
             } else if crate::check::sat::elle_dirty_reads_differ(h) {
                 Some("Elle's G1a/G1b cases include reads no choice of writer makes dirty")
+            } else if crate::check::sat::elle_lost_updates_differ(h) {
+                Some("Elle's lost-update cases include a read that follows the transaction's own write")
             } else {
                 None
             };
@@ -298,7 +300,12 @@ pub fn check_mini(
     why: &str,
 ) -> Result<Outcome, NotMini> {
     let clock = std::time::Instant::now();
-    let analysis = mini::analyze(h, workload.mt(), pipeline::extra_graph(opts))?;
+    let analysis = mini::analyze_with(
+        h,
+        workload.mt(),
+        pipeline::extra_graph(opts),
+        mini::immediate_for(&opts.expectations),
+    )?;
     if opts.verbose {
         let s = &analysis.stats;
         eprintln!(

@@ -69,6 +69,8 @@ fn thin_air_read_under_infer_and_mini() {
     assert_eq!(printed(&h, Algorithm::Infer), "{:valid? true}");
     let want = format!("{{:valid? false, :anomaly-types (:G1a), :anomalies {{:G1a [{CASE}]}}, :not #{{:read-committed}}, :also-not #{{:causal-cerone :consistent-view :cursor-stability :forward-consistent-view :monotonic-atomic-view :monotonic-snapshot-read :monotonic-view :parallel-snapshot-isolation :prefix :read-atomic :repeatable-read :serializable :snapshot-isolation :strong-read-committed :strong-serializable :strong-session-read-committed :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-atomic :update-serializable}}}}");
     assert_eq!(printed(&h, Algorithm::Mini), want);
+    // auto (list-append's inference plus the thin-air check) agrees.
+    assert_eq!(printed(&h, Algorithm::Auto), want);
     // A lone read of a thin-air element: G1a, and an empty graph.
     let h = edn("\
 {:index 0, :time 0, :type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}
@@ -76,6 +78,7 @@ fn thin_air_read_under_infer_and_mini() {
 ");
     let want = "{:valid? false, :anomaly-types (:G1a :empty-transaction-graph), :anomalies {:G1a [{:op {:index 1, :time 1, :type :ok, :process 1, :f :txn, :value [[:r :x [7]]]}, :mop [:r :x [7]], :writer nil, :element 7}], :empty-transaction-graph true}, :not #{:read-committed}, :also-not #{:causal-cerone :consistent-view :cursor-stability :forward-consistent-view :monotonic-atomic-view :monotonic-snapshot-read :monotonic-view :parallel-snapshot-isolation :prefix :read-atomic :repeatable-read :serializable :snapshot-isolation :strong-read-committed :strong-serializable :strong-session-read-committed :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-atomic :update-serializable}}";
     assert_eq!(printed(&h, Algorithm::Mini), want);
+    assert_eq!(printed(&h, Algorithm::Auto), want);
     assert_eq!(
         printed(&h, Algorithm::Infer),
         "{:valid? :unknown, :anomaly-types (:empty-transaction-graph), :anomalies {:empty-transaction-graph true}, :not #{}, :also-not #{}}"

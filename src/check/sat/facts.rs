@@ -213,6 +213,22 @@ pub fn elle_dirty_reads_differ(h: &History) -> bool {
     a != elle_a || b != elle_b
 }
 
+/// Whether Elle's lost-update cases (which also count a read that follows
+/// the transaction's own write of the key) differ from the certain ones.
+pub fn elle_lost_updates_differ(h: &History) -> bool {
+    let elle = crate::infer::list_append::lost_updates(h, MopFn::Write);
+    if elle.is_empty() {
+        // The certain ones are among Elle's: none either.
+        return false;
+    }
+    let printed = |cases: Vec<Value>| {
+        let mut p: Vec<String> = cases.iter().map(crate::edn::pr_str).collect();
+        p.sort();
+        p
+    };
+    printed(elle) != printed(certain_lost_updates(h))
+}
+
 /// Whether some value is written to a key by two transactions (`:ok`,
 /// `:info` or `:fail`; final or intermediate), twice by one, or `nil` is
 /// written (as the initial state has it): then a read's writer is a choice,
