@@ -112,17 +112,30 @@ pub fn check_list_append(
     history: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
+    list_append_with(history, opts, list_append::analyze)
+}
+
+/// [`check_list_append`], plus the reads of elements nobody appended (`G1a`
+/// with `:writer nil`; Elle has no check for them): `--algorithm auto`.
+pub fn check_list_append_exact(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    list_append_with(history, opts, list_append::analyze_exact)
+}
+
+type ListAnalysis =
+    fn(&History, ExtraGraph) -> Result<Inference<'static>, crate::infer::Unanalyzable>;
+
+fn list_append_with(
+    history: &History,
+    opts: &CheckOptions,
+    analyze: ListAnalysis,
+) -> Result<Outcome, crate::error::InputError> {
     list_append::validate(history)?;
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    // Under auto, also the reads of elements nobody appended (Elle has no
-    // check for them).
-    let analyzed = if opts.algorithm == crate::route::Algorithm::Auto && opts.confirm_with_sat {
-        list_append::analyze_exact(history, extra_graph(opts))
-    } else {
-        list_append::analyze(history, extra_graph(opts))
-    };
-    match analyzed {
+    match analyze(history, extra_graph(opts)) {
         Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
         Err(e) => Ok(Outcome {
             validity: validity_of(&e.result),

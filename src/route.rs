@@ -131,6 +131,12 @@ pub fn check(
                 )),
             }
         }
+        Algorithm::Auto if workload == Workload::ListAppend && opts.confirm_with_sat => {
+            if opts.verbose {
+                eprintln!("ellery: {}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended)", h.origin);
+            }
+            pipeline::check_list_append_exact(h, opts)
+        }
         Algorithm::Auto if workload == Workload::ListAppend => infer(
             "auto: list-append histories use Elle's inference, exact for lists and Elle-identical"
                 .into(),

@@ -1083,9 +1083,12 @@ fn two_observed_info_writers_of_a_key_leave_the_fast_path() {
         "{err}"
     );
     assert_eq!(err.line, 4);
+    // The inference sees no edge (Elle's empty-graph unknown); auto
+    // confirms exactly: valid.
     let auto = printed(&h, "serializable", Algorithm::Auto, Workload::RwRegister);
     let infer = printed(&h, "serializable", Algorithm::Infer, Workload::RwRegister);
-    assert_eq!(auto, infer);
+    assert!(infer.starts_with("{:valid? :unknown, :anomaly-types (:empty-transaction-graph)"));
+    assert_eq!(auto, "{:valid? true}");
     assert!(brute_force(&h, false));
 }
 
