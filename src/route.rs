@@ -152,16 +152,8 @@ pub fn check(
                 // Elle orders a version a transaction read before the one it
                 // wrote, which only G1c-free models guarantee.
                 Some("the models forbid no G1c cycle, which the inference's version orders assume; the exact check is cheap here")
-            } else if crate::check::sat::values_repeat(h) {
-                Some("written values repeat, so a read's writer is a choice the inference cannot make")
-            } else if crate::check::sat::reads_unwritten_values(h) {
-                Some("a read returned a value nobody wrote, which the inference does not report")
-            } else if crate::check::sat::elle_dirty_reads_differ(h) {
-                Some("Elle's G1a/G1b cases include reads no choice of writer makes dirty")
-            } else if crate::check::sat::elle_lost_updates_differ(h) {
-                Some("Elle's lost-update cases include a read that follows the transaction's own write")
             } else {
-                None
+                crate::check::sat::inference_misreads(h)
             };
             if let Some(why) = why {
                 if opts.verbose {

@@ -186,17 +186,6 @@ pub fn certain_lost_updates(h: &History) -> Vec<Value> {
         .collect()
 }
 
-/// Whether some committed transaction read a value of a key that nobody
-/// wrote to it (neither `nil` nor any transaction's write, failed or not):
-/// Elle's inference says nothing about such reads; the exact checker
-/// reports them as `G1a` with `:writer nil`.
-pub fn reads_unwritten_values(h: &History) -> bool {
-    dirty_read_cases(h)
-        .0
-        .iter()
-        .any(|case| case.get_kw("writer") == Some(&Value::Nil))
-}
-
 /// Whether Elle's G1a / G1b cases (which look at every read, also those
 /// after the transaction's own write, and take a failed transaction's
 /// intermediate write for a G1b) differ from the exact ones.
@@ -206,27 +195,11 @@ pub fn elle_dirty_reads_differ(h: &History) -> bool {
     if elle_a.is_empty() && elle_b.is_empty() {
         // Then no exact case either: an exact one needs a failed or
         // intermediate writer, which Elle's cases would name too, or a
-        // never-written value (see `reads_unwritten_values`).
+        // never-written value (see `inference_misreads`).
         return false;
     }
     let (a, b) = dirty_read_cases(h);
     a != elle_a || b != elle_b
-}
-
-/// Whether Elle's lost-update cases (which also count a read that follows
-/// the transaction's own write of the key) differ from the certain ones.
-pub fn elle_lost_updates_differ(h: &History) -> bool {
-    let elle = crate::infer::list_append::lost_updates(h, MopFn::Write);
-    if elle.is_empty() {
-        // The certain ones are among Elle's: none either.
-        return false;
-    }
-    let printed = |cases: Vec<Value>| {
-        let mut p: Vec<String> = cases.iter().map(crate::edn::pr_str).collect();
-        p.sort();
-        p
-    };
-    printed(elle) != printed(certain_lost_updates(h))
 }
 
 /// Whether some value is written to a key by two transactions (`:ok`,
@@ -250,4 +223,67 @@ pub fn values_repeat(h: &History) -> bool {
         }
     }
     false
+}
+
+/// Why Elle's rw-register inference would misread `h`, if it would: one
+/// pass over the writes and one over the committed reads, with Elle's own
+/// dirty-read cases compared to the exact ones only when a failed or
+/// intermediate write exists. The reasons, in the order checked:
+/// written values repeat ([`values_repeat`]); a read returns a value nobody
+/// wrote; Elle's G1a/G1b cases differ from the exact ones
+/// ([`elle_dirty_reads_differ`]); a transaction writes a key, reads it and
+/// writes it again, which Elle's lost-update check counts as a
+/// read-modify-write.
+pub fn inference_misreads(h: &History) -> Option<&'static str> {
+    // Each value's one writer (op position), once values are unique.
+    let mut written: HashMap<(Atom, Val), u32> = HashMap::new();
+    let mut dirty_writes = false;
+    let mut last: Vec<(Atom, Val)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        let src = match op.op_type {
+            OpType::Ok | OpType::Fail => op,
+            OpType::Info => &h.ops[h.invocation_of(i).unwrap_or(i)],
+            OpType::Invoke => continue,
+        };
+        last.clear();
+        for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
+            let v = val(m.arg);
+            if v.is_none() || written.insert((m.key, v), i as u32).is_some() {
+                return Some("written values repeat, so a read's writer is a choice the inference cannot make");
+            }
+            dirty_writes |= op.op_type == OpType::Fail || last.iter().any(|(k, _)| *k == m.key);
+            last.push((m.key, v));
+        }
+    }
+    // Per key of one transaction: (first micro-op was a write, read since
+    // a write).
+    let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        seen.clear();
+        for m in h.mops(op) {
+            let v = val(m.arg);
+            match seen.iter_mut().find(|s| s.0 == m.key) {
+                None => {
+                    // The reader's own (later) write explains nothing.
+                    let writer = written.get(&(m.key, v)).filter(|&&w| w != i as u32);
+                    if m.f == MopFn::Read && v.is_some() && writer.is_none() {
+                        return Some("a read returned a value nobody wrote, which the inference does not report");
+                    }
+                    seen.push((m.key, m.f == MopFn::Write, false));
+                }
+                Some(s) if m.f == MopFn::Read => s.2 = true,
+                Some(s) if s.1 && s.2 => {
+                    return Some("Elle's lost-update check counts a read that follows the transaction's own write");
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if dirty_writes && elle_dirty_reads_differ(h) {
+        return Some("Elle's G1a/G1b cases include reads no choice of writer makes dirty");
+    }
+    None
 }
