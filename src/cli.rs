@@ -3,15 +3,17 @@
 //! Two dialects:
 //! * `ellery check [OPTIONS] FILES…` — ellery's own, with exit codes
 //!   0 (all valid), 1 (some invalid), 2 (some unknown, none invalid),
-//!   3 (bad input or usage).
+//!   3 (bad input or usage), 4 (an internal error in some history; the
+//!   others are still checked).
 //! * `ellery -m list-append|rw-register [elle-cli options] FILES…` — elle-cli's flags,
 //!   output lines (`path \t true`) and exit codes (1 if any history is
-//!   invalid, else 0; 255 on bad input), so scripts only change the name.
+//!   invalid, else 0; 255 on bad input or an internal error), so scripts
+//!   only change the name.
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
 use crate::edn::{pr_str, Value};
-use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
+use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
 use crate::pipeline::{CheckOptions, Outcome, Validity};
@@ -27,7 +29,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const EXIT_CODES: &str = "Exit codes: 0 every history valid; 1 some history invalid; \
-2 some history unknown (none invalid); 3 bad input or usage.";
+2 some history unknown (none invalid); 3 bad input or usage; 4 an internal error \
+in some history (a bug: the other histories are still checked; takes precedence).";
 
 /// ellery: Elle's answers for Jepsen histories, fast.
 #[derive(Parser, Debug)]
@@ -45,7 +48,8 @@ enum Command {
     /// Generate a Jepsen history from a simulated database.
     Gen(crate::gen::cli::GenArgs),
     /// Compare an Elle result with ellery's (exit 0 if they agree on the
-    /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input).
+    /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input;
+    /// 4 on an internal error).
     Diff(DiffArgs),
 }
 
@@ -429,6 +433,7 @@ fn check_one(
     if let Some(p) = opts.progress {
         p("reading");
     }
+    inject_panic(path);
     let peer = peer_format(path, format);
     let h = read(path, format, peer).map_err(|e| e.to_string())?;
     let peer_opts;
@@ -482,6 +487,18 @@ fn check_one(
     Ok(outcome)
 }
 
+/// A test hook: panics while checking any history whose path contains the
+/// value of `ELLERY_INJECT_PANIC`, so tests can show that an internal error
+/// in one history is reported for it alone.
+fn inject_panic(path: &Path) {
+    if let Some(needle) = std::env::var_os("ELLERY_INJECT_PANIC") {
+        let needle = needle.to_string_lossy();
+        if !needle.is_empty() && path.to_string_lossy().contains(&*needle) {
+            panic!("injected panic (ELLERY_INJECT_PANIC={needle})");
+        }
+    }
+}
+
 fn run_check(a: CheckArgs) -> i32 {
     let exp = match expectations(&a.consistency_models, &a.anomalies) {
         Ok(e) => e,
@@ -532,7 +549,7 @@ fn run_check(a: CheckArgs) -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let rw_options = a.rw.options();
-    let mut counts = [0usize; 4]; // valid, invalid, unknown, error
+    let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
     crate::batch::run_ordered(
         &files,
         jobs,
@@ -544,25 +561,33 @@ fn run_check(a: CheckArgs) -> i32 {
                     d.clone()
                 }
             });
-            let r = check_one(
-                path,
-                a.format,
-                a.workload,
-                &rw_options,
-                &opts,
-                dir.as_deref().map(|d| (d, &plot)),
-            );
+            // A panic is this history's internal error; the rest go on.
+            let r = crate::internal::catch(|| {
+                check_one(
+                    path,
+                    a.format,
+                    a.workload,
+                    &rw_options,
+                    &opts,
+                    dir.as_deref().map(|d| (d, &plot)),
+                )
+            });
             progress.tick(path);
             r
         },
         |i, r| {
             let path = &files[i];
             match r {
-                Err(msg) => {
+                Err(panic) => {
+                    let what = path.display().to_string();
+                    eprintln!("ellery: {}", crate::internal::message(&what, &panic));
+                    counts[4] += 1;
+                }
+                Ok(Err(msg)) => {
                     eprintln!("ellery: {msg}");
                     counts[3] += 1;
                 }
-                Ok(o) => {
+                Ok(Ok(o)) => {
                     counts[match o.validity {
                         Validity::Valid => 0,
                         Validity::Invalid => 1,
@@ -588,16 +613,23 @@ fn run_check(a: CheckArgs) -> i32 {
     }
     if many && !a.quiet {
         eprintln!(
-            "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable",
+            "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable{}",
             files.len(),
             started.elapsed().as_secs_f64(),
             counts[0],
             counts[1],
             counts[2],
-            counts[3]
+            counts[3],
+            match counts[4] {
+                0 => String::new(),
+                1 => ", 1 internal error".to_string(),
+                n => format!(", {n} internal errors"),
+            }
         );
     }
-    if counts[3] > 0 {
+    if counts[4] > 0 {
+        EXIT_INTERNAL
+    } else if counts[3] > 0 {
         EXIT_BAD_INPUT
     } else if counts[1] > 0 {
         EXIT_INVALID
@@ -645,18 +677,26 @@ fn run_diff(d: DiffArgs) -> i32 {
             expectations: exp,
             ..CheckOptions::default()
         };
-        match check_one(
-            &d.other,
-            None,
-            d.workload,
-            &RwOptions::default(),
-            &opts,
-            None,
-        ) {
-            Ok(o) => o.result,
-            Err(e) => {
+        let checked = crate::internal::catch(|| {
+            check_one(
+                &d.other,
+                None,
+                d.workload,
+                &RwOptions::default(),
+                &opts,
+                None,
+            )
+        });
+        match checked {
+            Ok(Ok(o)) => o.result,
+            Ok(Err(e)) => {
                 eprintln!("ellery: {e}");
                 return EXIT_BAD_INPUT;
+            }
+            Err(panic) => {
+                let what = d.other.display().to_string();
+                eprintln!("ellery: {}", crate::internal::message(&what, &panic));
+                return EXIT_INTERNAL;
             }
         }
     } else {
@@ -823,14 +863,21 @@ fn run_elle_cli(args: &[String]) -> i32 {
     };
     let mut any_invalid = false;
     for path in &cli.files {
-        match check_one(
-            path,
-            format,
-            workload,
-            &cli.rw.options(),
-            &opts,
-            cli.directory.as_deref().map(|d| (d, &plot)),
-        ) {
+        let checked = crate::internal::catch(|| {
+            check_one(
+                path,
+                format,
+                workload,
+                &cli.rw.options(),
+                &opts,
+                cli.directory.as_deref().map(|d| (d, &plot)),
+            )
+        });
+        // elle-cli has one error code: an internal error is reported as
+        // such, and exits like bad input.
+        let checked =
+            checked.map_err(|panic| crate::internal::message(&path.display().to_string(), &panic));
+        match checked.and_then(|r| r) {
             Err(msg) => {
                 eprintln!("ellery: {msg}");
                 return 255;

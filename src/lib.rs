@@ -20,6 +20,7 @@ pub mod error;
 pub mod gen;
 pub mod graph;
 pub mod infer;
+pub mod internal;
 pub mod model;
 pub mod pipeline;
 pub mod read;

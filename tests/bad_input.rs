@@ -1,0 +1,160 @@
+//! Bad input never hurts: histories whose ops are out of `:index` order,
+//! internal errors confined to their own history, file names derived from
+//! data kept inside `-d`, and the memory guard.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A temporary directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ellery-bad-{}-{}-{tag}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str, contents: &str) -> PathBuf {
+        let p = self.0.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, contents).expect("write temp file");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+/// Runs ellery with `args`, and `env` set, in `dir`.
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ellery"));
+    c.args(args)
+        .current_dir(dir)
+        .env_remove("ELLERY_INJECT_PANIC");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o: Output = c.output().expect("ellery runs");
+    (
+        o.status.code().expect("exit code, not a signal"),
+        String::from_utf8(o.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(o.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// A process whose second transaction has smaller indices than its first
+/// (the file's order and `:index` order disagree): this made the SAT
+/// answer's explanation panic.
+const DECREASING: &str = "\
+{:index 10 :type :invoke :process 0 :f :txn :value [[:w 1 1]]}
+{:index 11 :type :ok :process 0 :f :txn :value [[:w 1 1]]}
+{:index 2 :type :invoke :process 0 :f :txn :value [[:r 1 nil]]}
+{:index 3 :type :ok :process 0 :f :txn :value [[:r 1 nil]]}
+";
+
+/// An op line that appears twice.
+const DUPLICATED: &str = "\
+{:index 0 :type :invoke :process 0 :f :txn :value [[:w 1 1]]}
+{:index 1 :type :ok :process 0 :f :txn :value [[:w 1 1]]}
+{:index 2 :type :invoke :process 1 :f :txn :value [[:r 1 nil]]}
+{:index 3 :type :ok :process 1 :f :txn :value [[:r 1 1]]}
+{:index 3 :type :ok :process 1 :f :txn :value [[:r 1 1]]}
+";
+
+#[test]
+fn ops_out_of_index_order_are_input_errors_under_every_algorithm() {
+    let dir = Scratch::new("index");
+    dir.file("dec.edn", DECREASING);
+    dir.file("dup.edn", DUPLICATED);
+    let want = |file: &str, line: u32, last: u64, found: u64| {
+        format!(
+            "ellery: {file}:{line}:1: expected an op with an :index greater than the previous op's ({last}), found :index {found} (ops must be in :index order, each once)\n"
+        )
+    };
+    for alg in ["auto", "sat", "infer", "mini"] {
+        for (file, line, last, found) in [("dec.edn", 3, 11, 2), ("dup.edn", 5, 3, 3)] {
+            let (code, out, err) = run(&dir.0, &["check", "--algorithm", alg, file], &[]);
+            assert_eq!((code, out.as_str()), (3, ""), "{alg} {file}: {err}");
+            assert_eq!(err, want(file, line, last, found), "{alg}");
+        }
+        // elle-cli mode: its one error code.
+        let (code, _, err) = run(
+            &dir.0,
+            &["-m", "rw-register", "--algorithm", alg, "dec.edn"],
+            &[],
+        );
+        assert_eq!((code, err), (255, want("dec.edn", 3, 11, 2)));
+    }
+}
+
+#[test]
+fn an_internal_error_in_one_history_spares_the_others() {
+    let dir = Scratch::new("panic");
+    let valid = "{:index 0 :type :invoke :process 0 :f :txn :value [[:w 1 1]]}\n\
+                 {:index 1 :type :ok :process 0 :f :txn :value [[:w 1 1]]}\n\
+                 {:index 2 :type :invoke :process 1 :f :txn :value [[:r 1 nil]]}\n\
+                 {:index 3 :type :ok :process 1 :f :txn :value [[:r 1 1]]}\n";
+    for name in ["h/a.edn", "h/b-boom.edn", "h/c.edn"] {
+        dir.file(name, valid);
+    }
+    let boom = [("ELLERY_INJECT_PANIC", "boom")];
+    for jobs in ["1", "2"] {
+        let (code, out, err) = run(
+            &dir.0,
+            &["check", "-j", jobs, "--output", "summary", "h"],
+            &boom,
+        );
+        assert_eq!(code, 4, "{err}");
+        assert_eq!(out, "h/a.edn\tvalid\nh/c.edn\tvalid\n");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(
+            lines[0].starts_with(
+                "ellery: h/b-boom.edn: internal error (a bug in ellery; please report it with this history): injected panic (ELLERY_INJECT_PANIC=boom) (at src/cli.rs:"
+            ),
+            "{err}"
+        );
+        assert!(
+            lines[1].starts_with("ellery: 3 histories in ")
+                && lines[1]
+                    .ends_with(" s: 2 valid, 0 invalid, 0 unknown, 0 unreadable, 1 internal error"),
+            "{err}"
+        );
+    }
+    // Internal errors outrank invalid and unreadable histories.
+    dir.file("h/d.edn", "{:index 0");
+    let (code, _, _) = run(&dir.0, &["check", "-q", "h"], &boom);
+    assert_eq!(code, 4);
+    // elle-cli mode: 255, the message names the history.
+    let (code, out, err) = run(&dir.0, &["-m", "rw-register", "h/b-boom.edn"], &boom);
+    assert_eq!((code, out.as_str()), (255, ""));
+    assert!(
+        err.starts_with("ellery: h/b-boom.edn: internal error ("),
+        "{err}"
+    );
+    // `diff --check` too.
+    let elle = dir.file("elle.edn", "{:valid? true}");
+    let (code, _, err) = run(
+        &dir.0,
+        &["diff", "--check", s(&elle), "h/b-boom.edn"],
+        &boom,
+    );
+    assert_eq!(code, 4, "{err}");
+}
