@@ -535,6 +535,8 @@ fn run_check(a: CheckArgs) -> i32 {
         return EXIT_BAD_INPUT;
     }
     let many = files.len() > 1;
+    let subdirs =
+        crate::report::names::make_unique(files.iter().map(|f| output_subdir(f)).collect());
     let mut opts = opts;
     if !many && !a.quiet && std::io::stderr().is_terminal() {
         opts.progress = Some(show_phase);
@@ -550,17 +552,15 @@ fn run_check(a: CheckArgs) -> i32 {
     let mut out = stdout.lock();
     let rw_options = a.rw.options();
     let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
+    let items: Vec<(&PathBuf, &String)> = files.iter().zip(&subdirs).collect();
     crate::batch::run_ordered(
-        &files,
+        &items,
         jobs,
-        |path| {
-            let dir = a.directory.as_ref().map(|d| {
-                if many {
-                    d.join(output_subdir(path))
-                } else {
-                    d.clone()
-                }
-            });
+        |&(path, subdir)| {
+            let dir = a
+                .directory
+                .as_ref()
+                .map(|d| if many { d.join(subdir) } else { d.clone() });
             // A panic is this history's internal error; the rest go on.
             let r = crate::internal::catch(|| {
                 check_one(
@@ -755,7 +755,9 @@ fn show_phase(phase: &str) {
 
 /// Where a history's files go under `--directory` when several histories
 /// are checked: its path, flattened (`store/t/20240101/history.edn` →
-/// `store-t-20240101-history`).
+/// `store-t-20240101-history`), made a safe file name (see
+/// [`crate::report::names::safe_file_name`]); the caller makes the names of
+/// one batch distinct.
 fn output_subdir(path: &Path) -> String {
     let mut parts: Vec<String> = path
         .with_extension("")
@@ -768,7 +770,7 @@ fn output_subdir(path: &Path) -> String {
     if parts.is_empty() {
         parts.push("stdin".into());
     }
-    parts.join("-")
+    crate::report::names::safe_file_name(&parts.join("-"))
 }
 
 fn verdict_word(v: Validity) -> &'static str {

@@ -158,3 +158,93 @@ fn an_internal_error_in_one_history_spares_the_others() {
     );
     assert_eq!(code, 4, "{err}");
 }
+
+/// The `incompatible-order` files under `dir`, relative, sorted.
+fn html_files(dir: &Path) -> Vec<String> {
+    let mut all = tree(dir);
+    all.retain(|f| f.contains("incompatible-order"));
+    all
+}
+
+/// Every file under `dir`, relative, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).expect("read_dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).expect("under root");
+                out.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Two reads of one key that disagree on its order: the key's
+/// `incompatible-order/<key>.html` file.
+fn incompatible(key: &str) -> String {
+    format!(
+        "{{:index 0 :type :invoke :process 0 :f :txn :value [[:append {key} 1] [:append {key} 2]]}}\n\
+         {{:index 1 :type :ok :process 0 :f :txn :value [[:append {key} 1] [:append {key} 2]]}}\n\
+         {{:index 2 :type :invoke :process 1 :f :txn :value [[:r {key} nil]]}}\n\
+         {{:index 3 :type :ok :process 1 :f :txn :value [[:r {key} [1 2]]]}}\n\
+         {{:index 4 :type :invoke :process 2 :f :txn :value [[:r {key} nil]]}}\n\
+         {{:index 5 :type :ok :process 2 :f :txn :value [[:r {key} [2 1]]]}}\n"
+    )
+}
+
+#[test]
+fn file_names_from_data_stay_inside_the_output_directory() {
+    let dir = Scratch::new("names");
+    // Keys that are paths, a separator, a hidden name, and two keys that
+    // print alike.
+    dir.file("in/evil.edn", &incompatible("\"../../../../x\""));
+    let (code, _, err) = run(
+        &dir.0,
+        &["check", "-q", "-d", "out/one", "in/evil.edn"],
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        html_files(&dir.0.join("out")),
+        ["one/incompatible-order/%22..%2F..%2F..%2F..%2Fx%22.html"]
+    );
+    // Nothing written outside `out/`.
+    let mut outside = tree(&dir.0);
+    outside.retain(|f| !f.starts_with("out/"));
+    assert_eq!(outside, ["in/evil.edn"]);
+    // Several histories: one subdirectory each, names distinct even where
+    // the flattened paths agree (`a-b/c` and `a/b-c`, `h.edn` and `h.json`).
+    dir.file("many/a-b/c.edn", &incompatible(":k"));
+    dir.file("many/a/b-c.edn", &incompatible(":k"));
+    dir.file("many/.hidden.edn", &incompatible("\"/etc/passwd\""));
+    dir.file("many/h.edn", &incompatible(":k"));
+    let json = "[{\"index\":0,\"type\":\"invoke\",\"process\":0,\"f\":\"txn\",\"value\":[[\"append\",\"k\",1],[\"append\",\"k\",2]]},\
+                {\"index\":1,\"type\":\"ok\",\"process\":0,\"f\":\"txn\",\"value\":[[\"append\",\"k\",1],[\"append\",\"k\",2]]},\
+                {\"index\":2,\"type\":\"invoke\",\"process\":1,\"f\":\"txn\",\"value\":[[\"r\",\"k\",null]]},\
+                {\"index\":3,\"type\":\"ok\",\"process\":1,\"f\":\"txn\",\"value\":[[\"r\",\"k\",[2,1]]]},\
+                {\"index\":4,\"type\":\"invoke\",\"process\":2,\"f\":\"txn\",\"value\":[[\"r\",\"k\",null]]},\
+                {\"index\":5,\"type\":\"ok\",\"process\":2,\"f\":\"txn\",\"value\":[[\"r\",\"k\",[1,2]]]}]";
+    dir.file("many/h.json", json);
+    let (code, _, err) = run(
+        &dir.0,
+        &["check", "-q", "-j", "2", "-d", "out/many", "many"],
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        html_files(&dir.0.join("out/many")),
+        [
+            "many-.hidden/incompatible-order/%22%2Fetc%2Fpasswd%22.html",
+            "many-a-b-c-2/incompatible-order/:k.html",
+            "many-a-b-c/incompatible-order/:k.html",
+            "many-h-2/incompatible-order/%22k%22.html",
+            "many-h/incompatible-order/:k.html",
+        ]
+    );
+}
