@@ -248,3 +248,21 @@ fn file_names_from_data_stay_inside_the_output_directory() {
         ]
     );
 }
+
+/// JSON has no infinite or NaN numbers: such values print as their EDN
+/// spelling in a string, never as `null` (which is nil).
+#[test]
+fn non_finite_numbers_in_json_output_stay_distinguishable() {
+    let v = ellery::edn::parse_one(
+        b"[##Inf ##-Inf ##NaN 1/0 -1/0 0/0 nil 1.5 1N 123456789012345678901234567890N]",
+    )
+    .expect("edn");
+    assert_eq!(
+        ellery::edn::value_to_json(&v).to_string(),
+        r###"["##Inf","##-Inf","##NaN","##Inf","##-Inf","##NaN",null,1.5,1,1.2345678901234568e+29]"###
+    );
+    assert_eq!(
+        ellery::report::json_pprint::pprint_json(&v),
+        "[\"##Inf\", \"##-Inf\", \"##NaN\", \"##Inf\", \"##-Inf\", \"##NaN\", null, 1.5, 1,\n 123456789012345678901234567890]\n"
+    );
+}
