@@ -54,8 +54,12 @@
 //! the chain finds a key invalid, the search is run on it too (on unique
 //! values it is nearly linear) so that `:op` and `:last-consistent-states`
 //! mean the same for both analyzers; only if the search runs out of time
-//! does the chain's own culprit (the earliest-completing op it could not
-//! place) and the value it needed to follow stand in.
+//! or of its small budget (the verdict being known) does the chain's own
+//! culprit (the earliest-completing op it could not place) and the value it
+//! needed to follow stand in. Where the chain does not apply, a pre-check
+//! ([`precheck`]) comes before the search: a completed op observing a value
+//! no op wrote is `:cause :unwritten-read` at once (`:op` and the states
+//! from the search, on the same small budget, else that op and `[]`).
 //!
 //! For independent histories the map is jepsen.independent's:
 //! `{:valid? …, :results {k result, …}, :failures [k …]}` with keys in
@@ -137,12 +141,15 @@ pub struct KeyResult {
 
 /// Checks one key with the chosen algorithm.
 pub fn check_key(ops: &[RegOp], opts: &LinOptions) -> KeyResult {
+    // Once the verdict is known, the search only refines `:op` and
+    // `:last-consistent-states`: it gets a small budget, not the whole one.
+    let refine_configs = opts.max_configs.min(precheck::REFINE_CONFIGS);
     if opts.algorithm == Algorithm::Auto {
         if let Some(mut verdict) = check_chain(ops) {
             if let Verdict::Invalid(f) = &mut verdict {
                 // Report what the search reports (the op no configuration
                 // gets past), when it finishes in time; keep the cause.
-                if let Verdict::Invalid(g) = check_search(ops, opts.deadline, opts.max_configs) {
+                if let Verdict::Invalid(g) = check_search(ops, opts.deadline, refine_configs) {
                     f.op = g.op;
                     f.states = g.states;
                 }
@@ -152,6 +159,21 @@ pub fn check_key(ops: &[RegOp], opts: &LinOptions) -> KeyResult {
                 analyzer: "lwt-chain",
             };
         }
+    }
+    // A completed op observing a value nobody wrote decides at once.
+    if let Some(op) = precheck::unwritten_read(ops) {
+        let verdict = match check_search(ops, opts.deadline, refine_configs) {
+            v @ Verdict::Invalid(_) => v,
+            _ => Verdict::Invalid(Failure {
+                op,
+                states: Vec::new(),
+                cause: Some("unwritten-read"),
+            }),
+        };
+        return KeyResult {
+            verdict,
+            analyzer: "wgl",
+        };
     }
     KeyResult {
         verdict: check_search(ops, opts.deadline, opts.max_configs),
@@ -717,5 +739,6 @@ fn result_value(history: &History, k: &KeyHistory, r: &KeyResult) -> Value {
     }
 }
 
+mod precheck;
 #[cfg(test)]
 mod tests;
