@@ -204,11 +204,29 @@ struct CheckArgs {
     /// No progress display and no final summary on standard error.
     #[arg(short = 'q', long)]
     quiet: bool,
+    #[command(flatten)]
+    memory: MemoryFlag,
     /// History files, or directories to search (Jepsen stores: each run's
     /// `history.edn`; elsewhere `*.edn` and `*.json`). `-` reads standard
     /// input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+}
+
+/// The memory guard (see [`crate::limits`]).
+#[derive(clap::Args, Debug, Clone)]
+struct MemoryFlag {
+    /// Refuse (as bad input) an EDN or JSON history whose estimated peak
+    /// memory, 4 × its size + 64 MB, exceeds SIZE (e.g. 512M, 8G; `none`:
+    /// no limit). Default: the memory available (MemAvailable).
+    #[arg(long = "max-memory", value_name = "SIZE", value_parser = crate::limits::parse_limit)]
+    max_memory: Option<crate::limits::MemoryLimit>,
+}
+
+impl MemoryFlag {
+    fn limit(&self) -> crate::limits::MemoryLimit {
+        self.max_memory.unwrap_or_default()
+    }
 }
 
 /// Elle's rw-register options (ignored by other workloads).
@@ -291,6 +309,8 @@ struct ElleCli {
     sat_timeout: u64,
     #[command(flatten)]
     rw: RwFlags,
+    #[command(flatten)]
+    memory: MemoryFlag,
     /// History files.
     files: Vec<PathBuf>,
 }
@@ -428,6 +448,7 @@ fn check_one(
     rw: &RwOptions,
     opts: &CheckOptions,
     directory: Option<(&Path, &PlotOptions)>,
+    memory: crate::limits::MemoryLimit,
 ) -> Result<Outcome, String> {
     let started = std::time::Instant::now();
     if let Some(p) = opts.progress {
@@ -435,6 +456,9 @@ fn check_one(
     }
     inject_panic(path);
     let peer = peer_format(path, format);
+    if peer.is_none() && path != Path::new("-") {
+        crate::limits::check_fits(path, memory)?;
+    }
     let h = read(path, format, peer).map_err(|e| e.to_string())?;
     let peer_opts;
     let opts = match peer {
@@ -570,6 +594,7 @@ fn run_check(a: CheckArgs) -> i32 {
                     &rw_options,
                     &opts,
                     dir.as_deref().map(|d| (d, &plot)),
+                    a.memory.limit(),
                 )
             });
             progress.tick(path);
@@ -685,6 +710,7 @@ fn run_diff(d: DiffArgs) -> i32 {
                 &RwOptions::default(),
                 &opts,
                 None,
+                crate::limits::MemoryLimit::default(),
             )
         });
         match checked {
@@ -873,6 +899,7 @@ fn run_elle_cli(args: &[String]) -> i32 {
                 &cli.rw.options(),
                 &opts,
                 cli.directory.as_deref().map(|d| (d, &plot)),
+                cli.memory.limit(),
             )
         });
         // elle-cli has one error code: an internal error is reported as

@@ -266,3 +266,31 @@ fn non_finite_numbers_in_json_output_stay_distinguishable() {
         "[\"##Inf\", \"##-Inf\", \"##NaN\", \"##Inf\", \"##-Inf\", \"##NaN\", null, 1.5, 1,\n 123456789012345678901234567890]\n"
     );
 }
+
+#[test]
+fn histories_larger_than_the_memory_limit_are_refused_before_reading() {
+    let dir = Scratch::new("memory");
+    dir.file(
+        "h.edn",
+        "{:index 0 :type :invoke :process 0 :f :txn :value [[:w 1 1]]}\n",
+    );
+    let refused = "ellery: h.edn: too large to check: about 65 MB needed (4 × its 1 MB, plus 64 MB), more than the --max-memory limit, 64 MB; --max-memory SIZE sets the limit (none: no limit)\n";
+    let (code, out, err) = run(&dir.0, &["check", "--max-memory", "64M", "h.edn"], &[]);
+    assert_eq!((code, out.as_str(), err.as_str()), (3, "", refused));
+    let (code, _, err) = run(
+        &dir.0,
+        &["-m", "rw-register", "--max-memory", "64M", "h.edn"],
+        &[],
+    );
+    assert_eq!((code, err.as_str()), (255, refused));
+    for ok in ["65M", "none"] {
+        let (code, _, err) = run(&dir.0, &["check", "--max-memory", ok, "h.edn"], &[]);
+        assert_eq!(code, 2, "{ok}: {err}");
+    }
+    let (code, _, err) = run(&dir.0, &["check", "--max-memory", "lots", "h.edn"], &[]);
+    assert_eq!(code, 3);
+    assert!(
+        err.starts_with("error: invalid value 'lots' for '--max-memory <SIZE>': --max-memory: expected a size such as 512M, 8G or 1.5G, or none; found \"lots\""),
+        "{err}"
+    );
+}
