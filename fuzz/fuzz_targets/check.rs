@@ -24,8 +24,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let Ok(h) = ellery::read::read_history_bytes(rest.to_vec(), "fuzz", SourceFormat::Edn)
-    else {
+    let Ok(h) = ellery::read::read_history_bytes(rest.to_vec(), "fuzz", SourceFormat::Edn) else {
         return;
     };
     let models = MODELS[pick as usize % MODELS.len()];
