@@ -294,3 +294,26 @@ fn histories_larger_than_the_memory_limit_are_refused_before_reading() {
         "{err}"
     );
 }
+
+/// A history given as a pipe (`<(…)`) is read whole: the peer-format
+/// detection does not sniff (and so consume) its beginning.
+#[test]
+fn pipes_are_read_whole() {
+    let dir = Scratch::new("pipe");
+    dir.file("dec.edn", DECREASING);
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{} check <(cat dec.edn)",
+            env!("CARGO_BIN_EXE_ellery")
+        ))
+        .current_dir(&dir.0)
+        .output()
+        .expect("bash runs");
+    let err = String::from_utf8(o.stderr).expect("UTF-8");
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.ends_with(":3:1: expected an op with an :index greater than the previous op's (11), found :index 2 (ops must be in :index order, each once)\n"),
+        "{err}"
+    );
+}
