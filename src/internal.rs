@@ -99,5 +99,14 @@ mod tests {
             panic!("outer")
         });
         assert!(outer.expect_err("outer").starts_with("outer (at"));
+        // A panic in a worker thread surfaces as its scope's panic (the
+        // worker's own message goes to standard error, one line).
+        let scoped: Result<(), String> = catch(|| {
+            std::thread::scope(|s| {
+                s.spawn(|| panic!("in a worker"));
+            })
+        });
+        let e = scoped.expect_err("re-raised");
+        assert!(e.starts_with("a scoped thread panicked (at "), "{e}");
     }
 }
