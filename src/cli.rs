@@ -10,6 +10,7 @@
 //!   invalid, else 0; 255 on bad input or an internal error), so scripts
 //!   only change the name.
 
+mod diff_cmd;
 mod elle_cli;
 
 use crate::check::result::Expectations;
@@ -52,34 +53,7 @@ enum Command {
     /// Compare an Elle result with ellery's (exit 0 if they agree on the
     /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input;
     /// 4 on an internal error).
-    Diff(DiffArgs),
-}
-
-#[derive(clap::Args, Debug)]
-struct DiffArgs {
-    /// Elle's result: a result map, or a Jepsen `results.edn` holding it.
-    elle: PathBuf,
-    /// ellery's result map; with `--check`, the history to check instead.
-    other: PathBuf,
-    /// Run ellery on the history given second, then compare.
-    #[arg(long)]
-    check: bool,
-    /// Where Elle's result sits in the first file (e.g. `workload`); by
-    /// default the first nested map with `:anomaly-types`.
-    #[arg(long)]
-    key: Option<String>,
-    /// Consistency models (with `--check`).
-    #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
-    consistency_models: Vec<String>,
-    /// Extra anomalies (with `--check`).
-    #[arg(short = 'a', long, value_delimiter = ',')]
-    anomalies: Vec<String>,
-    /// Also require the normalised maps to be identical (same cycles).
-    #[arg(long)]
-    strict: bool,
-    /// Workload (with `--check`; default: detected from the history).
-    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
-    workload: Workload,
+    Diff(diff_cmd::DiffArgs),
 }
 
 /// Workloads.
@@ -285,7 +259,7 @@ pub fn run(args: &[String]) -> i32 {
     match cli.command {
         Command::Check(a) => run_check(a),
         Command::Gen(g) => crate::gen::cli::run(g),
-        Command::Diff(d) => run_diff(d),
+        Command::Diff(d) => diff_cmd::run_diff(d),
     }
 }
 
@@ -605,85 +579,6 @@ fn run_check(a: CheckArgs) -> i32 {
         EXIT_UNKNOWN
     } else {
         EXIT_VALID
-    }
-}
-
-fn read_result(path: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::edn::parse_one(&bytes)
-        .map_err(|e| e.into_input_error(&path.display().to_string()).to_string())
-}
-
-fn run_diff(d: DiffArgs) -> i32 {
-    let elle_file = match read_result(&d.elle) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("ellery: {e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
-    let Some(elle) = crate::diff::find_result(&elle_file, d.key.as_deref()) else {
-        eprintln!(
-            "ellery: {}: expected an Elle result map{}, found none",
-            d.elle.display(),
-            d.key
-                .as_ref()
-                .map(|k| format!(" under {k}"))
-                .unwrap_or_default()
-        );
-        return EXIT_BAD_INPUT;
-    };
-    let ours = if d.check {
-        let exp = match expectations(&d.consistency_models, &d.anomalies) {
-            Ok(e) => e,
-            Err(msg) => {
-                eprintln!("ellery: {msg}");
-                return EXIT_BAD_INPUT;
-            }
-        };
-        let opts = CheckOptions {
-            expectations: exp,
-            ..CheckOptions::default()
-        };
-        let checked = crate::internal::catch(|| {
-            check_one(
-                &d.other,
-                None,
-                d.workload,
-                &RwOptions::default(),
-                &opts,
-                None,
-                crate::limits::MemoryLimit::default(),
-            )
-        });
-        match checked {
-            Ok(Ok(o)) => o.result,
-            Ok(Err(e)) => {
-                eprintln!("ellery: {e}");
-                return EXIT_BAD_INPUT;
-            }
-            Err(panic) => {
-                let what = d.other.display().to_string();
-                eprintln!("ellery: {}", crate::internal::message(&what, &panic));
-                return EXIT_INTERNAL;
-            }
-        }
-    } else {
-        match read_result(&d.other) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("ellery: {e}");
-                return EXIT_BAD_INPUT;
-            }
-        }
-    };
-    let c = crate::diff::compare(elle, &ours);
-    print!("{}", c.report());
-    let agree = c.agrees() && (!d.strict || c.identical());
-    if agree {
-        EXIT_VALID
-    } else {
-        EXIT_INVALID
     }
 }
 
