@@ -3,9 +3,9 @@
 //! kernel's OOM killer halfway through.
 //!
 //! The estimate is [`BYTES_PER_INPUT_BYTE`] times the file's size plus
-//! [`BASE_BYTES`]: measured peak memory is 3.0–3.8 times the EDN size for
-//! generated list-append and rw-register histories of 300,000 to 1,000,000
-//! transactions (about 850 bytes per transaction), with the inference.
+//! [`BASE_BYTES`]: measured peak memory is 2.5–3.8 times the EDN size for
+//! generated list-append and rw-register histories of 300,000 to 2,000,000
+//! transactions (600–850 bytes per transaction), with the inference.
 //! Only EDN and JSON files are estimated (not standard input or the peer
 //! formats).
 
