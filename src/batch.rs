@@ -37,9 +37,16 @@ pub fn discover(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The error `e` with the path it happened at, which io errors lack.
+fn at(path: &Path) -> impl FnOnce(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?
-        .collect::<Result<Vec<_>, _>>()?
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(at(dir))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(at(dir))?
         .into_iter()
         .map(|e| e.path())
         .collect();
@@ -50,7 +57,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         out.push(history);
     }
     for path in entries {
-        let meta = std::fs::symlink_metadata(&path)?;
+        let meta = std::fs::symlink_metadata(&path).map_err(at(&path))?;
         if meta.file_type().is_symlink() {
             continue;
         }
@@ -183,6 +190,19 @@ mod tests {
         );
         let want: Vec<(usize, u64)> = (0..50).map(|i| (i as usize, i * 2)).collect();
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn walk_errors_name_the_directory() {
+        // (Running as root, an unreadable directory cannot be made; a
+        // vanished one fails the same way.)
+        let gone = std::env::temp_dir().join(format!("ellery-gone-{}", std::process::id()));
+        let e = walk(&gone, &mut Vec::new()).expect_err("no such directory");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: No such file or directory (os error 2)", gone.display())
+        );
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]

@@ -3,15 +3,20 @@
 //! Two dialects:
 //! * `ellery check [OPTIONS] FILES…` — ellery's own, with exit codes
 //!   0 (all valid), 1 (some invalid), 2 (some unknown, none invalid),
-//!   3 (bad input or usage).
+//!   3 (bad input or usage), 4 (an internal error in some history; the
+//!   others are still checked).
 //! * `ellery -m list-append|rw-register [elle-cli options] FILES…` — elle-cli's flags,
 //!   output lines (`path \t true`) and exit codes (1 if any history is
-//!   invalid, else 0; 255 on bad input), so scripts only change the name.
+//!   invalid, else 0; 255 on bad input or an internal error), so scripts
+//!   only change the name.
+
+mod diff_cmd;
+mod elle_cli;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
 use crate::edn::{pr_str, Value};
-use crate::error::{EXIT_BAD_INPUT, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
+use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
 use crate::pipeline::{CheckOptions, Outcome, Validity};
@@ -27,7 +32,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const EXIT_CODES: &str = "Exit codes: 0 every history valid; 1 some history invalid; \
-2 some history unknown (none invalid); 3 bad input or usage.";
+2 some history unknown (none invalid); 3 bad input or usage; 4 an internal error \
+in some history (a bug: the other histories are still checked; takes precedence).";
 
 /// ellery: Elle's answers for Jepsen histories, fast.
 #[derive(Parser, Debug)]
@@ -45,35 +51,9 @@ enum Command {
     /// Generate a Jepsen history from a simulated database.
     Gen(crate::gen::cli::GenArgs),
     /// Compare an Elle result with ellery's (exit 0 if they agree on the
-    /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input).
-    Diff(DiffArgs),
-}
-
-#[derive(clap::Args, Debug)]
-struct DiffArgs {
-    /// Elle's result: a result map, or a Jepsen `results.edn` holding it.
-    elle: PathBuf,
-    /// ellery's result map; with `--check`, the history to check instead.
-    other: PathBuf,
-    /// Run ellery on the history given second, then compare.
-    #[arg(long)]
-    check: bool,
-    /// Where Elle's result sits in the first file (e.g. `workload`); by
-    /// default the first nested map with `:anomaly-types`.
-    #[arg(long)]
-    key: Option<String>,
-    /// Consistency models (with `--check`).
-    #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
-    consistency_models: Vec<String>,
-    /// Extra anomalies (with `--check`).
-    #[arg(short = 'a', long, value_delimiter = ',')]
-    anomalies: Vec<String>,
-    /// Also require the normalised maps to be identical (same cycles).
-    #[arg(long)]
-    strict: bool,
-    /// Workload (with `--check`; default: detected from the history).
-    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
-    workload: Workload,
+    /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input;
+    /// 4 on an internal error).
+    Diff(diff_cmd::DiffArgs),
 }
 
 /// Workloads.
@@ -200,11 +180,29 @@ struct CheckArgs {
     /// No progress display and no final summary on standard error.
     #[arg(short = 'q', long)]
     quiet: bool,
+    #[command(flatten)]
+    memory: MemoryFlag,
     /// History files, or directories to search (Jepsen stores: each run's
     /// `history.edn`; elsewhere `*.edn` and `*.json`). `-` reads standard
     /// input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+}
+
+/// The memory guard (see [`crate::limits`]).
+#[derive(clap::Args, Debug, Clone)]
+struct MemoryFlag {
+    /// Refuse (as bad input) an EDN or JSON history whose estimated peak
+    /// memory, 4 × its size + 64 MB, exceeds SIZE (e.g. 512M, 8G; `none`:
+    /// no limit). Default: the memory available (MemAvailable).
+    #[arg(long = "max-memory", value_name = "SIZE", value_parser = crate::limits::parse_limit)]
+    max_memory: Option<crate::limits::MemoryLimit>,
+}
+
+impl MemoryFlag {
+    fn limit(&self) -> crate::limits::MemoryLimit {
+        self.max_memory.unwrap_or_default()
+    }
 }
 
 /// Elle's rw-register options (ignored by other workloads).
@@ -234,63 +232,6 @@ impl RwFlags {
     }
 }
 
-/// elle-cli's command line.
-#[derive(Parser, Debug)]
-#[command(name = "ellery", about = "elle-cli compatible mode", after_help = EXIT_CODES)]
-struct ElleCli {
-    /// Model (workload): list-append, rw-register or cas-register (for
-    /// cas-register `-c` is ignored: linearizable is the only model that
-    /// applies).
-    #[arg(short = 'm', long = "model")]
-    model: String,
-    /// Input format: edn, json, dbcop, cobra or text (default: detected).
-    #[arg(short = 'f', long = "format")]
-    format: Option<String>,
-    /// Print the whole analysis as JSON.
-    #[arg(short = 'v', long)]
-    verbose: bool,
-    /// Output: text or json (newer elle-cli).
-    #[arg(long)]
-    output: Option<String>,
-    /// Consistency models (comma-separated).
-    #[arg(
-        short = 'c',
-        long = "consistency-models",
-        default_value = "strict-serializable"
-    )]
-    consistency_models: String,
-    /// Anomalies (comma-separated).
-    #[arg(short = 'a', long, default_value = "G0")]
-    anomalies: String,
-    /// Cycle search timeout in ms.
-    #[arg(short = 's', long = "cycle-search-timeout", default_value_t = 1000)]
-    cycle_search_timeout: u64,
-    /// Output directory.
-    #[arg(short = 'd', long)]
-    directory: Option<PathBuf>,
-    /// Plot format (svg or png).
-    #[arg(short = 'p', long = "plot-format", default_value = "svg")]
-    plot_format: String,
-    /// Plot timeout in ms.
-    #[arg(short = 't', long = "plot-timeout", default_value_t = 5000)]
-    plot_timeout: u64,
-    /// Largest plot, in bytes of DOT.
-    #[arg(short = 'b', long = "max-plot-bytes", default_value_t = 65536)]
-    max_plot_bytes: u64,
-    /// Checking algorithm, as for `ellery check --algorithm` (an ellery
-    /// extension; elle-cli has no such flag).
-    #[arg(long, value_enum, default_value = "auto")]
-    algorithm: crate::route::Algorithm,
-    /// Time allowed for the SAT checker, in ms (0: no limit), as for
-    /// `ellery check --sat-timeout` (an ellery extension).
-    #[arg(long = "sat-timeout", default_value_t = 60000)]
-    sat_timeout: u64,
-    #[command(flatten)]
-    rw: RwFlags,
-    /// History files.
-    files: Vec<PathBuf>,
-}
-
 /// Runs the CLI with the process arguments and returns the exit code.
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
@@ -305,7 +246,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("check" | "gen" | "diff" | "help" | "--help" | "-h" | "--version" | "-V") | None
     );
     if !subcommand {
-        return run_elle_cli(args);
+        return elle_cli::run_elle_cli(args);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
@@ -318,7 +259,7 @@ pub fn run(args: &[String]) -> i32 {
     match cli.command {
         Command::Check(a) => run_check(a),
         Command::Gen(g) => crate::gen::cli::run(g),
-        Command::Diff(d) => run_diff(d),
+        Command::Diff(d) => diff_cmd::run_diff(d),
     }
 }
 
@@ -424,12 +365,17 @@ fn check_one(
     rw: &RwOptions,
     opts: &CheckOptions,
     directory: Option<(&Path, &PlotOptions)>,
+    memory: crate::limits::MemoryLimit,
 ) -> Result<Outcome, String> {
     let started = std::time::Instant::now();
     if let Some(p) = opts.progress {
         p("reading");
     }
+    inject_panic(path);
     let peer = peer_format(path, format);
+    if peer.is_none() && path != Path::new("-") {
+        crate::limits::check_fits(path, memory)?;
+    }
     let h = read(path, format, peer).map_err(|e| e.to_string())?;
     let peer_opts;
     let opts = match peer {
@@ -482,6 +428,18 @@ fn check_one(
     Ok(outcome)
 }
 
+/// A test hook: panics while checking any history whose path contains the
+/// value of `ELLERY_INJECT_PANIC`, so tests can show that an internal error
+/// in one history is reported for it alone.
+fn inject_panic(path: &Path) {
+    if let Some(needle) = std::env::var_os("ELLERY_INJECT_PANIC") {
+        let needle = needle.to_string_lossy();
+        if !needle.is_empty() && path.to_string_lossy().contains(&*needle) {
+            panic!("injected panic (ELLERY_INJECT_PANIC={needle})");
+        }
+    }
+}
+
 fn run_check(a: CheckArgs) -> i32 {
     let exp = match expectations(&a.consistency_models, &a.anomalies) {
         Ok(e) => e,
@@ -518,6 +476,8 @@ fn run_check(a: CheckArgs) -> i32 {
         return EXIT_BAD_INPUT;
     }
     let many = files.len() > 1;
+    let subdirs =
+        crate::report::names::make_unique(files.iter().map(|f| output_subdir(f)).collect());
     let mut opts = opts;
     if !many && !a.quiet && std::io::stderr().is_terminal() {
         opts.progress = Some(show_phase);
@@ -532,37 +492,44 @@ fn run_check(a: CheckArgs) -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let rw_options = a.rw.options();
-    let mut counts = [0usize; 4]; // valid, invalid, unknown, error
+    let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
+    let items: Vec<(&PathBuf, &String)> = files.iter().zip(&subdirs).collect();
     crate::batch::run_ordered(
-        &files,
+        &items,
         jobs,
-        |path| {
-            let dir = a.directory.as_ref().map(|d| {
-                if many {
-                    d.join(output_subdir(path))
-                } else {
-                    d.clone()
-                }
+        |&(path, subdir)| {
+            let dir = a
+                .directory
+                .as_ref()
+                .map(|d| if many { d.join(subdir) } else { d.clone() });
+            // A panic is this history's internal error; the rest go on.
+            let r = crate::internal::catch(|| {
+                check_one(
+                    path,
+                    a.format,
+                    a.workload,
+                    &rw_options,
+                    &opts,
+                    dir.as_deref().map(|d| (d, &plot)),
+                    a.memory.limit(),
+                )
             });
-            let r = check_one(
-                path,
-                a.format,
-                a.workload,
-                &rw_options,
-                &opts,
-                dir.as_deref().map(|d| (d, &plot)),
-            );
             progress.tick(path);
             r
         },
         |i, r| {
             let path = &files[i];
             match r {
-                Err(msg) => {
+                Err(panic) => {
+                    let what = path.display().to_string();
+                    eprintln!("ellery: {}", crate::internal::message(&what, &panic));
+                    counts[4] += 1;
+                }
+                Ok(Err(msg)) => {
                     eprintln!("ellery: {msg}");
                     counts[3] += 1;
                 }
-                Ok(o) => {
+                Ok(Ok(o)) => {
                     counts[match o.validity {
                         Validity::Valid => 0,
                         Validity::Invalid => 1,
@@ -588,16 +555,23 @@ fn run_check(a: CheckArgs) -> i32 {
     }
     if many && !a.quiet {
         eprintln!(
-            "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable",
+            "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable{}",
             files.len(),
             started.elapsed().as_secs_f64(),
             counts[0],
             counts[1],
             counts[2],
-            counts[3]
+            counts[3],
+            match counts[4] {
+                0 => String::new(),
+                1 => ", 1 internal error".to_string(),
+                n => format!(", {n} internal errors"),
+            }
         );
     }
-    if counts[3] > 0 {
+    if counts[4] > 0 {
+        EXIT_INTERNAL
+    } else if counts[3] > 0 {
         EXIT_BAD_INPUT
     } else if counts[1] > 0 {
         EXIT_INVALID
@@ -605,76 +579,6 @@ fn run_check(a: CheckArgs) -> i32 {
         EXIT_UNKNOWN
     } else {
         EXIT_VALID
-    }
-}
-
-fn read_result(path: &Path) -> Result<Value, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::edn::parse_one(&bytes)
-        .map_err(|e| e.into_input_error(&path.display().to_string()).to_string())
-}
-
-fn run_diff(d: DiffArgs) -> i32 {
-    let elle_file = match read_result(&d.elle) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("ellery: {e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
-    let Some(elle) = crate::diff::find_result(&elle_file, d.key.as_deref()) else {
-        eprintln!(
-            "ellery: {}: expected an Elle result map{}, found none",
-            d.elle.display(),
-            d.key
-                .as_ref()
-                .map(|k| format!(" under {k}"))
-                .unwrap_or_default()
-        );
-        return EXIT_BAD_INPUT;
-    };
-    let ours = if d.check {
-        let exp = match expectations(&d.consistency_models, &d.anomalies) {
-            Ok(e) => e,
-            Err(msg) => {
-                eprintln!("ellery: {msg}");
-                return EXIT_BAD_INPUT;
-            }
-        };
-        let opts = CheckOptions {
-            expectations: exp,
-            ..CheckOptions::default()
-        };
-        match check_one(
-            &d.other,
-            None,
-            d.workload,
-            &RwOptions::default(),
-            &opts,
-            None,
-        ) {
-            Ok(o) => o.result,
-            Err(e) => {
-                eprintln!("ellery: {e}");
-                return EXIT_BAD_INPUT;
-            }
-        }
-    } else {
-        match read_result(&d.other) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("ellery: {e}");
-                return EXIT_BAD_INPUT;
-            }
-        }
-    };
-    let c = crate::diff::compare(elle, &ours);
-    print!("{}", c.report());
-    let agree = c.agrees() && (!d.strict || c.identical());
-    if agree {
-        EXIT_VALID
-    } else {
-        EXIT_INVALID
     }
 }
 
@@ -715,7 +619,9 @@ fn show_phase(phase: &str) {
 
 /// Where a history's files go under `--directory` when several histories
 /// are checked: its path, flattened (`store/t/20240101/history.edn` →
-/// `store-t-20240101-history`).
+/// `store-t-20240101-history`), made a safe file name (see
+/// [`crate::report::names::safe_file_name`]); the caller makes the names of
+/// one batch distinct.
 fn output_subdir(path: &Path) -> String {
     let mut parts: Vec<String> = path
         .with_extension("")
@@ -728,15 +634,7 @@ fn output_subdir(path: &Path) -> String {
     if parts.is_empty() {
         parts.push("stdin".into());
     }
-    parts.join("-")
-}
-
-fn verdict_word(v: Validity) -> &'static str {
-    match v {
-        Validity::Valid => "true",
-        Validity::Invalid => "false",
-        Validity::Unknown => "unknown",
-    }
+    crate::report::names::safe_file_name(&parts.join("-"))
 }
 
 fn summary_line(path: &Path, o: &Outcome) -> String {
@@ -752,104 +650,4 @@ fn summary_line(path: &Path, o: &Outcome) -> String {
     format!("{}\t{}\t{}", path.display(), word, types)
         .trim_end()
         .to_string()
-}
-
-fn run_elle_cli(args: &[String]) -> i32 {
-    let cli = match ElleCli::try_parse_from(args) {
-        Ok(c) => c,
-        Err(e) => {
-            // elle-cli exits 1 on option errors and 0 after printing help.
-            let code = if e.use_stderr() { 1 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
-    };
-    let workload = match cli.model.as_str() {
-        "list-append" => Workload::ListAppend,
-        "rw-register" => Workload::RwRegister,
-        "cas-register" => Workload::CasRegister,
-        other => {
-            eprintln!(
-                "ellery: model {other} is not supported yet (supported: list-append, rw-register, cas-register)"
-            );
-            return 255;
-        }
-    };
-    let split = |s: &str| -> Vec<String> {
-        s.split(',')
-            .map(|x| x.trim().to_string())
-            .filter(|x| !x.is_empty())
-            .collect()
-    };
-    let exp = match expectations(&split(&cli.consistency_models), &split(&cli.anomalies)) {
-        Ok(e) => e,
-        Err(msg) => {
-            eprintln!("ellery: {msg}");
-            return 255;
-        }
-    };
-    let format = match cli.format.as_deref() {
-        None => None,
-        Some("edn") => Some(InputFormat::Edn),
-        Some("json") => Some(InputFormat::Json),
-        Some("dbcop") => Some(InputFormat::Dbcop),
-        Some("cobra") => Some(InputFormat::Cobra),
-        Some("text") => Some(InputFormat::Text),
-        Some(other) => {
-            eprintln!("ellery: unknown format {other} (expected edn, json, dbcop, cobra or text)");
-            return 255;
-        }
-    };
-    let json = cli.verbose || cli.output.as_deref() == Some("json");
-    let plot = PlotOptions {
-        format: match cli.plot_format.as_str() {
-            "png" => PlotFormat::Png,
-            "dot" => PlotFormat::Dot,
-            _ => PlotFormat::Svg,
-        },
-        timeout: Duration::from_millis(cli.plot_timeout),
-        max_bytes: cli.max_plot_bytes as usize,
-    };
-    let opts = CheckOptions {
-        expectations: exp,
-        cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
-        plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
-        algorithm: cli.algorithm,
-        sat_timeout: (cli.sat_timeout > 0).then(|| Duration::from_millis(cli.sat_timeout)),
-        // elle-cli's verdicts: the SAT checker only where elle-cli cannot
-        // answer at all (repeated values).
-        confirm_with_sat: false,
-        ..CheckOptions::default()
-    };
-    let mut any_invalid = false;
-    for path in &cli.files {
-        match check_one(
-            path,
-            format,
-            workload,
-            &cli.rw.options(),
-            &opts,
-            cli.directory.as_deref().map(|d| (d, &plot)),
-        ) {
-            Err(msg) => {
-                eprintln!("ellery: {msg}");
-                return 255;
-            }
-            Ok(o) => {
-                if o.validity == Validity::Invalid {
-                    any_invalid = true;
-                }
-                if json {
-                    print!("{}", pprint_json(&o.result));
-                } else {
-                    println!("{} \t {}", path.display(), verdict_word(o.validity));
-                }
-            }
-        }
-    }
-    if any_invalid {
-        1
-    } else {
-        0
-    }
 }

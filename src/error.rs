@@ -10,6 +10,10 @@ pub const EXIT_INVALID: i32 = 1;
 pub const EXIT_UNKNOWN: i32 = 2;
 /// Exit code: bad input or usage.
 pub const EXIT_BAD_INPUT: i32 = 3;
+/// Exit code: an internal error (a bug in ellery) while checking some
+/// history; the other histories were still checked. Takes precedence over
+/// the other codes.
+pub const EXIT_INTERNAL: i32 = 4;
 
 /// A problem with an input file, pinned to a position.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,6 +20,8 @@ pub mod error;
 pub mod gen;
 pub mod graph;
 pub mod infer;
+pub mod internal;
+pub mod limits;
 pub mod model;
 pub mod pipeline;
 pub mod read;

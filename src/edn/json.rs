@@ -118,6 +118,8 @@ fn keyword_keys(v: Value) -> Value {
 /// symbols by name (namespace dropped), collections as arrays, map keys as
 /// names or `str`, tagged literals as their printed EDN. Integers beyond 64
 /// bits become the nearest double (serde_json cannot hold them exactly).
+/// Infinite and NaN floats become the strings `"##Inf"`, `"##-Inf"` and
+/// `"##NaN"` (JSON has no such numbers; `null` would read as nil).
 pub fn value_to_json(v: &Value) -> serde_json::Value {
     use serde_json::Value as J;
     match v {
@@ -127,9 +129,9 @@ pub fn value_to_json(v: &Value) -> serde_json::Value {
         Value::BigInt(d) => match (d.parse::<i64>(), d.parse::<u64>()) {
             (Ok(n), _) => J::from(n),
             (_, Ok(n)) => J::from(n),
-            _ => float_json(d.parse::<f64>().unwrap_or(f64::NAN)),
+            _ => float_json(d.parse::<f64>().unwrap_or(f64::NAN), v),
         },
-        Value::Float(t) => float_json(float_value(t)),
+        Value::Float(t) => float_json(float_value(t), v),
         Value::Str(s) => J::String(s.clone()),
         Value::Char(c) => J::String(c.to_string()),
         Value::Keyword(n) | Value::Symbol(n) => J::String(name_of(n).to_string()),
@@ -146,8 +148,17 @@ pub fn value_to_json(v: &Value) -> serde_json::Value {
     }
 }
 
-fn float_json(x: f64) -> serde_json::Value {
-    serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, serde_json::Value::Number)
+/// `x` as a JSON number; when it is not finite (JSON has no such numbers),
+/// a string: `##Inf`, `##-Inf`, `##NaN` for floats, the digits for an
+/// integer too large for a double, so it is never taken for nil.
+fn float_json(x: f64, v: &Value) -> serde_json::Value {
+    match serde_json::Number::from_f64(x) {
+        Some(n) => serde_json::Value::Number(n),
+        None => serde_json::Value::String(match v {
+            Value::Float(t) => crate::report::json_pprint::non_finite_edn(t),
+            other => pr_str(other),
+        }),
+    }
 }
 
 /// The numeric value of a stored float text (`1.5`, `1.5M`, `1/2`, `##Inf`).

@@ -99,6 +99,8 @@ pub(crate) struct Builder {
     indexed: Option<bool>,
     /// Ops seen so far, client or not (for dense indices).
     seen: u64,
+    /// The previous op's `:index`, when the file has them.
+    last_index: Option<u64>,
     /// The source text (for line numbers).
     src: Arc<Vec<u8>>,
 }
@@ -117,6 +119,7 @@ impl Builder {
             open: HashMap::new(),
             indexed: None,
             seen: 0,
+            last_index: None,
             src: source,
         }
     }
@@ -125,16 +128,34 @@ impl Builder {
     /// op's index should point.
     pub(crate) fn push(&mut self, src: &[u8], op: RawOp) -> Result<(), ParseError> {
         let indexed = *self.indexed.get_or_insert(op.index.is_some());
-        let index =
-            match (indexed, op.index) {
-                (true, Some(i)) => i,
-                (true, None) => return Err(ParseError::at(
+        let index = match (indexed, op.index) {
+            (true, Some(i)) => {
+                // Jepsen (and so Elle) find ops by `:index` assuming
+                // it grows with file order; ellery orders processes and
+                // real time by file order. Equal or decreasing indices
+                // (a duplicated or reordered line) would make the two
+                // disagree, so they are refused.
+                if let Some(last) = self.last_index.filter(|&l| i <= l) {
+                    return Err(ParseError::at(
+                            src,
+                            op.span.start as usize,
+                            format!(
+                                "expected an op with an :index greater than the previous op's ({last}), found :index {i} (ops must be in :index order, each once)"
+                            ),
+                        ));
+                }
+                self.last_index = Some(i);
+                i
+            }
+            (true, None) => {
+                return Err(ParseError::at(
                     src,
                     op.span.start as usize,
                     "expected an op map with an :index (the first op has one), found one without",
-                )),
-                (false, _) => self.seen,
-            };
+                ))
+            }
+            (false, _) => self.seen,
+        };
         self.seen += 1;
         let Some(process) = op.process else {
             self.h.non_client_ops += 1;

@@ -219,6 +219,31 @@ fn index_rules() {
     assert_eq!(h.ops[1].index, 1);
 }
 
+/// `:index` must grow with file order: a reordered or duplicated line is an
+/// input error at that op (the checkers order processes by file position,
+/// Elle's explanations by `:index`; the two must agree).
+#[test]
+fn indices_must_increase() {
+    let msg = |last: u64, found: u64| {
+        format!("expected an op with an :index greater than the previous op's ({last}), found :index {found} (ops must be in :index order, each once)")
+    };
+    assert_eq!(
+        read_err("{:index 10 :process 0 :type :invoke}\n{:index 11 :process 0 :type :ok}\n  {:index 2 :process 0 :type :invoke}"),
+        (3, 3, msg(11, 2))
+    );
+    // A duplicated line, even of a non-client op.
+    let line = "{:index 4 :process :nemesis :type :info}";
+    assert_eq!(read_err(&format!("{line}\n{line}")), (2, 1, msg(4, 4)));
+    // Gaps are fine.
+    let h = read("{:index 3 :process 1 :type :invoke}\n{:index 9 :process 1 :type :ok}");
+    assert_eq!((h.ops[0].index, h.ops[1].index), (3, 9));
+    // The JSON reader applies the same rule.
+    let json = br#"[{"index": 1, "process": 0, "type": "invoke"}, {"index": 1, "process": 0, "type": "ok"}]"#;
+    let e = crate::read::read_history_bytes(json.to_vec(), "j", crate::model::SourceFormat::Json)
+        .expect_err("duplicate index");
+    assert_eq!(e.message, msg(1, 1));
+}
+
 #[test]
 fn errors() {
     assert_eq!(

@@ -41,8 +41,9 @@ pub fn explain_cycle(h: &History, c: &ExplainedCycle) -> String {
 }
 
 /// Writes Elle's files into `dir`: one `<type>.txt` per reported cycle
-/// type, and the plots the outcome carries (`sccs/<i>.svg`,
-/// `<type>/<i>.svg`, or PNG / DOT). Returns notes for the user (plots
+/// type, the plots the outcome carries (`sccs/<i>.svg`,
+/// `<type>/<i>.svg`, or PNG / DOT), and `incompatible-order/<key>.html`
+/// (the key as [`crate::report::names::safe_file_name`] writes it). Returns notes for the user (plots
 /// skipped or rendered as DOT only).
 pub fn write_files(
     dir: &Path,
@@ -71,12 +72,18 @@ pub fn write_files(
             }
         }
     }
-    for key in &outcome.incompatible_keys {
-        let path = dir
-            .join("incompatible-order")
-            .join(format!("{}.html", pr_str(key)));
-        std::fs::create_dir_all(path.parent().expect("has a parent"))?;
-        std::fs::write(path, incompatible_order_html(h, key))?;
+    // Keys are data: their file names are made safe (and kept distinct).
+    let names = crate::report::names::make_unique(
+        outcome
+            .incompatible_keys
+            .iter()
+            .map(|k| crate::report::names::safe_file_name(&pr_str(k)))
+            .collect(),
+    );
+    for (key, name) in outcome.incompatible_keys.iter().zip(names) {
+        let sub = dir.join("incompatible-order");
+        std::fs::create_dir_all(&sub)?;
+        std::fs::write(sub.join(name + ".html"), incompatible_order_html(h, key))?;
     }
     if outcome.cycles.is_empty() {
         return Ok(notes);

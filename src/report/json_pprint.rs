@@ -41,8 +41,10 @@ const MISER_WIDTH: usize = 40;
 ///
 /// Where data.json would throw instead of printing (characters, infinite or
 /// NaN floats, `nil` map keys) this prints something reasonable instead: a
-/// one-character string, `null`, and an empty key. Tagged literals print as
-/// a JSON string holding their EDN form.
+/// one-character string, the strings `"##Inf"`, `"##-Inf"` and `"##NaN"`
+/// (EDN's spelling: JSON has no such numbers, and `null` would be taken for
+/// nil), and an empty key. Tagged literals print as a JSON string holding
+/// their EDN form.
 pub fn pprint_json(v: &Value) -> String {
     let mut w = PrettyWriter::new();
     write_value(&mut w, v);
@@ -94,14 +96,39 @@ fn scalar_json(v: &Value) -> String {
         Value::BigInt(digits) => bigint_str(digits).into(),
         Value::Float(text) => match float_str(text) {
             Some(s) if !s.contains("Infinity") && !s.contains("NaN") => s,
-            // data.json refuses infinite and NaN doubles.
-            _ => "null".into(),
+            // data.json refuses infinite and NaN doubles; JSON has no
+            // numbers for them. Their EDN form, as a string, keeps them
+            // apart from each other and from nil.
+            _ => json_string(&non_finite_edn(text)),
         },
         Value::Str(s) => json_string(s),
         Value::Keyword(n) | Value::Symbol(n) => json_string(name_of(n)),
         // data.json has no writer for characters; a string is the nearest.
         Value::Char(c) => json_string(&c.to_string()),
         other => json_string(&pr_str(other)),
+    }
+}
+
+/// The EDN form of a float text that is not a finite number: `##Inf`,
+/// `##-Inf` or `##NaN` (ratios such as `1/0` by their value), else the text.
+pub(crate) fn non_finite_edn(text: &str) -> String {
+    let x = match text.split_once('/') {
+        Some((n, d)) => match (n.parse::<f64>(), d.parse::<f64>()) {
+            (Ok(n), Ok(d)) => n / d,
+            _ => return text.to_string(),
+        },
+        None => match text {
+            "##Inf" => f64::INFINITY,
+            "##-Inf" => f64::NEG_INFINITY,
+            _ => f64::NAN,
+        },
+    };
+    if x.is_nan() {
+        "##NaN".into()
+    } else if x > 0.0 {
+        "##Inf".into()
+    } else {
+        "##-Inf".into()
     }
 }
 
@@ -126,7 +153,8 @@ fn float_str(text: &str) -> Option<String> {
     }
     if let Some((n, d)) = text.split_once('/') {
         let x = n.parse::<f64>().ok()? / d.parse::<f64>().ok()?;
-        return Some(crate::edn::java_double(x));
+        // `1/0` and `0/0` have no JSON number (the caller spells them).
+        return x.is_finite().then(|| crate::edn::java_double(x));
     }
     Some(text.to_string())
 }

@@ -2,6 +2,7 @@
 
 pub mod files;
 pub mod json_pprint;
+pub mod names;
 pub mod plot;
 
 use crate::edn::Value;

@@ -23,6 +23,10 @@ pub fn read_text(path: &Path) -> Result<History, Error> {
 /// Whether a file's first non-empty line starts with `r(` or `w(`.
 pub(super) fn looks_like_text(path: &Path) -> bool {
     use std::io::Read;
+    // Only regular files: a pipe (`<(…)`) would lose what is sniffed.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 512];
     let Ok(n) = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) else {
         return false;

@@ -1,0 +1,114 @@
+//! `ellery diff`: compare an Elle result with ellery's.
+
+use super::{check_one, expectations, Workload};
+use crate::edn::Value;
+use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_VALID};
+use crate::infer::rw_register::RwOptions;
+use crate::pipeline::CheckOptions;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug)]
+pub(super) struct DiffArgs {
+    /// Elle's result: a result map, or a Jepsen `results.edn` holding it.
+    elle: PathBuf,
+    /// ellery's result map; with `--check`, the history to check instead.
+    other: PathBuf,
+    /// Run ellery on the history given second, then compare.
+    #[arg(long)]
+    check: bool,
+    /// Where Elle's result sits in the first file (e.g. `workload`); by
+    /// default the first nested map with `:anomaly-types`.
+    #[arg(long)]
+    key: Option<String>,
+    /// Consistency models (with `--check`).
+    #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
+    consistency_models: Vec<String>,
+    /// Extra anomalies (with `--check`).
+    #[arg(short = 'a', long, value_delimiter = ',')]
+    anomalies: Vec<String>,
+    /// Also require the normalised maps to be identical (same cycles).
+    #[arg(long)]
+    strict: bool,
+    /// Workload (with `--check`; default: detected from the history).
+    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
+    workload: Workload,
+}
+
+fn read_result(path: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::edn::parse_one(&bytes)
+        .map_err(|e| e.into_input_error(&path.display().to_string()).to_string())
+}
+
+pub(super) fn run_diff(d: DiffArgs) -> i32 {
+    let elle_file = match read_result(&d.elle) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("ellery: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let Some(elle) = crate::diff::find_result(&elle_file, d.key.as_deref()) else {
+        eprintln!(
+            "ellery: {}: expected an Elle result map{}, found none",
+            d.elle.display(),
+            d.key
+                .as_ref()
+                .map(|k| format!(" under {k}"))
+                .unwrap_or_default()
+        );
+        return EXIT_BAD_INPUT;
+    };
+    let ours = if d.check {
+        let exp = match expectations(&d.consistency_models, &d.anomalies) {
+            Ok(e) => e,
+            Err(msg) => {
+                eprintln!("ellery: {msg}");
+                return EXIT_BAD_INPUT;
+            }
+        };
+        let opts = CheckOptions {
+            expectations: exp,
+            ..CheckOptions::default()
+        };
+        let checked = crate::internal::catch(|| {
+            check_one(
+                &d.other,
+                None,
+                d.workload,
+                &RwOptions::default(),
+                &opts,
+                None,
+                crate::limits::MemoryLimit::default(),
+            )
+        });
+        match checked {
+            Ok(Ok(o)) => o.result,
+            Ok(Err(e)) => {
+                eprintln!("ellery: {e}");
+                return EXIT_BAD_INPUT;
+            }
+            Err(panic) => {
+                let what = d.other.display().to_string();
+                eprintln!("ellery: {}", crate::internal::message(&what, &panic));
+                return EXIT_INTERNAL;
+            }
+        }
+    } else {
+        match read_result(&d.other) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("ellery: {e}");
+                return EXIT_BAD_INPUT;
+            }
+        }
+    };
+    let c = crate::diff::compare(elle, &ours);
+    print!("{}", c.report());
+    let agree = c.agrees() && (!d.strict || c.identical());
+    if agree {
+        EXIT_VALID
+    } else {
+        EXIT_INVALID
+    }
+}
