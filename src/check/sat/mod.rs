@@ -36,6 +36,7 @@
 mod elle;
 mod encode;
 mod facts;
+mod lost_update;
 mod polygraph;
 mod prune;
 mod reach;
