@@ -12,6 +12,7 @@ mod common;
 use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
+use ellery::model::History;
 use ellery::pipeline::CheckOptions;
 use ellery::read::read_history_file;
 use ellery::route::{self, Algorithm, Workload};
@@ -19,6 +20,22 @@ use std::path::{Path, PathBuf};
 
 /// How many histories the directory holds (a lost file is noticed).
 const EXPECTED_CASES: usize = 9;
+
+/// `h` checked as an rw-register history under `model` with `algorithm`:
+/// the printed result map, or the error.
+fn checked(h: &History, model: &'static str, algorithm: Algorithm) -> Result<String, String> {
+    let opts = CheckOptions {
+        expectations: Expectations {
+            models: Some(vec![model]),
+            anomalies: vec![],
+        },
+        algorithm,
+        ..CheckOptions::default()
+    };
+    route::check(h, &opts, Workload::RwRegister, &RwOptions::default())
+        .map(|out| pr_str(&out.result))
+        .map_err(|e| e.to_string())
+}
 
 fn case_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("test-histories/repeated-values")
@@ -74,16 +91,8 @@ fn a_value_also_written_as_an_intermediate_one_is_no_g1b() {
         route::check(&h, &infer, Workload::RwRegister, &RwOptions::default()).expect("checkable");
     assert!(pr_str(&elle.result).starts_with("{:valid? false, :anomaly-types (:G1b)"));
     for model in ellery::consistency::all_models().iter().copied() {
-        let opts = CheckOptions {
-            expectations: Expectations {
-                models: Some(vec![model]),
-                anomalies: vec![],
-            },
-            ..CheckOptions::default()
-        };
-        let out = route::check(&h, &opts, Workload::RwRegister, &RwOptions::default())
-            .unwrap_or_else(|e| panic!("{model}: {e}"));
-        assert_eq!(pr_str(&out.result), "{:valid? true}", "{model}");
+        let out = checked(&h, model, Algorithm::Auto).unwrap_or_else(|e| panic!("{model}: {e}"));
+        assert_eq!(out, "{:valid? true}", "{model}");
     }
 }
 
@@ -119,16 +128,8 @@ fn generated_histories_with_repeated_values_are_valid() {
             "consistent-view",
             "read-committed",
         ] {
-            let opts = CheckOptions {
-                expectations: Expectations {
-                    models: Some(vec![model]),
-                    anomalies: vec![],
-                },
-                ..CheckOptions::default()
-            };
-            let out = route::check(&h, &opts, Workload::RwRegister, &RwOptions::default())
-                .expect("checkable");
-            assert_eq!(pr_str(&out.result), "{:valid? true}", "seed {seed} {model}");
+            let out = checked(&h, model, Algorithm::Auto).expect("checkable");
+            assert_eq!(out, "{:valid? true}", "seed {seed} {model}");
         }
     }
     let faulty = GenOptions {

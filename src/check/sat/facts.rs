@@ -28,6 +28,17 @@ fn val(arg: MopArg) -> Val {
     }
 }
 
+/// The op holding the writes of the transaction completed at position `i`
+/// (an `:info` op's are its invocation's), or `None` for an invocation.
+fn write_source(h: &History, i: usize) -> Option<&crate::model::Op> {
+    let op = &h.ops[i];
+    match op.op_type {
+        OpType::Ok | OpType::Fail => Some(op),
+        OpType::Info => Some(&h.ops[h.invocation_of(i).unwrap_or(i)]),
+        OpType::Invoke => None,
+    }
+}
+
 /// Who wrote each `(key, value)`: op positions of the transactions.
 #[derive(Default)]
 struct Writers {
@@ -45,11 +56,8 @@ impl Writers {
         let mut w = Writers::default();
         let mut last: Vec<(Atom, Val)> = Vec::new();
         for (i, op) in h.ops.iter().enumerate() {
-            let src = match op.op_type {
-                OpType::Ok | OpType::Fail => op,
-                // An :info op's writes are its invocation's.
-                OpType::Info => &h.ops[h.invocation_of(i).unwrap_or(i)],
-                OpType::Invoke => continue,
+            let Some(src) = write_source(h, i) else {
+                continue;
             };
             last.clear();
             for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
@@ -209,11 +217,9 @@ pub fn elle_dirty_reads_differ(h: &History) -> bool {
 /// apply.
 pub fn values_repeat(h: &History) -> bool {
     let mut seen: HashMap<(Atom, Val), ()> = HashMap::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        let src = match op.op_type {
-            OpType::Ok | OpType::Fail => op,
-            OpType::Info => &h.ops[h.invocation_of(i).unwrap_or(i)],
-            OpType::Invoke => continue,
+    for i in 0..h.ops.len() {
+        let Some(src) = write_source(h, i) else {
+            continue;
         };
         for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
             let v = val(m.arg);
@@ -240,10 +246,8 @@ pub fn inference_misreads(h: &History) -> Option<&'static str> {
     let mut dirty_writes = false;
     let mut last: Vec<(Atom, Val)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
-        let src = match op.op_type {
-            OpType::Ok | OpType::Fail => op,
-            OpType::Info => &h.ops[h.invocation_of(i).unwrap_or(i)],
-            OpType::Invoke => continue,
+        let Some(src) = write_source(h, i) else {
+            continue;
         };
         last.clear();
         for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
