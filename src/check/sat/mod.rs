@@ -458,12 +458,20 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     }
     let mut enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
     let mut clauses = std::mem::take(&mut enc.clauses);
+    // Each phase can take seconds on big histories without session order:
+    // none starts past the deadline.
+    if expired() {
+        return Verdict::Unknown;
+    }
     if opts.two_width {
         let phase = Instant::now();
         let more = two_width_clauses(&g, &enc, known.as_ref(), si, 4 * g.vars + 100_000, &expired);
         stats.two_width_time = phase.elapsed();
         stats.two_width = more.len();
         clauses.extend(more);
+    }
+    if expired() {
+        return Verdict::Unknown;
     }
     let parts = split(&enc, clauses, g.n, si);
     stats.parts = parts.len();
