@@ -1,6 +1,6 @@
 //! The whole check of one history: inference, cycle search, result map.
 
-use crate::check::result::{result_map, Expectations};
+use crate::check::result::result_map;
 use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
 use crate::consistency as cm;
 use crate::edn::Value;
@@ -8,102 +8,8 @@ use crate::infer::list_append::{self, ExtraGraph};
 use crate::infer::rw_register::{self, RwOptions};
 use crate::infer::Inference;
 use crate::model::History;
-use std::time::Duration;
 
-/// Options for checking a history.
-#[derive(Clone, Debug)]
-pub struct CheckOptions {
-    /// Expected models and anomalies.
-    pub expectations: Expectations,
-    /// Time allowed to search one SCC (Elle's `:cycle-search-timeout`).
-    pub cycle_search_timeout: Duration,
-    /// Path extensions the Elle-order search may take per anomaly type
-    /// before ellery's own search takes over.
-    pub elle_steps: u64,
-    /// Print phase timings to standard error.
-    pub verbose: bool,
-    /// Prepare plots (DOT sources) of SCCs and reported cycles no larger
-    /// than this many bytes; `None` prepares none.
-    pub plot_max_bytes: Option<usize>,
-    /// Called with the name of each phase as it starts (a progress display).
-    pub progress: Option<fn(&str)>,
-    /// Time allowed for a cas-register linearizability search (all keys);
-    /// past it a key is `:valid? :unknown`. `None`: no limit.
-    pub linearizable_timeout: Option<Duration>,
-    /// Which checking algorithm to run (see [`crate::route`]).
-    pub algorithm: crate::route::Algorithm,
-    /// Time allowed for the SAT checker ([`crate::check::sat`]); past it the
-    /// verdict is unknown (or, under `--algorithm auto`, the inference's
-    /// answer stands). `None`: no limit.
-    pub sat_timeout: Option<Duration>,
-    /// Cycle conflicts the SAT checker may raise in each independent part
-    /// of a history before its verdict is unknown; `None`: no limit. Set
-    /// by `--algorithm auto` for its confirmations (a bound that, unlike
-    /// the timeout, gives the same answer on every machine).
-    pub sat_conflict_budget: Option<usize>,
-    /// Under `--algorithm auto`, let the exact (SAT) checker take the
-    /// rw-register histories the inference misreads and confirm a valid
-    /// inferred verdict (see [`crate::route`]). Off in elle-cli mode, whose
-    /// verdicts stay elle-cli's.
-    pub confirm_with_sat: bool,
-}
-
-impl Default for CheckOptions {
-    fn default() -> Self {
-        CheckOptions {
-            expectations: Expectations::default(),
-            cycle_search_timeout: Duration::from_millis(1000),
-            elle_steps: 2_000_000,
-            verbose: false,
-            plot_max_bytes: None,
-            progress: None,
-            linearizable_timeout: Some(Duration::from_secs(60)),
-            algorithm: crate::route::Algorithm::Auto,
-            sat_timeout: Some(Duration::from_secs(60)),
-            sat_conflict_budget: None,
-            confirm_with_sat: true,
-        }
-    }
-}
-
-/// A verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Validity {
-    /// `:valid? true`
-    Valid,
-    /// `:valid? false`
-    Invalid,
-    /// `:valid? :unknown`
-    Unknown,
-}
-
-/// Everything a check produces.
-#[derive(Debug)]
-pub struct Outcome {
-    /// Elle's result map.
-    pub result: Value,
-    /// The verdict in `result`.
-    pub validity: Validity,
-    /// Reportable cycles, by type in result order, for explanation files.
-    pub cycles: Vec<ExplainedCycle>,
-    /// Why the history could not be analysed, when Elle answers
-    /// `:valid? :unknown` for that reason (e.g. duplicate appends).
-    pub problem: Option<crate::error::InputError>,
-    /// Plots as (path stem relative to the output directory, DOT source or
-    /// `None` when too large): `sccs/<i>` and `<anomaly-type>/<i>`.
-    pub plots: Vec<(String, Option<String>)>,
-    /// Keys whose reads disagree on the order of appends (reported or not),
-    /// for `incompatible-order/<key>.html`.
-    pub incompatible_keys: Vec<Value>,
-}
-
-fn validity_of(result: &Value) -> Validity {
-    match result.get_kw("valid?") {
-        Some(Value::Bool(true)) => Validity::Valid,
-        Some(Value::Bool(false)) => Validity::Invalid,
-        _ => Validity::Unknown,
-    }
-}
+pub use crate::check::outcome::{CheckOptions, Outcome, Validity};
 
 /// Checks a list-append history as `elle.list-append/check` does. Fails only
 /// on input no list-append analysis can use (see
@@ -138,12 +44,8 @@ fn list_append_with(
     match analyze(history, extra_graph(opts)) {
         Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
         Err(e) => Ok(Outcome {
-            validity: validity_of(&e.result),
-            result: e.result,
-            cycles: Vec::new(),
             problem: e.problem,
-            plots: Vec::new(),
-            incompatible_keys: Vec::new(),
+            ..Outcome::from_result(e.result)
         }),
     }
 }
@@ -254,10 +156,7 @@ pub(crate) fn check_inferred(
         None => Vec::new(),
     };
     Outcome {
-        validity: validity_of(&result),
-        result,
         cycles,
-        problem: None,
         plots,
         incompatible_keys: inference
             .anomalies
@@ -266,6 +165,7 @@ pub(crate) fn check_inferred(
             .flatten()
             .filter_map(|case| case.get_kw("key").cloned())
             .collect(),
+        ..Outcome::from_result(result)
     }
 }
 
@@ -317,12 +217,5 @@ pub fn check_cas_register(
             started.elapsed().as_secs_f64()
         );
     }
-    Ok(Outcome {
-        validity: validity_of(&result),
-        result,
-        cycles: Vec::new(),
-        problem: None,
-        plots: Vec::new(),
-        incompatible_keys: Vec::new(),
-    })
+    Ok(Outcome::from_result(result))
 }

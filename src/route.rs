@@ -37,35 +37,7 @@ use crate::infer::rw_register::RwOptions;
 use crate::model::{History, OpType};
 use crate::pipeline::{self, CheckOptions, Outcome};
 
-/// A checking algorithm.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Algorithm {
-    /// The fast path whose preconditions hold, else the workload inference.
-    #[default]
-    Auto,
-    /// The workload's Elle-style inference.
-    Infer,
-    /// The mini-transaction fast path (MTC).
-    Mini,
-    /// Lightweight-transaction (CAS register) linearizability by the
-    /// unique-value chain.
-    Lwt,
-    /// The SAT-based checker (rw-register serializability).
-    Sat,
-}
-
-impl Algorithm {
-    /// The name as given on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Auto => "auto",
-            Algorithm::Infer => "infer",
-            Algorithm::Mini => "mini",
-            Algorithm::Lwt => "lwt",
-            Algorithm::Sat => "sat",
-        }
-    }
-}
+pub use crate::check::outcome::Algorithm;
 
 /// The transactional workloads routing knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

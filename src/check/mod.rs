@@ -4,6 +4,7 @@
 
 pub mod linearizable;
 pub mod mini;
+pub mod outcome;
 pub mod result;
 pub mod sat;
 

@@ -1,12 +1,12 @@
 //! Files Elle writes under `:directory`: `<anomaly-type>.txt` explanations.
 
+use crate::check::outcome::Outcome;
 use crate::check::ExplainedCycle;
 use crate::edn::pr_str;
 use crate::edn::Value;
 use crate::graph::order::clojure_hasheq;
 use crate::model::History;
 use crate::model::{MopFn, OpType};
-use crate::pipeline::Outcome;
 use crate::report::op_value;
 use crate::report::plot::{render, PlotOptions, Rendered};
 use std::path::Path;

@@ -24,10 +24,10 @@ use super::{
     check_serializable, classify_cycle, reg_history, verify_cycle, CycleEdge, EdgeKind, Isolation,
     RegHistory, RegOp, RegValue, SatOptions, Verdict, Violation,
 };
+use crate::check::outcome::{CheckOptions, Outcome, Validity};
 use crate::check::ExplainedCycle;
 use crate::edn::Value;
 use crate::model::{Atom, History};
-use crate::pipeline::{CheckOptions, Outcome, Validity};
 
 /// One class of forbidden cycles in the graph with some orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,11 +237,6 @@ pub fn check_history(
         ]),
         _ => crate::check::result::result_map(&opts.expectations, &anomalies, &seqs),
     };
-    let validity = match result.get_kw("valid?") {
-        Some(Value::Bool(true)) => Validity::Valid,
-        Some(Value::Bool(false)) => Validity::Invalid,
-        _ => Validity::Unknown,
-    };
     let reportable = opts.expectations.reportable();
     cycles.retain(|c| reportable.contains(&c.kind.as_str()));
     let plots = match opts.plot_max_bytes {
@@ -252,12 +247,9 @@ pub fn check_history(
         None => Vec::new(),
     };
     Ok(Outcome {
-        result,
-        validity,
         cycles,
-        problem: None,
         plots,
-        incompatible_keys: Vec::new(),
+        ..Outcome::from_result(result)
     })
 }
 
