@@ -18,7 +18,6 @@ use crate::graph::search::{
 use crate::graph::{DiGraph, Rels};
 use crate::infer::{Inference, Step, StepKind};
 use crate::model::History;
-use crate::report::op_value;
 use hashbrown::HashMap;
 use std::time::{Duration, Instant};
 
@@ -53,7 +52,7 @@ impl ExplainedCycle {
         Value::Map(vec![
             (
                 Value::kw("cycle"),
-                Value::Vector(self.ops.iter().map(|&o| op_value(h, o as usize)).collect()),
+                Value::Vector(self.ops.iter().map(|&o| h.op_value(o as usize)).collect()),
             ),
             (
                 Value::kw("steps"),

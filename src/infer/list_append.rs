@@ -10,7 +10,6 @@ use crate::edn::{pr_str, Value};
 use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
 use crate::graph::Rels;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
-use crate::report::{mop_value, op_value};
 use hashbrown::{HashMap, HashSet};
 
 /// Which order graphs to add to the data dependencies.
@@ -217,7 +216,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
             OpValue::Other(_) => false,
         };
         if !ok && bad.len() < 8 {
-            bad.push(op_value(h, i));
+            bad.push(h.op_value(i));
             first_bad.get_or_insert(i);
         }
     }
@@ -253,7 +252,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
                     result: Value::kw_map(vec![
                         ("valid?", Value::kw("unknown")),
                         ("type", Value::kw("duplicate-appends")),
-                        ("op", op_value(h, i)),
+                        ("op", h.op_value(i)),
                         ("key", k.clone()),
                         ("value", v.clone()),
                         (
@@ -486,8 +485,8 @@ fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Value> {
             }
             dups.sort_by(|a, b| compare_values(&a.0, &b.0));
             out.push(Value::kw_map(vec![
-                ("op", op_value(h, i)),
-                ("mop", mop_value(h, m)),
+                ("op", h.op_value(i)),
+                ("mop", h.mop_value(m)),
                 (
                     "duplicates",
                     Value::Map(dups.into_iter().map(|(v, c)| (v, Value::Int(c))).collect()),
@@ -544,8 +543,8 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
                         }
                         expected.extend(s.iter().map(|&a| h.atom_value(a)));
                         internal.push(Value::kw_map(vec![
-                            ("op", op_value(h, i)),
-                            ("mop", mop_value(h, m)),
+                            ("op", h.op_value(i)),
+                            ("mop", h.mop_value(m)),
                             ("expected", Value::Vector(expected)),
                         ]));
                         break;
@@ -572,8 +571,8 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
             for r in &mops[..j] {
                 if r.f == MopFn::Read && r.key == m.key && h.list(r.arg).contains(&v) {
                     future.push(Value::kw_map(vec![
-                        ("op", op_value(h, i)),
-                        ("mop", mop_value(h, r)),
+                        ("op", h.op_value(i)),
+                        ("mop", h.mop_value(r)),
                         ("element", h.atom_value(v)),
                     ]));
                     break 'mops;
@@ -632,9 +631,9 @@ pub(crate) fn dirty_updates(h: &History) -> Vec<Value> {
                         (
                             "txns",
                             Value::Vector(vec![
-                                op_value(h, first as usize),
+                                h.op_value(first as usize),
                                 Value::Symbol("...".into()),
-                                op_value(h, t2 as usize),
+                                h.op_value(t2 as usize),
                             ]),
                         ),
                     ]));
@@ -709,8 +708,8 @@ pub fn thin_air_reads(h: &History) -> Vec<Value> {
         for &e in h.list(m.arg) {
             if !appended.contains(&(m.key, e)) {
                 out.push(Value::kw_map(vec![
-                    ("op", op_value(h, i)),
-                    ("mop", mop_value(h, m)),
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(m)),
                     ("writer", Value::Nil),
                     ("element", h.atom_value(e)),
                 ]));
@@ -777,9 +776,9 @@ pub fn unrevealed_appends(h: &History) -> Vec<(Atom, Vec<usize>)> {
 /// op at `writer`, in micro-op `m`.
 fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> Value {
     Value::kw_map(vec![
-        ("op", op_value(h, reader)),
-        ("mop", mop_value(h, m)),
-        ("writer", op_value(h, writer as usize)),
+        ("op", h.op_value(reader)),
+        ("mop", h.mop_value(m)),
+        ("writer", h.op_value(writer as usize)),
         ("element", h.atom_value(e)),
     ])
 }
@@ -888,7 +887,7 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
                     ("value", as_value(v)),
                     (
                         "txns",
-                        Value::Vector(txns.iter().map(|&t| op_value(h, t as usize)).collect()),
+                        Value::Vector(txns.iter().map(|&t| h.op_value(t as usize)).collect()),
                     ),
                 ]));
             }

@@ -61,7 +61,6 @@ use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, NO_OP};
-use crate::report::{mop_value, op_value};
 use hashbrown::HashMap;
 
 /// Which kind of object the MT history's micro-ops act on.
@@ -376,7 +375,7 @@ fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<(), String> {
                 {
                     return Err(format!(
                         "{} is a blind write (no earlier read of the key in its transaction)",
-                        pr_str(&mop_value(h, m))
+                        pr_str(&h.mop_value(m))
                     ));
                 }
                 if w == MtWorkload::RwRegister && m.arg == MopArg::Nil {
@@ -386,7 +385,7 @@ fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<(), String> {
             _ => {
                 return Err(format!(
                     "{} is not a micro-op of this workload",
-                    pr_str(&mop_value(h, m))
+                    pr_str(&h.mop_value(m))
                 ))
             }
         }
@@ -422,7 +421,7 @@ fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) -> Option<N
                 i,
                 format!(
                     "{} is not a micro-op of this workload",
-                    pr_str(&mop_value(h, m))
+                    pr_str(&h.mop_value(m))
                 ),
             );
         }
@@ -623,8 +622,8 @@ pub fn analyze_with(
                     good = false;
                     if w == MtWorkload::RwRegister {
                         future.push(Value::kw_map(vec![
-                            ("op", op_value(h, i)),
-                            ("mop", mop_value(h, m)),
+                            ("op", h.op_value(i)),
+                            ("mop", h.mop_value(m)),
                             ("element", h.atom_value(v.expect("own write"))),
                         ]));
                     }
@@ -633,8 +632,8 @@ pub fn analyze_with(
                         None => {
                             good = false;
                             thin_air.push(Value::kw_map(vec![
-                                ("op", op_value(h, i)),
-                                ("mop", mop_value(h, m)),
+                                ("op", h.op_value(i)),
+                                ("mop", h.mop_value(m)),
                                 ("writer", Value::Nil),
                             ]));
                         }
@@ -1093,7 +1092,7 @@ fn mismatch(h: &History, i: usize, m: &Mop, e: Atom, p: Ver, before: Ver) -> Not
         pos: i,
         reason: format!(
             "its read {} puts {} right after {}, but {} was appended after {} (the read list is not a chain of read-modify-writes)",
-            pr_str(&mop_value(h, m)),
+            pr_str(&h.mop_value(m)),
             pr_str(&h.atom_value(e)),
             show(before),
             pr_str(&h.atom_value(e)),

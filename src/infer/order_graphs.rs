@@ -5,7 +5,6 @@ use super::{PairExplainer, Step, StepKind, StepText};
 use crate::edn::Value;
 use crate::graph::Rels;
 use crate::model::{History, OpType};
-use crate::report::op_value;
 
 /// Process-order edges: each `:ok` op to the next `:ok` op of the same
 /// process (as Elle's `process-graph`).
@@ -84,8 +83,8 @@ impl PairExplainer for RealtimeExplainer {
             kind: StepKind::Realtime,
             data: Value::Map(vec![
                 (Value::kw("type"), Value::kw("realtime")),
-                (Value::kw("a'"), op_value(history, a as usize)),
-                (Value::kw("b"), op_value(history, inv)),
+                (Value::kw("a'"), history.op_value(a as usize)),
+                (Value::kw("b"), history.op_value(inv)),
             ]),
             text: StepText::Realtime {
                 a_index: oa.index,

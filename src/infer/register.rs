@@ -115,7 +115,7 @@ fn value_of(history: &History, v: OpValue) -> Option<&Value> {
 
 /// The `:value` of an op as written in the source, for messages.
 fn printed_value(history: &History, pos: usize) -> String {
-    let m = crate::report::op_value(history, pos);
+    let m = history.op_value(pos);
     pr_str(m.get_kw("value").unwrap_or(&Value::Nil))
 }
 

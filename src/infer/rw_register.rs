@@ -34,7 +34,6 @@ use crate::error::InputError;
 use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
 use crate::graph::Rels;
 use crate::model::{Atom, History, MopArg, MopFn, OpType, OpValue};
-use crate::report::{mop_value, op_value};
 use hashbrown::HashMap;
 
 /// Elle's rw-register options for inferring version orders.
@@ -125,7 +124,7 @@ pub fn validate(h: &History) -> Result<(), InputError> {
                         i,
                         format!(
                             "expected only :r and :w micro-ops in an rw-register history, found {}",
-                            pr_str(&mop_value(h, m))
+                            pr_str(&h.mop_value(m))
                         ),
                     ))
                 }
@@ -135,7 +134,7 @@ pub fn validate(h: &History) -> Result<(), InputError> {
                     i,
                     format!(
                         "expected a single value or nil in an rw-register micro-op, found {}",
-                        pr_str(&mop_value(h, m))
+                        pr_str(&h.mop_value(m))
                     ),
                 ));
             }
@@ -743,8 +742,8 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
                 if let Some(j) = slot {
                     if state[j].1 != v {
                         out.push(Value::kw_map(vec![
-                            ("op", op_value(h, i)),
-                            ("mop", mop_value(h, m)),
+                            ("op", h.op_value(i)),
+                            ("mop", h.mop_value(m)),
                             ("expected", val_value(h, state[j].1)),
                         ]));
                         break;
@@ -786,9 +785,9 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
             }
             if let Some(&w) = failed.get(&(m.key, arg_val(m.arg))) {
                 out.push(Value::kw_map(vec![
-                    ("op", op_value(h, i)),
-                    ("mop", mop_value(h, m)),
-                    ("writer", op_value(h, w as usize)),
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(m)),
+                    ("writer", h.op_value(w as usize)),
                 ]));
             }
         }
@@ -815,9 +814,9 @@ pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
             if let Some(&w) = intermediate.get(&(m.key, arg_val(m.arg))) {
                 if h.ops[w as usize].index != op.index {
                     out.push(Value::kw_map(vec![
-                        ("op", op_value(h, i)),
-                        ("mop", mop_value(h, m)),
-                        ("writer", op_value(h, w as usize)),
+                        ("op", h.op_value(i)),
+                        ("mop", h.mop_value(m)),
+                        ("writer", h.op_value(w as usize)),
                     ]));
                 }
             }

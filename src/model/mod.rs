@@ -384,3 +384,77 @@ impl History {
         }
     }
 }
+
+/// Printing ops and micro-ops as Elle prints them (the model's own view of
+/// itself, so that inference and checking need not call into the reports).
+impl History {
+    /// The op at position `pos` as Elle prints it: a map with `:index
+    /// :time :type :process :f :value` first, then any extra keys from the
+    /// source.
+    pub fn op_value(&self, pos: usize) -> Value {
+        self.op_map(&self.ops[pos])
+    }
+
+    /// The full op map of an op, re-read from its source text, in Elle's key
+    /// order: `:index :time :type :process :f :value`, then the other keys in
+    /// source order. `:index` is the op's (dense when the source has none),
+    /// `:time` and `:f` are filled in when absent.
+    pub fn op_map(&self, op: &Op) -> Value {
+        let history = self;
+        let text = history.source.slice(op.span);
+        let text: &[u8] = &text;
+        let parsed = match history.format {
+            SourceFormat::Edn => crate::edn::parse_one(text).ok(),
+            SourceFormat::Json => crate::edn::parse_json(text)
+                .ok()
+                .map(crate::edn::json::json_op),
+        };
+        let mut source_entries = match parsed {
+            Some(Value::Map(e)) => e,
+            _ => Vec::new(),
+        };
+        let mut take = |name: &str| {
+            source_entries
+                .iter()
+                .position(|(k, _)| matches!(k, Value::Keyword(n) if n == name))
+                .map(|p| source_entries.remove(p).1)
+        };
+        let _ = take("index");
+        let time = take("time").unwrap_or(Value::Int(op.time));
+        let op_type = take("type").unwrap_or_else(|| Value::kw(op.op_type.name()));
+        let process = take("process").unwrap_or(Value::Int(op.process));
+        let f = take("f").unwrap_or_else(|| history.atom_value(op.f));
+        let value = take("value").unwrap_or(Value::Nil);
+        let mut entries = vec![
+            (Value::kw("index"), Value::Int(op.index as i64)),
+            (Value::kw("time"), time),
+            (Value::kw("type"), op_type),
+            (Value::kw("process"), process),
+            (Value::kw("f"), f),
+            (Value::kw("value"), value),
+        ];
+        entries.extend(source_entries);
+        Value::Map(entries)
+    }
+
+    /// A micro-op as an EDN vector `[f k v]`.
+    pub fn mop_value(&self, m: &Mop) -> Value {
+        let f = match m.f {
+            MopFn::Read => Value::kw("r"),
+            MopFn::Append => Value::kw("append"),
+            MopFn::Write => Value::kw("w"),
+            MopFn::Other(a) => self.atom_value(a),
+        };
+        let arg = match m.arg {
+            MopArg::Nil => Value::Nil,
+            MopArg::Atom(a) => self.atom_value(a),
+            MopArg::List { .. } => Value::Vector(
+                self.list(m.arg)
+                    .iter()
+                    .map(|&a| self.atom_value(a))
+                    .collect(),
+            ),
+        };
+        Value::Vector(vec![f, self.atom_value(m.key), arg])
+    }
+}

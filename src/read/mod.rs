@@ -359,38 +359,7 @@ pub(crate) fn bad_type(found: &str) -> String {
 /// source order. `:index` is the op's (dense when the source has none),
 /// `:time` and `:f` are filled in when absent.
 pub fn op_map(history: &History, op: &Op) -> Value {
-    let text = history.source.slice(op.span);
-    let text: &[u8] = &text;
-    let parsed = match history.format {
-        SourceFormat::Edn => edn::parse_one(text).ok(),
-        SourceFormat::Json => edn::parse_json(text).ok().map(edn::json::json_op),
-    };
-    let mut source_entries = match parsed {
-        Some(Value::Map(e)) => e,
-        _ => Vec::new(),
-    };
-    let mut take = |name: &str| {
-        source_entries
-            .iter()
-            .position(|(k, _)| matches!(k, Value::Keyword(n) if n == name))
-            .map(|p| source_entries.remove(p).1)
-    };
-    let _ = take("index");
-    let time = take("time").unwrap_or(Value::Int(op.time));
-    let op_type = take("type").unwrap_or_else(|| Value::kw(op.op_type.name()));
-    let process = take("process").unwrap_or(Value::Int(op.process));
-    let f = take("f").unwrap_or_else(|| history.atom_value(op.f));
-    let value = take("value").unwrap_or(Value::Nil);
-    let mut entries = vec![
-        (Value::kw("index"), Value::Int(op.index as i64)),
-        (Value::kw("time"), time),
-        (Value::kw("type"), op_type),
-        (Value::kw("process"), process),
-        (Value::kw("f"), f),
-        (Value::kw("value"), value),
-    ];
-    entries.extend(source_entries);
-    Value::Map(entries)
+    history.op_map(op)
 }
 
 #[cfg(test)]

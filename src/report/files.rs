@@ -7,7 +7,6 @@ use crate::edn::Value;
 use crate::graph::order::clojure_hasheq;
 use crate::model::History;
 use crate::model::{MopFn, OpType};
-use crate::report::op_value;
 use crate::report::plot::{render, PlotOptions, Rendered};
 use std::path::Path;
 
@@ -22,7 +21,7 @@ pub fn explain_cycle(h: &History, c: &ExplainedCycle) -> String {
     let bindings: Vec<String> = names
         .iter()
         .zip(&c.ops)
-        .map(|(n, &op)| format!("  {n} = {}", pr_str(&op_value(h, op as usize))))
+        .map(|(n, &op)| format!("  {n} = {}", pr_str(&h.op_value(op as usize))))
         .collect();
     s.push_str(&bindings.join("\n"));
     s.push_str("\n\nThen:\n");

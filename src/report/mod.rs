@@ -6,32 +6,14 @@ pub mod names;
 pub mod plot;
 
 use crate::edn::Value;
-use crate::model::{History, MopArg, MopFn};
+use crate::model::History;
 
-/// The op at position `pos` as Elle prints it: a map with `:index :time
-/// :type :process :f :value` first, then any extra keys from the source.
+/// The op at position `pos` as Elle prints it ([`History::op_value`]).
 pub fn op_value(history: &History, pos: usize) -> Value {
-    crate::read::op_map(history, &history.ops[pos])
+    history.op_value(pos)
 }
 
-/// A micro-op as an EDN vector `[f k v]`.
+/// A micro-op as an EDN vector `[f k v]` ([`History::mop_value`]).
 pub fn mop_value(history: &History, m: &crate::model::Mop) -> Value {
-    let f = match m.f {
-        MopFn::Read => Value::kw("r"),
-        MopFn::Append => Value::kw("append"),
-        MopFn::Write => Value::kw("w"),
-        MopFn::Other(a) => history.atom_value(a),
-    };
-    let arg = match m.arg {
-        MopArg::Nil => Value::Nil,
-        MopArg::Atom(a) => history.atom_value(a),
-        MopArg::List { .. } => Value::Vector(
-            history
-                .list(m.arg)
-                .iter()
-                .map(|&a| history.atom_value(a))
-                .collect(),
-        ),
-    };
-    Value::Vector(vec![f, history.atom_value(m.key), arg])
+    history.mop_value(m)
 }

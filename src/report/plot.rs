@@ -6,7 +6,6 @@
 use crate::edn::pr_str;
 use crate::infer::{Step, StepKind};
 use crate::model::{History, MopFn, OpType};
-use crate::report::mop_value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -78,7 +77,7 @@ fn escape_record(s: &str) -> String {
 
 /// A micro-op as Elle labels it: `a x 1`, `r y [1 2]`.
 fn mop_label(h: &History, m: &crate::model::Mop) -> String {
-    let crate::edn::Value::Vector(parts) = mop_value(h, m) else {
+    let crate::edn::Value::Vector(parts) = h.mop_value(m) else {
         return String::new();
     };
     let f = match m.f {

@@ -5,7 +5,6 @@ use crate::edn::Value;
 use crate::error::InputError;
 use crate::infer::register::{registers, KeyHistory, Registers};
 use crate::model::History;
-use crate::report::op_value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Checks every key of `regs` (in parallel) and returns per-key results in
@@ -128,10 +127,10 @@ fn result_value(history: &History, k: &KeyHistory, r: &KeyResult) -> Value {
             let mut entries = vec![
                 (Value::kw("valid?"), Value::Bool(false)),
                 analyzer,
-                (Value::kw("op"), op_value(history, at as usize)),
+                (Value::kw("op"), history.op_value(at as usize)),
                 (
                     Value::kw("previous-ok"),
-                    previous.map_or(Value::Nil, |p| op_value(history, p as usize)),
+                    previous.map_or(Value::Nil, |p| history.op_value(p as usize)),
                 ),
                 (
                     Value::kw("last-consistent-states"),

@@ -202,7 +202,7 @@ pub fn check_history(
             let val = |v: RegValue| v.map_or(Value::Nil, |x| h.atom_value(atoms[x as usize]));
             let ops = txns
                 .iter()
-                .map(|&t| crate::report::op_value(h, rh[t as usize - 1].index as usize))
+                .map(|&t| h.op_value(rh[t as usize - 1].index as usize))
                 .collect();
             anomalies.push((
                 "lost-update".to_string(),

@@ -16,7 +16,6 @@ use hashbrown::HashMap;
 
 use crate::edn::Value;
 use crate::model::{Atom, History, MopArg, MopFn, OpType};
-use crate::report::{mop_value, op_value};
 
 /// A register value: `None` is `nil`.
 type Val = Option<Atom>;
@@ -114,19 +113,19 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
             }
             let case = |writer: Value| {
                 Value::kw_map(vec![
-                    ("op", op_value(h, i)),
-                    ("mop", mop_value(h, m)),
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(m)),
                     ("writer", writer),
                 ])
             };
             if let Some(&w) = writers.failed.get(&(m.key, v)) {
-                g1a.push(case(op_value(h, w as usize)));
+                g1a.push(case(h.op_value(w as usize)));
             } else if let Some(&w) = writers
                 .intermediate
                 .get(&(m.key, v))
                 .and_then(|ws| ws.iter().find(|&&w| w != i as u32))
             {
-                g1b.push(case(op_value(h, w as usize)));
+                g1b.push(case(h.op_value(w as usize)));
             } else {
                 g1a.push(case(Value::Nil));
             }
@@ -187,7 +186,7 @@ pub fn certain_lost_updates(h: &History) -> Vec<Value> {
                 ("value", v.map_or(Value::Nil, |a| h.atom_value(a))),
                 (
                     "txns",
-                    Value::Vector(readers.iter().map(|&r| op_value(h, r)).collect()),
+                    Value::Vector(readers.iter().map(|&r| h.op_value(r)).collect()),
                 ),
             ])
         })
