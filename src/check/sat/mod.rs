@@ -200,6 +200,17 @@ impl Isolation {
     }
 }
 
+/// The graph the pruning and the acyclicity theory reason about: with `si`
+/// the layered one (snapshot isolation); with `single_rw` (cycles through
+/// at most one rw edge forbidden: [`Isolation::ConsistentView`]) rw edges
+/// stay off the paths, and an rw edge `a → b` conflicts with a path
+/// `b ⇝ a`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Shape {
+    pub(super) si: bool,
+    pub(super) single_rw: bool,
+}
+
 /// How the solver picks the first value of a variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Polarity {
@@ -440,13 +451,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     let mut known = None;
     if opts.prune {
         let phase = Instant::now();
-        let pruned = prune(
-            &g,
-            &mut assign,
-            stats,
-            prune::Shape { si, single_rw },
-            &expired,
-        );
+        let pruned = prune(&g, &mut assign, stats, Shape { si, single_rw }, &expired);
         stats.prune_time = phase.elapsed();
         match pruned {
             Ok(reach) => known = reach,
@@ -481,7 +486,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     let phase = Instant::now();
     let (answers, counters) = solve_parts(
         &parts,
-        (si, single_rw),
+        Shape { si, single_rw },
         opts.backjump_limit,
         opts.timeout.map(|t| start + t),
         opts.conflict_budget,

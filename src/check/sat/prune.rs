@@ -4,7 +4,7 @@
 
 use super::polygraph::{bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
 use super::reach::Reach;
-use super::{EdgeKind, SatStats, Violation};
+use super::{EdgeKind, SatStats, Shape, Violation};
 
 /// Most reachability memory pruning may use, in bytes.
 pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
@@ -72,16 +72,6 @@ fn add_known(
 
 fn is_rw(g: &Polygraph, i: usize) -> bool {
     matches!(g.edges[i].kind, super::EdgeKind::Rw { .. })
-}
-
-/// The graph pruning reasons about: with `si` the layered one; with
-/// `single_rw` (cycles through at most one rw edge forbidden) known rw edges
-/// stay out of the paths, and a candidate rw edge `a → b` goes when a known
-/// path `b ⇝ a` exists, as any candidate edge does.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Shape {
-    pub(super) si: bool,
-    pub(super) single_rw: bool,
 }
 
 /// Pruning outcome: `Err` is a violation. Stops early once `expired()`.
@@ -210,8 +200,15 @@ pub(super) fn prune(
                 .iter()
                 .find_map(|l| why[l.var().idx() as usize].clone())
             else {
-                let (key, value, txns) = g.lost_updates.first().cloned().unwrap_or_default();
-                return Err(Violation::LostUpdate { key, value, txns });
+                return match g.lost_updates.first() {
+                    Some((key, value, txns)) => Err(Violation::LostUpdate {
+                        key: *key,
+                        value: *value,
+                        txns: txns.clone(),
+                    }),
+                    // Not expected: leave the decision to the solver.
+                    None => Ok(None),
+                };
             };
             if to != from {
                 let known = known_graph(g, assign, shape);

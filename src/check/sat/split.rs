@@ -25,6 +25,7 @@ use batsat::{lbool, BasicSolver, Lit, SolverInterface, SolverOpts};
 use super::encode::Encoding;
 use super::polygraph::lit;
 use super::theory::{AcyclicTheory, TheoryEdge};
+use super::Shape;
 use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
 /// No component / part.
@@ -243,14 +244,14 @@ fn sweep_order(enc: &Encoding) -> Vec<u32> {
 }
 
 /// Solves every part (on all cores) until `deadline`, with the theory's
-/// graph `shape` (`(si, single_rw)`, see [`AcyclicTheory::new`]), each part giving up
+/// graph `shape`, each part giving up
 /// after `conflict_budget` cycle conflicts. Answers are in part order; a
 /// part after an unsatisfiable one may be left [`Unknown`].
 ///
 /// [`Unknown`]: PartAnswer::Unknown
 pub(super) fn solve_parts(
     parts: &[Part],
-    shape: (bool, bool),
+    shape: Shape,
     backjump_limit: usize,
     deadline: Option<Instant>,
     conflict_budget: Option<usize>,
@@ -346,7 +347,7 @@ pub(super) fn join_models(
 /// `conflict_budget` cycle conflicts, or `cancelled()`.
 fn solve_part(
     part: &Part,
-    shape: (bool, bool),
+    shape: Shape,
     backjump_limit: usize,
     deadline: Option<Instant>,
     conflict_budget: Option<usize>,

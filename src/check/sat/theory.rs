@@ -97,7 +97,7 @@ impl AcyclicTheory {
         order: &[u32],
         edges: Vec<TheoryEdge>,
         vars: usize,
-        (si, single_rw): (bool, bool),
+        super::Shape { si, single_rw }: super::Shape,
         backjump_limit: usize,
     ) -> Result<AcyclicTheory, Vec<u32>> {
         let n = order.len() as u32;
