@@ -128,20 +128,19 @@ pub fn check_history(
     // Facts that hold in every resolution, in Elle's shapes.
     let mut anomalies: Vec<(String, Vec<Value>)> = Vec::new();
     let mut seqs: Vec<&str> = Vec::new();
-    let (g1a, g1b) = super::facts::dirty_read_cases(h);
+    let facts = super::facts::facts(h);
     for (kind, cases) in [
         ("internal", crate::infer::rw_register::internal_cases(h)),
-        ("G1a", g1a),
-        ("G1b", g1b),
+        ("G1a", facts.g1a),
+        ("G1b", facts.g1b),
     ] {
         if !cases.is_empty() {
             anomalies.push((kind.to_string(), cases));
             seqs.push(kind);
         }
     }
-    let lost = super::facts::certain_lost_updates(h);
-    if !lost.is_empty() {
-        anomalies.push(("lost-update".to_string(), lost));
+    if !facts.lost_updates.is_empty() {
+        anomalies.push(("lost-update".to_string(), facts.lost_updates));
     }
     let solve = |c: Constraint| {
         if c.isolation == Isolation::ReadUncommitted {

@@ -38,14 +38,73 @@ fn write_source(h: &History, i: usize) -> Option<&crate::model::Op> {
     }
 }
 
+/// The first two distinct transactions (op positions) that wrote one
+/// `(key, value)` and how many did: enough to answer "another than `i`",
+/// and "only one other than `i`", without a list per value.
+#[derive(Clone, Copy)]
+struct FirstTwo {
+    first: u32,
+    second: u32,
+    count: u32,
+}
+
+impl FirstTwo {
+    fn new(t: u32) -> FirstTwo {
+        FirstTwo {
+            first: t,
+            second: u32::MAX,
+            count: 1,
+        }
+    }
+
+    /// Adds writer `t` (each transaction at most once per value).
+    fn add(&mut self, t: u32) {
+        if self.count == 1 {
+            self.second = t;
+        }
+        self.count += 1;
+    }
+
+    /// A writer other than `i`, if any.
+    fn other_than(&self, i: u32) -> Option<u32> {
+        if self.first != i {
+            Some(self.first)
+        } else {
+            (self.count > 1).then_some(self.second)
+        }
+    }
+
+    /// The one writer other than `i`, if exactly one: writers are distinct,
+    /// so with three or more there are at least two others.
+    fn only_other_than(&self, i: u32) -> Option<u32> {
+        match self.count {
+            1 => (self.first != i).then_some(self.first),
+            2 if self.first == i => Some(self.second),
+            2 if self.second == i => Some(self.first),
+            _ => None,
+        }
+    }
+
+    /// Whether no writer other than `i` exists.
+    fn none_other_than(&self, i: u32) -> bool {
+        self.count == 1 && self.first == i
+    }
+}
+
+fn note(map: &mut HashMap<(Atom, Val), FirstTwo>, kv: (Atom, Val), t: u32) {
+    map.entry(kv)
+        .and_modify(|w| w.add(t))
+        .or_insert_with(|| FirstTwo::new(t));
+}
+
 /// Who wrote each `(key, value)`: op positions of the transactions.
 #[derive(Default)]
 struct Writers {
     /// Final writes of `:ok` and `:info` transactions (several per value
     /// when values repeat).
-    installed: HashMap<(Atom, Val), Vec<u32>>,
+    installed: HashMap<(Atom, Val), FirstTwo>,
     /// Intermediate writes of `:ok` and `:info` transactions.
-    intermediate: HashMap<(Atom, Val), Vec<u32>>,
+    intermediate: HashMap<(Atom, Val), FirstTwo>,
     /// Writes of `:fail`ed transactions (the first).
     failed: HashMap<(Atom, Val), u32>,
 }
@@ -67,27 +126,57 @@ impl Writers {
                 }
                 match last.iter_mut().find(|(k, _)| *k == m.key) {
                     Some(slot) => {
-                        w.intermediate
-                            .entry((m.key, slot.1))
-                            .or_default()
-                            .push(i as u32);
+                        // One transaction may write the same intermediate
+                        // value twice: count it once.
+                        let kv = (m.key, slot.1);
+                        if w.intermediate
+                            .get(&kv)
+                            .is_none_or(|f| f.first != i as u32 && f.second != i as u32)
+                        {
+                            note(&mut w.intermediate, kv, i as u32);
+                        }
                         slot.1 = v;
                     }
                     None => last.push((m.key, v)),
                 }
             }
             for &kv in &last {
-                w.installed.entry(kv).or_default().push(i as u32);
+                note(&mut w.installed, kv, i as u32);
             }
         }
         w
     }
 }
 
+/// The facts every resolution of a history has, as Elle's case maps.
+pub struct Facts {
+    /// Dirty reads of failed writes and reads of values nobody wrote.
+    pub g1a: Vec<Value>,
+    /// Dirty reads of intermediate writes.
+    pub g1b: Vec<Value>,
+    /// Certain lost updates (see `lost_updates`).
+    pub lost_updates: Vec<Value>,
+}
+
+/// [`dirty_read_cases`] and [`facts`]'s `lost_updates`, from one index of
+/// the writers.
+pub fn facts(h: &History) -> Facts {
+    let writers = Writers::new(h);
+    let (g1a, g1b) = dirty_reads(h, &writers);
+    Facts {
+        g1a,
+        g1b,
+        lost_updates: lost_updates(h, &writers),
+    }
+}
+
 /// The exact `G1a` and `G1b` cases of `h` (Elle's case maps: `:op`, `:mop`,
 /// `:writer`), in history order.
 pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
-    let writers = Writers::new(h);
+    dirty_reads(h, &Writers::new(h))
+}
+
+fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
     let (mut g1a, mut g1b) = (Vec::new(), Vec::new());
     let mut touched: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
@@ -107,7 +196,7 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
             let explained = writers
                 .installed
                 .get(&(m.key, v))
-                .is_some_and(|ws| ws.iter().any(|&w| w != i as u32));
+                .is_some_and(|ws| ws.other_than(i as u32).is_some());
             if explained {
                 continue;
             }
@@ -120,10 +209,10 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
             };
             if let Some(&w) = writers.failed.get(&(m.key, v)) {
                 g1a.push(case(h.op_value(w as usize)));
-            } else if let Some(&w) = writers
+            } else if let Some(w) = writers
                 .intermediate
                 .get(&(m.key, v))
-                .and_then(|ws| ws.iter().find(|&&w| w != i as u32))
+                .and_then(|ws| ws.other_than(i as u32))
             {
                 g1b.push(case(h.op_value(w as usize)));
             } else {
@@ -139,8 +228,7 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
 /// wrote it, whose read only one committed transaction (or the initial
 /// state) explains, the same one for all of them. Others are the solver's
 /// choice.
-pub fn certain_lost_updates(h: &History) -> Vec<Value> {
-    let writers = Writers::new(h);
+fn lost_updates(h: &History, writers: &Writers) -> Vec<Value> {
     // (key, writer or u32::MAX for the initial state) → value, readers.
     let mut groups: Vec<((Atom, u32), Val, Vec<usize>)> = Vec::new();
     let mut slot: HashMap<(Atom, u32), usize> = HashMap::new();
@@ -160,14 +248,11 @@ pub fn certain_lost_updates(h: &History) -> Vec<Value> {
             if !read || !writes {
                 continue;
             }
-            let others: Vec<u32> = writers
-                .installed
-                .get(&(k, v))
-                .map(|ws| ws.iter().copied().filter(|&w| w != i as u32).collect())
-                .unwrap_or_default();
-            let source = match (v, others.as_slice()) {
-                (None, []) => u32::MAX,
-                (Some(_), [w]) if h.ops[*w as usize].op_type == OpType::Ok => *w,
+            let installers = writers.installed.get(&(k, v));
+            let none_other = installers.is_none_or(|ws| ws.none_other_than(i as u32));
+            let source = match (v, installers.and_then(|ws| ws.only_other_than(i as u32))) {
+                (None, _) if none_other => u32::MAX,
+                (Some(_), Some(w)) if h.ops[w as usize].op_type == OpType::Ok => w,
                 _ => continue,
             };
             let g = *slot.entry((k, source)).or_insert_with(|| {
@@ -215,19 +300,31 @@ pub fn elle_dirty_reads_differ(h: &History) -> bool {
 /// and Elle's inference, which takes the one writer of each value, does not
 /// apply.
 pub fn values_repeat(h: &History) -> bool {
-    let mut seen: HashMap<(Atom, Val), ()> = HashMap::new();
-    for i in 0..h.ops.len() {
+    unique_writers(h).is_none()
+}
+
+/// Each `(key, value)`'s one writer (op position) and whether some write is
+/// failed or intermediate; `None` when [`values_repeat`].
+#[allow(clippy::type_complexity)]
+fn unique_writers(h: &History) -> Option<(HashMap<(Atom, Val), u32>, bool)> {
+    let mut written: HashMap<(Atom, Val), u32> = HashMap::new();
+    let mut dirty_writes = false;
+    let mut last: Vec<(Atom, Val)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
         let Some(src) = write_source(h, i) else {
             continue;
         };
+        last.clear();
         for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
             let v = val(m.arg);
-            if v.is_none() || seen.insert((m.key, v), ()).is_some() {
-                return true;
+            if v.is_none() || written.insert((m.key, v), i as u32).is_some() {
+                return None;
             }
+            dirty_writes |= op.op_type == OpType::Fail || last.iter().any(|(k, _)| *k == m.key);
+            last.push((m.key, v));
         }
     }
-    false
+    Some((written, dirty_writes))
 }
 
 /// Why Elle's rw-register inference would misread `h`, if it would: one
@@ -240,24 +337,11 @@ pub fn values_repeat(h: &History) -> bool {
 /// writes it again, which Elle's lost-update check counts as a
 /// read-modify-write.
 pub fn inference_misreads(h: &History) -> Option<&'static str> {
-    // Each value's one writer (op position), once values are unique.
-    let mut written: HashMap<(Atom, Val), u32> = HashMap::new();
-    let mut dirty_writes = false;
-    let mut last: Vec<(Atom, Val)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        let Some(src) = write_source(h, i) else {
-            continue;
-        };
-        last.clear();
-        for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
-            let v = val(m.arg);
-            if v.is_none() || written.insert((m.key, v), i as u32).is_some() {
-                return Some("written values repeat, so a read's writer is a choice the inference cannot make");
-            }
-            dirty_writes |= op.op_type == OpType::Fail || last.iter().any(|(k, _)| *k == m.key);
-            last.push((m.key, v));
-        }
-    }
+    let Some((written, dirty_writes)) = unique_writers(h) else {
+        return Some(
+            "written values repeat, so a read's writer is a choice the inference cannot make",
+        );
+    };
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
     let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
