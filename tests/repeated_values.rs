@@ -141,3 +141,38 @@ fn generated_histories_with_repeated_values_are_valid() {
     };
     assert!(generate(&faulty, &mut Vec::new()).is_err());
 }
+
+/// A list of models whose classes differ per order (plain serializable,
+/// and read committed with real-time order) is decided one class at a
+/// time, then jointly at the strongest with every order: here each holds
+/// alone (T1 and T2 may read different versions of 1 without real time;
+/// read committed forbids no rw cycle) but the joint check (strict
+/// serializability) does not, so ellery does not claim either verdict.
+#[test]
+fn an_undecided_model_combination_is_unknown() {
+    let h = read_history_file(&case_dir().join("lost-update-avoidable.edn")).expect("readable");
+    let expectations = Expectations {
+        models: Some(vec!["serializable", "strong-read-committed"]),
+        anomalies: vec![],
+    };
+    for algorithm in [Algorithm::Auto, Algorithm::Sat] {
+        let opts = CheckOptions {
+            expectations: expectations.clone(),
+            algorithm,
+            ..CheckOptions::default()
+        };
+        let out = route::check(&h, &opts, Workload::RwRegister, &RwOptions::default())
+            .expect("checkable");
+        assert_eq!(
+            pr_str(&out.result),
+            "{:valid? :unknown, :cause :undecided-model-combination}",
+            "{algorithm:?}"
+        );
+    }
+    for model in ["serializable", "strong-read-committed"] {
+        assert_eq!(
+            checked(&h, model, Algorithm::Sat).expect("checkable"),
+            "{:valid? true}"
+        );
+    }
+}
