@@ -586,6 +586,8 @@ pub fn analyze_with(
         // of final writes.
         let mut first_read: Vec<(u32, Ver, u32)> = Vec::with_capacity(2);
         let mut final_write: Vec<(u32, Atom, Atom)> = Vec::with_capacity(2);
+        // List-append: `check_list`'s buffer of element slots.
+        let mut list_slots: Vec<u32> = Vec::new();
         for (i, op) in h.ops.iter().enumerate() {
             if op.op_type != OpType::Ok {
                 continue;
@@ -667,7 +669,7 @@ pub fn analyze_with(
                     txns[t].push_read((m.key, v), slot);
                     if w == MtWorkload::ListAppend {
                         let index = (&versions, &recs[..], &preds[..]);
-                        check_list(h, i, m, kid, index, &mut pred_of)?;
+                        check_list(h, i, m, kid, index, &mut pred_of, &mut list_slots)?;
                     }
                 }
             }
@@ -1025,22 +1027,24 @@ fn check_list(
     kid: u32,
     (versions, recs, preds): (&Versions, &[WriteRec], &[Ver]),
     pred_of: &mut HashMap<u32, Ver>,
+    slots: &mut Vec<u32>,
 ) -> Result<(), NotMini> {
     let list = h.list(m.arg);
-    let slots: Option<Vec<u32>> = list
-        .iter()
-        .map(|&e| {
-            versions
-                .slot(kid, e)
-                .filter(|&s| recs[s as usize].pos != NONE)
-        })
-        .collect();
-    // A read showing an element nobody appended is a thin-air read
-    // (`list_append::thin_air_reads`); its order says nothing.
-    let Some(slots) = slots else {
-        return Ok(());
-    };
-    for (j, (&e, &s)) in list.iter().zip(&slots).enumerate() {
+    // The elements' slots, in a buffer the caller reuses (no allocation per
+    // read on the hot path).
+    slots.clear();
+    for &e in list {
+        match versions
+            .slot(kid, e)
+            .filter(|&s| recs[s as usize].pos != NONE)
+        {
+            Some(s) => slots.push(s),
+            // A read showing an element nobody appended is a thin-air read
+            // (`list_append::thin_air_reads`); its order says nothing.
+            None => return Ok(()),
+        }
+    }
+    for (j, (&e, &s)) in list.iter().zip(slots.iter()).enumerate() {
         let before = if j == 0 { None } else { Some(list[j - 1]) };
         let rec = &recs[s as usize];
         match rec.status {
