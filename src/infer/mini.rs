@@ -707,8 +707,10 @@ pub fn analyze_with(
 
         // 3. wr, ww and rw edges out of the external reads of committed
         //    transactions.
-        let divergent = succ.iter().any(|sc| sc.more != NONE);
-        stats.divergences = succ.iter().filter(|sc| sc.more != NONE).count();
+        // `push_succ` opens one overflow list per version it gives a second
+        // read-modify-writer: those versions are the divergences.
+        stats.divergences = more.len();
+        let divergent = stats.divergences > 0;
         for &s in &ok_nodes {
             let t = node[s as usize] as usize;
             for ri in 0..txns[t].reads().len() {
