@@ -574,13 +574,6 @@ pub fn analyze_with(
         // A write after a read with no committed source: Elle's lost-update
         // check must then look beyond the divergences of the MT graph.
         let mut bad_rmw = false;
-        let new_node = |node: &mut Vec<u32>, txns: &mut Vec<MtTxn>, pos: usize| {
-            if node[pos] == NONE {
-                node[pos] = txns.len() as u32;
-                txns.push(MtTxn::default());
-            }
-            node[pos] as usize
-        };
         // Per ok transaction: (key id, version, version slot or NONE when
         // its source is not committed) of first reads; (key id, key, value)
         // of final writes.
@@ -593,7 +586,11 @@ pub fn analyze_with(
                 continue;
             }
             stats.committed += 1;
-            let t = new_node(&mut node, &mut txns, i);
+            // Each `:ok` op is visited once, before `attach_info` adds the
+            // `:info` nodes: its node is new.
+            let t = txns.len();
+            node[i] = t as u32;
+            txns.push(MtTxn::default());
             let range = txn_mop_range(h, i);
             let mops = &h.mops[range.clone()];
             first_read.clear();
