@@ -428,6 +428,33 @@ fn check_one(
     Ok(outcome)
 }
 
+/// Why a history has no outcome: bad input, or an internal error (a panic
+/// while checking it), each with the line to print.
+enum Failed {
+    Input(String),
+    Internal(String),
+}
+
+/// [`check_one`], a panic in it becoming this history's internal error.
+fn check_caught(
+    path: &Path,
+    format: Option<InputFormat>,
+    workload: Workload,
+    rw: &RwOptions,
+    opts: &CheckOptions,
+    directory: Option<(&Path, &PlotOptions)>,
+    memory: crate::limits::MemoryLimit,
+) -> Result<Outcome, Failed> {
+    match crate::internal::catch(|| check_one(path, format, workload, rw, opts, directory, memory))
+    {
+        Ok(r) => r.map_err(Failed::Input),
+        Err(panic) => Err(Failed::Internal(crate::internal::message(
+            &path.display().to_string(),
+            &panic,
+        ))),
+    }
+}
+
 /// A test hook: panics while checking any history whose path contains the
 /// value of `ELLERY_INJECT_PANIC`, so tests can show that an internal error
 /// in one history is reported for it alone.
@@ -503,33 +530,30 @@ fn run_check(a: CheckArgs) -> i32 {
                 .as_ref()
                 .map(|d| if many { d.join(subdir) } else { d.clone() });
             // A panic is this history's internal error; the rest go on.
-            let r = crate::internal::catch(|| {
-                check_one(
-                    path,
-                    a.format,
-                    a.workload,
-                    &rw_options,
-                    &opts,
-                    dir.as_deref().map(|d| (d, &plot)),
-                    a.memory.limit(),
-                )
-            });
+            let r = check_caught(
+                path,
+                a.format,
+                a.workload,
+                &rw_options,
+                &opts,
+                dir.as_deref().map(|d| (d, &plot)),
+                a.memory.limit(),
+            );
             progress.tick(path);
             r
         },
         |i, r| {
             let path = &files[i];
             match r {
-                Err(panic) => {
-                    let what = path.display().to_string();
-                    eprintln!("ellery: {}", crate::internal::message(&what, &panic));
+                Err(Failed::Internal(msg)) => {
+                    eprintln!("ellery: {msg}");
                     counts[4] += 1;
                 }
-                Ok(Err(msg)) => {
+                Err(Failed::Input(msg)) => {
                     eprintln!("ellery: {msg}");
                     counts[3] += 1;
                 }
-                Ok(Ok(o)) => {
+                Ok(o) => {
                     counts[match o.validity {
                         Validity::Valid => 0,
                         Validity::Invalid => 1,

@@ -26,16 +26,20 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// The panic's message and where it happened.
 fn describe(info: &PanicHookInfo<'_>) -> String {
-    let payload = info.payload();
-    let msg = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_string());
+    let msg = payload_message(info.payload());
     match info.location() {
         Some(l) => format!("{msg} (at {}:{}:{})", l.file(), l.line(), l.column()),
         None => msg,
     }
+}
+
+/// A panic payload's message (`panic!` gives a `&str` or a `String`).
+fn payload_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
 }
 
 fn install_hook() {
@@ -67,13 +71,8 @@ pub fn catch<R>(work: impl FnOnce() -> R) -> Result<R, String> {
     ACTIVE.fetch_sub(1, Ordering::SeqCst);
     CATCHING.with(|c| c.set(was));
     r.map_err(|payload| {
-        LAST.with(|l| l.borrow_mut().take()).unwrap_or_else(|| {
-            payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "panic".to_string())
-        })
+        LAST.with(|l| l.borrow_mut().take())
+            .unwrap_or_else(|| payload_message(&*payload))
     })
 }
 

@@ -2,45 +2,11 @@
 //! internal errors confined to their own history, file names derived from
 //! data kept inside `-d`, and the memory guard.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{s, Scratch};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A temporary directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "ellery-bad-{}-{}-{tag}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-
-    fn file(&self, name: &str, contents: &str) -> PathBuf {
-        let p = self.0.join(name);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(&p, contents).expect("write temp file");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
 
 /// Runs ellery with `args`, and `env` set, in `dir`.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {

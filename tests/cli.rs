@@ -2,47 +2,15 @@
 //! elle-cli compatible mode, `-d DIR` explanation files and `ellery gen`.
 //! Histories are written inline into per-test temporary directories.
 
+mod common;
+
+use common::{s, Scratch};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A temporary directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "ellery-cli-{}-{}-{tag}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-
-    fn file(&self, name: &str, contents: &str) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, contents).expect("write temp file");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
 
 fn ellery(args: &[&str]) -> Output {
     ellery_stdin(args, None)

@@ -1,6 +1,6 @@
 //! `ellery diff`: compare an Elle result with ellery's.
 
-use super::{check_one, expectations, Workload};
+use super::{check_caught, expectations, Failed, Workload};
 use crate::edn::Value;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
@@ -71,26 +71,22 @@ pub(super) fn run_diff(d: DiffArgs) -> i32 {
             expectations: exp,
             ..CheckOptions::default()
         };
-        let checked = crate::internal::catch(|| {
-            check_one(
-                &d.other,
-                None,
-                d.workload,
-                &RwOptions::default(),
-                &opts,
-                None,
-                crate::limits::MemoryLimit::default(),
-            )
-        });
-        match checked {
-            Ok(Ok(o)) => o.result,
-            Ok(Err(e)) => {
+        match check_caught(
+            &d.other,
+            None,
+            d.workload,
+            &RwOptions::default(),
+            &opts,
+            None,
+            crate::limits::MemoryLimit::default(),
+        ) {
+            Ok(o) => o.result,
+            Err(Failed::Input(e)) => {
                 eprintln!("ellery: {e}");
                 return EXIT_BAD_INPUT;
             }
-            Err(panic) => {
-                let what = d.other.display().to_string();
-                eprintln!("ellery: {}", crate::internal::message(&what, &panic));
+            Err(Failed::Internal(e)) => {
+                eprintln!("ellery: {e}");
                 return EXIT_INTERNAL;
             }
         }

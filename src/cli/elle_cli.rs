@@ -1,7 +1,9 @@
 //! elle-cli's dialect: `ellery -m MODEL [elle-cli options] FILES…`, with
 //! elle-cli's flags, output lines and exit codes (see [`super`]).
 
-use super::{check_one, expectations, InputFormat, MemoryFlag, RwFlags, Workload, EXIT_CODES};
+use super::{
+    check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags, Workload, EXIT_CODES,
+};
 use crate::pipeline::{CheckOptions, Validity};
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
@@ -145,23 +147,18 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
     };
     let mut any_invalid = false;
     for path in &cli.files {
-        let checked = crate::internal::catch(|| {
-            check_one(
-                path,
-                format,
-                workload,
-                &cli.rw.options(),
-                &opts,
-                cli.directory.as_deref().map(|d| (d, &plot)),
-                cli.memory.limit(),
-            )
-        });
         // elle-cli has one error code: an internal error is reported as
         // such, and exits like bad input.
-        let checked =
-            checked.map_err(|panic| crate::internal::message(&path.display().to_string(), &panic));
-        match checked.and_then(|r| r) {
-            Err(msg) => {
+        match check_caught(
+            path,
+            format,
+            workload,
+            &cli.rw.options(),
+            &opts,
+            cli.directory.as_deref().map(|d| (d, &plot)),
+            cli.memory.limit(),
+        ) {
+            Err(Failed::Input(msg) | Failed::Internal(msg)) => {
                 eprintln!("ellery: {msg}");
                 return 255;
             }

@@ -155,14 +155,14 @@ fn float_json(x: f64, v: &Value) -> serde_json::Value {
     match serde_json::Number::from_f64(x) {
         Some(n) => serde_json::Value::Number(n),
         None => serde_json::Value::String(match v {
-            Value::Float(t) => crate::report::json_pprint::non_finite_edn(t),
+            Value::Float(_) => crate::report::json_pprint::non_finite_edn(x).to_string(),
             other => pr_str(other),
         }),
     }
 }
 
 /// The numeric value of a stored float text (`1.5`, `1.5M`, `1/2`, `##Inf`).
-fn float_value(t: &str) -> f64 {
+pub(crate) fn float_value(t: &str) -> f64 {
     let t = t.strip_suffix('M').unwrap_or(t);
     if let Some((n, d)) = t.split_once('/') {
         return n.parse::<f64>().unwrap_or(f64::NAN) / d.parse::<f64>().unwrap_or(f64::NAN);

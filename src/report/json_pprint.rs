@@ -99,7 +99,7 @@ fn scalar_json(v: &Value) -> String {
             // data.json refuses infinite and NaN doubles; JSON has no
             // numbers for them. Their EDN form, as a string, keeps them
             // apart from each other and from nil.
-            _ => json_string(&non_finite_edn(text)),
+            _ => json_string(non_finite_edn(crate::edn::json::float_value(text))),
         },
         Value::Str(s) => json_string(s),
         Value::Keyword(n) | Value::Symbol(n) => json_string(name_of(n)),
@@ -109,26 +109,15 @@ fn scalar_json(v: &Value) -> String {
     }
 }
 
-/// The EDN form of a float text that is not a finite number: `##Inf`,
-/// `##-Inf` or `##NaN` (ratios such as `1/0` by their value), else the text.
-pub(crate) fn non_finite_edn(text: &str) -> String {
-    let x = match text.split_once('/') {
-        Some((n, d)) => match (n.parse::<f64>(), d.parse::<f64>()) {
-            (Ok(n), Ok(d)) => n / d,
-            _ => return text.to_string(),
-        },
-        None => match text {
-            "##Inf" => f64::INFINITY,
-            "##-Inf" => f64::NEG_INFINITY,
-            _ => f64::NAN,
-        },
-    };
+/// The EDN form of a number that is not finite: `##Inf`, `##-Inf` or
+/// `##NaN`.
+pub(crate) fn non_finite_edn(x: f64) -> &'static str {
     if x.is_nan() {
-        "##NaN".into()
+        "##NaN"
     } else if x > 0.0 {
-        "##Inf".into()
+        "##Inf"
     } else {
-        "##-Inf".into()
+        "##-Inf"
     }
 }
 

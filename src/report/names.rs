@@ -20,12 +20,13 @@ fn plain(b: u8) -> bool {
 /// bytes keeps its first 183 bytes, then `~` and 16 hex digits of a hash
 /// of the whole (stable across runs and platforms). The empty text is `%`.
 pub fn safe_file_name(text: &str) -> String {
+    use std::fmt::Write;
     let mut out = String::with_capacity(text.len());
     for (i, &b) in text.as_bytes().iter().enumerate() {
         if plain(b) && !(i == 0 && b == b'.') {
             out.push(b as char);
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = write!(out, "%{b:02X}");
         }
     }
     if out.is_empty() {
@@ -34,7 +35,7 @@ pub fn safe_file_name(text: &str) -> String {
     if out.len() > MAX_NAME {
         let hash = fnv1a(out.as_bytes());
         out.truncate(MAX_NAME - 17);
-        out.push_str(&format!("~{hash:016x}"));
+        let _ = write!(out, "~{hash:016x}");
     }
     out
 }

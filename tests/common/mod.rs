@@ -192,3 +192,46 @@ pub fn compare_with_expected(
     );
     compared
 }
+
+/// A temporary directory removed on drop, named after the test binary.
+#[allow(dead_code)]
+pub struct Scratch(pub PathBuf);
+
+#[allow(dead_code)]
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ellery-{}-{}-{}-{tag}",
+            env!("CARGO_CRATE_NAME"),
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+
+    /// Writes `contents` to `name` (parent directories created) inside.
+    pub fn file(&self, name: &str, contents: &str) -> PathBuf {
+        let p = self.0.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, contents).expect("write temp file");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A temporary path as a command-line argument.
+#[allow(dead_code)]
+pub fn s(p: &std::path::Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
