@@ -42,9 +42,23 @@ pub fn explain_cycle(h: &History, c: &ExplainedCycle) -> String {
 /// Writes Elle's files into `dir`: one `<type>.txt` per reported cycle
 /// type, the plots the outcome carries (`sccs/<i>.svg`,
 /// `<type>/<i>.svg`, or PNG / DOT), and `incompatible-order/<key>.html`
-/// (the key as [`crate::report::names::safe_file_name`] writes it). Returns notes for the user (plots
-/// skipped or rendered as DOT only).
+/// (the key as [`crate::report::names::safe_file_name`] writes it), and
+/// last the HTML report `index.html` ([`crate::report::html`]). Returns notes
+/// for the user (plots skipped or rendered as DOT only).
 pub fn write_files(
+    dir: &Path,
+    h: &History,
+    outcome: &Outcome,
+    plot: &PlotOptions,
+) -> std::io::Result<Vec<String>> {
+    let notes = write_elle_files(dir, h, outcome, plot)?;
+    crate::report::html::write_index(dir, h, outcome)?;
+    Ok(notes)
+}
+
+/// The files Elle itself writes (everything [`write_files`] does but the
+/// HTML report).
+fn write_elle_files(
     dir: &Path,
     h: &History,
     outcome: &Outcome,
