@@ -521,6 +521,8 @@ fn run_check(a: CheckArgs) -> i32 {
     let rw_options = a.rw.options();
     let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
     let items: Vec<(&PathBuf, &String)> = files.iter().zip(&subdirs).collect();
+    // Rows of the batch's index.html (with several histories and -d).
+    let mut rows: Vec<crate::report::html::Entry> = Vec::new();
     crate::batch::run_ordered(
         &items,
         jobs,
@@ -547,13 +549,16 @@ fn run_check(a: CheckArgs) -> i32 {
             match r {
                 Err(Failed::Internal(msg)) => {
                     eprintln!("ellery: {msg}");
+                    rows.push(crate::report::html::Entry::failed(path, &msg));
                     counts[4] += 1;
                 }
                 Err(Failed::Input(msg)) => {
                     eprintln!("ellery: {msg}");
+                    rows.push(crate::report::html::Entry::failed(path, &msg));
                     counts[3] += 1;
                 }
                 Ok(o) => {
+                    rows.push(crate::report::html::Entry::checked(path, &subdirs[i], &o));
                     counts[match o.validity {
                         Validity::Valid => 0,
                         Validity::Invalid => 1,
@@ -574,6 +579,11 @@ fn run_check(a: CheckArgs) -> i32 {
         },
     );
     progress.finish();
+    if let (true, Some(d)) = (many, &a.directory) {
+        if let Err(e) = crate::report::html::write_batch_index(d, &rows) {
+            eprintln!("ellery: {}: {e}", d.display());
+        }
+    }
     if opts.progress.is_some() {
         eprint!("\r\x1b[2K");
     }

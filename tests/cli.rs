@@ -704,8 +704,8 @@ fn directory_gets_one_explanation_file_per_type() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    // The explanation, plus the SCC and cycle plots.
-    assert_eq!(files, ["G1c", "G1c.txt", "sccs"]);
+    // The explanation, the SCC and cycle plots, and the HTML report.
+    assert_eq!(files, ["G1c", "G1c.txt", "index.html", "sccs"]);
     let text = std::fs::read_to_string(out.join("G1c.txt")).expect("G1c.txt");
     assert_eq!(
         text,
@@ -732,13 +732,16 @@ Then:\n  \
     );
     assert!(text.ends_with(": a contradiction!"), "{text}");
 
-    // A valid history writes no explanation.
+    // A valid history writes no explanation, only the HTML report.
     let valid = t.file("valid.edn", VALID);
     let out3 = t.0.join("out3");
     let o = ellery(&["check", "-d", s(&out3), s(&valid)]);
     assert_eq!(o.status.code(), Some(0));
-    let written = std::fs::read_dir(&out3).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(written, 0);
+    let written: Vec<String> = std::fs::read_dir(&out3)
+        .expect("directory written")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written, ["index.html"]);
 }
 
 // ---------------------------------------------------------------------------

@@ -29,6 +29,11 @@ pub(super) struct DiffArgs {
     /// Also require the normalised maps to be identical (same cycles).
     #[arg(long)]
     strict: bool,
+    /// Also write an HTML report here: `index.html` comparing the two,
+    /// each result's page under `elle/` and `ellery/` (with `--check`,
+    /// ellery's files too).
+    #[arg(short = 'd', long)]
+    directory: Option<PathBuf>,
     /// Workload (with `--check`; default: detected from the history).
     #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
     workload: Workload,
@@ -67,8 +72,14 @@ pub(super) fn run_diff(d: DiffArgs) -> i32 {
                 return EXIT_BAD_INPUT;
             }
         };
+        let plot = crate::report::plot::PlotOptions::default();
+        let ours_dir = d
+            .directory
+            .as_ref()
+            .map(|dir| dir.join(crate::report::html::DIFF_ELLERY));
         let opts = CheckOptions {
             expectations: exp,
+            plot_max_bytes: ours_dir.as_ref().map(|_| plot.max_bytes),
             ..CheckOptions::default()
         };
         match check_caught(
@@ -77,7 +88,7 @@ pub(super) fn run_diff(d: DiffArgs) -> i32 {
             d.workload,
             &RwOptions::default(),
             &opts,
-            None,
+            ours_dir.as_deref().map(|d| (d, &plot)),
             crate::limits::MemoryLimit::default(),
         ) {
             Ok(o) => o.result,
@@ -101,6 +112,19 @@ pub(super) fn run_diff(d: DiffArgs) -> i32 {
     };
     let c = crate::diff::compare(elle, &ours);
     print!("{}", c.report());
+    if let Some(dir) = &d.directory {
+        let (elle_name, ours_name) = (d.elle.display().to_string(), d.other.display().to_string());
+        if let Err(e) = crate::report::html::write_diff_report(
+            dir,
+            (&elle_name, elle),
+            (&ours_name, &ours),
+            d.check,
+            &c.report(),
+        ) {
+            eprintln!("ellery: {}: {e}", dir.display());
+            return EXIT_BAD_INPUT;
+        }
+    }
     let agree = c.agrees() && (!d.strict || c.identical());
     if agree {
         EXIT_VALID

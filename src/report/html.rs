@@ -272,7 +272,7 @@ An arrow points from a model to a weaker one it implies.</p>",
     );
 }
 
-fn anomalies_section(s: &mut String, dir: &Path, h: &History, outcome: &Outcome) {
+fn anomalies_section(s: &mut String, dir: &Path, h: Option<&History>, outcome: &Outcome) {
     let Some(Value::Map(anomalies)) = outcome.result.get_kw("anomalies") else {
         return;
     };
@@ -282,8 +282,17 @@ fn anomalies_section(s: &mut String, dir: &Path, h: &History, outcome: &Outcome)
             Value::Keyword(k) => k.clone(),
             other => pr_str(other),
         };
-        let cycles: Vec<&ExplainedCycle> =
-            outcome.cycles.iter().filter(|c| c.kind == kind).collect();
+        // Explained cycles need the history; a bare result map has none.
+        let cycles: Vec<(&History, &ExplainedCycle)> = h
+            .map(|h| {
+                outcome
+                    .cycles
+                    .iter()
+                    .filter(|c| c.kind == kind)
+                    .map(|c| (h, c))
+                    .collect()
+            })
+            .unwrap_or_default();
         let n = match cases {
             Value::Vector(xs) | Value::List(xs) | Value::Set(xs) => xs.len(),
             _ => 1,
@@ -296,7 +305,7 @@ fn anomalies_section(s: &mut String, dir: &Path, h: &History, outcome: &Outcome)
             if n == 1 { "" } else { "s" }
         );
         if !cycles.is_empty() {
-            for (i, c) in cycles.iter().take(SHOWN_PER_TYPE).enumerate() {
+            for (i, (h, c)) in cycles.iter().take(SHOWN_PER_TYPE).enumerate() {
                 let _ = write!(
                     s,
                     "<h4>{} #{i}</h4><pre>{}</pre>{}",
@@ -359,8 +368,15 @@ fn files_section(s: &mut String, dir: &Path) {
 /// The report page of one checked history whose files are in `dir` (plots
 /// are read from there to be inlined; every file there is linked).
 pub fn history_page(dir: &Path, h: &History, outcome: &Outcome) -> String {
+    result_page(dir, &h.origin, Some(h), outcome)
+}
+
+/// The report page of a result named `name`: with its history, cycles are
+/// explained as in Elle's files; without (a result map read from a file),
+/// every case is shown as EDN.
+fn result_page(dir: &Path, name: &str, h: Option<&History>, outcome: &Outcome) -> String {
     let mut s = String::new();
-    let _ = write!(s, "<h1>ellery: <code>{}</code></h1>", escape(&h.origin));
+    let _ = write!(s, "<h1>ellery: <code>{}</code></h1>", escape(name));
     verdict_section(&mut s, outcome);
     lattice_section(&mut s, outcome);
     anomalies_section(&mut s, dir, h, outcome);
@@ -370,7 +386,7 @@ pub fn history_page(dir: &Path, h: &History, outcome: &Outcome) -> String {
         "<h2 id=\"result\">Result map</h2><details><summary>EDN, as <code>ellery check --output edn</code> prints it</summary><pre>{}</pre></details>",
         escape(&truncated(pr_str(&outcome.result), MAX_RESULT_CHARS))
     );
-    page(&format!("ellery: {}", h.origin), &s)
+    page(&format!("ellery: {name}"), &s)
 }
 
 /// Writes [`history_page`] as `dir/index.html` (creating `dir`). Called
@@ -396,22 +412,32 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The row for a history checked into sub-directory `subdir` (`None`:
-    /// no page was written).
-    pub fn checked(name: String, subdir: Option<&str>, outcome: &Outcome) -> Entry {
+    /// The row of history `path` checked into sub-directory `subdir`, whose
+    /// page is `subdir/index.html`.
+    pub fn checked(path: &Path, subdir: &str, outcome: &Outcome) -> Entry {
         Entry {
-            name,
-            link: subdir.map(|d| format!("{d}/{INDEX}")),
+            name: path.display().to_string(),
+            link: Some(format!("{subdir}/{INDEX}")),
             verdict: Ok(outcome.validity),
             anomaly_types: names(outcome.result.get_kw("anomaly-types")),
+        }
+    }
+
+    /// The row of history `path` that could not be checked, and why.
+    pub fn failed(path: &Path, why: &str) -> Entry {
+        Entry {
+            name: path.display().to_string(),
+            link: None,
+            verdict: Err(why.to_string()),
+            anomaly_types: Vec::new(),
         }
     }
 }
 
 /// A page listing several histories (a batch run, or `ellery diff`): one
 /// table row each with its verdict, anomaly types and a link to its page.
-/// `notes` are extra paragraphs of plain text above the table.
-pub fn index_page(title: &str, notes: &[String], entries: &[Entry]) -> String {
+/// `pre` is preformatted plain text shown under the table.
+pub fn index_page(title: &str, pre: Option<&str>, entries: &[Entry]) -> String {
     let mut s = format!("<h1>{}</h1>", escape(title));
     let mut counts = [0usize; 4];
     for e in entries {
@@ -431,9 +457,6 @@ pub fn index_page(title: &str, notes: &[String], entries: &[Entry]) -> String {
         counts[2],
         counts[3]
     );
-    for n in notes {
-        let _ = write!(s, "<p>{}</p>", escape(n));
-    }
     s.push_str("<table><thead><tr><th>History</th><th>Verdict</th><th>Anomaly types</th></tr></thead><tbody>");
     for e in entries {
         let name = match &e.link {
@@ -462,18 +485,62 @@ pub fn index_page(title: &str, notes: &[String], entries: &[Entry]) -> String {
         );
     }
     s.push_str("</tbody></table>");
+    if let Some(text) = pre {
+        let _ = write!(s, "<pre id=\"comparison\">{}</pre>", escape(text));
+    }
     page(title, &s)
 }
 
-/// Writes [`index_page`] as `dir/index.html` (creating `dir`).
-pub fn write_index_page(
-    dir: &Path,
-    title: &str,
-    notes: &[String],
-    entries: &[Entry],
-) -> std::io::Result<()> {
+/// Writes the index of a batch run (`ellery check -d DIR` with several
+/// histories, each with its page in a sub-directory) as `dir/index.html`.
+pub fn write_batch_index(dir: &Path, entries: &[Entry]) -> std::io::Result<()> {
+    let title = format!("ellery: {} histories", entries.len());
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(INDEX), index_page(title, notes, entries))
+    std::fs::write(dir.join(INDEX), index_page(&title, None, entries))
+}
+
+/// The sub-directories of `ellery diff -d DIR`: Elle's result's page, and
+/// ellery's (where `ellery diff --check` writes its files).
+pub const DIFF_ELLE: &str = "elle";
+/// See [`DIFF_ELLE`].
+pub const DIFF_ELLERY: &str = "ellery";
+
+/// Writes the pages of `ellery diff -d DIR`: `DIR/elle/index.html` for
+/// Elle's result (read from `elle_name`), `DIR/ellery/index.html` for
+/// ellery's unless `ours_written` (already written by the check, with its
+/// history), and `DIR/index.html` listing both with `comparison` (the
+/// text `ellery diff` prints).
+pub fn write_diff_report(
+    dir: &Path,
+    (elle_name, elle): (&str, &Value),
+    (ours_name, ours): (&str, &Value),
+    ours_written: bool,
+    comparison: &str,
+) -> std::io::Result<()> {
+    let elle = Outcome::from_result(elle.clone());
+    let ours = Outcome::from_result(ours.clone());
+    let mut entries = Vec::new();
+    for (sub, name, o, write) in [
+        (DIFF_ELLE, elle_name, &elle, true),
+        (DIFF_ELLERY, ours_name, &ours, !ours_written),
+    ] {
+        let d = dir.join(sub);
+        if write {
+            std::fs::create_dir_all(&d)?;
+            std::fs::write(d.join(INDEX), result_page(&d, name, None, o))?;
+        }
+        entries.push(Entry {
+            name: format!("{sub}: {name}"),
+            link: Some(format!("{sub}/{INDEX}")),
+            verdict: Ok(o.validity),
+            anomaly_types: names(o.result.get_kw("anomaly-types")),
+        });
+    }
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(
+        dir.join(INDEX),
+        index_page("ellery diff", Some(comparison), &entries),
+    )
 }
 
 #[cfg(test)]
@@ -535,7 +602,8 @@ mod tests {
                 anomaly_types: vec![],
             },
         ];
-        let p = index_page("batch", &[], &entries);
+        let p = index_page("batch", Some("x < y"), &entries);
+        assert!(p.contains("<pre id=\"comparison\">x &lt; y</pre>"));
         assert!(p.contains("2 histories: 0 valid, 1 invalid, 0 unknown, 1 not checked"));
         assert!(p.contains("<a href=\"a-%3Cb%3E/index.html\">a/&lt;b&gt;.edn</a>"));
         assert!(p.contains("<span class=\"verdict invalid\">invalid</span>"));
