@@ -11,7 +11,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use common::number_after;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Tests and assertions in `ellery.jepsen-test`: (tests, assertions without
@@ -19,38 +20,6 @@ use std::process::{Command, Stdio};
 const TESTS: usize = 11;
 const ASSERTIONS: usize = 42;
 const RW_REGISTER_ASSERTIONS: usize = 6;
-
-fn under_ci() -> bool {
-    std::env::var("CI").as_deref() == Ok("true")
-}
-
-/// Skips (returns `None`) with a message, or panics under CI.
-fn missing(what: &str) -> Option<PathBuf> {
-    if under_ci() {
-        panic!("{what} (required under CI: apt-get install clojure)");
-    }
-    eprintln!("skipping the Jepsen shim test: {what}");
-    None
-}
-
-/// Clojure's jar, if it and `java` are present.
-fn clojure_jar() -> Option<PathBuf> {
-    let java = Command::new("java")
-        .arg("-version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if !matches!(java, Ok(s) if s.success()) {
-        return missing("`java` not found");
-    }
-    let jar = std::env::var_os("CLOJURE_JAR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/share/java/clojure.jar"));
-    if !jar.is_file() {
-        return missing(&format!("Clojure jar not found at {}", jar.display()));
-    }
-    Some(jar)
-}
 
 /// Whether this build's binary checks rw-register histories (the suite runs
 /// its rw-register tests only then).
@@ -66,32 +35,16 @@ fn binary_has_rw_register(corpus: &Path) -> bool {
     status.code() != Some(3)
 }
 
-/// The number after `prefix` in `text` (e.g. "Ran " in "Ran 10 tests").
-fn number_after(text: &str, prefix: &str) -> Option<usize> {
-    let rest = &text[text.find(prefix)? + prefix.len()..];
-    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-    digits.parse().ok()
-}
-
 #[test]
 fn clojure_suite_passes_against_the_binary() {
     let Some(corpus) = common::corpus_dir("elle-golden") else {
         return;
     };
-    let Some(jar) = clojure_jar() else {
+    let Some(classpath) = common::clojure_classpath() else {
         return;
     };
     let corpus_root = corpus.parent().expect("corpus root").to_path_buf();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let classpath = [
-        jar,
-        repo.join("compat/jepsen/src"),
-        repo.join("compat/jepsen/test"),
-    ]
-    .iter()
-    .map(|p| p.display().to_string())
-    .collect::<Vec<_>>()
-    .join(":");
 
     let out = Command::new("java")
         .args([

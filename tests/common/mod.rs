@@ -235,3 +235,55 @@ impl Drop for Scratch {
 pub fn s(p: &std::path::Path) -> &str {
     p.to_str().expect("UTF-8 temp path")
 }
+
+/// The JVM classpath for the Clojure suites in `compat/jepsen/` (Clojure's
+/// jar, the shim's sources and its tests with the stand-in Jepsen
+/// namespaces), or `None` with a message when `java` or the jar is missing.
+/// Under `CI=true` a missing one fails the test (`.ci/run` installs Debian's
+/// `clojure`). The jar is `$CLOJURE_JAR`, else `/usr/share/java/clojure.jar`.
+#[allow(dead_code)]
+pub fn clojure_classpath() -> Option<String> {
+    use std::process::{Command, Stdio};
+    let missing = |what: &str| -> Option<String> {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{what} (required under CI: apt-get install clojure)");
+        }
+        eprintln!("skipping the Clojure suite: {what}");
+        None
+    };
+    let java = Command::new("java")
+        .arg("-version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !matches!(java, Ok(s) if s.success()) {
+        return missing("`java` not found");
+    }
+    let jar = std::env::var_os("CLOJURE_JAR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/share/java/clojure.jar"));
+    if !jar.is_file() {
+        return missing(&format!("Clojure jar not found at {}", jar.display()));
+    }
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let parts = [
+        jar,
+        repo.join("compat/jepsen/src"),
+        repo.join("compat/jepsen/test"),
+    ];
+    Some(
+        parts
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":"),
+    )
+}
+
+/// The number after `prefix` in `text` (e.g. "Ran " in "Ran 10 tests").
+#[allow(dead_code)]
+pub fn number_after(text: &str, prefix: &str) -> Option<usize> {
+    let rest = &text[text.find(prefix)? + prefix.len()..];
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
