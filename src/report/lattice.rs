@@ -160,8 +160,8 @@ pub fn marks(not: &[String], also_not: &[String]) -> BTreeMap<String, Mark> {
     m
 }
 
-/// The lattice as an `<svg>` element: an arrow from a stronger model to each
-/// model it implies, models in `marks` filled (red: `:not`, orange:
+/// The lattice as an `<svg>` element, scaled down to the page's width: an
+/// arrow from a stronger model to each model it implies, models in `marks` filled (red: `:not`, orange:
 /// `:also-not`), each with a `<title>` tooltip.
 pub fn svg(marks: &BTreeMap<String, Mark>) -> String {
     let (nodes, w, h) = place();
@@ -171,7 +171,7 @@ pub fn svg(marks: &BTreeMap<String, Mark>) -> String {
     let _ = write!(
         s,
         "<svg class=\"lattice\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w:.0} {h:.0}\" \
-width=\"{w:.0}\" height=\"{h:.0}\" role=\"img\" aria-label=\"Elle's consistency model lattice\">"
+style=\"width:100%;max-width:{w:.0}px;height:auto\" role=\"img\" aria-label=\"Elle's consistency model lattice\">"
     );
     s.push_str(
         "<defs><marker id=\"arr\" viewBox=\"0 0 8 8\" refX=\"8\" refY=\"4\" markerWidth=\"6\" \
