@@ -123,6 +123,35 @@ fn an_invalid_history_gets_verdict_lattice_explanations_plots_and_links() {
 }
 
 #[test]
+fn plots_without_svg_are_linked_or_noted() {
+    let Some(hist) = corpus_dir("elle-golden/histories") else {
+        return;
+    };
+    let out = Scratch::new("plots");
+    let g05 = hist.join(G05);
+    for (flags, want) in [
+        (
+            ["-p", "dot"],
+            "<p><a href=\"G2-item/0.dot\">plot (DOT source)</a></p>",
+        ),
+        (["-b", "10"], "<p>No plot was written for this cycle.</p>"),
+    ] {
+        let dir = out.0.join(flags[0]);
+        let mut args = vec!["check", "-d", s(&dir)];
+        args.extend(flags);
+        args.push(s(&g05));
+        assert_eq!(ellery(&args).status.code(), Some(1));
+        let page = read(&dir.join("index.html"));
+        assert!(page.contains(want), "{flags:?}");
+        assert!(
+            !page.contains("<div class=\"plot\">"),
+            "{flags:?}: nothing inlined"
+        );
+        assert_links_resolve(&dir, &page);
+    }
+}
+
+#[test]
 fn a_valid_history_gets_a_page_too() {
     let Some(hist) = corpus_dir("elle-golden/histories") else {
         return;

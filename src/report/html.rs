@@ -156,7 +156,9 @@ fn is_inside_tag(s: &str, i: usize) -> bool {
 }
 
 /// The plot of cycle `i` of `kind` as page markup: the SVG inlined, a PNG
-/// shown by reference, a DOT file linked, or a note when none was written.
+/// shown by reference, a DOT file linked, or a note when none was written
+/// (graphviz is not needed to read the page: an SVG larger than
+/// [`MAX_INLINE_SVG`] or one with script-like content is linked instead).
 fn plot_markup(dir: &Path, kind: &str, i: usize) -> String {
     let stem = format!("{kind}/{i}");
     let svg = dir.join(format!("{stem}.svg"));
@@ -180,11 +182,12 @@ fn plot_markup(dir: &Path, kind: &str, i: usize) -> String {
     }
     if dir.join(format!("{stem}.dot")).is_file() {
         return format!(
-            "<p><a href=\"{}\">plot (DOT source; graphviz was not available)</a></p>",
+            "<p><a href=\"{}\">plot (DOT source)</a></p>",
             href(&format!("{stem}.dot"))
         );
     }
-    String::new()
+    // Skipped as larger than --max-plot-bytes (ellery said so on stderr).
+    "<p>No plot was written for this cycle.</p>".to_string()
 }
 
 /// Every file under `dir` (relative, `/`-separated, sorted), except the

@@ -188,14 +188,14 @@
    (check-opts! opts)
    (let [rng   (Random. (long (or (:seed opts) (.nextLong (Random.)))))
          n     (:key-count opts 10)
-         first (:first-key opts 0)
+         k0    (:first-key opts 0)
          cum   (weights opts n)]
      ((fn txns [state]
         (lazy-seq
           (let [[txn state'] (step rng opts cum state)]
             (cons txn (txns state')))))
-      {:active (vec (range first (+ first n)))
-       :next-key (+ first n)
+      {:active (vec (range k0 (+ k0 n)))
+       :next-key (+ k0 n)
        :writes {}
        :value 1}))))
 
