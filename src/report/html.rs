@@ -24,6 +24,9 @@ const SHOWN_PER_TYPE: usize = 10;
 /// Longest EDN text shown for one case or for the whole result map.
 const MAX_CASE_CHARS: usize = 4_000;
 const MAX_RESULT_CHARS: usize = 200_000;
+/// Files of one directory listed on the page; the directory is linked for
+/// the rest.
+const FILES_PER_DIR: usize = 50;
 /// Largest SVG plot inlined; larger ones are linked.
 const MAX_INLINE_SVG: usize = 512 * 1024;
 
@@ -214,8 +217,23 @@ fn files_under(dir: &Path) -> Vec<(String, u64)> {
     let mut out = Vec::new();
     walk(dir, dir, &mut out);
     out.retain(|(f, _)| f != INDEX);
-    out.sort();
+    out.sort_by(|a, b| natural_path_order(&a.0, &b.0));
     out
+}
+
+/// Orders paths segment by segment, segments with a leading number by that
+/// number first (`G0/2.svg` before `G0/10.svg`), files of a directory
+/// before its sub-directories (so each directory's files are contiguous).
+fn natural_path_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (da, fa) = a.rsplit_once('/').unwrap_or(("", a));
+    let (db, fb) = b.rsplit_once('/').unwrap_or(("", b));
+    let num = |s: &str| -> Option<u64> {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    da.cmp(db)
+        .then_with(|| num(fa).cmp(&num(fb)))
+        .then_with(|| fa.cmp(fb))
 }
 
 fn verdict_section(s: &mut String, outcome: &Outcome) {
@@ -357,13 +375,34 @@ fn files_section(s: &mut String, dir: &Path) {
         return;
     }
     s.push_str("<ul>");
-    for (f, len) in files {
-        let _ = write!(
-            s,
-            "<li><a href=\"{}\">{}</a> ({len} bytes)</li>",
-            href(&f),
-            escape(&f)
-        );
+    // A history with thousands of cycles has thousands of plots: list the
+    // first few of each directory and link the directory for the rest.
+    let mut i = 0;
+    while i < files.len() {
+        let parent = |f: &str| f.rsplit_once('/').map(|(d, _)| d.to_string());
+        let here = parent(&files[i].0);
+        let n = files[i..]
+            .iter()
+            .take_while(|(f, _)| parent(f) == here)
+            .count();
+        for (f, len) in &files[i..i + n.min(FILES_PER_DIR)] {
+            let _ = write!(
+                s,
+                "<li><a href=\"{}\">{}</a> ({len} bytes)</li>",
+                href(f),
+                escape(f)
+            );
+        }
+        if let (true, Some(d)) = (n > FILES_PER_DIR, &here) {
+            let _ = write!(
+                s,
+                "<li>… and {} more in <a href=\"{}/\">{}/</a></li>",
+                n - FILES_PER_DIR,
+                href(d),
+                escape(d)
+            );
+        }
+        i += n;
     }
     s.push_str("</ul>");
 }
@@ -581,6 +620,55 @@ mod tests {
         ] {
             assert_eq!(inline_svg(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn files_sort_by_directory_then_number() {
+        let mut v = vec![
+            "sccs/10.svg",
+            "G0.txt",
+            "sccs/2.svg",
+            "G0/1.svg",
+            "a.txt",
+            "sccs/1.dot",
+        ];
+        v.sort_by(|a, b| natural_path_order(a, b));
+        assert_eq!(
+            v,
+            [
+                "G0.txt",
+                "a.txt",
+                "G0/1.svg",
+                "sccs/1.dot",
+                "sccs/2.svg",
+                "sccs/10.svg"
+            ]
+        );
+    }
+
+    #[test]
+    fn long_directories_are_listed_in_part_and_linked() {
+        let dir = std::env::temp_dir().join(format!("ellery-html-files-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sccs")).expect("mkdir");
+        for i in 0..FILES_PER_DIR + 3 {
+            std::fs::write(dir.join(format!("sccs/{i}.dot")), "x").expect("write");
+        }
+        std::fs::write(dir.join("G0.txt"), "ab").expect("write");
+        std::fs::write(dir.join(INDEX), "old page").expect("write");
+        let mut s = String::new();
+        files_section(&mut s, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(s.starts_with(
+            "<h2 id=\"files\">Files</h2><ul><li><a href=\"G0.txt\">G0.txt</a> (2 bytes)</li>\
+<li><a href=\"sccs/0.dot\">sccs/0.dot</a> (1 bytes)</li><li><a href=\"sccs/1.dot\">"
+        ));
+        assert!(s.ends_with(&format!(
+            "<li><a href=\"sccs/{}.dot\">sccs/{0}.dot</a> (1 bytes)</li>\
+<li>… and 3 more in <a href=\"sccs/\">sccs/</a></li></ul>",
+            FILES_PER_DIR - 1
+        )));
+        assert!(!s.contains(INDEX), "the page does not list itself");
     }
 
     #[test]
