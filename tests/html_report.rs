@@ -281,6 +281,27 @@ fn diff_with_a_directory_writes_both_results_and_the_comparison() {
     assert!(dir.join("ellery/G2-item.txt").is_file());
 }
 
+#[test]
+fn diff_of_two_result_files_writes_both_pages() {
+    let Some(golden) = corpus_dir("elle-golden/results") else {
+        return;
+    };
+    let out = Scratch::new("diff2");
+    let dir = out.0.join("d");
+    let elle = golden.join("g05-list-append-snapshot-isolation-501.strict.edn");
+    let ours = golden.join("g01-list-append-strict-serializable-501.strict.edn");
+    let o = ellery(&["diff", "-d", s(&dir), s(&elle), s(&ours)]);
+    assert_eq!(o.status.code(), Some(1), "verdicts differ");
+    let index = read(&dir.join("index.html"));
+    assert!(index.contains("2 histories: 1 valid, 1 invalid"));
+    assert!(index
+        .contains("<pre id=\"comparison\">verdict        DIFFERENT  elle false, ellery true\n"));
+    assert_links_resolve(&dir, &index);
+    let ours_page = read(&dir.join("ellery/index.html"));
+    assert!(ours_page.contains("<span class=\"verdict valid\" id=\"verdict\">valid</span>"));
+    assert!(ours_page.contains("<p>No other files were written.</p>"));
+}
+
 /// Chromium's executable, if installed (required under CI, which installs
 /// it in `.ci/run`).
 fn chromium() -> Option<&'static str> {
