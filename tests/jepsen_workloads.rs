@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 /// Tests and assertions in `ellery.jepsen.workloads-test`, without the
 /// predicate verdicts, and those. Update with the suite.
 const TESTS: usize = 11;
-const ASSERTIONS: usize = 111;
+const ASSERTIONS: usize = 112;
 const PREDICATE_VERDICT_ASSERTIONS: usize = 2;
 
 #[test]
@@ -78,5 +78,29 @@ fn clojure_workload_suite_passes_against_the_binary() {
     assert!(
         stdout.contains("\n0 failures, 0 errors."),
         "failures reported:\n{report}"
+    );
+}
+
+/// Shown as ignored by every `cargo test` until issue 18 lands: then run it
+/// (`cargo test --test jepsen_workloads -- --ignored`), drop the `ignore`,
+/// and the suite above asserts the two predicate verdicts by itself.
+#[test]
+#[ignore = "PENDING issue 18: ellery does not check :rp/:wp micro-ops yet, so the predicate workload's verdicts are not asserted"]
+fn ellery_checks_the_predicate_workloads_micro_ops() {
+    let t = common::Scratch::new("predicate-probe");
+    let h = t.file(
+        "h.edn",
+        "{:index 0, :time 0, :type :invoke, :process 0, :f :txn, :value [[:w 1 1] [:rp [:all] nil] [:wp [:= 1] 2 nil]]}\n\
+         {:index 1, :time 1, :type :ok, :process 0, :f :txn, :value [[:w 1 1] [:rp [:all] {1 1}] [:wp [:= 1] 2 [1]]]}\n",
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_ellery"))
+        .args(["check", "-m", "rw-register", common::s(&h)])
+        .output()
+        .expect("run ellery");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
     );
 }

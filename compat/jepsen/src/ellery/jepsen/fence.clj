@@ -26,6 +26,9 @@
     :fence-key  the fence key (default -1)
     :kind       :write (default, Cobra's Wfence) or :read (Rfence)
 
+  Wrapping a list-append workload is an error (ellery rejects histories that
+  mix :append and :w), raised when the first appending operation passes.
+
   Counting: a process's operations of the wrapped generator that are :txn
   invocations; when it has issued N since its last fence (or the start), the
   next operation handed to it is a fence instead, and the wrapped generator's
@@ -77,6 +80,13 @@
                       :counts (assoc counts p 0)
                       :next-value (cond-> next-value
                                     (not= :read kind) inc))])
+
+            (some #(= :append (first %)) (:value o))
+            (throw (IllegalStateException.
+                     (str "ellery.jepsen.fence: fences are rw-register "
+                          "transactions, but the wrapped generator appends ("
+                          (pr-str (:value o)) "); wrap an rw-register "
+                          "workload")))
 
             :else
             [o (assoc this :gen gen'

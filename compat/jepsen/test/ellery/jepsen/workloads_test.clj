@@ -165,6 +165,10 @@
     (is (= [[[:r 1 nil]] nil [[:r -1 nil]] [[:r 2 nil]] [[:r -1 nil]] [[:r 3 nil]]]
            (map :value (filter #(= :invoke (:type %)) h)))
         "a non-:txn op passes uncounted; a fence delays the next op, never drops it"))
+  (testing "a list-append workload is refused"
+    (is (thrown-with-msg? IllegalStateException #"rw-register"
+                          (gen/op (fence/wrap (mini/gen {:seed 1 :shapes [:r1w1]})) {}
+                                  {:time 0 :free-processes [0]}))))
   (testing "bad options"
     (is (thrown-with-msg? IllegalArgumentException #":every"
                           (fence/wrap {:every 0} [])))
