@@ -82,7 +82,8 @@ pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap;word-br
 .lattice-box{overflow-x:auto;border:1px solid #eee;padding:.5em}\
 .legend span{display:inline-block;padding:0 .5em;margin-right:.5em;border:1px solid}\
 .plot svg{max-width:100%;height:auto}\
-table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left}";
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left}\
+td .verdict{font-size:.9em;padding:.1em .5em}";
 
 pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
