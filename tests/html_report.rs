@@ -174,6 +174,22 @@ fn a_valid_history_gets_a_page_too() {
     assert_self_contained(&page);
 }
 
+#[test]
+fn a_linearizability_result_shows_its_map_without_the_lattice() {
+    let Some(knossos) = corpus_dir("knossos/cas-register/bad") else {
+        return;
+    };
+    let out = Scratch::new("cas");
+    let dir = out.0.join("d");
+    let o = ellery(&["check", "-d", s(&dir), s(&knossos.join("rethink-fail.edn"))]);
+    assert_eq!(o.status.code(), Some(1));
+    let page = read(&dir.join("index.html"));
+    assert!(page.contains("<span class=\"verdict invalid\" id=\"verdict\">invalid</span>"));
+    assert!(!page.contains("id=\"models\""), "no model lattice");
+    assert!(page.contains("<details open><summary>"));
+    assert!(page.contains(":analyzer :wgl"));
+}
+
 /// A G1c cycle between two transactions whose keys and values are markup.
 const HOSTILE: &str = r#"{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append "<b>x</b>" "<i>1</i>"] [:r "y&'\"" nil]]}
 {:index 1, :type :invoke, :process 1, :f :txn, :value [[:append "y&'\"" "</pre><script>alert(1)</script>"] [:r "<b>x</b>" nil]]}

@@ -430,12 +430,18 @@ pub(crate) fn result_page(
     let mut s = String::new();
     let _ = write!(s, "<h1>ellery: <code>{}</code></h1>", escape(name));
     verdict_section(&mut s, outcome);
-    lattice_section(&mut s, outcome);
+    // A linearizability result (Knossos's map, with its :analyzer) is not
+    // about Elle's models; its map is the explanation, so it is shown open.
+    let knossos = outcome.result.get_kw("analyzer").is_some();
+    if !knossos {
+        lattice_section(&mut s, outcome);
+    }
     anomalies_section(&mut s, dir, h, outcome);
     files_section(&mut s, dir);
     let _ = write!(
         s,
-        "<h2 id=\"result\">Result map</h2><details><summary>EDN, as <code>ellery check --output edn</code> prints it</summary><pre>{}</pre></details>",
+        "<h2 id=\"result\">Result map</h2><details{}><summary>EDN, as <code>ellery check --output edn</code> prints it</summary><pre>{}</pre></details>",
+        if knossos { " open" } else { "" },
         escape(&truncated(pr_str(&outcome.result), MAX_RESULT_CHARS))
     );
     page(&format!("ellery: {name}"), &s)
