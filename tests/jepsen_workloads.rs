@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 /// Tests and assertions in `ellery.jepsen.workloads-test`, without the
 /// predicate verdicts, and those. Update with the suite.
 const TESTS: usize = 11;
-const ASSERTIONS: usize = 112;
+const ASSERTIONS: usize = 114;
 const PREDICATE_VERDICT_ASSERTIONS: usize = 2;
 
 #[test]

@@ -106,10 +106,15 @@
                 (pr-str (sort (keys shapes))))))
     (when (and (:shapes opts) (empty? (:shapes opts)))
       (bad ":shapes is empty"))
-    (when (and read-ratio (< 0 read-ratio 1)
-               (let [ss (or (seq (:shapes opts)) (keys shapes))]
-                 (or (not-any? read-only? ss) (every? read-only? ss))))
-      (bad ":read-ratio needs both read-only and writing shapes"))))
+    (when-let [rr (when (number? read-ratio) read-ratio)]
+      (let [ss (or (seq (:shapes opts)) (keys shapes))]
+        (when (or (and (pos? rr) (not-any? read-only? ss))
+                  (and (< rr 1) (every? read-only? ss)))
+          (bad (str ":read-ratio " rr " needs "
+                    (cond (zero? rr) "a writing shape"
+                          (= 1 rr) "a read-only shape"
+                          :else "both read-only and writing shapes")
+                    " in :shapes")))))))
 
 (defn- weights
   "Cumulative weights of the active key positions 0..n-1."

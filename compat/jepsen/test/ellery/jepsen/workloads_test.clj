@@ -81,14 +81,17 @@
       (is (= 100 (apply min (keys per-key))))))
   (testing ":shapes"
     (is (every? #(= 1 (count (:value %)))
-                (take 100 (mini/gen {:seed 1 :shapes [:r]})))))
+                (take 100 (mini/gen {:seed 1 :shapes [:r]}))))
+    (is (every? #(= 2 (count (:value %)))
+                (take 100 (mini/gen {:seed 1 :shapes [:r1w1 :r] :read-ratio 0})))))
   (testing "bad options are refused with the option named"
     (doseq [[o re] [[{:workload :bank} #":workload"]
                     [{:key-count 1} #":key-count"]
                     [{:key-dist :normal} #":key-dist"]
                     [{:read-ratio 2} #":read-ratio"]
                     [{:shapes [:r :w9]} #"unknown shapes"]
-                    [{:shapes [:r] :read-ratio 0.5} #"read-only and writing"]]]
+                    [{:shapes [:r] :read-ratio 0.5} #"read-only and writing"]
+                    [{:shapes [:r1w1] :read-ratio 1} #"a read-only shape"]]]
       (is (thrown-with-msg? IllegalArgumentException re (mini/gen o))))))
 
 (defn- mini-run [wl store]
