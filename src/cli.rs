@@ -12,6 +12,7 @@
 
 mod diff_cmd;
 mod elle_cli;
+mod models;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
@@ -69,6 +70,18 @@ enum Workload {
     /// Knossos's cas-register: linearizability of `:read`/`:write`/`:cas`
     /// registers (`-c linearizable`, the only model that applies).
     CasRegister,
+    /// Knossos's mutex: linearizability of `:acquire`/`:release` on one lock.
+    Mutex,
+    /// Jepsen's bank: every read sums to the total (`-o`, `-n`).
+    Bank,
+    /// Jepsen's counter: reads within the bounds of the adds.
+    Counter,
+    /// Jepsen's set: the final read holds every acknowledged add.
+    Set,
+    /// Jepsen's set-full: every added element stable, none lost.
+    SetFull,
+    /// Jepsen's long-fork: reads of each key group totally ordered (`-g`).
+    LongFork,
 }
 
 /// Output formats.
@@ -156,6 +169,8 @@ struct CheckArgs {
     algorithm: crate::route::Algorithm,
     #[command(flatten)]
     rw: RwFlags,
+    #[command(flatten)]
+    jepsen: models::JepsenFlags,
     /// Plot format for SCC and cycle plots under `--directory`.
     #[arg(short = 'p', long = "plot-format", value_enum, default_value = "svg")]
     plot_format: PlotFormat,
@@ -372,6 +387,9 @@ fn check_one(
         p("reading");
     }
     inject_panic(path);
+    if let Some(m) = models::jepsen_model(workload) {
+        return models::check_jepsen(path, format, m, opts);
+    }
     let peer = peer_format(path, format);
     if peer.is_none() && path != Path::new("-") {
         crate::limits::check_fits(path, memory)?;
@@ -408,6 +426,8 @@ fn check_one(
         Workload::ListAppend => route::check(&h, opts, route::Workload::ListAppend, rw),
         Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
         Workload::CasRegister => route::check_cas_register(&h, opts),
+        Workload::Mutex => return models::check_mutex(&h, opts),
+        _ => unreachable!("the Jepsen models returned above"),
     }
     .map_err(|e| e.to_string())?;
     if let Some(p) = &outcome.problem {
@@ -489,6 +509,7 @@ fn run_check(a: CheckArgs) -> i32 {
             .then(|| Duration::from_millis(a.linearizable_timeout)),
         sat_timeout: (a.sat_timeout > 0).then(|| Duration::from_millis(a.sat_timeout)),
         algorithm: a.algorithm,
+        jepsen: a.jepsen.options(),
         ..CheckOptions::default()
     };
     let files = match crate::batch::discover(&a.files) {

@@ -74,6 +74,9 @@ pub struct CheckOptions {
     /// inferred verdict (see [`crate::route`]). Off in elle-cli mode, whose
     /// verdicts stay elle-cli's.
     pub confirm_with_sat: bool,
+    /// Options of the Jepsen models (bank, long-fork; see
+    /// [`crate::check::jepsen`]).
+    pub jepsen: crate::check::jepsen::JepsenOptions,
 }
 
 impl Default for CheckOptions {
@@ -90,6 +93,7 @@ impl Default for CheckOptions {
             sat_timeout: Some(Duration::from_secs(60)),
             sat_conflict_budget: None,
             confirm_with_sat: true,
+            jepsen: Default::default(),
         }
     }
 }
