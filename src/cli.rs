@@ -10,6 +10,7 @@
 //!   invalid, else 0; 255 on bad input or an internal error), so scripts
 //!   only change the name.
 
+mod check_extras;
 mod diff_cmd;
 mod elle_cli;
 mod models;
@@ -317,7 +318,8 @@ fn read(
         })?;
         let f = match format {
             Some(InputFormat::Json) => SourceFormat::Json,
-            _ => SourceFormat::Edn,
+            Some(_) => SourceFormat::Edn,
+            None => check_extras::stdin_format(&bytes),
         };
         return Ok(read_history_bytes(bytes, "-", f)?);
     }
@@ -388,8 +390,10 @@ fn check_one(
     }
     inject_panic(path);
     if let Some(m) = models::jepsen_model(workload) {
+        check_extras::warn_ignored(workload, opts, rw, directory.is_some());
         return models::check_jepsen(path, format, m, opts);
     }
+    let explicit = workload != Workload::Auto;
     let peer = peer_format(path, format);
     if peer.is_none() && path != Path::new("-") {
         crate::limits::check_fits(path, memory)?;
@@ -415,9 +419,16 @@ fn check_one(
     let workload = match workload {
         // Peer formats are register reads and writes, even when read-only.
         Workload::Auto if peer.is_some() => Workload::RwRegister,
+        Workload::Auto if check_extras::multi_register(&h) => {
+            return Err(format!(
+                "{}: this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for",
+                h.origin
+            ))
+        }
         Workload::Auto => detect_workload(&h),
         w => w,
     };
+    check_extras::warn_ignored(workload, opts, rw, directory.is_some());
     if opts.verbose {
         eprintln!("ellery: {}: workload {workload:?}", path.display());
     }
@@ -430,8 +441,17 @@ fn check_one(
         _ => unreachable!("the Jepsen models returned above"),
     }
     .map_err(|e| e.to_string())?;
-    if let Some(p) = &outcome.problem {
-        eprintln!("ellery: {p}");
+    let mut outcome = outcome;
+    if let Some(p) = outcome.problem.as_mut() {
+        match check_extras::workload_hint(workload, &h).filter(|_| explicit) {
+            // The caller decides: bad input for `check`, Elle's verdict
+            // (and this line) in elle-cli mode.
+            Some(hint) => {
+                p.message = format!("{}; {hint}", p.message);
+                p.kind = crate::error::InputErrorKind::WrongWorkload;
+            }
+            None => eprintln!("ellery: {p}"),
+        }
     }
     if let Some((d, plot)) = directory {
         let notes =
@@ -488,6 +508,10 @@ fn inject_panic(path: &Path) {
 }
 
 fn run_check(a: CheckArgs) -> i32 {
+    if let Err(msg) = check_extras::refuse_usage(&a) {
+        eprintln!("ellery: {msg}");
+        return EXIT_BAD_INPUT;
+    }
     let exp = match expectations(&a.consistency_models, &a.anomalies) {
         Ok(e) => e,
         Err(msg) => {
@@ -512,8 +536,18 @@ fn run_check(a: CheckArgs) -> i32 {
         jepsen: a.jepsen.options(),
         ..CheckOptions::default()
     };
-    let files = match crate::batch::discover(&a.files) {
-        Ok(f) => f,
+    let files = match crate::batch::discover_histories(&a.files) {
+        Ok((f, skipped)) => {
+            if let Some(first) = skipped.first() {
+                eprintln!(
+                    "ellery: note: skipped {} file{} holding result maps, not histories (e.g. {})",
+                    skipped.len(),
+                    if skipped.len() == 1 { "" } else { "s" },
+                    first.display()
+                );
+            }
+            f
+        }
         Err(e) => {
             eprintln!("ellery: {e}");
             return EXIT_BAD_INPUT;
@@ -541,6 +575,7 @@ fn run_check(a: CheckArgs) -> i32 {
     let mut out = stdout.lock();
     let rw_options = a.rw.options();
     let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
+    let mut json_results: Vec<(PathBuf, String)> = Vec::new();
     let items: Vec<(&PathBuf, &String)> = files.iter().zip(&subdirs).collect();
     crate::batch::run_ordered(
         &items,
@@ -574,6 +609,12 @@ fn run_check(a: CheckArgs) -> i32 {
                     eprintln!("ellery: {msg}");
                     counts[3] += 1;
                 }
+                Ok(o) if wrong_workload(&o) => {
+                    if let Some(p) = &o.problem {
+                        eprintln!("ellery: {p}");
+                    }
+                    counts[3] += 1;
+                }
                 Ok(o) => {
                     counts[match o.validity {
                         Validity::Valid => 0,
@@ -585,7 +626,13 @@ fn run_check(a: CheckArgs) -> i32 {
                             format!(";; {}\n{}", path.display(), pr_str(&o.result))
                         }
                         OutputFormat::Edn => pr_str(&o.result),
+                        OutputFormat::Json if many => {
+                            // One object keyed by path, printed at the end.
+                            json_results.push((path.clone(), pprint_json(&o.result)));
+                            return;
+                        }
                         OutputFormat::Json => pprint_json(&o.result).trim_end().to_string(),
+                        OutputFormat::Jsonl if many => check_extras::jsonl_record(path, &o.result),
                         OutputFormat::Jsonl => crate::edn::value_to_json(&o.result).to_string(),
                         OutputFormat::Summary => summary_line(path, &o),
                     };
@@ -595,6 +642,9 @@ fn run_check(a: CheckArgs) -> i32 {
         },
     );
     progress.finish();
+    if a.output == OutputFormat::Json && many {
+        let _ = writeln!(out, "{}", check_extras::json_by_path(&json_results));
+    }
     if opts.progress.is_some() {
         eprint!("\r\x1b[2K");
     }
@@ -625,6 +675,14 @@ fn run_check(a: CheckArgs) -> i32 {
     } else {
         EXIT_VALID
     }
+}
+
+/// Whether an outcome's problem is that the history belongs to another
+/// workload than the one asked for.
+fn wrong_workload(o: &Outcome) -> bool {
+    o.problem
+        .as_ref()
+        .is_some_and(|p| p.kind == crate::error::InputErrorKind::WrongWorkload)
 }
 
 /// The workload a history's operations belong to: register operations

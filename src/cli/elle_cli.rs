@@ -217,6 +217,10 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
                 return EXIT_ELLE_CLI_ERROR;
             }
             Ok(o) => {
+                // Elle's :unknown verdict stands in elle-cli mode; say why.
+                if let Some(p) = o.problem.as_ref().filter(|_| super::wrong_workload(&o)) {
+                    eprintln!("ellery: {p}");
+                }
                 if o.validity == Validity::Invalid {
                     any_invalid = true;
                 }

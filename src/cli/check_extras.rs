@@ -1,0 +1,186 @@
+//! Checks `ellery check` makes around the histories themselves: usage it
+//! refuses up front, flags the chosen workload ignores, the format of
+//! standard input, and the multi-history JSON output.
+
+use super::{CheckArgs, Workload};
+use crate::check::outcome::CheckOptions;
+use crate::edn::Value;
+use crate::model::SourceFormat;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Usage `ellery check` refuses before checking anything (exit 3): standard
+/// input named twice, an empty `-c`, and a `-d` that is an existing file.
+pub(super) fn refuse_usage(a: &CheckArgs) -> Result<(), String> {
+    if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err("standard input (-) is named more than once; it can be read only once".into());
+    }
+    if a.consistency_models.iter().all(|m| m.trim().is_empty()) && !a.consistency_models.is_empty()
+    {
+        return Err(
+            "expected at least one consistency model after -c (e.g. -c serializable), found none"
+                .into(),
+        );
+    }
+    if let Some(d) = &a.directory {
+        if d.exists() && !d.is_dir() {
+            return Err(format!(
+                "-d {}: expected a directory (or a path to create one at), found a file",
+                d.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The format of a history read from standard input: JSON when its first
+/// meaningful bytes are `[{"` or `{"` (an EDN history starts with `{:` or
+/// `[{:`), else EDN.
+pub(super) fn stdin_format(bytes: &[u8]) -> SourceFormat {
+    let head: Vec<u8> = bytes
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .take(3)
+        .collect();
+    if head.starts_with(b"[{\"") || head.starts_with(b"{\"") || head == b"[]" {
+        SourceFormat::Json
+    } else {
+        SourceFormat::Edn
+    }
+}
+
+/// Warns once per run about options the workload of a history does not use
+/// (`-c`/`-a`/`-d` for the linearizability and Jepsen models, the
+/// rw-register key flags elsewhere, the Jepsen flags outside their model).
+pub(super) fn warn_ignored(
+    workload: Workload,
+    opts: &CheckOptions,
+    rw: &crate::infer::rw_register::RwOptions,
+    directory: bool,
+) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    let mut ignored: Vec<&str> = Vec::new();
+    let elle = matches!(workload, Workload::ListAppend | Workload::RwRegister);
+    if !elle {
+        if opts.expectations.models.is_some() {
+            ignored.push("-c");
+        }
+        if !opts.expectations.anomalies.is_empty() {
+            ignored.push("-a");
+        }
+        if directory {
+            ignored.push("-d");
+        }
+    }
+    if workload != Workload::RwRegister {
+        if rw.wfr_keys {
+            ignored.push("--wfr-keys");
+        }
+        if rw.sequential_keys {
+            ignored.push("--sequential-keys");
+        }
+        if rw.linearizable_keys {
+            ignored.push("--linearizable-keys");
+        }
+    }
+    let j = &opts.jepsen;
+    if workload != Workload::LongFork && j.group_size != 0 {
+        ignored.push("-g");
+    }
+    if workload != Workload::Bank
+        && (j.negative_balances || j.total_amount.is_some() || j.max_transfer.is_some())
+    {
+        ignored.push("-n/-o/--max-transfer");
+    }
+    if !ignored.is_empty() && !WARNED.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "ellery: warning: {} {} nothing for the {} workload",
+            ignored.join(", "),
+            if ignored.len() == 1 { "does" } else { "do" },
+            workload_name(workload)
+        );
+    }
+}
+
+/// A workload's `-m` name.
+pub(super) fn workload_name(w: Workload) -> &'static str {
+    match w {
+        Workload::Auto => "auto",
+        Workload::ListAppend => "list-append",
+        Workload::RwRegister => "rw-register",
+        Workload::CasRegister => "cas-register",
+        Workload::Mutex => "mutex",
+        Workload::Bank => "bank",
+        Workload::Counter => "counter",
+        Workload::Set => "set",
+        Workload::SetFull => "set-full",
+        Workload::LongFork => "long-fork",
+    }
+}
+
+/// When an explicitly chosen workload is not the one the history's
+/// operations belong to: a sentence naming the right one.
+pub(super) fn workload_hint(chosen: Workload, h: &crate::model::History) -> Option<String> {
+    if multi_register(h) {
+        return Some(
+            "this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for".into(),
+        );
+    }
+    let fits = super::detect_workload(h);
+    (fits != chosen).then(|| {
+        format!(
+            "this is a {} history: use -m {}",
+            workload_name(fits),
+            workload_name(fits)
+        )
+    })
+}
+
+/// Whether a history's transactions use Knossos's multi-register micro-ops
+/// (`[:read k v]` / `[:write k v]` inside `:txn` ops), which no workload of
+/// ellery checks.
+pub(super) fn multi_register(h: &crate::model::History) -> bool {
+    use crate::model::MopFn;
+    let read = h.interner.lookup(&Value::kw("read"));
+    let write = h.interner.lookup(&Value::kw("write"));
+    h.ops.iter().any(|op| {
+        h.mops(op)
+            .iter()
+            .any(|m| matches!(m.f, MopFn::Other(a) if Some(a) == read || Some(a) == write))
+    })
+}
+
+/// Several histories' JSON results as one JSON object keyed by path, in
+/// input order, each value laid out as `--output json` lays out one result
+/// (clojure.data.json's pprint), indented under its key.
+pub(super) fn json_by_path(results: &[(PathBuf, String)]) -> String {
+    let mut out = String::from("{");
+    for (i, (path, json)) in results.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("\n ");
+        out.push_str(&serde_json::Value::String(path.display().to_string()).to_string());
+        out.push_str(":\n  ");
+        out.push_str(&json.trim_end().replace('\n', "\n  "));
+    }
+    out.push_str(if results.is_empty() { "}" } else { "\n}" });
+    out
+}
+
+/// One JSONL record for a history: its path first, then the result map's
+/// keys.
+pub(super) fn jsonl_record(path: &Path, result: &Value) -> String {
+    let mut record = serde_json::Map::new();
+    record.insert(
+        "path".into(),
+        serde_json::Value::String(path.display().to_string()),
+    );
+    if let serde_json::Value::Object(m) = crate::edn::value_to_json(result) {
+        for (k, v) in m {
+            record.insert(k, v);
+        }
+    }
+    serde_json::Value::Object(record).to_string()
+}
