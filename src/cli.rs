@@ -37,9 +37,19 @@ const EXIT_CODES: &str = "Exit codes: 0 every history valid; 1 some history inva
 2 some history unknown (none invalid); 3 bad input or usage; 4 an internal error \
 in some history (a bug: the other histories are still checked; takes precedence).";
 
+/// The top-level help's footer: elle-cli mode, then `check`'s exit codes.
+const TOP_HELP: &str = "elle-cli mode: without a subcommand, `ellery -m MODEL [elle-cli options] FILES…` \
+is a drop-in for elle-cli: its models (list-append, rw-register, cas-register, mutex, bank, counter, \
+set, set-full, long-fork), flags, output lines and exit codes (0 no history invalid, 1 some history \
+invalid, 255 bad input or usage); see `ellery -m list-append --help`.
+
+Exit codes of check: 0 every history valid; 1 some history invalid; 2 some history unknown \
+(none invalid); 3 bad input or usage; 4 an internal error in some history (a bug: the other \
+histories are still checked; takes precedence).";
+
 /// ellery: Elle's answers for Jepsen histories, fast.
 #[derive(Parser, Debug)]
-#[command(name = "ellery", version, about, after_help = EXIT_CODES)]
+#[command(name = "ellery", version, about, after_help = TOP_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
