@@ -155,7 +155,7 @@ fn check_inner(h: &JHistory, opts: &JepsenOptions) -> Result<Value, String> {
         }
     }
     // util/min-by and max-by keep the first of equals.
-    fn extreme<'a, T>(xs: &'a [T], better: impl Fn(&T, &T) -> bool) -> &'a T {
+    fn extreme<T>(xs: &[T], better: impl Fn(&T, &T) -> bool) -> &T {
         let mut best = &xs[0];
         for x in &xs[1..] {
             if better(x, best) {

@@ -9,12 +9,13 @@
 //! is written twice, `{:valid? :unknown, :error [:multiple-writes k]}`. A
 //! read of another number of keys than `n`, or two reads seeing different
 //! values of one key, is an illegal history: Jepsen throws, so the result is
-//! `{:valid? :unknown, :error …}`. Each fork lists its two reads in history
-//! order (Jepsen's order is that of a two-element hash set of ops).
+//! `{:valid? :unknown, :error …}`. Each fork lists its two reads in the
+//! order Jepsen's `(vec #{a b})` gives: that of a two-element Clojure hash
+//! set, by the ops' record hashes.
 
 use super::{unknown_error, JHistory, JOp};
 use crate::edn::{pr_str, Value};
-use crate::graph::order::{clojure_hasheq, clojure_map_order};
+use crate::graph::order::{clojure_hasheq, clojure_map_order, hamt_key};
 use crate::model::OpType;
 use hashbrown::HashSet;
 
@@ -137,10 +138,14 @@ fn check_inner(h: &JHistory, n: i64) -> Result<Value, String> {
                     continue;
                 }
                 if compare(&reads[a].1, &reads[b].1)?.is_none() {
-                    forks.push(Value::Vector(vec![
-                        reads[a].0.map.clone(),
-                        reads[b].0.map.clone(),
-                    ]));
+                    // (vec #{a b}): the two ops in hash-set order.
+                    let (x, y) = (reads[a].0, reads[b].0);
+                    let (x, y) = if hamt_key(op_hash(y)) < hamt_key(op_hash(x)) {
+                        (y, x)
+                    } else {
+                        (x, y)
+                    };
+                    forks.push(Value::Vector(vec![x.map.clone(), y.map.clone()]));
                 }
             }
         }
@@ -152,6 +157,13 @@ fn check_inner(h: &JHistory, n: i64) -> Result<Value, String> {
         out.push(("forks", Value::List(forks)));
     }
     Ok(Value::kw_map(out))
+}
+
+/// The hash of an op as a `jepsen.history.Op` record: the hash of its
+/// class name's symbol, xor the map hash of its entries (Clojure's
+/// `defrecord` `hasheq`).
+fn op_hash(op: &JOp) -> i32 {
+    clojure_hasheq(&Value::Symbol("jepsen.history.Op".into())) ^ clojure_hasheq(&op.map)
 }
 
 /// Jepsen's `read-compare`: `Some(-1)` if `a` saw more, `Some(1)` if `b`

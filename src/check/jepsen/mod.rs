@@ -227,7 +227,6 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
             (Value::kw("value"), value.clone()),
         ];
         map.extend(entries.into_iter().map(|(k, v)| (k, clj_value(v))));
-        let mut map = map;
         clojure_map_order(&mut map, |(k, _)| clojure_hasheq(k));
         let i = h.ops.len();
         let mut partner = None;
@@ -498,3 +497,6 @@ pub(crate) fn distinct(values: impl IntoIterator<Item = Value>) -> Vec<Value> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -100,7 +100,7 @@ pub(super) fn check(h: &JHistory) -> Value {
 /// consecutive integers written `a..b`, inside `#{…}`; an error where Jepsen
 /// would throw (elements that do not sort, or a run over a non-integer).
 pub(crate) fn interval_set_str(mut set: Vec<Value>) -> Result<String, String> {
-    if set.iter().any(|v| *v == Value::Nil) {
+    if set.contains(&Value::Nil) {
         let items: Vec<String> = set.iter().map(pr_str).collect();
         return Ok(format!("#{{{}}}", items.join(" ")));
     }
