@@ -5,10 +5,11 @@
 //!   0 (all valid), 1 (some invalid), 2 (some unknown, none invalid),
 //!   3 (bad input or usage), 4 (an internal error in some history; the
 //!   others are still checked).
-//! * `ellery -m list-append|rw-register [elle-cli options] FILES…` — elle-cli's flags,
-//!   output lines (`path \t true`) and exit codes (1 if any history is
-//!   invalid, else 0; 255 on bad input or an internal error), so scripts
-//!   only change the name.
+//! * `ellery -m MODEL [elle-cli options] FILES…` — elle-cli's models
+//!   (list-append, rw-register, cas-register, mutex, bank, counter, set,
+//!   set-full, long-fork), flags, output lines (`path \t true`) and exit
+//!   codes (1 if any history is invalid, else 0; 255 on bad input, usage
+//!   errors or an internal error), so scripts only change the name.
 
 mod check_extras;
 mod diff_cmd;
@@ -439,6 +440,9 @@ fn check_one(
         w => w,
     };
     check_extras::warn_ignored(workload, opts, rw, directory.is_some());
+    if let Some(m) = models::jepsen_model(workload) {
+        return models::check_jepsen_read(&h, m, opts);
+    }
     if opts.verbose {
         eprintln!("ellery: {}: workload {workload:?}", path.display());
     }
@@ -448,7 +452,11 @@ fn check_one(
         Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
         Workload::CasRegister => route::check_cas_register(&h, opts),
         Workload::Mutex => return models::check_mutex(&h, opts),
-        _ => unreachable!("the Jepsen models returned above"),
+        Workload::Bank
+        | Workload::Counter
+        | Workload::Set
+        | Workload::SetFull
+        | Workload::LongFork => unreachable!("the Jepsen models returned above"),
     }
     .map_err(|e| e.to_string())?;
     let mut outcome = outcome;
@@ -695,12 +703,17 @@ fn wrong_workload(o: &Outcome) -> bool {
         .is_some_and(|p| p.kind == crate::error::InputErrorKind::WrongWorkload)
 }
 
-/// The workload a history's operations belong to: register operations
+/// The workload a history's operations belong to: first the
+/// non-transactional models ([`check_extras::detect_other`]: mutex, bank,
+/// counter, set, set-full), then register operations
 /// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
 /// transactions are list-append if any micro-op appends, rw-register if any
 /// writes; list-append otherwise (read-only histories check the same way).
 fn detect_workload(h: &crate::model::History) -> Workload {
     use crate::model::{MopFn, OpValue};
+    if let Some(w) = check_extras::detect_other(h) {
+        return w;
+    }
     let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
         .iter()
         .filter_map(|f| h.interner.lookup(&Value::kw(f)))

@@ -250,3 +250,55 @@ fn hand_written_cases() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn check_auto_detects_the_models() {
+    let Some(j) = corpus("jepsen") else { return };
+    let Some(k) = corpus("knossos") else { return };
+    for (file, code, line_start) in [
+        (
+            j.join("counter.edn"),
+            0,
+            "{:valid? true, :reads [], :errors ()}",
+        ),
+        (j.join("set.edn"), 0, "{:ok-count 3, :valid? true,"),
+        (
+            j.join("bank-tidb.edn"),
+            1,
+            "{:valid? false, :read-count 1805,",
+        ),
+        (
+            k.join("mutex/bad/etcd.edn"),
+            1,
+            "{:valid? false, :analyzer :wgl,",
+        ),
+    ] {
+        let o = ellery(&["check", file.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{}: {}",
+            file.display(),
+            stderr(&o)
+        );
+        assert!(
+            stdout(&o).starts_with(line_start),
+            "{}: {}",
+            file.display(),
+            stdout(&o)
+        );
+    }
+    // A model's history under another model names the right one.
+    let o = ellery(&[
+        "check",
+        "-m",
+        "list-append",
+        j.join("counter.edn").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        stderr(&o).contains("this is a counter history: use -m counter"),
+        "{}",
+        stderr(&o)
+    );
+}

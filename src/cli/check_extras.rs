@@ -119,6 +119,44 @@ pub(super) fn workload_name(w: Workload) -> &'static str {
     }
 }
 
+/// The non-transactional workloads `auto` recognises by their ops:
+/// `:acquire`/`:release` → mutex, `:transfer` → bank, `:add` → counter when
+/// the `:ok` reads return numbers (or there are none), else set (one `:ok`
+/// read) or set-full (several). long-fork histories look like rw-register
+/// ones and need `-m long-fork`.
+pub(super) fn detect_other(h: &crate::model::History) -> Option<Workload> {
+    use crate::model::{OpType, OpValue};
+    let atom = |name: &str| h.interner.lookup(&Value::kw(name));
+    let has = |name: &str| atom(name).is_some_and(|a| h.ops.iter().any(|o| o.f == a));
+    if has("acquire") || has("release") {
+        return Some(Workload::Mutex);
+    }
+    if has("transfer") {
+        return Some(Workload::Bank);
+    }
+    if !has("add") {
+        return None;
+    }
+    let read = atom("read");
+    let ok_reads: Vec<&crate::model::Op> = h
+        .ops
+        .iter()
+        .filter(|o| Some(o.f) == read && o.op_type == OpType::Ok)
+        .collect();
+    let numeric = ok_reads.iter().all(|o| match o.value {
+        OpValue::Nil => true,
+        OpValue::Other(i) => matches!(h.other_values[i as usize], Value::Int(_)),
+        OpValue::Mops { .. } => false,
+    });
+    Some(if numeric {
+        Workload::Counter
+    } else if ok_reads.len() > 1 {
+        Workload::SetFull
+    } else {
+        Workload::Set
+    })
+}
+
 /// When an explicitly chosen workload is not the one the history's
 /// operations belong to: a sentence naming the right one.
 pub(super) fn workload_hint(chosen: Workload, h: &crate::model::History) -> Option<String> {

@@ -95,6 +95,23 @@ pub(super) fn check_jepsen(
     Ok(Outcome::from_result(result))
 }
 
+/// Checks a history already read (under `-m auto`, which found it to be a
+/// Jepsen model's) with that model, from the text the reader kept.
+pub(super) fn check_jepsen_read(
+    h: &crate::model::History,
+    model: JepsenModel,
+    opts: &CheckOptions,
+) -> Result<Outcome, String> {
+    use crate::model::{SourceFormat, SourceText};
+    let bytes = match &h.source {
+        SourceText::Bytes(b) => b.as_ref().clone(),
+        SourceText::File(p) => std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+    };
+    let json = h.format == SourceFormat::Json;
+    crate::check::jepsen::check_bytes(&bytes, &h.origin, json, model, &opts.jepsen)
+        .map(Outcome::from_result)
+}
+
 /// Checks a mutex history (Knossos's `mutex` model).
 pub(super) fn check_mutex(
     h: &crate::model::History,

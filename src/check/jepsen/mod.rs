@@ -360,6 +360,19 @@ pub fn check_file(
     check(model, &h, opts).map_err(|e| e.to_string())
 }
 
+/// Checks a history already in memory (e.g. read from standard input)
+/// with a Jepsen model.
+pub fn check_bytes(
+    bytes: &[u8],
+    origin: &str,
+    json: bool,
+    model: JepsenModel,
+    opts: &JepsenOptions,
+) -> Result<Value, String> {
+    let h = read_ops(bytes, origin, json).map_err(|e| e.to_string())?;
+    check(model, &h, opts).map_err(|e| e.to_string())
+}
+
 /// Whether bytes starting with `[` hold JSON rather than an EDN vector: the
 /// first element of a JSON history is an object whose first key is a string.
 fn looks_like_json(bytes: &[u8]) -> bool {
