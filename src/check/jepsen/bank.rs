@@ -80,7 +80,7 @@ fn check_inner(h: &JHistory, opts: &JepsenOptions) -> Result<Value, String> {
         .collect();
     let not_a_map = |op: &JOp| format!("the read at :index {} is not a map", op.index);
     let first = reads.first().map_or(Ok(&[][..]), |o| {
-        entries(&o.value).ok_or_else(|| not_a_map(o))
+        entries(o.value()).ok_or_else(|| not_a_map(o))
     })?;
     let accounts: Vec<&Value> = first.iter().map(|(k, _)| k).collect();
     let total = match opts.total_amount {
@@ -89,7 +89,7 @@ fn check_inner(h: &JHistory, opts: &JepsenOptions) -> Result<Value, String> {
     };
     let mut groups: Vec<(&'static str, Vec<BankError>)> = Vec::new();
     for op in &reads {
-        let es = entries(&op.value).ok_or_else(|| not_a_map(op))?;
+        let es = entries(op.value()).ok_or_else(|| not_a_map(op))?;
         let balances: Vec<&Value> = es.iter().map(|(_, v)| v).collect();
         let unexpected: Vec<Value> = es
             .iter()

@@ -22,7 +22,7 @@ pub(super) fn check(h: &JHistory) -> Result<Value, InputError> {
     let overflow = || unknown_error("long overflow summing the adds".into());
     for (i, op) in h.ops.iter().enumerate() {
         // Jepsen asserts this of every op, not only counter ops.
-        let value = match &op.value {
+        let value = match op.value() {
             Value::Nil => None,
             Value::Int(n) => Some(*n),
             v => {
@@ -38,11 +38,11 @@ pub(super) fn check(h: &JHistory) -> Result<Value, InputError> {
         match (op.op_type, op.is_f("read"), op.is_f("add")) {
             (OpType::Invoke, true, _) => {
                 if let Some(c) = h.completion(i).filter(|c| c.op_type == OpType::Ok) {
-                    pending.insert(&op.process, (lower, &c.value));
+                    pending.insert(op.process(), (lower, c.value()));
                 }
             }
             (OpType::Ok, true, _) => {
-                let r = match pending.remove(&op.process) {
+                let r = match pending.remove(op.process()) {
                     Some((l, v)) => vec![Value::Int(l), v.clone(), Value::Int(upper)],
                     // (conj nil upper): a read completing with no invocation.
                     None => vec![Value::Int(upper)],

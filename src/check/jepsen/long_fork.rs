@@ -59,13 +59,13 @@ fn check_inner(h: &JHistory, n: i64) -> Result<Value, String> {
         format!(
             "the :value of the op at :index {} is not a transaction: {}",
             op.index,
-            pr_str(&op.value)
+            pr_str(op.value())
         )
     };
     // Ok read transactions.
     let mut reads: Vec<(&JOp, ReadMap)> = Vec::new();
     for op in h.ops.iter().filter(|o| o.op_type == OpType::Ok) {
-        let ms = mops(&op.value).ok_or_else(|| not_txn(op))?;
+        let ms = mops(op.value()).ok_or_else(|| not_txn(op))?;
         if ms.iter().all(|(f, _, _)| is_kw(f, "r")) {
             let mut m: ReadMap = Vec::new();
             for (_, k, v) in ms {
@@ -94,7 +94,7 @@ fn check_inner(h: &JHistory, n: i64) -> Result<Value, String> {
     // Multiple writes to one key.
     let mut written: HashSet<&Value> = HashSet::new();
     for op in h.ops.iter().filter(|o| o.op_type == OpType::Invoke) {
-        let Some(ms) = mops(&op.value) else {
+        let Some(ms) = mops(op.value()) else {
             return Err(not_txn(op));
         };
         if ms.len() == 1 && is_kw(ms[0].0, "w") && !written.insert(ms[0].1) {

@@ -84,22 +84,41 @@ pub struct JOp {
     pub time: i64,
     /// `:type`.
     pub op_type: OpType,
-    /// `:process` (nil when absent).
-    pub process: Value,
-    /// `:f` (nil when absent).
-    pub f: Value,
-    /// `:value` (nil when absent).
-    pub value: Value,
-    /// The whole op map in Jepsen's key order, for results.
+    /// The whole op map in Jepsen's key order, for results; `:process`,
+    /// `:f` and `:value` are read from it (see [`JOp::process`]).
     pub map: Value,
+    /// Positions of `:process`, `:f` and `:value` in `map`'s entries.
+    fields: [u8; 3],
     /// 1-based line and column of the op's opening brace.
     pub at: (u32, u32),
 }
 
 impl JOp {
+    fn field(&self, i: usize) -> &Value {
+        match &self.map {
+            Value::Map(es) => &es[self.fields[i] as usize].1,
+            _ => &Value::Nil,
+        }
+    }
+
+    /// `:process` (nil when absent).
+    pub fn process(&self) -> &Value {
+        self.field(0)
+    }
+
+    /// `:f` (nil when absent).
+    pub fn f(&self) -> &Value {
+        self.field(1)
+    }
+
+    /// `:value` (nil when absent).
+    pub fn value(&self) -> &Value {
+        self.field(2)
+    }
+
     /// Whether `:f` is the keyword `name`.
     pub fn is_f(&self, name: &str) -> bool {
-        matches!(&self.f, Value::Keyword(k) if k == name)
+        matches!(self.f(), Value::Keyword(k) if k == name)
     }
 }
 
@@ -159,8 +178,19 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
     };
     let mut indexed = None;
     let mut open: HashMap<Value, usize> = HashMap::new();
+    // Line and column of each op, counted incrementally (ops come in
+    // offset order; `line_col` from the start for each would be quadratic).
+    let (mut line, mut line_start, mut scanned) = (1u32, 0usize, 0usize);
     for (n, (form, offset)) in forms.into_iter().enumerate() {
-        let at = crate::edn::line_col(bytes, offset);
+        for p in memchr::memchr_iter(b'\n', &bytes[scanned..offset]) {
+            line += 1;
+            line_start = scanned + p + 1;
+        }
+        scanned = offset;
+        let column = 1 + String::from_utf8_lossy(&bytes[line_start..offset])
+            .chars()
+            .count() as u32;
+        let at = (line, column);
         let err = |message: String| InputError {
             kind: Default::default(),
             file: origin.to_string(),
@@ -217,17 +247,8 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
         .ok_or_else(|| err(crate::read::bad_type(&crate::edn::pr_str(&type_value))))?;
         let process = get("process").unwrap_or(Value::Nil);
         let f = get("f").unwrap_or(Value::Nil);
-        let value = clj_value(get("value").unwrap_or(Value::Nil));
-        let mut map = vec![
-            (Value::kw("index"), Value::Int(index)),
-            (Value::kw("time"), Value::Int(time)),
-            (Value::kw("type"), type_value),
-            (Value::kw("process"), process.clone()),
-            (Value::kw("f"), f.clone()),
-            (Value::kw("value"), value.clone()),
-        ];
-        map.extend(entries.into_iter().map(|(k, v)| (k, clj_value(v))));
-        clojure_map_order(&mut map, |(k, _)| clojure_hasheq(k));
+        let mut value = get("value").unwrap_or(Value::Nil);
+        clj_value(&mut value);
         let i = h.ops.len();
         let mut partner = None;
         if op_type == OpType::Invoke {
@@ -236,15 +257,33 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
             partner = Some(inv);
             h.pair[inv] = Some(i);
         }
+        let mut map = vec![
+            (Value::kw("index"), Value::Int(index)),
+            (Value::kw("time"), Value::Int(time)),
+            (Value::kw("type"), type_value),
+            (Value::kw("process"), process),
+            (Value::kw("f"), f),
+            (Value::kw("value"), value),
+        ];
+        for (mut k, mut v) in entries {
+            clj_value(&mut k);
+            clj_value(&mut v);
+            map.push((k, v));
+        }
+        clojure_map_order(&mut map, |(k, _)| clojure_hasheq(k));
+        let pos = |name: &str| {
+            map.iter()
+                .position(|(k, _)| matches!(k, Value::Keyword(x) if x == name))
+                .unwrap_or(0) as u8
+        };
+        let fields = [pos("process"), pos("f"), pos("value")];
         h.pair.push(partner);
         h.ops.push(JOp {
             index,
             time,
             op_type,
-            process,
-            f,
-            value,
             map: Value::Map(map),
+            fields,
             at,
         });
     }
@@ -388,27 +427,24 @@ fn looks_like_json(bytes: &[u8]) -> bool {
 // ---------------------------------------------------------------------------
 // Clojure semantics shared by the checkers
 
-/// A value as Clojure holds it after reading: maps of more than 8 entries
-/// and every set are hashed collections, iterated (and printed) in hash
-/// order.
-fn clj_value(v: Value) -> Value {
+/// Makes a value what Clojure holds after reading it: maps of more than 8
+/// entries and every set are hashed collections, iterated (and printed) in
+/// hash order. In place: most values (vectors of numbers) need nothing.
+fn clj_value(v: &mut Value) {
     match v {
         Value::Map(es) => {
-            let mut es: Vec<(Value, Value)> = es
-                .into_iter()
-                .map(|(k, v)| (clj_value(k), clj_value(v)))
-                .collect();
-            clojure_map_order(&mut es, |(k, _)| clojure_hasheq(k));
-            Value::Map(es)
+            for (k, x) in es.iter_mut() {
+                clj_value(k);
+                clj_value(x);
+            }
+            clojure_map_order(es, |(k, _)| clojure_hasheq(k));
         }
         Value::Set(xs) => {
-            let mut xs: Vec<Value> = xs.into_iter().map(clj_value).collect();
-            crate::graph::order::clojure_hash_order(&mut xs, clojure_hasheq);
-            Value::Set(xs)
+            xs.iter_mut().for_each(clj_value);
+            crate::graph::order::clojure_hash_order(xs, clojure_hasheq);
         }
-        Value::Vector(xs) => Value::Vector(xs.into_iter().map(clj_value).collect()),
-        Value::List(xs) => Value::List(xs.into_iter().map(clj_value).collect()),
-        other => other,
+        Value::Vector(xs) | Value::List(xs) => xs.iter_mut().for_each(clj_value),
+        _ => {}
     }
 }
 

@@ -20,20 +20,20 @@ pub(super) fn check(h: &JHistory) -> Value {
         .ops
         .iter()
         .filter(|o| o.op_type == OpType::Invoke && o.is_f("add"))
-        .map(|o| o.value.clone())
+        .map(|o| o.value().clone())
         .collect();
     let adds: HashSet<Value> = h
         .ops
         .iter()
         .filter(|o| o.op_type == OpType::Ok && o.is_f("add"))
-        .map(|o| o.value.clone())
+        .map(|o| o.value().clone())
         .collect();
     let final_read = h
         .ops
         .iter()
         .rev()
         .find(|o| o.op_type == OpType::Ok && o.is_f("read"))
-        .map(|o| &o.value);
+        .map(|o| o.value());
     let final_read = match final_read {
         None | Some(Value::Nil) => {
             return Value::kw_map(vec![

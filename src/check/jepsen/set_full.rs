@@ -37,11 +37,11 @@ pub(super) fn check(h: &JHistory) -> Value {
     let mut order: Vec<Value> = Vec::new();
     let mut elements: HashMap<Value, Element> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {
-        if !matches!(op.process, Value::Int(_)) {
+        if !matches!(op.process(), Value::Int(_)) {
             continue;
         }
         if op.is_f("add") {
-            let v = &op.value;
+            let v = op.value();
             if op.op_type == OpType::Invoke {
                 if !elements.contains_key(v) {
                     order.push(v.clone());
@@ -69,7 +69,7 @@ pub(super) fn check(h: &JHistory) -> Value {
                     op.index
                 ));
             };
-            let seen: HashSet<&Value> = match &op.value {
+            let seen: HashSet<&Value> = match op.value() {
                 Value::Nil => HashSet::new(),
                 Value::Vector(xs) | Value::List(xs) | Value::Set(xs) => xs.iter().collect(),
                 v => {
