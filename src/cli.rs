@@ -402,7 +402,7 @@ fn check_one(
     inject_panic(path);
     if let Some(m) = models::jepsen_model(workload) {
         check_extras::warn_ignored(workload, opts, rw, directory.is_some());
-        return models::check_jepsen(path, format, m, opts);
+        return models::check_jepsen(path, format, m, opts, memory);
     }
     let explicit = workload != Workload::Auto;
     let peer = peer_format(path, format);
@@ -441,7 +441,7 @@ fn check_one(
     };
     check_extras::warn_ignored(workload, opts, rw, directory.is_some());
     if let Some(m) = models::jepsen_model(workload) {
-        return models::check_jepsen_read(&h, m, opts);
+        return models::check_jepsen_read(&h, m, opts, memory);
     }
     if opts.verbose {
         eprintln!("ellery: {}: workload {workload:?}", path.display());

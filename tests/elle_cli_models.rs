@@ -302,3 +302,34 @@ fn check_auto_detects_the_models() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_memory_guard_counts_the_generic_ops() {
+    // 12 bytes per byte of history, plus 64 MB: a 2 MB history needs about
+    // 88 MB, more than 80M, less than 100M.
+    let t = common::Scratch::new("memory");
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 2 << 20 {
+        text.push_str(&format!(
+            "{{:index {i}, :time {i}, :type :invoke, :process 0, :f :add, :value 1}}\n{{:index {}, :time {}, :type :ok, :process 0, :f :add, :value 1}}\n",
+            i + 1,
+            i + 1
+        ));
+        i += 2;
+    }
+    let h = t.file("counter.edn", &text);
+    let h = h.to_str().unwrap();
+    for (args, code) in [
+        (vec!["check", "-m", "counter", "--max-memory", "80M", h], 3),
+        (vec!["check", "--max-memory", "80M", h], 3),
+        (vec!["-m", "counter", "--max-memory", "80M", h], 255),
+        (vec!["check", "-m", "counter", "--max-memory", "100M", h], 0),
+    ] {
+        let o = ellery(&args);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+        if code != 0 {
+            assert!(stderr(&o).contains("too large to check"), "{}", stderr(&o));
+        }
+    }
+}
