@@ -142,6 +142,8 @@ fn plain_lines_and_exit_codes() {
     let set = j.join("set.edn");
     let o = ellery(&["-m", "set-full", set_full.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
+    // elle-cli's default -c and -a are not the user's: no warning.
+    assert_eq!(stderr(&o), "");
     assert_eq!(stdout(&o), format!("{} \t false\n", set_full.display()));
     let o = ellery(&["-m", "set", set.to_str().unwrap()]);
     assert_eq!(

@@ -77,6 +77,9 @@ pub struct CheckOptions {
     /// Options of the Jepsen models (bank, long-fork; see
     /// [`crate::check::jepsen`]).
     pub jepsen: crate::check::jepsen::JepsenOptions,
+    /// Warn (once) about options the history's workload does not use. Off
+    /// in elle-cli mode, whose `-c`/`-a` always carry elle-cli's defaults.
+    pub warn_unused_options: bool,
 }
 
 impl Default for CheckOptions {
@@ -94,6 +97,7 @@ impl Default for CheckOptions {
             sat_conflict_budget: None,
             confirm_with_sat: true,
             jepsen: Default::default(),
+            warn_unused_options: true,
         }
     }
 }

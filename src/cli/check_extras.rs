@@ -60,6 +60,9 @@ pub(super) fn warn_ignored(
     directory: bool,
 ) {
     static WARNED: AtomicBool = AtomicBool::new(false);
+    if !opts.warn_unused_options {
+        return;
+    }
     let mut ignored: Vec<&str> = Vec::new();
     let elle = matches!(workload, Workload::ListAppend | Workload::RwRegister);
     if !elle {

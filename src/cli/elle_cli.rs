@@ -197,6 +197,9 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
         // answer at all (repeated values).
         confirm_with_sat: false,
         jepsen: cli.jepsen.options(),
+        // Only the Jepsen flags are warned about (above): -c and -a always
+        // hold elle-cli's defaults here.
+        warn_unused_options: false,
         ..CheckOptions::default()
     };
     let mut any_invalid = false;
