@@ -220,8 +220,9 @@ struct CheckArgs {
 #[derive(clap::Args, Debug, Clone)]
 struct MemoryFlag {
     /// Refuse (as bad input) an EDN or JSON history whose estimated peak
-    /// memory, 4 × its size + 64 MB, exceeds SIZE (e.g. 512M, 8G; `none`:
-    /// no limit). Default: the memory available (MemAvailable).
+    /// memory, 4 × its size + 64 MB (12 × for the Jepsen models), exceeds
+    /// SIZE (e.g. 512M, 8G; `none`: no limit). Default: the memory
+    /// available (MemAvailable).
     #[arg(long = "max-memory", value_name = "SIZE", value_parser = crate::limits::parse_limit)]
     max_memory: Option<crate::limits::MemoryLimit>,
 }
