@@ -18,7 +18,7 @@ mod models;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
-use crate::edn::{pr_str, Value};
+use crate::edn::pr_str;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
@@ -437,7 +437,7 @@ fn check_one(
                 h.origin
             ))
         }
-        Workload::Auto => detect_workload(&h),
+        Workload::Auto => check_extras::detect_workload(&h),
         w => w,
     };
     check_extras::warn_ignored(workload, opts, rw, directory.is_some());
@@ -577,8 +577,12 @@ fn run_check(a: CheckArgs) -> i32 {
         return EXIT_BAD_INPUT;
     }
     let many = files.len() > 1;
-    let subdirs =
-        crate::report::names::make_unique(files.iter().map(|f| output_subdir(f)).collect());
+    let subdirs = crate::report::names::make_unique(
+        files
+            .iter()
+            .map(|f| check_extras::output_subdir(f))
+            .collect(),
+    );
     let mut opts = opts;
     if !many && !a.quiet && std::io::stderr().is_terminal() {
         opts.progress = Some(show_phase);
@@ -628,7 +632,7 @@ fn run_check(a: CheckArgs) -> i32 {
                     eprintln!("ellery: {msg}");
                     counts[3] += 1;
                 }
-                Ok(o) if wrong_workload(&o) => {
+                Ok(o) if check_extras::wrong_workload(&o) => {
                     if let Some(p) = &o.problem {
                         eprintln!("ellery: {p}");
                     }
@@ -653,7 +657,7 @@ fn run_check(a: CheckArgs) -> i32 {
                         OutputFormat::Json => pprint_json(&o.result).trim_end().to_string(),
                         OutputFormat::Jsonl if many => check_extras::jsonl_record(path, &o.result),
                         OutputFormat::Jsonl => crate::edn::value_to_json(&o.result).to_string(),
-                        OutputFormat::Summary => summary_line(path, &o),
+                        OutputFormat::Summary => check_extras::summary_line(path, &o),
                     };
                     let _ = writeln!(out, "{line}");
                 }
@@ -696,85 +700,7 @@ fn run_check(a: CheckArgs) -> i32 {
     }
 }
 
-/// Whether an outcome's problem is that the history belongs to another
-/// workload than the one asked for.
-fn wrong_workload(o: &Outcome) -> bool {
-    o.problem
-        .as_ref()
-        .is_some_and(|p| p.kind == crate::error::InputErrorKind::WrongWorkload)
-}
-
-/// The workload a history's operations belong to: first the
-/// non-transactional models ([`check_extras::detect_other`]: mutex, bank,
-/// counter, set, set-full), then register operations
-/// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
-/// transactions are list-append if any micro-op appends, rw-register if any
-/// writes; list-append otherwise (read-only histories check the same way).
-fn detect_workload(h: &crate::model::History) -> Workload {
-    use crate::model::{MopFn, OpValue};
-    if let Some(w) = check_extras::detect_other(h) {
-        return w;
-    }
-    let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
-        .iter()
-        .filter_map(|f| h.interner.lookup(&Value::kw(f)))
-        .collect();
-    let mut writes = false;
-    for op in &h.ops {
-        if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
-            return Workload::CasRegister;
-        }
-        for m in h.mops(op) {
-            match m.f {
-                MopFn::Append => return Workload::ListAppend,
-                MopFn::Write => writes = true,
-                _ => {}
-            }
-        }
-    }
-    if writes {
-        Workload::RwRegister
-    } else {
-        Workload::ListAppend
-    }
-}
-
 /// Shows the phase a single large check is in, on one terminal line.
 fn show_phase(phase: &str) {
     eprint!("\r\x1b[2Kellery: {phase}…");
-}
-
-/// Where a history's files go under `--directory` when several histories
-/// are checked: its path, flattened (`store/t/20240101/history.edn` →
-/// `store-t-20240101-history`), made a safe file name (see
-/// [`crate::report::names::safe_file_name`]); the caller makes the names of
-/// one batch distinct.
-fn output_subdir(path: &Path) -> String {
-    let mut parts: Vec<String> = path
-        .with_extension("")
-        .components()
-        .filter_map(|c| match c {
-            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    if parts.is_empty() {
-        parts.push("stdin".into());
-    }
-    crate::report::names::safe_file_name(&parts.join("-"))
-}
-
-fn summary_line(path: &Path, o: &Outcome) -> String {
-    let types = match o.result.get_kw("anomaly-types") {
-        Some(Value::List(ts)) => ts.iter().map(pr_str).collect::<Vec<_>>().join(" "),
-        _ => String::new(),
-    };
-    let word = match o.validity {
-        Validity::Valid => "valid",
-        Validity::Invalid => "invalid",
-        Validity::Unknown => "unknown",
-    };
-    format!("{}\t{}\t{}", path.display(), word, types)
-        .trim_end()
-        .to_string()
 }

@@ -1,9 +1,12 @@
-//! Checks `ellery check` makes around the histories themselves: usage it
-//! refuses up front, flags the chosen workload ignores, the format of
-//! standard input, and the multi-history JSON output.
+//! What `ellery check` does around the checks themselves: usage it
+//! refuses up front, flags the chosen workload ignores, the workload and
+//! format a history belongs to, and the output of several histories
+//! (JSON keyed by path, JSONL records, summary lines, per-history output
+//! directories).
 
-use super::{CheckArgs, Workload};
+use super::{CheckArgs, Outcome, Validity, Workload};
 use crate::check::outcome::CheckOptions;
+use crate::edn::pr_str;
 use crate::edn::Value;
 use crate::model::SourceFormat;
 use std::path::{Path, PathBuf};
@@ -168,7 +171,7 @@ pub(super) fn workload_hint(chosen: Workload, h: &crate::model::History) -> Opti
             "this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for".into(),
         );
     }
-    let fits = super::detect_workload(h);
+    let fits = detect_workload(h);
     (fits != chosen).then(|| {
         format!(
             "this is a {} history: use -m {}",
@@ -224,4 +227,82 @@ pub(super) fn jsonl_record(path: &Path, result: &Value) -> String {
         }
     }
     serde_json::Value::Object(record).to_string()
+}
+
+/// Whether an outcome's problem is that the history belongs to another
+/// workload than the one asked for.
+pub(super) fn wrong_workload(o: &Outcome) -> bool {
+    o.problem
+        .as_ref()
+        .is_some_and(|p| p.kind == crate::error::InputErrorKind::WrongWorkload)
+}
+
+/// The workload a history's operations belong to: first the
+/// non-transactional models ([`detect_other`]: mutex, bank,
+/// counter, set, set-full), then register operations
+/// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
+/// transactions are list-append if any micro-op appends, rw-register if any
+/// writes; list-append otherwise (read-only histories check the same way).
+pub(super) fn detect_workload(h: &crate::model::History) -> Workload {
+    use crate::model::{MopFn, OpValue};
+    if let Some(w) = detect_other(h) {
+        return w;
+    }
+    let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
+        .iter()
+        .filter_map(|f| h.interner.lookup(&Value::kw(f)))
+        .collect();
+    let mut writes = false;
+    for op in &h.ops {
+        if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
+            return Workload::CasRegister;
+        }
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Append => return Workload::ListAppend,
+                MopFn::Write => writes = true,
+                _ => {}
+            }
+        }
+    }
+    if writes {
+        Workload::RwRegister
+    } else {
+        Workload::ListAppend
+    }
+}
+
+/// Where a history's files go under `--directory` when several histories
+/// are checked: its path, flattened (`store/t/20240101/history.edn` →
+/// `store-t-20240101-history`), made a safe file name (see
+/// [`crate::report::names::safe_file_name`]); the caller makes the names of
+/// one batch distinct.
+pub(super) fn output_subdir(path: &Path) -> String {
+    let mut parts: Vec<String> = path
+        .with_extension("")
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        parts.push("stdin".into());
+    }
+    crate::report::names::safe_file_name(&parts.join("-"))
+}
+
+pub(super) fn summary_line(path: &Path, o: &Outcome) -> String {
+    let types = match o.result.get_kw("anomaly-types") {
+        Some(Value::List(ts)) => ts.iter().map(pr_str).collect::<Vec<_>>().join(" "),
+        _ => String::new(),
+    };
+    let word = match o.validity {
+        Validity::Valid => "valid",
+        Validity::Invalid => "invalid",
+        Validity::Unknown => "unknown",
+    };
+    format!("{}\t{}\t{}", path.display(), word, types)
+        .trim_end()
+        .to_string()
 }

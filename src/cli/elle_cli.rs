@@ -221,7 +221,11 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
             }
             Ok(o) => {
                 // Elle's :unknown verdict stands in elle-cli mode; say why.
-                if let Some(p) = o.problem.as_ref().filter(|_| super::wrong_workload(&o)) {
+                if let Some(p) = o
+                    .problem
+                    .as_ref()
+                    .filter(|_| super::check_extras::wrong_workload(&o))
+                {
                     eprintln!("ellery: {p}");
                 }
                 if o.validity == Validity::Invalid {
