@@ -38,15 +38,14 @@ pub(super) fn refuse_usage(a: &CheckArgs) -> Result<(), String> {
 
 /// The format of a history read from standard input: JSON when its first
 /// meaningful bytes are `[{"` or `{"` (an EDN history starts with `{:` or
-/// `[{:`), else EDN.
+/// `[{:`), or it is an empty JSON array; else EDN.
 pub(super) fn stdin_format(bytes: &[u8]) -> SourceFormat {
-    let head: Vec<u8> = bytes
+    let empty_array = bytes
         .iter()
-        .copied()
         .filter(|b| !b.is_ascii_whitespace())
         .take(3)
-        .collect();
-    if head.starts_with(b"[{\"") || head.starts_with(b"{\"") || head == b"[]" {
+        .eq(b"[]".iter());
+    if crate::check::jepsen::looks_like_json(bytes) || empty_array {
         SourceFormat::Json
     } else {
         SourceFormat::Edn

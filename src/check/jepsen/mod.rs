@@ -392,8 +392,7 @@ pub fn check_file(
     };
     let json = json.unwrap_or_else(|| {
         crate::read::detect_format(path) == crate::model::SourceFormat::Json
-            || (origin == "-" && bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'['))
-                && looks_like_json(&bytes)
+            || (origin == "-" && looks_like_json(&bytes))
     });
     let h = read_ops(&bytes, &origin, json).map_err(|e| e.to_string())?;
     check(model, &h, opts).map_err(|e| e.to_string())
@@ -412,16 +411,16 @@ pub fn check_bytes(
     check(model, &h, opts).map_err(|e| e.to_string())
 }
 
-/// Whether bytes starting with `[` hold JSON rather than an EDN vector: the
-/// first element of a JSON history is an object whose first key is a string.
-fn looks_like_json(bytes: &[u8]) -> bool {
+/// Whether a history's bytes are JSON rather than EDN: JSON op objects
+/// start with a string key (`[{"` or `{"`), EDN op maps with a keyword.
+pub fn looks_like_json(bytes: &[u8]) -> bool {
     let t: Vec<u8> = bytes
         .iter()
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
         .take(3)
         .collect();
-    t.starts_with(b"[{\"")
+    t.starts_with(b"[{\"") || t.starts_with(b"{\"")
 }
 
 // ---------------------------------------------------------------------------
