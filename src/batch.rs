@@ -25,16 +25,90 @@ use std::time::Instant;
 /// [`crate::read::peers::detect`]): a directory of Cobra `T<N>.log` files
 /// (taken whole), a dbcop `history.bincode`, a text-format `*.txt`.
 pub fn discover(inputs: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    Ok(discover_histories(inputs)?.0)
+}
+
+/// [`discover`], also returning the files a directory walk passed over
+/// because they are not histories: `*.expected.edn` files and result maps
+/// (a file whose first form is a map with a `:valid?` key, such as Elle's or
+/// Jepsen's results), which test and store directories hold next to their
+/// histories. Files named on the command line are always taken.
+pub fn discover_histories(inputs: &[PathBuf]) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for input in inputs {
         let cobra = || crate::read::peers::detect(input) == Some(PeerFormat::Cobra);
         if input.as_os_str() == "-" || !input.is_dir() || cobra() {
             out.push(input.clone());
         } else {
-            walk(input, &mut out)?;
+            let mut found = Vec::new();
+            walk(input, &mut found)?;
+            for f in found {
+                if is_result_file(&f) {
+                    skipped.push(f);
+                } else {
+                    out.push(f);
+                }
+            }
         }
     }
-    Ok(out)
+    Ok((out, skipped))
+}
+
+/// Whether a file found by a walk holds a result rather than a history:
+/// its name ends in `.expected.edn`, or its first form is a map with a
+/// `:valid?` (JSON: `"valid?"`) key. Op maps never have one.
+pub fn is_result_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.ends_with(".expected.edn") {
+        return true;
+    }
+    if !(name.ends_with(".edn") || name.ends_with(".json")) {
+        return false;
+    }
+    // Only the first form matters; results are small, and a history's
+    // first op map is short, so a bounded prefix is read.
+    let mut buf = vec![0u8; 1 << 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut buf))
+        .unwrap_or(0);
+    let head = &buf[..n];
+    let start = crate::edn::parse::skip_trivia(head, 0);
+    if head.get(start) != Some(&b'{') {
+        return false;
+    }
+    // Keys at depth 1 of the first map: look for `:valid?` / `"valid?"`
+    // outside strings and nested forms.
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < head.len() {
+        match head[i] {
+            b'"' => {
+                let j = crate::edn::parse::skip_string(head, i).unwrap_or(head.len());
+                if depth == 1 && &head[i..j.min(head.len())] == b"\"valid?\"" {
+                    return true;
+                }
+                i = j;
+                continue;
+            }
+            b'{' | b'[' | b'(' => depth += 1,
+            b'}' | b']' | b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            b':' if depth == 1 && head[i..].starts_with(b":valid?") => {
+                let after = head.get(i + 7).copied().unwrap_or(b' ');
+                if after.is_ascii_whitespace() || after == b',' {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The error `e` with the path it happened at, which io errors lack.

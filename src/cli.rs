@@ -5,17 +5,20 @@
 //!   0 (all valid), 1 (some invalid), 2 (some unknown, none invalid),
 //!   3 (bad input or usage), 4 (an internal error in some history; the
 //!   others are still checked).
-//! * `ellery -m list-append|rw-register [elle-cli options] FILES…` — elle-cli's flags,
-//!   output lines (`path \t true`) and exit codes (1 if any history is
-//!   invalid, else 0; 255 on bad input or an internal error), so scripts
-//!   only change the name.
+//! * `ellery -m MODEL [elle-cli options] FILES…` — elle-cli's models
+//!   (list-append, rw-register, cas-register, mutex, bank, counter, set,
+//!   set-full, long-fork), flags, output lines (`path \t true`) and exit
+//!   codes (1 if any history is invalid, else 0; 255 on bad input, usage
+//!   errors or an internal error), so scripts only change the name.
 
+mod check_extras;
 mod diff_cmd;
 mod elle_cli;
+mod models;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
-use crate::edn::{pr_str, Value};
+use crate::edn::pr_str;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
@@ -35,9 +38,19 @@ const EXIT_CODES: &str = "Exit codes: 0 every history valid; 1 some history inva
 2 some history unknown (none invalid); 3 bad input or usage; 4 an internal error \
 in some history (a bug: the other histories are still checked; takes precedence).";
 
+/// The top-level help's footer: elle-cli mode, then `check`'s exit codes.
+const TOP_HELP: &str = "elle-cli mode: without a subcommand, `ellery -m MODEL [elle-cli options] FILES…` \
+is a drop-in for elle-cli: its models (list-append, rw-register, cas-register, mutex, bank, counter, \
+set, set-full, long-fork), flags, output lines and exit codes (0 no history invalid, 1 some history \
+invalid, 255 bad input or usage); see `ellery -m list-append --help`.
+
+Exit codes of check: 0 every history valid; 1 some history invalid; 2 some history unknown \
+(none invalid); 3 bad input or usage; 4 an internal error in some history (a bug: the other \
+histories are still checked; takes precedence).";
+
 /// ellery: Elle's answers for Jepsen histories, fast.
 #[derive(Parser, Debug)]
-#[command(name = "ellery", version, about, after_help = EXIT_CODES)]
+#[command(name = "ellery", version, about, after_help = TOP_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -69,6 +82,18 @@ enum Workload {
     /// Knossos's cas-register: linearizability of `:read`/`:write`/`:cas`
     /// registers (`-c linearizable`, the only model that applies).
     CasRegister,
+    /// Knossos's mutex: linearizability of `:acquire`/`:release` on one lock.
+    Mutex,
+    /// Jepsen's bank: every read sums to the total (`-o`, `-n`).
+    Bank,
+    /// Jepsen's counter: reads within the bounds of the adds.
+    Counter,
+    /// Jepsen's set: the final read holds every acknowledged add.
+    Set,
+    /// Jepsen's set-full: every added element stable, none lost.
+    SetFull,
+    /// Jepsen's long-fork: reads of each key group totally ordered (`-g`).
+    LongFork,
 }
 
 /// Output formats.
@@ -156,6 +181,8 @@ struct CheckArgs {
     algorithm: crate::route::Algorithm,
     #[command(flatten)]
     rw: RwFlags,
+    #[command(flatten)]
+    jepsen: models::JepsenFlags,
     /// Plot format for SCC and cycle plots under `--directory`.
     #[arg(short = 'p', long = "plot-format", value_enum, default_value = "svg")]
     plot_format: PlotFormat,
@@ -193,8 +220,9 @@ struct CheckArgs {
 #[derive(clap::Args, Debug, Clone)]
 struct MemoryFlag {
     /// Refuse (as bad input) an EDN or JSON history whose estimated peak
-    /// memory, 4 × its size + 64 MB, exceeds SIZE (e.g. 512M, 8G; `none`:
-    /// no limit). Default: the memory available (MemAvailable).
+    /// memory, 4 × its size + 64 MB (12 × for the Jepsen models), exceeds
+    /// SIZE (e.g. 512M, 8G; `none`: no limit). Default: the memory
+    /// available (MemAvailable).
     #[arg(long = "max-memory", value_name = "SIZE", value_parser = crate::limits::parse_limit)]
     max_memory: Option<crate::limits::MemoryLimit>,
 }
@@ -302,7 +330,8 @@ fn read(
         })?;
         let f = match format {
             Some(InputFormat::Json) => SourceFormat::Json,
-            _ => SourceFormat::Edn,
+            Some(_) => SourceFormat::Edn,
+            None => check_extras::stdin_format(&bytes),
         };
         return Ok(read_history_bytes(bytes, "-", f)?);
     }
@@ -372,6 +401,11 @@ fn check_one(
         p("reading");
     }
     inject_panic(path);
+    if let Some(m) = models::jepsen_model(workload) {
+        check_extras::warn_ignored(workload, opts, rw, directory.is_some());
+        return models::check_jepsen(path, format, m, opts, memory);
+    }
+    let explicit = workload != Workload::Auto;
     let peer = peer_format(path, format);
     if peer.is_none() && path != Path::new("-") {
         crate::limits::check_fits(path, memory)?;
@@ -397,9 +431,19 @@ fn check_one(
     let workload = match workload {
         // Peer formats are register reads and writes, even when read-only.
         Workload::Auto if peer.is_some() => Workload::RwRegister,
-        Workload::Auto => detect_workload(&h),
+        Workload::Auto if check_extras::multi_register(&h) => {
+            return Err(format!(
+                "{}: this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for",
+                h.origin
+            ))
+        }
+        Workload::Auto => check_extras::detect_workload(&h),
         w => w,
     };
+    check_extras::warn_ignored(workload, opts, rw, directory.is_some());
+    if let Some(m) = models::jepsen_model(workload) {
+        return models::check_jepsen_read(&h, m, opts, memory);
+    }
     if opts.verbose {
         eprintln!("ellery: {}: workload {workload:?}", path.display());
     }
@@ -408,10 +452,25 @@ fn check_one(
         Workload::ListAppend => route::check(&h, opts, route::Workload::ListAppend, rw),
         Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
         Workload::CasRegister => route::check_cas_register(&h, opts),
+        Workload::Mutex => return models::check_mutex(&h, opts),
+        Workload::Bank
+        | Workload::Counter
+        | Workload::Set
+        | Workload::SetFull
+        | Workload::LongFork => unreachable!("the Jepsen models returned above"),
     }
     .map_err(|e| e.to_string())?;
-    if let Some(p) = &outcome.problem {
-        eprintln!("ellery: {p}");
+    let mut outcome = outcome;
+    if let Some(p) = outcome.problem.as_mut() {
+        match check_extras::workload_hint(workload, &h).filter(|_| explicit) {
+            // The caller decides: bad input for `check`, Elle's verdict
+            // (and this line) in elle-cli mode.
+            Some(hint) => {
+                p.message = format!("{}; {hint}", p.message);
+                p.kind = crate::error::InputErrorKind::WrongWorkload;
+            }
+            None => eprintln!("ellery: {p}"),
+        }
     }
     if let Some((d, plot)) = directory {
         let notes =
@@ -468,6 +527,10 @@ fn inject_panic(path: &Path) {
 }
 
 fn run_check(a: CheckArgs) -> i32 {
+    if let Err(msg) = check_extras::refuse_usage(&a) {
+        eprintln!("ellery: {msg}");
+        return EXIT_BAD_INPUT;
+    }
     let exp = match expectations(&a.consistency_models, &a.anomalies) {
         Ok(e) => e,
         Err(msg) => {
@@ -489,10 +552,21 @@ fn run_check(a: CheckArgs) -> i32 {
             .then(|| Duration::from_millis(a.linearizable_timeout)),
         sat_timeout: (a.sat_timeout > 0).then(|| Duration::from_millis(a.sat_timeout)),
         algorithm: a.algorithm,
+        jepsen: a.jepsen.options(),
         ..CheckOptions::default()
     };
-    let files = match crate::batch::discover(&a.files) {
-        Ok(f) => f,
+    let files = match crate::batch::discover_histories(&a.files) {
+        Ok((f, skipped)) => {
+            if let Some(first) = skipped.first() {
+                eprintln!(
+                    "ellery: note: skipped {} file{} holding result maps, not histories (e.g. {})",
+                    skipped.len(),
+                    if skipped.len() == 1 { "" } else { "s" },
+                    first.display()
+                );
+            }
+            f
+        }
         Err(e) => {
             eprintln!("ellery: {e}");
             return EXIT_BAD_INPUT;
@@ -503,8 +577,12 @@ fn run_check(a: CheckArgs) -> i32 {
         return EXIT_BAD_INPUT;
     }
     let many = files.len() > 1;
-    let subdirs =
-        crate::report::names::make_unique(files.iter().map(|f| output_subdir(f)).collect());
+    let subdirs = crate::report::names::make_unique(
+        files
+            .iter()
+            .map(|f| check_extras::output_subdir(f))
+            .collect(),
+    );
     let mut opts = opts;
     if !many && !a.quiet && std::io::stderr().is_terminal() {
         opts.progress = Some(show_phase);
@@ -520,6 +598,7 @@ fn run_check(a: CheckArgs) -> i32 {
     let mut out = stdout.lock();
     let rw_options = a.rw.options();
     let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
+    let mut json_results: Vec<(PathBuf, String)> = Vec::new();
     let items: Vec<(&PathBuf, &String)> = files.iter().zip(&subdirs).collect();
     // Rows of the batch's index.html (with several histories and -d).
     let mut rows: Vec<crate::report::html::Entry> = Vec::new();
@@ -557,6 +636,13 @@ fn run_check(a: CheckArgs) -> i32 {
                     rows.push(crate::report::html::Entry::failed(path, &msg));
                     counts[3] += 1;
                 }
+                Ok(o) if check_extras::wrong_workload(&o) => {
+                    if let Some(p) = &o.problem {
+                        eprintln!("ellery: {p}");
+                        rows.push(crate::report::html::Entry::failed(path, &p.to_string()));
+                    }
+                    counts[3] += 1;
+                }
                 Ok(o) => {
                     rows.push(crate::report::html::Entry::checked(path, &subdirs[i], &o));
                     counts[match o.validity {
@@ -569,9 +655,15 @@ fn run_check(a: CheckArgs) -> i32 {
                             format!(";; {}\n{}", path.display(), pr_str(&o.result))
                         }
                         OutputFormat::Edn => pr_str(&o.result),
+                        OutputFormat::Json if many => {
+                            // One object keyed by path, printed at the end.
+                            json_results.push((path.clone(), pprint_json(&o.result)));
+                            return;
+                        }
                         OutputFormat::Json => pprint_json(&o.result).trim_end().to_string(),
+                        OutputFormat::Jsonl if many => check_extras::jsonl_record(path, &o.result),
                         OutputFormat::Jsonl => crate::edn::value_to_json(&o.result).to_string(),
-                        OutputFormat::Summary => summary_line(path, &o),
+                        OutputFormat::Summary => check_extras::summary_line(path, &o),
                     };
                     let _ = writeln!(out, "{line}");
                 }
@@ -583,6 +675,9 @@ fn run_check(a: CheckArgs) -> i32 {
         if let Err(e) = crate::report::html::write_batch_index(d, &rows) {
             eprintln!("ellery: {}: {e}", d.display());
         }
+    }
+    if a.output == OutputFormat::Json && many {
+        let _ = writeln!(out, "{}", check_extras::json_by_path(&json_results));
     }
     if opts.progress.is_some() {
         eprint!("\r\x1b[2K");
@@ -616,72 +711,7 @@ fn run_check(a: CheckArgs) -> i32 {
     }
 }
 
-/// The workload a history's operations belong to: register operations
-/// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
-/// transactions are list-append if any micro-op appends, rw-register if any
-/// writes; list-append otherwise (read-only histories check the same way).
-fn detect_workload(h: &crate::model::History) -> Workload {
-    use crate::model::{MopFn, OpValue};
-    let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
-        .iter()
-        .filter_map(|f| h.interner.lookup(&Value::kw(f)))
-        .collect();
-    let mut writes = false;
-    for op in &h.ops {
-        if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
-            return Workload::CasRegister;
-        }
-        for m in h.mops(op) {
-            match m.f {
-                MopFn::Append => return Workload::ListAppend,
-                MopFn::Write => writes = true,
-                _ => {}
-            }
-        }
-    }
-    if writes {
-        Workload::RwRegister
-    } else {
-        Workload::ListAppend
-    }
-}
-
 /// Shows the phase a single large check is in, on one terminal line.
 fn show_phase(phase: &str) {
     eprint!("\r\x1b[2Kellery: {phase}…");
-}
-
-/// Where a history's files go under `--directory` when several histories
-/// are checked: its path, flattened (`store/t/20240101/history.edn` →
-/// `store-t-20240101-history`), made a safe file name (see
-/// [`crate::report::names::safe_file_name`]); the caller makes the names of
-/// one batch distinct.
-fn output_subdir(path: &Path) -> String {
-    let mut parts: Vec<String> = path
-        .with_extension("")
-        .components()
-        .filter_map(|c| match c {
-            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    if parts.is_empty() {
-        parts.push("stdin".into());
-    }
-    crate::report::names::safe_file_name(&parts.join("-"))
-}
-
-fn summary_line(path: &Path, o: &Outcome) -> String {
-    let types = match o.result.get_kw("anomaly-types") {
-        Some(Value::List(ts)) => ts.iter().map(pr_str).collect::<Vec<_>>().join(" "),
-        _ => String::new(),
-    };
-    let word = match o.validity {
-        Validity::Valid => "valid",
-        Validity::Invalid => "invalid",
-        Validity::Unknown => "unknown",
-    };
-    format!("{}\t{}\t{}", path.display(), word, types)
-        .trim_end()
-        .to_string()
 }

@@ -51,8 +51,40 @@ pub struct Comparison {
     pub also_not: (Vec<String>, Vec<String>),
     /// Case counts that differ: (type, Elle's count, ellery's count).
     pub counts: Vec<(String, usize, usize)>,
+    /// What both report: anomaly types, `:not`, `:also-not`, and the case
+    /// counts that agree (shown in the report, so that "same" says what is
+    /// the same).
+    pub shared: Shared,
     /// Unified diff of the normalised maps (empty when they are equal).
     pub diff: String,
+}
+
+/// The items two results share (see [`Comparison::shared`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Shared {
+    /// Anomaly types both report.
+    pub types: Vec<String>,
+    /// `:not` models both report.
+    pub not: Vec<String>,
+    /// `:also-not` models both report.
+    pub also_not: Vec<String>,
+    /// Case counts both report: (type, count).
+    pub counts: Vec<(String, usize)>,
+}
+
+/// `only elle: …; only ellery: …; both: …` with the empty parts left out
+/// (`none` when all are empty).
+fn sides(a: &[String], b: &[String], both: &[String]) -> String {
+    let parts: Vec<String> = [("only elle", a), ("only ellery", b), ("both", both)]
+        .iter()
+        .filter(|(_, xs)| !xs.is_empty())
+        .map(|(what, xs)| format!("{what}: {}", xs.join(" ")))
+        .collect();
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join("; ")
+    }
 }
 
 impl Comparison {
@@ -86,24 +118,34 @@ impl Comparison {
             self.verdict.0 == self.verdict.1,
             format!("elle {}, ellery {}", self.verdict.0, self.verdict.1),
         );
-        for (what, (a, b)) in [
-            ("anomaly-types", &self.types),
-            ("not", &self.not),
-            ("also-not", &self.also_not),
+        for (what, (a, b), both) in [
+            ("anomaly-types", &self.types, &self.shared.types),
+            ("not", &self.not, &self.shared.not),
+            ("also-not", &self.also_not, &self.shared.also_not),
         ] {
-            let detail = if a.is_empty() && b.is_empty() {
-                String::new()
+            let same = a.is_empty() && b.is_empty();
+            let detail = if same {
+                if both.is_empty() {
+                    "none".to_string()
+                } else {
+                    both.join(" ")
+                }
             } else {
-                format!("only elle: {}; only ellery: {}", a.join(" "), b.join(" "))
+                sides(a, b, both)
             };
-            line(&mut s, what, a.is_empty() && b.is_empty(), detail);
+            line(&mut s, what, same, detail);
         }
-        let detail = self
+        let mut parts: Vec<String> = self
             .counts
             .iter()
             .map(|(t, a, b)| format!("{t}: elle {a}, ellery {b}"))
-            .collect::<Vec<_>>()
-            .join("; ");
+            .collect();
+        parts.extend(self.shared.counts.iter().map(|(t, n)| format!("{t}: {n}")));
+        let detail = if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join("; ")
+        };
         line(&mut s, "cases", self.counts.is_empty(), detail);
         if !self.diff.is_empty() {
             s.push('\n');
@@ -222,14 +264,23 @@ pub fn compare(elle: &Value, ellery: &Value) -> Comparison {
     let ce = counts(elle);
     let cy = counts(ellery);
     let mut count_diffs = Vec::new();
+    let mut shared_counts = Vec::new();
     let all: BTreeSet<&String> = ce.iter().chain(cy.iter()).map(|(t, _)| t).collect();
     for t in all {
         let a = ce.iter().find(|(x, _)| x == t).map_or(0, |(_, n)| *n);
         let b = cy.iter().find(|(x, _)| x == t).map_or(0, |(_, n)| *n);
         if a != b {
             count_diffs.push((t.clone(), a, b));
+        } else {
+            shared_counts.push((t.clone(), a));
         }
     }
+    let both = |k: &str| -> Vec<String> {
+        names(elle.get_kw(k))
+            .intersection(&names(ellery.get_kw(k)))
+            .cloned()
+            .collect()
+    };
     let (ne, ny) = (normalise(elle), normalise(ellery));
     let diff = if ne == ny {
         String::new()
@@ -252,6 +303,12 @@ pub fn compare(elle: &Value, ellery: &Value) -> Comparison {
             &names(ellery.get_kw("also-not")),
         ),
         counts: count_diffs,
+        shared: Shared {
+            types: both("anomaly-types"),
+            not: both("not"),
+            also_not: both("also-not"),
+            counts: shared_counts,
+        },
         diff,
     }
 }

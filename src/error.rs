@@ -41,23 +41,53 @@ pub enum InputErrorKind {
     /// rw-register inference cannot tell which write a read saw (the SAT
     /// checker can).
     RepeatedValues,
+    /// The history belongs to another workload than the one asked for (the
+    /// message says which): `ellery check` refuses it as bad input, elle-cli
+    /// mode keeps Elle's `:unknown` verdict.
+    WrongWorkload,
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Messages quote the input; control characters (binary bytes, a
+        // newline inside a quoted form) are escaped so that the error stays
+        // one readable line.
+        let message = printable(&self.message);
         if self.line == 0 {
             // Binary inputs have no lines; the message gives the byte offset.
-            return write!(f, "{}: {}", self.file, self.message);
+            return write!(f, "{}: {}", self.file, message);
         }
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
+            self.file, self.line, self.column, message
         )
     }
 }
 
 impl std::error::Error for InputError {}
+
+/// `s` with control characters escaped (`\n`, `\t`, `\r`, else `\xNN` or
+/// `\u{NNNN}`), borrowed when there are none.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x100 && c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
 
 /// Any error ellery reports instead of a verdict.
 #[derive(Debug)]

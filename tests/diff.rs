@@ -53,13 +53,20 @@ fn agreeing_results_exit_zero_and_differing_cycles_show_in_the_diff() {
     let history = t.file("history.edn", HISTORY);
     let (code, out, _) = ellery(&["diff", "--check", "-c", "serializable", &results, &history]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.starts_with(
-        "verdict        same       elle false, ellery false\n\
-anomaly-types  same       \n\
-not            same       \n\
-also-not       same       \n\
-cases          same       \n"
-    ));
+    // "same" shows what is the same (issue 20: it used to print nothing).
+    assert!(
+        out.starts_with(
+            "verdict        same       elle false, ellery false\n\
+anomaly-types  same       G1c\n\
+not            same       read-committed\n\
+also-not       same       causal-cerone consistent-view "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("\ncases          same       G1c: 1\n"),
+        "{out}"
+    );
     // The hand-made Elle cycle is empty, so the maps are not identical:
     assert!(out.contains("--- elle\n+++ ellery\n"), "{out}");
     assert!(
@@ -90,11 +97,16 @@ fn disagreeing_verdicts_exit_one_and_name_the_differences() {
         "{out}"
     );
     assert!(
-        out.contains("anomaly-types  DIFFERENT  only elle: G1c; only ellery: \n"),
+        // An empty side is left out, not printed as "only ellery: ".
+        out.contains("anomaly-types  DIFFERENT  only elle: G1c\n"),
         "{out}"
     );
     assert!(
         out.contains("cases          DIFFERENT  G1c: elle 1, ellery 0\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("also-not       DIFFERENT  only elle: causal-cerone "),
         "{out}"
     );
 }

@@ -594,6 +594,7 @@ pub fn check_search(ops: &[RegOp], deadline: Option<Instant>, max_configs: usize
 mod history;
 mod precheck;
 
+pub(crate) use history::result_value;
 pub use history::{check_history, check_keys};
 #[cfg(test)]
 mod tests;

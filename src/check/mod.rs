@@ -2,8 +2,10 @@
 //! graph, Elle's cycle-exists checks, then a search for each cycle anomaly
 //! type from most to least severe, bounded by the cycle-search timeout.
 
+pub mod jepsen;
 pub mod linearizable;
 pub mod mini;
+pub mod mutex;
 pub mod outcome;
 pub mod result;
 pub mod sat;

@@ -74,6 +74,12 @@ pub struct CheckOptions {
     /// inferred verdict (see [`crate::route`]). Off in elle-cli mode, whose
     /// verdicts stay elle-cli's.
     pub confirm_with_sat: bool,
+    /// Options of the Jepsen models (bank, long-fork; see
+    /// [`crate::check::jepsen`]).
+    pub jepsen: crate::check::jepsen::JepsenOptions,
+    /// Warn (once) about options the history's workload does not use. Off
+    /// in elle-cli mode, whose `-c`/`-a` always carry elle-cli's defaults.
+    pub warn_unused_options: bool,
 }
 
 impl Default for CheckOptions {
@@ -90,6 +96,8 @@ impl Default for CheckOptions {
             sat_timeout: Some(Duration::from_secs(60)),
             sat_conflict_budget: None,
             confirm_with_sat: true,
+            jepsen: Default::default(),
+            warn_unused_options: true,
         }
     }
 }

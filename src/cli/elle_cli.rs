@@ -1,9 +1,8 @@
 //! elle-cli's dialect: `ellery -m MODEL [elle-cli options] FILES…`, with
 //! elle-cli's flags, output lines and exit codes (see [`super`]).
 
-use super::{
-    check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags, Workload, EXIT_CODES,
-};
+use super::models::{elle_cli_workload, JepsenFlags, ELLE_CLI_MODELS};
+use super::{check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags};
 use crate::pipeline::{CheckOptions, Validity};
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
@@ -11,19 +10,32 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The exit codes of elle-cli mode (elle-cli's own).
+const ELLE_CLI_EXIT_CODES: &str = "Exit codes (elle-cli's): 0 no history invalid (each valid or \
+unknown); 1 some history invalid; 255 bad input, a usage error or an internal error.";
+
+/// elle-cli's exit code for bad input, usage errors and internal errors.
+const EXIT_ELLE_CLI_ERROR: i32 = 255;
+
 /// elle-cli's command line.
 #[derive(Parser, Debug)]
-#[command(name = "ellery", about = "elle-cli compatible mode", after_help = EXIT_CODES)]
+#[command(
+    name = "ellery",
+    about = "elle-cli compatible mode: ellery -m MODEL [options] FILES…",
+    version,
+    after_help = ELLE_CLI_EXIT_CODES
+)]
 struct ElleCli {
-    /// Model (workload): list-append, rw-register or cas-register (for
-    /// cas-register `-c` is ignored: linearizable is the only model that
-    /// applies).
+    /// Model: list-append, rw-register (Elle); cas-register, mutex
+    /// (Knossos; `-c` is ignored, linearizable being the only model that
+    /// applies); bank, counter, set, set-full, long-fork (Jepsen).
     #[arg(short = 'm', long = "model")]
-    model: String,
+    model: Option<String>,
     /// Input format: edn, json, dbcop, cobra or text (default: detected).
     #[arg(short = 'f', long = "format")]
     format: Option<String>,
-    /// Print the whole analysis as JSON.
+    /// Print the whole analysis as JSON (newer elle-cli also takes `-v
+    /// json` / `-v text`, read as `--output`).
     #[arg(short = 'v', long)]
     verbose: bool,
     /// Output: text or json (newer elle-cli).
@@ -65,6 +77,8 @@ struct ElleCli {
     #[command(flatten)]
     rw: RwFlags,
     #[command(flatten)]
+    jepsen: JepsenFlags,
+    #[command(flatten)]
     memory: MemoryFlag,
     /// History files.
     files: Vec<PathBuf>,
@@ -78,27 +92,58 @@ fn verdict_word(v: Validity) -> &'static str {
     }
 }
 
+/// Newer elle-cli spells `--output FORMAT` as `-v FORMAT`; older ones
+/// have a bare `-v`. A `-v` (or `--verbose`) followed by `json` or `text`
+/// is the newer form (a file named `json` can still be given as `./json`).
+fn normalise_args(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let next = args.get(i + 1).map(String::as_str);
+        if i > 0 && (a == "-v" || a == "--verbose") && matches!(next, Some("json" | "text")) {
+            out.push(format!("--output={}", next.unwrap_or_default()));
+            i += 2;
+            continue;
+        }
+        out.push(a.clone());
+        i += 1;
+    }
+    out
+}
+
 pub(super) fn run_elle_cli(args: &[String]) -> i32 {
-    let cli = match ElleCli::try_parse_from(args) {
+    let cli = match ElleCli::try_parse_from(normalise_args(args)) {
         Ok(c) => c,
         Err(e) => {
-            // elle-cli exits 1 on option errors and 0 after printing help.
-            let code = if e.use_stderr() { 1 } else { 0 };
+            // Help and version exit 0; option errors are usage errors.
+            let code = if e.use_stderr() {
+                EXIT_ELLE_CLI_ERROR
+            } else {
+                0
+            };
             let _ = e.print();
             return code;
         }
     };
-    let workload = match cli.model.as_str() {
-        "list-append" => Workload::ListAppend,
-        "rw-register" => Workload::RwRegister,
-        "cas-register" => Workload::CasRegister,
-        other => {
-            eprintln!(
-                "ellery: model {other} is not supported yet (supported: list-append, rw-register, cas-register)"
-            );
-            return 255;
+    let Some(model) = cli.model.as_deref() else {
+        eprintln!("ellery: elle-cli mode needs -m MODEL (one of {ELLE_CLI_MODELS}); see ellery -m list-append --help");
+        return EXIT_ELLE_CLI_ERROR;
+    };
+    let workload = match elle_cli_workload(model) {
+        Ok(w) => w,
+        Err(msg) => {
+            eprintln!("ellery: {msg}");
+            return EXIT_ELLE_CLI_ERROR;
         }
     };
+    if cli.files.is_empty() {
+        eprintln!("ellery: no history files given");
+        return EXIT_ELLE_CLI_ERROR;
+    }
+    for flag in cli.jepsen.ignored_by(workload) {
+        eprintln!("ellery: warning: {flag} does nothing for the {model} model");
+    }
     let split = |s: &str| -> Vec<String> {
         s.split(',')
             .map(|x| x.trim().to_string())
@@ -109,7 +154,7 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
         Ok(e) => e,
         Err(msg) => {
             eprintln!("ellery: {msg}");
-            return 255;
+            return EXIT_ELLE_CLI_ERROR;
         }
     };
     let format = match cli.format.as_deref() {
@@ -121,10 +166,18 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
         Some("text") => Some(InputFormat::Text),
         Some(other) => {
             eprintln!("ellery: unknown format {other} (expected edn, json, dbcop, cobra or text)");
-            return 255;
+            return EXIT_ELLE_CLI_ERROR;
         }
     };
-    let json = cli.verbose || cli.output.as_deref() == Some("json");
+    let json = match cli.output.as_deref() {
+        None => cli.verbose,
+        Some("json") => true,
+        Some("text") => false,
+        Some(other) => {
+            eprintln!("ellery: unknown output {other} (expected text or json)");
+            return EXIT_ELLE_CLI_ERROR;
+        }
+    };
     let plot = PlotOptions {
         format: match cli.plot_format.as_str() {
             "png" => PlotFormat::Png,
@@ -143,6 +196,10 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
         // elle-cli's verdicts: the SAT checker only where elle-cli cannot
         // answer at all (repeated values).
         confirm_with_sat: false,
+        jepsen: cli.jepsen.options(),
+        // Only the Jepsen flags are warned about (above): -c and -a always
+        // hold elle-cli's defaults here.
+        warn_unused_options: false,
         ..CheckOptions::default()
     };
     let mut any_invalid = false;
@@ -160,9 +217,17 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
         ) {
             Err(Failed::Input(msg) | Failed::Internal(msg)) => {
                 eprintln!("ellery: {msg}");
-                return 255;
+                return EXIT_ELLE_CLI_ERROR;
             }
             Ok(o) => {
+                // Elle's :unknown verdict stands in elle-cli mode; say why.
+                if let Some(p) = o
+                    .problem
+                    .as_ref()
+                    .filter(|_| super::check_extras::wrong_workload(&o))
+                {
+                    eprintln!("ellery: {p}");
+                }
                 if o.validity == Validity::Invalid {
                     any_invalid = true;
                 }

@@ -42,7 +42,8 @@ pub enum Workload {
     /// Knossos-style CAS registers (`:read`, `:write`, `:cas [old new]`,
     /// unique written values; `jepsen.independent` tuples with several
     /// keys), from a linearizable register; modes do not apply, and of the
-    /// faults only stale-read, lost-update and aborted-read (see [`cas`]).
+    /// faults only stale-read, lost-update and aborted-read (see the `cas`
+    /// module).
     CasRegister,
 }
 
@@ -52,8 +53,8 @@ pub enum Mode {
     /// Each transaction takes effect atomically at one random instant between
     /// its invocation and its completion, reading the latest state.
     StrictSerializable,
-    /// Like [`Mode::StrictSerializable`], except that read-only transactions
-    /// read a committed snapshot up to [`MAX_STALENESS`] commits old. The
+    /// Like strict-serializable, except that read-only transactions read a
+    /// committed snapshot up to 4 commits old (`MAX_STALENESS`). The
     /// history stays serializable (a read-only transaction can be placed right
     /// after the snapshot it read) but may violate real-time order.
     Serializable,
@@ -285,7 +286,7 @@ pub fn validate(opts: &GenOptions) -> io::Result<()> {
         return cas::validate_cas(&cas_options(opts));
     }
     if opts.workload == Workload::RwRegister && opts.faults.contains(&Fault::DirtyWrite) {
-        return bad("DirtyWrite (G0) can only be injected into list-append histories".into());
+        return bad("--fault dirty-write (G0) can only be injected into list-append histories (-w list-append)".into());
     }
     let needed: usize = opts.faults.iter().map(|f| f.txn_count()).sum();
     if needed > opts.txns {

@@ -71,13 +71,17 @@ pub fn murmur3_chars(s: &str) -> i32 {
 
 /// Clojure's `Util.hashCombine`.
 fn hash_combine(seed: i32, hash: i32) -> i32 {
+    // Java's `>>` on an int is arithmetic (sign-extending): shift the
+    // signed value, or every keyword whose name hashes negative gets bit 30
+    // wrong.
+    let shifted = (seed >> 2) as u32;
     let seed = seed as u32;
     let hash = hash as u32;
     (seed
         ^ hash
             .wrapping_add(0x9e37_79b9)
             .wrapping_add(seed << 6)
-            .wrapping_add(seed >> 2)) as i32
+            .wrapping_add(shifted)) as i32
 }
 
 /// Java's `String.hashCode`.
@@ -97,8 +101,8 @@ fn symbol_hasheq(full: &str) -> i32 {
 }
 
 /// Clojure's `hasheq` for the EDN values ellery puts in hashed collections
-/// (keywords, integers, strings, symbols, nil, booleans, and vectors/lists of
-/// those).
+/// (keywords, integers, strings, symbols, nil, booleans, and vectors, lists,
+/// sets and maps of those).
 pub fn clojure_hasheq(v: &crate::edn::Value) -> i32 {
     use crate::edn::Value;
     match v {
@@ -124,6 +128,16 @@ pub fn clojure_hasheq(v: &crate::edn::Value) -> i32 {
             }
             let mixed = mix_h1(0, mix_k1(h as u32));
             fmix(mixed, items.len() as u32) as i32
+        }
+        // Murmur3.hashUnordered over the entries, each hashed as the
+        // vector [k v] (also a record's hash, before its type hash).
+        Value::Map(entries) => {
+            let mut h: i32 = 0;
+            for (k, v) in entries {
+                h = h.wrapping_add(clojure_hasheq(&Value::Vector(vec![k.clone(), v.clone()])));
+            }
+            let mixed = mix_h1(0, mix_k1(h as u32));
+            fmix(mixed, entries.len() as u32) as i32
         }
         Value::Char(c) => *c as i32,
         // Not expected in hashed positions; any stable value will do.

@@ -66,6 +66,14 @@ fn write_elle_files(
 ) -> std::io::Result<Vec<String>> {
     let mut notes = Vec::new();
     for (stem, dot) in &outcome.plots {
+        let renamed;
+        let dot = match (dot, cycle_of_plot(outcome, stem)) {
+            (Some(d), Some(c)) => {
+                renamed = cycle_names(h, c, d);
+                Some(&renamed)
+            }
+            (d, _) => d.as_ref(),
+        };
         let Some(dot) = dot else {
             notes.push(format!(
                 "skipped plot {stem}: larger than {} bytes",
@@ -119,6 +127,65 @@ fn write_elle_files(
         std::fs::write(dir.join(format!("{kind}.txt")), text.join("\n\n\n"))?;
     }
     Ok(notes)
+}
+
+/// The reported cycle a plot stem (`<type>/<i>`, `i` counting that type's
+/// cycles) shows, if it is a cycle plot.
+fn cycle_of_plot<'a>(outcome: &'a Outcome, stem: &str) -> Option<&'a ExplainedCycle> {
+    let (kind, i) = stem.rsplit_once('/')?;
+    if kind == "sccs" {
+        return None;
+    }
+    let i: usize = i.parse().ok()?;
+    outcome.cycles.iter().filter(|c| c.kind == kind).nth(i)
+}
+
+/// A cycle plot's DOT with each transaction named as its explanation
+/// (`<type>.txt`) names it, `T1`, `T2`, … in cycle order, instead of
+/// `T<op index>`, so the picture and the text match. Node names are
+/// rewritten where they stand as names: at the start of a line and after
+/// `-> `; labels are left alone.
+fn cycle_names(h: &History, c: &ExplainedCycle, dot: &str) -> String {
+    let mut by_index = hashbrown::HashMap::new();
+    for (k, &op) in c.ops.iter().take(c.ops.len().saturating_sub(1)).enumerate() {
+        by_index
+            .entry(format!("T{}", h.ops[op as usize].index))
+            .or_insert_with(|| format!("T{}", k + 1));
+    }
+    let rename = |token: &str| -> String {
+        let end = token
+            .char_indices()
+            .skip(1)
+            .find(|(_, ch)| !ch.is_ascii_digit())
+            .map_or(token.len(), |(p, _)| p);
+        match by_index.get(&token[..end]) {
+            Some(n) => format!("{n}{}", &token[end..]),
+            None => token.to_string(),
+        }
+    };
+    dot.lines()
+        .map(|line| {
+            if !line.starts_with('T') {
+                return line.to_string();
+            }
+            let (head, rest) = line.split_once(' ').unwrap_or((line, ""));
+            let mut out = rename(head);
+            if let Some(after) = rest.strip_prefix("-> ") {
+                let (target, tail) = after.split_once(' ').unwrap_or((after, ""));
+                out.push_str(" -> ");
+                out.push_str(&rename(target));
+                if !tail.is_empty() || after.contains(' ') {
+                    out.push(' ');
+                    out.push_str(tail);
+                }
+            } else if !rest.is_empty() || line.contains(' ') {
+                out.push(' ');
+                out.push_str(rest);
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A light background colour derived from a value's hash, so that equal

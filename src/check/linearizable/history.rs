@@ -106,7 +106,7 @@ fn sorted_values(values: impl Iterator<Item = Value>) -> Vec<Value> {
 }
 
 /// The result map of one key.
-fn result_value(history: &History, k: &KeyHistory, r: &KeyResult) -> Value {
+pub(crate) fn result_value(history: &History, k: &KeyHistory, r: &KeyResult) -> Value {
     let ops = &k.ops;
     let analyzer = (Value::kw("analyzer"), Value::kw(r.analyzer));
     match &r.verdict {
