@@ -1,0 +1,289 @@
+//! `ellery robust`: the acceptance table of issue 19 (Nagar–Jagannathan's
+//! results and the digest's N-1, N-3, N-4 oracles) as exact assertions; the
+//! SAT engine against the explicit enumerator on every oracle and on random
+//! small programs (`ELLERY_ROBUST_RANDOM_N`, default 40); every witness as a
+//! Jepsen history that `ellery check -c serializable` rejects with the same
+//! cycle type; parse errors with line:column; no panic on mutated programs.
+
+use ellery::robust::syntax::Model;
+use ellery::robust::{self, exec::CycleType, Engine, Loaded, Method, Options, Proof, Verdict};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+fn program(name: &str) -> (PathBuf, Loaded) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-histories/robust").join(name);
+    let src = std::fs::read_to_string(&path).unwrap();
+    let l = robust::load(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (path, l)
+}
+
+fn opts(models: &[Model], k: usize, prove: Option<Method>, engine: Engine) -> Options {
+    Options { models: models.to_vec(), k, prove, engine, timeout: Some(Duration::from_secs(60)) }
+}
+
+/// The expected answer of one query.
+#[derive(Clone, Debug, PartialEq)]
+enum Want {
+    /// Not robust: the cycle type, the paper's description, the instances.
+    Violation(CycleType, Option<&'static str>, usize),
+    /// Robust up to k.
+    None,
+    /// Proved.
+    Proved(Proof),
+}
+
+fn answer(l: &Loaded, o: &Options) -> Want {
+    match robust::check(l, o).verdict {
+        Verdict::NotRobust(w) => Want::Violation(w.kind, w.description, w.exec.descs.len()),
+        Verdict::RobustUpTo(k) => {
+            assert_eq!(k, o.k);
+            Want::None
+        }
+        Verdict::Proved(p) => Want::Proved(p),
+        Verdict::Unknown(why) => panic!("unknown: {why}"),
+    }
+}
+
+use CycleType::*;
+use Model::*;
+
+/// (file, models, k, proof method, expected). The bounded rows are checked
+/// with both engines.
+fn table() -> Vec<(&'static str, Vec<Model>, usize, Option<Method>, Want)> {
+    let lost = Want::Violation(GSingle, Some("lost update"), 2);
+    let fork = Want::Violation(GNonadjacent, Some("long fork"), 4);
+    let skew = Want::Violation(G2, Some("write skew"), 2);
+    let mut t = vec![];
+    // N-1: bank withdraw.
+    for k in 2..=4 {
+        t.push(("bank.rob", vec![Ec], k, None, lost.clone()));
+        for m in [Psi, Si, Ser] {
+            t.push(("bank.rob", vec![m], k, None, Want::None));
+        }
+    }
+    t.push(("bank.rob", vec![Psi], 4, Some(Method::ShortestPath), Want::Proved(Proof::ShortestPath(4))));
+    // The inductive method fails for bank under PSI (digest N-1).
+    t.push(("bank.rob", vec![Psi], 4, Some(Method::Inductive), Want::None));
+    t.push(("bank.rob", vec![Ser], 4, Some(Method::Inductive), Want::Proved(Proof::Inductive(vec![vec![0]]))));
+    // N-9: the inductive driver still reports the EC lost update.
+    t.push(("bank.rob", vec![Ec], 4, Some(Method::Inductive), lost.clone()));
+    // N-3: long fork.
+    for m in [Ec, Cc, Psi, Pc, Si, Ser] {
+        t.push(("long-fork.rob", vec![m], 3, None, Want::None));
+        let k4 = if matches!(m, Ec | Cc | Psi) { fork.clone() } else { Want::None };
+        t.push(("long-fork.rob", vec![m], 4, None, k4));
+    }
+    t.push(("long-fork.rob", vec![Si], 4, Some(Method::Inductive), Want::Proved(Proof::Inductive(vec![vec![0]]))));
+    // N-4: write skew.
+    for m in [Psi, Si] {
+        t.push(("write-skew.rob", vec![m], 2, None, skew.clone()));
+    }
+    t.push(("write-skew.rob", vec![Ser], 2, None, Want::None));
+    t
+}
+
+#[test]
+fn acceptance_table() {
+    for (file, models, k, prove, want) in table() {
+        let (_, l) = program(file);
+        let engines: &[Engine] = if prove.is_some() { &[Engine::Sat] } else { &[Engine::Sat, Engine::Enumerate] };
+        for &e in engines {
+            let got = answer(&l, &opts(&models, k, prove, e));
+            assert_eq!(got, want, "{file} {models:?} k={k} {prove:?} {e:?}");
+        }
+    }
+}
+
+/// Runs `ellery robust … --witness` and then `ellery check -c
+/// serializable` on the history: the checker must reject it with the
+/// witness's cycle type.
+#[test]
+fn witnesses_are_rejected_by_the_checker() {
+    let bin = env!("CARGO_BIN_EXE_ellery");
+    let dir = std::env::temp_dir().join(format!("ellery-robust-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut n = 0;
+    for (i, (file, models, k, prove, want)) in table().into_iter().enumerate() {
+        let Want::Violation(kind, _, _) = want else { continue };
+        if prove.is_some() {
+            continue;
+        }
+        let (path, _) = program(file);
+        let w = dir.join(format!("w{i}.edn"));
+        let ms: Vec<&str> = models.iter().map(|m| m.name()).collect();
+        let out = Command::new(bin)
+            .args(["robust", path.to_str().unwrap(), "-c", &ms.join(","), "-k", &k.to_string(), "--witness", w.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains(&format!(":type :{}", kind.elle_name())), "{stdout}");
+        let out = Command::new(bin).args(["check", "-c", "serializable", "--output", "summary", w.to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}: the checker accepts the witness");
+        let line = String::from_utf8(out.stdout).unwrap();
+        let types: Vec<&str> = line.trim().split('\t').nth(2).unwrap_or("").split(' ').collect();
+        assert!(types.contains(&format!(":{}", kind.elle_name()).as_str()), "{file} {models:?} k={k}: static {kind:?}, checker says {line}");
+        n += 1;
+    }
+    assert_eq!(n, 8, "witnesses checked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_exit_codes_and_outputs() {
+    let bin = env!("CARGO_BIN_EXE_ellery");
+    let (path, _) = program("bank.rob");
+    let p = path.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let o = Command::new(bin).args(args).output().unwrap();
+        (o.status.code(), String::from_utf8(o.stdout).unwrap(), String::from_utf8(o.stderr).unwrap())
+    };
+    let (c, out, _) = run(&["robust", p, "-c", "psi", "-k", "3", "--output", "summary"]);
+    assert_eq!((c, out.trim_end()), (Some(0), format!("{p}\trobust up to k = 3").as_str()));
+    let (c, out, _) = run(&["robust", p, "-c", "psi", "--prove", "shortest-path"]);
+    assert_eq!((c, out.trim_end()), (Some(0), "{:robust? true, :proved true, :method :shortest-path, :path-length 4, :models [\"psi\"], :k 4}"));
+    let (c, out, _) = run(&["robust", p, "-c", "ec", "-k", "2", "--output", "json"]);
+    assert_eq!(c, Some(1));
+    assert!(out.starts_with("{\"robust?\":false,") || out.starts_with("{\n \"robust?\": false") || out.contains("\"robust?\": false"), "{out}");
+    let (c, _, err) = run(&["robust", p, "-c", "nope"]);
+    assert_eq!(c, Some(3));
+    assert!(err.contains("not a model"), "{err}");
+    let (c, _, err) = run(&["robust", p]);
+    assert_eq!(c, Some(3));
+    assert!(err.contains("no consistency model"), "{err}");
+    let (c, _, err) = run(&["robust", "/nonexistent.rob", "-c", "ec"]);
+    assert_eq!(c, Some(3), "{err}");
+}
+
+#[test]
+fn parse_errors_name_line_and_column() {
+    let cases: &[(&str, &str)] = &[
+        ("table T (id pk, v)\ntxn A() { SELECT w AS x FROM T; }\n", "2:18: table `T` has no field `w` (fields: id, v)"),
+        ("table T (id, v)\n", "1:7: table `T` needs a primary key: mark a field with `pk`"),
+        ("table T (id pk, v)\ntxn A(P) { SKIP; }\n", "2:7: parameter `P` has no domain: add `domain P: a..b` before `txn A`"),
+        ("table T (id pk, v)\ntxn A() {\n  UPDATE T SET v = y WHERE id = 1;\n}\n", "3:20: unknown variable `y` (parameters, or locals assigned before this point)"),
+        ("table T (id pk, v)\ntxn A() { SELECT v AS x FROM U; }\n", "2:30: unknown table `U` (tables are declared with `table` before use)"),
+        ("table T (id pk, v)\ntxn A() { SELECT v AS x FROM T WHERE v ~ 1; }\n", "2:40: unexpected character '~'"),
+        ("table T (id pk, v)\ntxn A() { IF 1 = 1 THEN { SKIP } \n", "3:1: expected a statement (SELECT, UPDATE, INSERT, DELETE, IF, FOREACH, SKIP or `v = e`), found the end of the file"),
+        ("table T (id pk, v)\ntxn A() { UPDATE T SET id = 2; }\n", "2:24: `id` cannot be set: key fields and `Alive` are not updated (use INSERT/DELETE)"),
+        ("table T (id pk, v)\nmodel A: psi\n", "2:7: unknown transaction `A` (declare it before the `model` line)"),
+        ("table T (id pk, v)\ntxn A() { SKIP; }\nmodel (A, A): pc\n", "3:15: a pair of transaction types scopes only `serializable` or `psi`"),
+        ("table T (id pk, v)\n", "2:1: expected at least one `txn`, found the end of the file"),
+        ("table T (id pk, v)\ntxn A() { INSERT INTO T (v = 1); }\n", "2:11: INSERT INTO T must give key field `id`"),
+    ];
+    for (src, want) in cases {
+        let got = robust::load(src).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(&got, want, "{src}");
+    }
+    // The CLI prefixes the file name.
+    let bin = env!("CARGO_BIN_EXE_ellery");
+    let dir = std::env::temp_dir().join(format!("ellery-robust-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.rob");
+    std::fs::write(&f, cases[0].0).unwrap();
+    let o = Command::new(bin).args(["robust", f.to_str().unwrap(), "-c", "ec"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), format!("ellery: {}:{}\n", f.display(), cases[0].1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random program over one table of two records: 2–3 transaction types,
+/// each a few reads, conditional and unconditional updates.
+fn random_program(r: &mut Rng) -> String {
+    let mut s = String::from("table T (id pk, v)\ninit T { id: 1..2, v: 0 }\ndomain P: 1..2\n");
+    for t in 0..2 + r.below(2) {
+        let param = r.below(2) == 0;
+        s.push_str(&format!("txn X{t}({}) {{\n", if param { "P" } else { "" }));
+        let key = |r: &mut Rng| if param && r.below(2) == 0 { "P".to_string() } else { (1 + r.below(2)).to_string() };
+        let mut locals = vec![];
+        for i in 0..1 + r.below(3) {
+            match r.below(4) {
+                0 | 1 => {
+                    s.push_str(&format!("  SELECT v AS a{i} FROM T WHERE id = {};\n", key(r)));
+                    locals.push(format!("a{i}"));
+                }
+                2 if !locals.is_empty() => {
+                    let l = &locals[r.below(locals.len())];
+                    s.push_str(&format!("  IF {l} = 0 THEN {{ UPDATE T SET v = {} WHERE id = {}; }}\n", 1 + r.below(3), key(r)));
+                }
+                _ => s.push_str(&format!("  UPDATE T SET v = {} WHERE id = {};\n", 1 + r.below(3), key(r))),
+            }
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+#[test]
+fn sat_agrees_with_the_enumerator_on_random_programs() {
+    let n: usize = std::env::var("ELLERY_ROBUST_RANDOM_N").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let models = [Ec, Cc, Pc, Psi, Si, Ser];
+    for i in 0..n {
+        let src = random_program(&mut r);
+        let l = robust::load(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let m = models[i % models.len()];
+        for k in 2..=3 {
+            let a = answer(&l, &opts(&[m], k, None, Engine::Sat));
+            let b = answer(&l, &opts(&[m], k, None, Engine::Enumerate));
+            let kind = |w: &Want| matches!(w, Want::Violation(..));
+            assert_eq!(kind(&a), kind(&b), "program {i} under {m:?}, k = {k}: sat {a:?}, enumerator {b:?}\n{src}");
+            // Smallest witnesses first: the sizes agree.
+            if let (Want::Violation(_, _, x), Want::Violation(_, _, y)) = (&a, &b) {
+                assert_eq!(x, y, "{src}");
+            }
+            if m == Ser {
+                assert_eq!(a, Want::None, "a violation under serializability\n{src}");
+            }
+            // Proofs are sound: a proved program has no bounded witness.
+            for method in [Method::ShortestPath, Method::Inductive] {
+                if let Want::Proved(_) = answer(&l, &opts(&[m], 4, Some(method), Engine::Sat)) {
+                    assert!(!kind(&b), "{method:?} proves a program with a witness under {m:?}\n{src}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mutated_programs_never_panic() {
+    let (_, _) = program("bank.rob");
+    let base = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-histories/robust/long-fork.rob")).unwrap();
+    let chars: Vec<char> = base.chars().collect();
+    let alphabet: Vec<char> = "(){};:,.=<>!-+*/0123456789 \nabxyzIFSELECTUPDATEWHEREpkINSERTNULL∈".chars().collect();
+    let mut r = Rng(12345);
+    let n: usize = std::env::var("ELLERY_ROBUST_MUTATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    for _ in 0..n {
+        let mut c = chars.clone();
+        for _ in 0..1 + r.below(3) {
+            let at = r.below(c.len());
+            match r.below(3) {
+                0 => {
+                    c.remove(at);
+                }
+                1 => c.insert(at, alphabet[r.below(alphabet.len())]),
+                _ => c[at] = alphabet[r.below(alphabet.len())],
+            }
+        }
+        let src: String = c.into_iter().collect();
+        if let Ok(l) = robust::load(&src) {
+            let o = Options { models: vec![Psi], k: 3, prove: Some(Method::Inductive), engine: Engine::Sat, timeout: Some(Duration::from_millis(500)) };
+            let _ = robust::check(&l, &o);
+        }
+    }
+}
