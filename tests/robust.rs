@@ -287,3 +287,34 @@ fn mutated_programs_never_panic() {
         }
     }
 }
+
+/// The k = 2 anomalies of a program, per unordered pair of transaction
+/// types (a type with itself included): the witness's cycle type and
+/// description.
+fn pair_anomalies(l: &Loaded, models: &[Model], engine: Engine) -> Vec<(String, String, CycleType, Option<&'static str>)> {
+    let nt = l.prog.txns.len();
+    let axioms = robust::axioms(&l.prog, models);
+    let mut out = vec![];
+    for a in 0..nt {
+        for b in a..nt {
+            let all = vec![true; nt];
+            // Either arbitration order of the two.
+            let found = [[a, b], [b, a]].iter().find_map(|p| match robust::bounded_among(l, &axioms, 2, engine, &all, &[Some(p[0]), Some(p[1])], None) {
+                Verdict::NotRobust(w) => Some(w),
+                _ => None,
+            });
+            if let Some(w) = found {
+                out.push((l.prog.txns[a].name.clone(), l.prog.txns[b].name.clone(), w.kind, w.description));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn courseware_explore() {
+    let (_, l) = program("courseware.rob");
+    for e in [Engine::Sat, Engine::Enumerate] {
+        println!("{e:?} {:?}", pair_anomalies(&l, &[Ec], e));
+    }
+}

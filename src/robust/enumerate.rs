@@ -26,6 +26,8 @@ struct Search<'a> {
     an: &'a Analysis,
     axioms: &'a [Axiom],
     k: usize,
+    allowed: &'a [bool],
+    pins: &'a [Option<usize>],
     deadline: Option<Instant>,
     steps: u64,
     descs: Vec<usize>,
@@ -43,6 +45,10 @@ impl Search<'_> {
             return Some(best_cycle(j, &edges).is_some());
         }
         for d in 0..self.an.descs.len() {
+            let t = self.an.descs[d].txn;
+            if !self.allowed[t] || self.pins.get(j).copied().flatten().is_some_and(|p| p != t) {
+                continue;
+            }
             for mask in 0..(1u64 << j) {
                 self.steps += 1;
                 if self.steps.is_multiple_of(256) && self.deadline.is_some_and(|t| Instant::now() >= t) {
@@ -70,12 +76,12 @@ impl Search<'_> {
 
 /// Searches executions of exactly `k` instances (an execution with fewer
 /// extends to one of k with the same cycle: later instances that see nothing
-/// change no earlier read).
-pub fn search_exactly(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, deadline: Option<Instant>) -> Bounded {
+/// change no earlier read). `pins`: the type of some slots (None: any).
+pub fn search_exactly(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowed: &[bool], pins: &[Option<usize>], deadline: Option<Instant>) -> Bounded {
     if an.descs.is_empty() || k > 63 {
         return Bounded::None;
     }
-    let mut s = Search { prog, an, axioms, k, deadline, steps: 0, descs: vec![], types: vec![], vis: vec![], reps: vec![] };
+    let mut s = Search { prog, an, axioms, k, allowed, pins, deadline, steps: 0, descs: vec![], types: vec![], vis: vec![], reps: vec![] };
     match s.go() {
         None => Bounded::Timeout,
         Some(true) => Bounded::Violation(Execution { descs: s.descs, vis: s.vis }),
@@ -84,9 +90,9 @@ pub fn search_exactly(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize,
 }
 
 /// Iterative deepening from 2 to `k`: the first witness is a smallest one.
-pub fn search(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, deadline: Option<Instant>) -> Bounded {
+pub fn search(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowed: &[bool], deadline: Option<Instant>) -> Bounded {
     for kk in 2..=k {
-        match search_exactly(prog, an, axioms, kk, deadline) {
+        match search_exactly(prog, an, axioms, kk, allowed, &[], deadline) {
             Bounded::None => {}
             other => return other,
         }

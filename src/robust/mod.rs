@@ -147,14 +147,21 @@ pub(crate) fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
 
 /// The bounded check, 2 to k instances (a smallest witness first).
 pub fn bounded(l: &Loaded, axioms: &[Axiom], k: usize, engine: Engine, deadline: Option<Instant>) -> Verdict {
+    bounded_among(l, axioms, k, engine, &vec![true; l.prog.txns.len()], &[], deadline)
+}
+
+/// The bounded check over executions of the `allowed` transaction types
+/// only, with the types of some slots pinned (`pins[i]`: slot i's type, in
+/// ar order).
+pub fn bounded_among(l: &Loaded, axioms: &[Axiom], k: usize, engine: Engine, allowed: &[bool], pins: &[Option<usize>], deadline: Option<Instant>) -> Verdict {
     for kk in 2..=k {
         let found = match engine {
-            Engine::Enumerate => match enumerate::search_exactly(&l.prog, &l.an, axioms, kk, deadline) {
+            Engine::Enumerate => match enumerate::search_exactly(&l.prog, &l.an, axioms, kk, allowed, pins, deadline) {
                 enumerate::Bounded::Violation(ex) => Some(ex),
                 enumerate::Bounded::None => None,
                 enumerate::Bounded::Timeout => return Verdict::Unknown(format!("timeout at k = {kk}")),
             },
-            Engine::Sat => match sat::bounded(&l.prog, &l.an, axioms, kk, deadline).0 {
+            Engine::Sat => match sat::bounded(&l.prog, &l.an, axioms, kk, allowed, pins, deadline).0 {
                 sat::Answer::Sat(ex, _) => Some(ex),
                 sat::Answer::Unsat => None,
                 sat::Answer::Unknown => return Verdict::Unknown(format!("timeout at k = {kk}")),

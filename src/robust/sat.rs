@@ -60,6 +60,12 @@ struct Enc {
     ar: Vec<Vec<Lit>>,
     vis: Vec<Vec<Lit>>,
     d: Vec<Vec<Lit>>,
+    /// The written keys, and per slot the read/write literals on them.
+    keys: Vec<usize>,
+    r: Vec<Vec<Lit>>,
+    w: Vec<Vec<Lit>>,
+    /// Per key, `vw[b][i]`: b writes the key and is visible to i.
+    vw: Vec<Vec<Vec<Lit>>>,
 }
 
 impl Enc {
@@ -127,8 +133,8 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar: bool, n_types: usize) -> Enc {
     let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
     let t = Lit::new(s.new_var_default(), true);
-    let mut e = Enc { s, t, n, sel: vec![], typ: vec![], ar: vec![], vis: vec![], d: vec![] };
-    e.clause(&[t]);
+    let mut e = Enc { s, t, n, sel: vec![], typ: vec![], ar: vec![], vis: vec![], d: vec![], keys: vec![], r: vec![], w: vec![], vw: vec![] };
+    e.s.add_clause_reuse(&mut vec![t]);
     let descs: Vec<usize> = (0..an.descs.len()).filter(|&d| allowed[an.descs[d].txn]).collect();
     // Descriptor selection: exactly one per slot.
     for _ in 0..n {
@@ -223,6 +229,7 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
     }
     // Dependencies per key, and D.
     let mut dlits: Vec<Vec<Vec<Lit>>> = vec![vec![vec![]; n]; n];
+    let mut all_vw = Vec::new();
     for ki in 0..keys.len() {
         let mut vw = vec![vec![!t; n]; n];
         for i in 0..n {
@@ -233,6 +240,7 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
                 }
             }
         }
+        all_vw.push(vw.clone());
         for i in 0..n {
             for j in 0..n {
                 if i == j {
@@ -291,6 +299,7 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
         }
     }
     let mut d = vec![vec![!t; n]; n];
+    e.vw = all_vw;
     for i in 0..n {
         for j in 0..n {
             if i != j {
@@ -300,6 +309,7 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
         }
     }
     e.d = d;
+    (e.keys, e.r, e.w) = (keys, r, w);
     model_axioms(&mut e, axioms);
     e
 }
@@ -431,12 +441,19 @@ fn run(e: &mut Enc, deadline: Option<Instant>) -> Answer {
 /// concrete replay (ar = slot order), refuted ones blocked. Returns the
 /// confirmed execution, `Unsat`, or `Unknown`; also the number of
 /// candidates refuted.
-pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, deadline: Option<Instant>) -> (Answer, usize) {
-    let allowed = vec![true; prog.txns.len()];
-    if an.descs.is_empty() {
+///
+/// `pins`: the type of some slots (by index; missing or None: any).
+pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowed: &[bool], pins: &[Option<usize>], deadline: Option<Instant>) -> (Answer, usize) {
+    if !an.descs.iter().any(|d| allowed[d.txn]) {
         return (Answer::Unsat, 0);
     }
-    let mut e = encode(an, axioms, k, &allowed, true, prog.txns.len());
+    let mut e = encode(an, axioms, k, allowed, true, prog.txns.len());
+    for (i, p) in pins.iter().enumerate().take(k) {
+        if let Some(t) = p {
+            let l = e.typ[i][*t];
+            e.clause(&[l]);
+        }
+    }
     add_query(&mut e, &Query::Cycle);
     let mut refuted = 0;
     loop {
@@ -446,6 +463,8 @@ pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, deadli
                     return (Answer::Sat(ex, order), refuted);
                 }
                 refuted += 1;
+                learn_footprints(prog, an, &mut e, &ex);
+                if std::env::var_os("ELLERY_ROBUST_TRACE").is_some() { eprintln!("refuted {refuted}: {ex:?}"); }
                 let mut block: Vec<Lit> = Vec::new();
                 for (i, &d) in ex.descs.iter().enumerate() {
                     block.push(!e.sel[i][d].expect("selected descriptor"));
@@ -460,6 +479,51 @@ pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, deadli
             }
             other => return (other, refuted),
         }
+    }
+}
+
+/// Refinement: an instance's footprint is a function of its descriptor and
+/// of the values it reads, and each value of the version it reads from: for
+/// each key, its source (a visible writer with no visible writer of the key
+/// after it, or none: the initial state) and, recursively, what determined
+/// the source's footprint. For each instance of the refuted candidate, the
+/// replayed footprint is asserted for every model agreeing on that.
+fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) {
+    let reps = replay(prog, an, ex);
+    let key_index: std::collections::HashMap<usize, usize> = e.keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+    // The negated premise of each slot (a clause prefix), built in order.
+    let mut premises: Vec<Vec<Lit>> = Vec::new();
+    for (i, rep) in reps.iter().enumerate() {
+        let mut p: Vec<Lit> = vec![!e.sel[i][ex.descs[i]].expect("selected descriptor")];
+        let mut deps: u64 = 0;
+        for &(k, src) in &rep.sources {
+            let Some(&ki) = key_index.get(&k) else { continue };
+            let after = match src {
+                Some(s) => {
+                    p.push(!e.vw[ki][s][i]);
+                    deps |= 1 << s;
+                    s + 1
+                }
+                None => 0,
+            };
+            for b in after..i {
+                p.push(e.vw[ki][b][i]);
+            }
+        }
+        for s in (0..i).filter(|&s| deps >> s & 1 == 1) {
+            p.extend(premises[s].iter().copied());
+        }
+        p.sort_unstable();
+        p.dedup();
+        for ki in 0..e.keys.len() {
+            let k = e.keys[ki];
+            for (lit, holds) in [(e.r[i][ki], rep.fp.reads.contains_key(&k)), (e.w[i][ki], rep.fp.writes.contains_key(&k))] {
+                let mut c = p.clone();
+                c.push(if holds { lit } else { !lit });
+                e.clause(&c);
+            }
+        }
+        premises.push(p);
     }
 }
 
