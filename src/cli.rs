@@ -247,7 +247,8 @@ pub fn run(args: &[String]) -> i32 {
     let first = args.get(1).map(String::as_str);
     let subcommand = matches!(
         first,
-        Some("check" | "gen" | "diff" | "robust" | "help" | "--help" | "-h" | "--version" | "-V") | None
+        Some("check" | "gen" | "diff" | "robust" | "help" | "--help" | "-h" | "--version" | "-V")
+            | None
     );
     if !subcommand {
         return elle_cli::run_elle_cli(args);

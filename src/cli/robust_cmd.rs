@@ -102,7 +102,13 @@ pub fn result_value(l: &Loaded, k: usize, r: &Report) -> Value {
                 }
                 Proof::Inductive(steps) => {
                     m.push(("method", Value::kw("inductive")));
-                    let steps = steps.iter().map(|s| Value::Vector(s.iter().map(|&t| Value::Str(l.prog.txns[t].name.clone())).collect()));
+                    let steps = steps.iter().map(|s| {
+                        Value::Vector(
+                            s.iter()
+                                .map(|&t| Value::Str(l.prog.txns[t].name.clone()))
+                                .collect(),
+                        )
+                    });
                     m.push(("subsets", Value::Vector(steps.collect())));
                 }
             }
@@ -115,7 +121,10 @@ pub fn result_value(l: &Loaded, k: usize, r: &Report) -> Value {
     m.push(("models", models));
     m.push(("k", Value::Int(k as i64)));
     if !r.notes.is_empty() {
-        m.push(("notes", Value::Vector(r.notes.iter().map(|n| Value::Str(n.clone())).collect())));
+        m.push((
+            "notes",
+            Value::Vector(r.notes.iter().map(|n| Value::Str(n.clone())).collect()),
+        ));
     }
     Value::kw_map(m)
 }
@@ -123,17 +132,30 @@ pub fn result_value(l: &Loaded, k: usize, r: &Report) -> Value {
 fn summary(l: &Loaded, r: &Report) -> String {
     match &r.verdict {
         Verdict::NotRobust(w) => {
-            let txns: Vec<String> = w.exec.descs.iter().map(|&d| {
-                let desc = &l.an.descs[d];
-                let ps: Vec<String> = desc.params.iter().map(i64::to_string).collect();
-                format!("{}({})", l.prog.txns[desc.txn].name, ps.join(","))
-            }).collect();
+            let txns: Vec<String> = w
+                .exec
+                .descs
+                .iter()
+                .map(|&d| {
+                    let desc = &l.an.descs[d];
+                    let ps: Vec<String> = desc.params.iter().map(i64::to_string).collect();
+                    format!("{}({})", l.prog.txns[desc.txn].name, ps.join(","))
+                })
+                .collect();
             let what = w.description.map(|d| format!(" ({d})")).unwrap_or_default();
-            format!("not robust: {}{what} with {}", w.kind.elle_name(), txns.join(", "))
+            format!(
+                "not robust: {}{what} with {}",
+                w.kind.elle_name(),
+                txns.join(", ")
+            )
         }
         Verdict::RobustUpTo(k) => format!("robust up to k = {k}"),
-        Verdict::Proved(Proof::ShortestPath(k)) => format!("proved robust (shortest-path, k = {k})"),
-        Verdict::Proved(Proof::Inductive(s)) => format!("proved robust (inductive, {} step(s))", s.len()),
+        Verdict::Proved(Proof::ShortestPath(k)) => {
+            format!("proved robust (shortest-path, k = {k})")
+        }
+        Verdict::Proved(Proof::Inductive(s)) => {
+            format!("proved robust (inductive, {} step(s))", s.len())
+        }
         Verdict::Unknown(why) => format!("unknown: {why}"),
     }
 }
@@ -144,7 +166,10 @@ pub(super) fn run_robust(a: RobustArgs) -> i32 {
         Ok(b) => match String::from_utf8(b) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("ellery: {path}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to());
+                eprintln!(
+                    "ellery: {path}: not UTF-8 text (byte {})",
+                    e.utf8_error().valid_up_to()
+                );
                 return EXIT_BAD_INPUT;
             }
         },

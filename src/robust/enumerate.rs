@@ -51,7 +51,9 @@ impl Search<'_> {
             }
             for mask in 0..(1u64 << j) {
                 self.steps += 1;
-                if self.steps.is_multiple_of(256) && self.deadline.is_some_and(|t| Instant::now() >= t) {
+                if self.steps.is_multiple_of(256)
+                    && self.deadline.is_some_and(|t| Instant::now() >= t)
+                {
                     return None;
                 }
                 let rep = replay_one(self.prog, self.an, &self.an.descs[d], mask, &self.reps);
@@ -77,20 +79,51 @@ impl Search<'_> {
 /// Searches executions of exactly `k` instances (an execution with fewer
 /// extends to one of k with the same cycle: later instances that see nothing
 /// change no earlier read). `pins`: the type of some slots (None: any).
-pub fn search_exactly(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowed: &[bool], pins: &[Option<usize>], deadline: Option<Instant>) -> Bounded {
+pub fn search_exactly(
+    prog: &Program,
+    an: &Analysis,
+    axioms: &[Axiom],
+    k: usize,
+    allowed: &[bool],
+    pins: &[Option<usize>],
+    deadline: Option<Instant>,
+) -> Bounded {
     if an.descs.is_empty() || k > 63 {
         return Bounded::None;
     }
-    let mut s = Search { prog, an, axioms, k, allowed, pins, deadline, steps: 0, descs: vec![], types: vec![], vis: vec![], reps: vec![] };
+    let mut s = Search {
+        prog,
+        an,
+        axioms,
+        k,
+        allowed,
+        pins,
+        deadline,
+        steps: 0,
+        descs: vec![],
+        types: vec![],
+        vis: vec![],
+        reps: vec![],
+    };
     match s.go() {
         None => Bounded::Timeout,
-        Some(true) => Bounded::Violation(Execution { descs: s.descs, vis: s.vis }),
+        Some(true) => Bounded::Violation(Execution {
+            descs: s.descs,
+            vis: s.vis,
+        }),
         Some(false) => Bounded::None,
     }
 }
 
 /// Iterative deepening from 2 to `k`: the first witness is a smallest one.
-pub fn search(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowed: &[bool], deadline: Option<Instant>) -> Bounded {
+pub fn search(
+    prog: &Program,
+    an: &Analysis,
+    axioms: &[Axiom],
+    k: usize,
+    allowed: &[bool],
+    deadline: Option<Instant>,
+) -> Bounded {
     for kk in 2..=k {
         match search_exactly(prog, an, axioms, kk, allowed, &[], deadline) {
             Bounded::None => {}

@@ -26,7 +26,13 @@ pub struct Replayed {
 
 /// Replays instance `j` of a prefix: its view is the initial state
 /// overwritten by the visible instances' writes in ar order.
-pub fn replay_one(prog: &Program, an: &Analysis, desc: &Desc, vis: u64, earlier: &[Replayed]) -> Replayed {
+pub fn replay_one(
+    prog: &Program,
+    an: &Analysis,
+    desc: &Desc,
+    vis: u64,
+    earlier: &[Replayed],
+) -> Replayed {
     let mut view = an.uni.init.clone();
     let mut src: Vec<Option<usize>> = vec![None; view.len()];
     for (i, r) in earlier.iter().enumerate() {
@@ -75,7 +81,13 @@ pub fn observer_scoped(scope: Scope, c: usize) -> bool {
 
 /// Whether the axioms hold at slot `j` (all constraints whose ar-last
 /// instance is `j`), given its replay.
-pub fn axioms_hold_at(axioms: &[Axiom], types: &[usize], vis: &[u64], reps: &[Replayed], j: usize) -> bool {
+pub fn axioms_hold_at(
+    axioms: &[Axiom],
+    types: &[usize],
+    vis: &[u64],
+    reps: &[Replayed],
+    j: usize,
+) -> bool {
     let v = |a: usize, b: usize| vis[b] >> a & 1 == 1;
     for ax in axioms {
         let (ser, psi, pc, cc) = match ax.model {
@@ -91,7 +103,11 @@ pub fn axioms_hold_at(axioms: &[Axiom], types: &[usize], vis: &[u64], reps: &[Re
                 return false;
             }
             if psi && pair_scoped(ax.scope, types[a], types[j]) && !v(a, j) {
-                let ww = reps[a].fp.writes.keys().any(|k| reps[j].fp.writes.contains_key(k));
+                let ww = reps[a]
+                    .fp
+                    .writes
+                    .keys()
+                    .any(|k| reps[j].fp.writes.contains_key(k));
                 if ww {
                     return false;
                 }
@@ -148,23 +164,45 @@ pub struct Edge {
 /// to the version after the one it read (none when that is its own). Its
 /// reachability equals that of the paper's Def. 3 relations.
 pub fn dependencies(reps: &[Replayed]) -> Vec<Edge> {
-    let mut keys: Vec<usize> = reps.iter().flat_map(|r| r.fp.writes.keys().copied()).collect();
+    let mut keys: Vec<usize> = reps
+        .iter()
+        .flat_map(|r| r.fp.writes.keys().copied())
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     let mut edges = Vec::new();
     for &k in &keys {
-        let writers: Vec<usize> = (0..reps.len()).filter(|&i| reps[i].fp.writes.contains_key(&k)).collect();
+        let writers: Vec<usize> = (0..reps.len())
+            .filter(|&i| reps[i].fp.writes.contains_key(&k))
+            .collect();
         for w in writers.windows(2) {
-            edges.push(Edge { from: w[0], to: w[1], dep: Dep::Ww, key: k });
+            edges.push(Edge {
+                from: w[0],
+                to: w[1],
+                dep: Dep::Ww,
+                key: k,
+            });
         }
         for (j, r) in reps.iter().enumerate() {
-            let Some(&(_, src)) = r.sources.iter().find(|(kk, _)| *kk == k) else { continue };
+            let Some(&(_, src)) = r.sources.iter().find(|(kk, _)| *kk == k) else {
+                continue;
+            };
             if let Some(s) = src {
-                edges.push(Edge { from: s, to: j, dep: Dep::Wr, key: k });
+                edges.push(Edge {
+                    from: s,
+                    to: j,
+                    dep: Dep::Wr,
+                    key: k,
+                });
             }
             let next = writers.iter().copied().find(|&w| src.is_none_or(|s| w > s));
             if let Some(n) = next.filter(|&n| n != j) {
-                edges.push(Edge { from: j, to: n, dep: Dep::Rw, key: k });
+                edges.push(Edge {
+                    from: j,
+                    to: n,
+                    dep: Dep::Rw,
+                    key: k,
+                });
             }
         }
     }
@@ -217,7 +255,9 @@ pub fn classify(cycle: &[Edge]) -> CycleType {
 pub fn description(cycle: &[Edge]) -> Option<&'static str> {
     let deps: Vec<Dep> = cycle.iter().map(|e| e.dep).collect();
     match (cycle.len(), classify(cycle)) {
-        (2, CycleType::GSingle) if deps.contains(&Dep::Ww) && cycle[0].key == cycle[1].key => Some("lost update"),
+        (2, CycleType::GSingle) if deps.contains(&Dep::Ww) && cycle[0].key == cycle[1].key => {
+            Some("lost update")
+        }
         (2, CycleType::G2) if cycle[0].key != cycle[1].key => Some("write skew"),
         (4, CycleType::GNonadjacent) if !deps.contains(&Dep::Ww) => Some("long fork"),
         _ => None,
@@ -249,13 +289,23 @@ pub fn best_cycle(n: usize, edges: &[Edge]) -> Option<Vec<Edge>> {
     found.map(|(_, _, c)| c)
 }
 
-fn dfs(start: usize, at: usize, best: &[Vec<Option<Edge>>], on: &mut [bool], path: &mut Vec<Edge>, found: &mut Option<(CycleType, usize, Vec<Edge>)>) {
+fn dfs(
+    start: usize,
+    at: usize,
+    best: &[Vec<Option<Edge>>],
+    on: &mut [bool],
+    path: &mut Vec<Edge>,
+    found: &mut Option<(CycleType, usize, Vec<Edge>)>,
+) {
     for next in start..best.len() {
         let Some(e) = best[at][next] else { continue };
         path.push(e);
         if next == start {
             let t = classify(path);
-            if found.as_ref().is_none_or(|(ft, fl, _)| (t, path.len()) < (*ft, *fl)) {
+            if found
+                .as_ref()
+                .is_none_or(|(ft, fl, _)| (t, path.len()) < (*ft, *fl))
+            {
                 *found = Some((t, path.len(), path.clone()));
             }
         } else if !on[next] {

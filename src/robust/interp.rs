@@ -246,7 +246,9 @@ impl Exec<'_> {
     }
 
     fn member(&self, a: AV, v: usize) -> T3 {
-        let Some(vals) = self.values(v) else { return T3::U };
+        let Some(vals) = self.values(v) else {
+            return T3::U;
+        };
         match a {
             AV::Known(None) => T3::F,
             AV::Unknown => {
@@ -396,12 +398,23 @@ impl Exec<'_> {
 
     fn stmt(&mut self, s: &Stmt, maybe: bool) {
         match s {
-            Stmt::Select { table, fields, var, pred } => {
+            Stmt::Select {
+                table,
+                fields,
+                var,
+                pred,
+            } => {
                 let hits = self.scan(*table, pred.as_ref(), maybe);
                 let rows = self.rows(*table, fields, &hits);
                 self.locals[*var] = Local::Rows(rows, fields.first().copied());
             }
-            Stmt::Aggregate { table, agg, field, var, pred } => {
+            Stmt::Aggregate {
+                table,
+                agg,
+                field,
+                var,
+                pred,
+            } => {
                 let hits = self.scan(*table, pred.as_ref(), maybe);
                 let mut vals = Vec::new();
                 let mut unknown = false;
@@ -482,11 +495,21 @@ impl Exec<'_> {
         }
     }
 
-    fn insert(&mut self, table: usize, values: &[(usize, Expr)], pos: super::syntax::Pos, maybe: bool) {
+    fn insert(
+        &mut self,
+        table: usize,
+        values: &[(usize, Expr)],
+        pos: super::syntax::Pos,
+        maybe: bool,
+    ) {
         let t = &self.prog.tables[table];
         let mut key = Vec::new();
         for f in t.pk_fields() {
-            let e = &values.iter().find(|(g, _)| *g == f).expect("parser checks keys").1;
+            let e = &values
+                .iter()
+                .find(|(g, _)| *g == f)
+                .expect("parser checks keys")
+                .1;
             match self.expr(e) {
                 AV::Known(Some(x)) => key.push(x),
                 AV::Known(None) => return,
@@ -526,7 +549,16 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 /// Runs an instance of `d` on a concrete view (a value per key id).
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
-    let mut ex = Exec { prog, uni, view: Some(view), churn: &churn, locals: fresh_locals(prog, d), fp: Footprint::default(), new_recs: Vec::new(), error: None };
+    let mut ex = Exec {
+        prog,
+        uni,
+        view: Some(view),
+        churn: &churn,
+        locals: fresh_locals(prog, d),
+        fp: Footprint::default(),
+        new_recs: Vec::new(),
+        error: None,
+    };
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
 }
@@ -538,7 +570,14 @@ pub fn descriptors(prog: &Program) -> Vec<Desc> {
     for (ti, t) in prog.txns.iter().enumerate() {
         let mut cur = vec![0usize; t.params];
         loop {
-            out.push(Desc { txn: ti, params: cur.iter().enumerate().map(|(i, &c)| t.domains[i][c]).collect() });
+            out.push(Desc {
+                txn: ti,
+                params: cur
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| t.domains[i][c])
+                    .collect(),
+            });
             let mut i = t.params;
             loop {
                 if i == 0 {
@@ -578,7 +617,10 @@ fn churn(stmts: &[Stmt], out: &mut [bool]) {
 }
 
 fn build_universe(prog: &Program, recs: &[(usize, Vec<i64>)], alive_init: usize) -> Universe {
-    let mut u = Universe { by_table: vec![Vec::new(); prog.tables.len()], ..Default::default() };
+    let mut u = Universe {
+        by_table: vec![Vec::new(); prog.tables.len()],
+        ..Default::default()
+    };
     let mut sorted: Vec<(usize, (usize, Vec<i64>))> = recs.iter().cloned().enumerate().collect();
     sorted.sort_by(|a, b| a.1.cmp(&b.1));
     for (orig, (table, key)) in sorted {
@@ -625,7 +667,14 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let pks = t.pk_fields();
         let mut keys: Vec<Vec<i64>> = vec![vec![]];
         for &f in &pks {
-            keys = keys.into_iter().flat_map(|k| init.values[f].iter().map(move |&v| [k.clone(), vec![v]].concat())).collect();
+            keys = keys
+                .into_iter()
+                .flat_map(|k| {
+                    init.values[f]
+                        .iter()
+                        .map(move |&v| [k.clone(), vec![v]].concat())
+                })
+                .collect();
         }
         for k in keys {
             let vals: Vec<i64> = (0..t.fields.len()).map(|f| init.values[f][0]).collect();
@@ -655,7 +704,16 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let mut fps = Vec::new();
         let mut added = false;
         for d in &descs {
-            let mut ex = Exec { prog, uni: &uni, view: None, churn: &ch, locals: fresh_locals(prog, d), fp: Footprint::default(), new_recs: Vec::new(), error: None };
+            let mut ex = Exec {
+                prog,
+                uni: &uni,
+                view: None,
+                churn: &ch,
+                locals: fresh_locals(prog, d),
+                fp: Footprint::default(),
+                new_recs: Vec::new(),
+                error: None,
+            };
             ex.run(&prog.txns[d.txn].body, false);
             if let Some(e) = ex.error {
                 return Err(e);
@@ -669,7 +727,11 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
             fps.push(ex.fp);
         }
         if !added {
-            return Ok(Analysis { uni, descs, footprints: fps });
+            return Ok(Analysis {
+                uni,
+                descs,
+                footprints: fps,
+            });
         }
     }
 }

@@ -2,8 +2,8 @@
 //! 2018): can some execution of these programs, allowed by a weak
 //! consistency model, be non-serializable?
 //!
-//! * [`syntax`]: the program language (parser with file:line:column
-//!   errors).
+//! * [`syntax`], [`parse`]: the program language (parser with
+//!   line:column errors).
 //! * [`interp`]: concrete and abstract readings of a transaction; the record
 //!   universe and descriptors (a type with parameters from the domains).
 //! * [`exec`]: executions, replay, the model axioms, dependency graphs and
@@ -30,6 +30,7 @@
 pub mod enumerate;
 pub mod exec;
 pub mod interp;
+pub mod parse;
 pub mod sat;
 pub mod syntax;
 pub mod witness;
@@ -51,7 +52,9 @@ pub fn load(src: &str) -> Result<Loaded, syntax::SyntaxError> {
     let prog = syntax::parse(src)?;
     let an = interp::analyse(&prog).map_err(|e| syntax::SyntaxError {
         pos: e.0,
-        message: "the key of an INSERT must be computable from the parameters (and constants) alone".into(),
+        message:
+            "the key of an INSERT must be computable from the parameters (and constants) alone"
+                .into(),
     })?;
     Ok(Loaded { prog, an })
 }
@@ -126,7 +129,10 @@ pub struct Report {
 /// The axioms in force: the file's and the global models.
 pub fn axioms(prog: &Program, models: &[Model]) -> Vec<Axiom> {
     let mut out = prog.axioms.clone();
-    out.extend(models.iter().map(|&model| Axiom { model, scope: Scope::Global }));
+    out.extend(models.iter().map(|&model| Axiom {
+        model,
+        scope: Scope::Global,
+    }));
     out.sort();
     out.dedup();
     out
@@ -146,29 +152,61 @@ pub(crate) fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
 }
 
 /// The bounded check, 2 to k instances (a smallest witness first).
-pub fn bounded(l: &Loaded, axioms: &[Axiom], k: usize, engine: Engine, deadline: Option<Instant>) -> Verdict {
-    bounded_among(l, axioms, k, engine, &vec![true; l.prog.txns.len()], &[], deadline)
+pub fn bounded(
+    l: &Loaded,
+    axioms: &[Axiom],
+    k: usize,
+    engine: Engine,
+    deadline: Option<Instant>,
+) -> Verdict {
+    bounded_among(
+        l,
+        axioms,
+        k,
+        engine,
+        &vec![true; l.prog.txns.len()],
+        &[],
+        deadline,
+    )
 }
 
 /// The bounded check over executions of the `allowed` transaction types
 /// only, with the types of some slots pinned (`pins[i]`: slot i's type, in
 /// ar order).
-pub fn bounded_among(l: &Loaded, axioms: &[Axiom], k: usize, engine: Engine, allowed: &[bool], pins: &[Option<usize>], deadline: Option<Instant>) -> Verdict {
+pub fn bounded_among(
+    l: &Loaded,
+    axioms: &[Axiom],
+    k: usize,
+    engine: Engine,
+    allowed: &[bool],
+    pins: &[Option<usize>],
+    deadline: Option<Instant>,
+) -> Verdict {
     for kk in 2..=k {
         let found = match engine {
-            Engine::Enumerate => match enumerate::search_exactly(&l.prog, &l.an, axioms, kk, allowed, pins, deadline) {
-                enumerate::Bounded::Violation(ex) => Some(ex),
-                enumerate::Bounded::None => None,
-                enumerate::Bounded::Timeout => return Verdict::Unknown(format!("timeout at k = {kk}")),
-            },
-            Engine::Sat => match sat::bounded(&l.prog, &l.an, axioms, kk, allowed, pins, deadline).0 {
-                sat::Answer::Sat(ex, _) => Some(ex),
-                sat::Answer::Unsat => None,
-                sat::Answer::Unknown => return Verdict::Unknown(format!("timeout at k = {kk}")),
-            },
+            Engine::Enumerate => {
+                match enumerate::search_exactly(&l.prog, &l.an, axioms, kk, allowed, pins, deadline)
+                {
+                    enumerate::Bounded::Violation(ex) => Some(ex),
+                    enumerate::Bounded::None => None,
+                    enumerate::Bounded::Timeout => {
+                        return Verdict::Unknown(format!("timeout at k = {kk}"))
+                    }
+                }
+            }
+            Engine::Sat => {
+                match sat::bounded(&l.prog, &l.an, axioms, kk, allowed, pins, deadline).0 {
+                    sat::Answer::Sat(ex, _) => Some(ex),
+                    sat::Answer::Unsat => None,
+                    sat::Answer::Unknown => {
+                        return Verdict::Unknown(format!("timeout at k = {kk}"))
+                    }
+                }
+            }
         };
         if let Some(ex) = found {
-            let w = witness::Witness::new(&l.prog, &l.an, ex).expect("a confirmed execution has a cycle");
+            let w = witness::Witness::new(&l.prog, &l.an, ex)
+                .expect("a confirmed execution has a cycle");
             return Verdict::NotRobust(Box::new(w));
         }
     }
@@ -182,7 +220,15 @@ enum Q {
     Unknown,
 }
 
-fn query(l: &Loaded, axioms: &[Axiom], n: usize, allowed: &[bool], q: &sat::Query, fixed: bool, deadline: Option<Instant>) -> Q {
+fn query(
+    l: &Loaded,
+    axioms: &[Axiom],
+    n: usize,
+    allowed: &[bool],
+    q: &sat::Query,
+    fixed: bool,
+    deadline: Option<Instant>,
+) -> Q {
     match sat::solve(&l.prog, &l.an, axioms, n, allowed, q, fixed, deadline) {
         sat::Answer::Unsat => Q::Unsat,
         sat::Answer::Sat(..) => Q::Sat,
@@ -192,10 +238,23 @@ fn query(l: &Loaded, axioms: &[Axiom], n: usize, allowed: &[bool], q: &sat::Quer
 
 /// The shortest-path method: the least k' ≤ k with φ_SP,k' unsatisfiable,
 /// then φ_Cycle,k'. Ok(None): the method fails (with why).
-pub fn prove_shortest_path(l: &Loaded, axioms: &[Axiom], k: usize, deadline: Option<Instant>) -> Result<Result<Proof, String>, ()> {
+pub fn prove_shortest_path(
+    l: &Loaded,
+    axioms: &[Axiom],
+    k: usize,
+    deadline: Option<Instant>,
+) -> Result<Result<Proof, String>, ()> {
     let all = vec![true; l.prog.txns.len()];
     for kk in 2..=k.max(2) {
-        match query(l, axioms, kk + 1, &all, &sat::Query::ShortestPath, false, deadline) {
+        match query(
+            l,
+            axioms,
+            kk + 1,
+            &all,
+            &sat::Query::ShortestPath,
+            false,
+            deadline,
+        ) {
             Q::Unknown => return Err(()),
             Q::Sat => continue,
             Q::Unsat => {}
@@ -206,14 +265,20 @@ pub fn prove_shortest_path(l: &Loaded, axioms: &[Axiom], k: usize, deadline: Opt
             Q::Sat => Ok(Err(format!("shortest-path: no chordless {kk}-edge path, but a cycle of at most {kk} instances is not excluded"))),
         };
     }
-    Ok(Err(format!("shortest-path: chordless dependency paths of every length up to {k} edges exist")))
+    Ok(Err(format!(
+        "shortest-path: chordless dependency paths of every length up to {k} edges exist"
+    )))
 }
 
 /// The inductive method: guard with φ_Cycle,2 (Eq. 7 omits 2-cycles), then
 /// repeatedly remove the smallest subset T' of the remaining types for
 /// which φ_Ind,T' is unsatisfiable, until the remaining types have no
 /// dependencies among themselves.
-pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) -> Result<Result<Proof, String>, ()> {
+pub fn prove_inductive(
+    l: &Loaded,
+    axioms: &[Axiom],
+    deadline: Option<Instant>,
+) -> Result<Result<Proof, String>, ()> {
     let nt = l.prog.txns.len();
     let mut remaining = vec![true; nt];
     match query(l, axioms, 2, &remaining, &sat::Query::Cycle, true, deadline) {
@@ -223,7 +288,15 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
     }
     let mut steps = Vec::new();
     loop {
-        match query(l, axioms, 2, &remaining, &sat::Query::AnyDep, false, deadline) {
+        match query(
+            l,
+            axioms,
+            2,
+            &remaining,
+            &sat::Query::AnyDep,
+            false,
+            deadline,
+        ) {
             Q::Unknown => return Err(()),
             Q::Unsat => return Ok(Ok(Proof::Inductive(steps))),
             Q::Sat => {}
@@ -235,13 +308,32 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
         }
         let types: Vec<usize> = (0..nt).filter(|&t| remaining[t]).collect();
         if types.len() > 12 {
-            return Ok(Err("inductive: more than 12 transaction types left to choose subsets from".into()));
+            return Ok(Err(
+                "inductive: more than 12 transaction types left to choose subsets from".into(),
+            ));
         }
-        let mut subsets: Vec<Vec<usize>> = (1u32..1 << types.len()).map(|m| types.iter().enumerate().filter(|(i, _)| m >> i & 1 == 1).map(|(_, &t)| t).collect()).collect();
+        let mut subsets: Vec<Vec<usize>> = (1u32..1 << types.len())
+            .map(|m| {
+                types
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| m >> i & 1 == 1)
+                    .map(|(_, &t)| t)
+                    .collect()
+            })
+            .collect();
         subsets.sort_by_key(|s: &Vec<usize>| (s.len(), s.clone()));
         let mut chosen = None;
         for s in subsets {
-            match query(l, axioms, 2, &remaining, &sat::Query::IndEdge(s.clone()), false, deadline) {
+            match query(
+                l,
+                axioms,
+                2,
+                &remaining,
+                &sat::Query::IndEdge(s.clone()),
+                false,
+                deadline,
+            ) {
                 Q::Unknown => return Err(()),
                 Q::Unsat => {
                     chosen = Some(s);
@@ -272,11 +364,27 @@ pub fn check(l: &Loaded, opts: &Options) -> Report {
             Method::Inductive => prove_inductive(l, &axioms, deadline),
         };
         match r {
-            Err(()) => return Report { verdict: Verdict::Unknown("timeout during the proof".into()), axioms, notes },
-            Ok(Ok(p)) => return Report { verdict: Verdict::Proved(p), axioms, notes },
+            Err(()) => {
+                return Report {
+                    verdict: Verdict::Unknown("timeout during the proof".into()),
+                    axioms,
+                    notes,
+                }
+            }
+            Ok(Ok(p)) => {
+                return Report {
+                    verdict: Verdict::Proved(p),
+                    axioms,
+                    notes,
+                }
+            }
             Ok(Err(why)) => notes.push(format!("not proved: {why}")),
         }
     }
     let verdict = bounded(l, &axioms, opts.k, opts.engine, deadline);
-    Report { verdict, axioms, notes }
+    Report {
+        verdict,
+        axioms,
+        notes,
+    }
 }

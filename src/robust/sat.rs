@@ -51,7 +51,6 @@ pub enum Answer {
 }
 
 struct Enc {
-
     s: BasicSolver,
     t: Lit,
     n: usize,
@@ -116,7 +115,10 @@ fn pair_scopes(e: &Enc, scope: Scope, i: usize, j: usize) -> Vec<Vec<Lit>> {
     match scope {
         Scope::Global => vec![vec![]],
         Scope::Type(t) => vec![vec![e.typ[i][t]], vec![e.typ[j][t]]],
-        Scope::Pair(x, y) => vec![vec![e.typ[i][x], e.typ[j][y]], vec![e.typ[i][y], e.typ[j][x]]],
+        Scope::Pair(x, y) => vec![
+            vec![e.typ[i][x], e.typ[j][y]],
+            vec![e.typ[i][y], e.typ[j][x]],
+        ],
     }
 }
 
@@ -130,12 +132,34 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 
 /// Builds the encoding over `n` slots whose descriptors are of the
 /// `allowed` types; `fixed_ar`: ar is slot order.
-fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar: bool, n_types: usize) -> Enc {
+fn encode(
+    an: &Analysis,
+    axioms: &[Axiom],
+    n: usize,
+    allowed: &[bool],
+    fixed_ar: bool,
+    n_types: usize,
+) -> Enc {
     let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
     let t = Lit::new(s.new_var_default(), true);
-    let mut e = Enc { s, t, n, sel: vec![], typ: vec![], ar: vec![], vis: vec![], d: vec![], keys: vec![], r: vec![], w: vec![], vw: vec![] };
+    let mut e = Enc {
+        s,
+        t,
+        n,
+        sel: vec![],
+        typ: vec![],
+        ar: vec![],
+        vis: vec![],
+        d: vec![],
+        keys: vec![],
+        r: vec![],
+        w: vec![],
+        vw: vec![],
+    };
     e.s.add_clause_reuse(&mut vec![t]);
-    let descs: Vec<usize> = (0..an.descs.len()).filter(|&d| allowed[an.descs[d].txn]).collect();
+    let descs: Vec<usize> = (0..an.descs.len())
+        .filter(|&d| allowed[an.descs[d].txn])
+        .collect();
     // Descriptor selection: exactly one per slot.
     for _ in 0..n {
         let mut row = vec![None; an.descs.len()];
@@ -151,7 +175,11 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
         }
         let typ: Vec<Lit> = (0..n_types)
             .map(|ty| {
-                let of: Vec<Lit> = descs.iter().filter(|&&d| an.descs[d].txn == ty).filter_map(|&d| row[d]).collect();
+                let of: Vec<Lit> = descs
+                    .iter()
+                    .filter(|&&d| an.descs[d].txn == ty)
+                    .filter_map(|&d| row[d])
+                    .collect();
                 e.or(&of)
             })
             .collect();
@@ -192,7 +220,10 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
     }
     e.vis = vis;
     // Footprints: read/write literals per slot and written key.
-    let mut keys: Vec<usize> = descs.iter().flat_map(|&d| an.footprints[d].writes.keys().copied()).collect();
+    let mut keys: Vec<usize> = descs
+        .iter()
+        .flat_map(|&d| an.footprints[d].writes.keys().copied())
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     let mut r = vec![vec![!t; keys.len()]; n];
@@ -204,7 +235,11 @@ fn encode(an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], fixed_ar:
                 let mut sure = Vec::new();
                 for &d in &descs {
                     let fp = &an.footprints[d];
-                    let st = if is_w { fp.writes.get(&k).map(|x| x.1) } else { fp.reads.get(&k).copied() };
+                    let st = if is_w {
+                        fp.writes.get(&k).map(|x| x.1)
+                    } else {
+                        fp.reads.get(&k).copied()
+                    };
                     if let Some(st) = st {
                         let l = e.sel[i][d].expect("allowed descriptor");
                         may.push(l);
@@ -405,16 +440,38 @@ fn add_query(e: &mut Enc, q: &Query) {
 
 fn extract(e: &Enc) -> (Execution, Vec<usize>) {
     let val = |l: Lit| e.s.value_lit(l) == lbool::TRUE;
-    let descs: Vec<usize> = (0..e.n).map(|i| e.sel[i].iter().position(|l| l.is_some_and(val)).unwrap_or(0)).collect();
+    let descs: Vec<usize> = (0..e.n)
+        .map(|i| {
+            e.sel[i]
+                .iter()
+                .position(|l| l.is_some_and(val))
+                .unwrap_or(0)
+        })
+        .collect();
     let mut order: Vec<usize> = (0..e.n).collect();
     order.sort_by_key(|&i| (0..e.n).filter(|&j| j != i && val(e.ar[j][i])).count());
-    let vis = (0..e.n).map(|j| (0..e.n).filter(|&i| i != j && val(e.vis[i][j])).fold(0u64, |m, i| m | 1 << i)).collect();
+    let vis = (0..e.n)
+        .map(|j| {
+            (0..e.n)
+                .filter(|&i| i != j && val(e.vis[i][j]))
+                .fold(0u64, |m, i| m | 1 << i)
+        })
+        .collect();
     (Execution { descs, vis }, order)
 }
 
 /// Solves a query over `n` slots of the allowed types (open encoding: the
 /// slots may be part of a larger execution).
-pub fn solve(prog: &Program, an: &Analysis, axioms: &[Axiom], n: usize, allowed: &[bool], q: &Query, fixed_ar: bool, deadline: Option<Instant>) -> Answer {
+pub fn solve(
+    prog: &Program,
+    an: &Analysis,
+    axioms: &[Axiom],
+    n: usize,
+    allowed: &[bool],
+    q: &Query,
+    fixed_ar: bool,
+    deadline: Option<Instant>,
+) -> Answer {
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
@@ -443,7 +500,15 @@ fn run(e: &mut Enc, deadline: Option<Instant>) -> Answer {
 /// candidates refuted.
 ///
 /// `pins`: the type of some slots (by index; missing or None: any).
-pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowed: &[bool], pins: &[Option<usize>], deadline: Option<Instant>) -> (Answer, usize) {
+pub fn bounded(
+    prog: &Program,
+    an: &Analysis,
+    axioms: &[Axiom],
+    k: usize,
+    allowed: &[bool],
+    pins: &[Option<usize>],
+    deadline: Option<Instant>,
+) -> (Answer, usize) {
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return (Answer::Unsat, 0);
     }
@@ -464,7 +529,9 @@ pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowe
                 }
                 refuted += 1;
                 learn_footprints(prog, an, &mut e, &ex);
-                if std::env::var_os("ELLERY_ROBUST_TRACE").is_some() { eprintln!("refuted {refuted}: {ex:?}"); }
+                if std::env::var_os("ELLERY_ROBUST_TRACE").is_some() {
+                    eprintln!("refuted {refuted}: {ex:?}");
+                }
                 let mut block: Vec<Lit> = Vec::new();
                 for (i, &d) in ex.descs.iter().enumerate() {
                     block.push(!e.sel[i][d].expect("selected descriptor"));
@@ -490,14 +557,17 @@ pub fn bounded(prog: &Program, an: &Analysis, axioms: &[Axiom], k: usize, allowe
 /// replayed footprint is asserted for every model agreeing on that.
 fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) {
     let reps = replay(prog, an, ex);
-    let key_index: std::collections::HashMap<usize, usize> = e.keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+    let key_index: std::collections::HashMap<usize, usize> =
+        e.keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
     // The negated premise of each slot (a clause prefix), built in order.
     let mut premises: Vec<Vec<Lit>> = Vec::new();
     for (i, rep) in reps.iter().enumerate() {
         let mut p: Vec<Lit> = vec![!e.sel[i][ex.descs[i]].expect("selected descriptor")];
         let mut deps: u64 = 0;
         for &(k, src) in &rep.sources {
-            let Some(&ki) = key_index.get(&k) else { continue };
+            let Some(&ki) = key_index.get(&k) else {
+                continue;
+            };
             let after = match src {
                 Some(s) => {
                     p.push(!e.vw[ki][s][i]);
@@ -517,7 +587,10 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
         p.dedup();
         for ki in 0..e.keys.len() {
             let k = e.keys[ki];
-            for (lit, holds) in [(e.r[i][ki], rep.fp.reads.contains_key(&k)), (e.w[i][ki], rep.fp.writes.contains_key(&k))] {
+            for (lit, holds) in [
+                (e.r[i][ki], rep.fp.reads.contains_key(&k)),
+                (e.w[i][ki], rep.fp.writes.contains_key(&k)),
+            ] {
                 let mut c = p.clone();
                 c.push(if holds { lit } else { !lit });
                 e.clause(&c);
@@ -532,5 +605,6 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
 pub fn confirmed(prog: &Program, an: &Analysis, axioms: &[Axiom], ex: &Execution) -> bool {
     let reps = replay(prog, an, ex);
     let types: Vec<usize> = ex.descs.iter().map(|&d| an.descs[d].txn).collect();
-    (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j)) && best_cycle(ex.descs.len(), &dependencies(&reps)).is_some()
+    (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
+        && best_cycle(ex.descs.len(), &dependencies(&reps)).is_some()
 }

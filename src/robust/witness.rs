@@ -11,7 +11,9 @@
 //! full: it pins the version order (ar) without adding any cycle (nothing
 //! follows it).
 
-use super::exec::{best_cycle, classify, dependencies, description, CycleType, Edge, Execution, Replayed};
+use super::exec::{
+    best_cycle, classify, dependencies, description, CycleType, Edge, Execution, Replayed,
+};
 use super::interp::Analysis;
 use super::syntax::Program;
 use crate::edn::Value;
@@ -36,7 +38,13 @@ impl Witness {
     pub fn new(prog: &Program, an: &Analysis, exec: Execution) -> Option<Witness> {
         let reps = super::exec::replay(prog, an, &exec);
         let cycle = best_cycle(exec.descs.len(), &dependencies(&reps))?;
-        Some(Witness { kind: classify(&cycle), description: description(&cycle), exec, reps, cycle })
+        Some(Witness {
+            kind: classify(&cycle),
+            description: description(&cycle),
+            exec,
+            reps,
+            cycle,
+        })
     }
 }
 
@@ -59,8 +67,17 @@ pub fn to_value(prog: &Program, an: &Analysis, w: &Witness) -> Value {
     for (i, (&d, r)) in w.exec.descs.iter().zip(&w.reps).enumerate() {
         let desc = &an.descs[d];
         let t = &prog.txns[desc.txn];
-        let params = Value::Map((0..t.params).map(|p| (Value::Str(t.vars[p].clone()), Value::Int(desc.params[p]))).collect());
-        let reads = Value::Map(r.fp.read_vals.iter().map(|(&k, &v)| (Value::Str(key_name(prog, an, k)), opt(v))).collect());
+        let params = Value::Map(
+            (0..t.params)
+                .map(|p| (Value::Str(t.vars[p].clone()), Value::Int(desc.params[p])))
+                .collect(),
+        );
+        let reads = Value::Map(
+            r.fp.read_vals
+                .iter()
+                .map(|(&k, &v)| (Value::Str(key_name(prog, an, k)), opt(v)))
+                .collect(),
+        );
         let writes = Value::Map(
             r.fp.writes
                 .iter()
@@ -73,7 +90,10 @@ pub fn to_value(prog: &Program, an: &Analysis, w: &Witness) -> Value {
                 })
                 .collect(),
         );
-        let sees: Vec<Value> = (0..i).filter(|&a| w.exec.vis[i] >> a & 1 == 1).map(|a| Value::Int(a as i64)).collect();
+        let sees: Vec<Value> = (0..i)
+            .filter(|&a| w.exec.vis[i] >> a & 1 == 1)
+            .map(|a| Value::Int(a as i64))
+            .collect();
         insts.push(Value::kw_map(vec![
             ("id", Value::Int(i as i64)),
             ("txn", Value::Str(t.name.clone())),
@@ -84,7 +104,11 @@ pub fn to_value(prog: &Program, an: &Analysis, w: &Witness) -> Value {
         ]));
     }
     let vis: Vec<Value> = (0..w.exec.descs.len())
-        .flat_map(|j| (0..j).filter(move |&i| w.exec.vis[j] >> i & 1 == 1).map(move |i| Value::Vector(vec![Value::Int(i as i64), Value::Int(j as i64)])))
+        .flat_map(|j| {
+            (0..j)
+                .filter(move |&i| w.exec.vis[j] >> i & 1 == 1)
+                .map(move |i| Value::Vector(vec![Value::Int(i as i64), Value::Int(j as i64)]))
+        })
         .collect();
     let steps: Vec<Value> = w
         .cycle
@@ -106,7 +130,14 @@ pub fn to_value(prog: &Program, an: &Analysis, w: &Witness) -> Value {
     Value::kw_map(vec![
         ("instances", Value::Vector(insts)),
         ("vis", Value::Vector(vis)),
-        ("ar", Value::Vector((0..w.exec.descs.len()).map(|i| Value::Int(i as i64)).collect())),
+        (
+            "ar",
+            Value::Vector(
+                (0..w.exec.descs.len())
+                    .map(|i| Value::Int(i as i64))
+                    .collect(),
+            ),
+        ),
         ("cycle", Value::kw_map(cycle)),
     ])
 }
@@ -115,12 +146,26 @@ pub fn to_value(prog: &Program, an: &Analysis, w: &Witness) -> Value {
 pub fn history(prog: &Program, an: &Analysis, w: &Witness) -> String {
     let n = w.reps.len();
     // Per key: the writers in ar order.
-    let mut written: Vec<usize> = w.reps.iter().flat_map(|r| r.fp.writes.keys().copied()).collect();
+    let mut written: Vec<usize> = w
+        .reps
+        .iter()
+        .flat_map(|r| r.fp.writes.keys().copied())
+        .collect();
     written.sort_unstable();
     written.dedup();
-    let writers = |k: usize| -> Vec<usize> { (0..n).filter(|&i| w.reps[i].fp.writes.contains_key(&k)).collect() };
+    let writers = |k: usize| -> Vec<usize> {
+        (0..n)
+            .filter(|&i| w.reps[i].fp.writes.contains_key(&k))
+            .collect()
+    };
     let list_upto = |k: usize, src: Option<usize>| -> Value {
-        Value::Vector(writers(k).into_iter().filter(|&i| src.is_some_and(|s| i <= s)).map(|i| Value::Int(i as i64 + 1)).collect())
+        Value::Vector(
+            writers(k)
+                .into_iter()
+                .filter(|&i| src.is_some_and(|s| i <= s))
+                .map(|i| Value::Int(i as i64 + 1))
+                .collect(),
+        )
     };
     let mut txns: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
     for (i, r) in w.reps.iter().enumerate() {
@@ -134,7 +179,11 @@ pub fn history(prog: &Program, an: &Analysis, w: &Witness) -> String {
             ok.push(Value::Vector(vec![Value::kw("r"), key, list_upto(k, src)]));
         }
         for &k in r.fp.writes.keys() {
-            let m = Value::Vector(vec![Value::kw("append"), Value::Str(key_name(prog, an, k)), Value::Int(i as i64 + 1)]);
+            let m = Value::Vector(vec![
+                Value::kw("append"),
+                Value::Str(key_name(prog, an, k)),
+                Value::Int(i as i64 + 1),
+            ]);
             inv.push(m.clone());
             ok.push(m);
         }
@@ -144,7 +193,11 @@ pub fn history(prog: &Program, an: &Analysis, w: &Witness) -> String {
     for &k in &written {
         let key = Value::Str(key_name(prog, an, k));
         inv.push(Value::Vector(vec![Value::kw("r"), key.clone(), Value::Nil]));
-        ok.push(Value::Vector(vec![Value::kw("r"), key, list_upto(k, Some(n))]));
+        ok.push(Value::Vector(vec![
+            Value::kw("r"),
+            key,
+            list_upto(k, Some(n)),
+        ]));
     }
     let mut out = String::new();
     let mut index = 0i64;
