@@ -372,6 +372,35 @@ impl Exec<'_> {
         rows
     }
 
+    /// After `MIN(f)` (`MAX(f)`) with result `m` over a key field `f`: no
+    /// write to a record whose key is above (below) `m` can change the
+    /// result, so this statement's reads of such records are dropped (the
+    /// paper's value-aware rule for MIN/MAX anti-dependencies, §4; keys read
+    /// before the statement stay).
+    fn forget_beyond(&mut self, table: usize, agg: Agg, f: usize, m: i64, before: &[usize]) {
+        let t = &self.prog.tables[table];
+        if !t.pk[f] || agg == Agg::Count {
+            return;
+        }
+        let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
+        for &rec in &self.uni.by_table[table] {
+            let v = self.uni.recs[rec].1[ki];
+            let beyond = match agg {
+                Agg::Min => v > m,
+                _ => v < m,
+            };
+            if beyond {
+                for g in 0..=t.fields.len() {
+                    let k = self.uni.key(rec, g);
+                    if before.binary_search(&k).is_err() {
+                        self.fp.reads.remove(&k);
+                        self.fp.read_vals.remove(&k);
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
     fn run_maybe(&mut self, stmts: &[Stmt]) {
         let before = self.locals.clone();
@@ -415,6 +444,7 @@ impl Exec<'_> {
                 var,
                 pred,
             } => {
+                let before: Vec<usize> = self.fp.reads.keys().copied().collect();
                 let hits = self.scan(*table, pred.as_ref(), maybe);
                 let mut vals = Vec::new();
                 let mut unknown = false;
@@ -429,7 +459,7 @@ impl Exec<'_> {
                         None => vals.push(0),
                     }
                 }
-                self.locals[*var] = Local::Val(if unknown {
+                let result = if unknown {
                     AV::Unknown
                 } else {
                     AV::Known(match agg {
@@ -437,7 +467,11 @@ impl Exec<'_> {
                         Agg::Max => vals.iter().copied().max(),
                         Agg::Count => Some(vals.len() as i64),
                     })
-                });
+                };
+                if let (AV::Known(Some(m)), Some(f)) = (result, field) {
+                    self.forget_beyond(*table, *agg, *f, m, &before);
+                }
+                self.locals[*var] = Local::Val(result);
             }
             Stmt::Update { table, sets, pred } => {
                 for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
