@@ -127,7 +127,13 @@ fn table() -> Vec<(&'static str, Vec<Model>, usize, Option<Method>, Want)> {
     // Payment, two Order-Status); nothing under SI at k = 4. The paper's
     // PSI axiom alone (no causality) already admits a 3-instance G-single.
     t.push(("tpcc.rob", vec![Ec], 2, None, lost.clone()));
-    t.push(("tpcc.rob", vec![Psi], 3, None, Want::Violation(GSingle, None, 3)));
+    t.push((
+        "tpcc.rob",
+        vec![Psi],
+        3,
+        None,
+        Want::Violation(GSingle, None, 3),
+    ));
     for k in 2..=3 {
         t.push(("tpcc.rob", vec![Psi, Cc], k, None, Want::None));
     }
@@ -171,9 +177,27 @@ fn witnesses_are_rejected_by_the_checker() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut n = 0;
     let mut rows = table();
-    rows.push(("courseware.rob", vec![Ec], 2, None, Want::Violation(GSingle, None, 2)));
-    rows.push(("courseware-psi.rob", vec![], 4, None, Want::Violation(GNonadjacent, None, 4)));
-    rows.push(("courseware-si.rob", vec![], 5, None, Want::Violation(G2, None, 5)));
+    rows.push((
+        "courseware.rob",
+        vec![Ec],
+        2,
+        None,
+        Want::Violation(GSingle, None, 2),
+    ));
+    rows.push((
+        "courseware-psi.rob",
+        vec![],
+        4,
+        None,
+        Want::Violation(GNonadjacent, None, 4),
+    ));
+    rows.push((
+        "courseware-si.rob",
+        vec![],
+        5,
+        None,
+        Want::Violation(G2, None, 5),
+    ));
     for (i, (file, models, k, prove, want)) in rows.into_iter().enumerate() {
         let Want::Violation(kind, _, _) = want else {
             continue;
@@ -184,14 +208,18 @@ fn witnesses_are_rejected_by_the_checker() {
         let (path, _) = program(file);
         let w = dir.join(format!("w{i}.edn"));
         let ms: Vec<&str> = models.iter().map(|m| m.name()).collect();
-        let mut args = vec!["robust".to_string(), path.to_str().unwrap().to_string(), "-k".into(), k.to_string(), "--witness".into(), w.to_str().unwrap().to_string()];
+        let mut args = vec![
+            "robust".to_string(),
+            path.to_str().unwrap().to_string(),
+            "-k".into(),
+            k.to_string(),
+            "--witness".into(),
+            w.to_str().unwrap().to_string(),
+        ];
         if !ms.is_empty() {
             args.extend(["-c".to_string(), ms.join(",")]);
         }
-        let out = Command::new(bin)
-            .args(&args)
-            .output()
-            .unwrap();
+        let out = Command::new(bin).args(&args).output().unwrap();
         assert_eq!(
             out.status.code(),
             Some(1),
@@ -263,6 +291,24 @@ fn cli_exit_codes_and_outputs() {
         out.starts_with("{\"robust?\":false,")
             || out.starts_with("{\n \"robust?\": false")
             || out.contains("\"robust?\": false"),
+        "{out}"
+    );
+    let tpcc = p.replace("bank.rob", "tpcc.rob");
+    let (c, out, _) = run(&[
+        "robust",
+        &tpcc,
+        "-c",
+        "si",
+        "-k",
+        "4",
+        "--timeout",
+        "1",
+        "--output",
+        "summary",
+    ]);
+    assert_eq!(c, Some(2), "{out}");
+    assert!(
+        out.starts_with(&format!("{tpcc}\tunknown: timeout at k = ")),
         "{out}"
     );
     let (c, _, err) = run(&["robust", p, "-c", "nope"]);
@@ -513,7 +559,10 @@ fn courseware_k2_anomalies_under_ec() {
         ("RemCourse", "Enroll", G2, Some("write skew")),
         ("Enroll", "Enroll", GSingle, Some("lost update")),
     ];
-    let want: Vec<_> = want.into_iter().map(|(a, b, t, d)| (a.to_string(), b.to_string(), t, d)).collect();
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(a, b, t, d)| (a.to_string(), b.to_string(), t, d))
+        .collect();
     for e in [Engine::Sat, Engine::Enumerate] {
         assert_eq!(pair_anomalies(&l, &[Ec], e), want, "{e:?}");
     }
@@ -528,10 +577,88 @@ fn courseware_k2_anomalies_under_ec() {
 fn courseware_strengthened() {
     let (_, l) = program("courseware-psi.rob");
     assert_eq!(answer(&l, &opts(&[], 3, None, Engine::Sat)), Want::None);
-    assert_eq!(answer(&l, &opts(&[], 3, None, Engine::Enumerate)), Want::None);
+    assert_eq!(
+        answer(&l, &opts(&[], 3, None, Engine::Enumerate)),
+        Want::None
+    );
     let fork = Want::Violation(GNonadjacent, Some("long fork"), 4);
     assert_eq!(answer(&l, &opts(&[], 4, None, Engine::Sat)), fork);
     let (_, l) = program("courseware-si.rob");
     assert_eq!(answer(&l, &opts(&[], 4, None, Engine::Sat)), Want::None);
-    assert_eq!(answer(&l, &opts(&[], 5, None, Engine::Sat)), Want::Violation(G2, None, 5));
+    assert_eq!(
+        answer(&l, &opts(&[], 5, None, Engine::Sat)),
+        Want::Violation(G2, None, 5)
+    );
+}
+
+/// Digest N-2: the concrete lost update, without any solver: two withdraws
+/// of 50 and 60 from a balance of 100 that see nothing.
+#[test]
+fn concrete_lost_update() {
+    use ellery::robust::exec::{axioms_hold_at, dependencies, replay, Dep, Edge, Execution};
+    use ellery::robust::syntax::{Axiom, Scope};
+    let src = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-histories/robust/bank.rob"),
+    )
+    .unwrap()
+    .replace("domain Amount: {30, 60}", "domain Amount: {50, 60}");
+    let l = robust::load(&src).unwrap();
+    let d = |id: i64, amount: i64| {
+        l.an.descs
+            .iter()
+            .position(|d| d.params == [id, amount])
+            .unwrap()
+    };
+    let ex = Execution {
+        descs: vec![d(1, 50), d(1, 60)],
+        vis: vec![0, 0],
+    };
+    let reps = replay(&l.prog, &l.an, &ex);
+    let bal = l.an.uni.key(0, 1);
+    assert_eq!(reps[0].fp.read_vals.get(&bal), Some(&Some(100)));
+    assert_eq!(reps[1].fp.read_vals.get(&bal), Some(&Some(100)));
+    assert_eq!(
+        reps[0].fp.writes[&bal].0,
+        ellery::robust::interp::AV::Known(Some(50))
+    );
+    assert_eq!(
+        reps[1].fp.writes[&bal].0,
+        ellery::robust::interp::AV::Known(Some(40))
+    );
+    // Elle's edges: ww to the next version, rw from a reader to the version
+    // after the one it read (t1's own for t1, so none).
+    assert_eq!(
+        dependencies(&reps),
+        vec![
+            Edge {
+                from: 0,
+                to: 1,
+                dep: Dep::Ww,
+                key: bal
+            },
+            Edge {
+                from: 1,
+                to: 0,
+                dep: Dep::Rw,
+                key: bal
+            }
+        ]
+    );
+    let types = [0, 0];
+    let holds = |m: Model| {
+        axioms_hold_at(
+            &[Axiom {
+                model: m,
+                scope: Scope::Global,
+            }],
+            &types,
+            &ex.vis,
+            &reps,
+            1,
+        )
+    };
+    assert!(holds(Ec));
+    assert!(!holds(Psi));
+    assert!(!holds(Ser));
+    assert!(holds(Cc) && holds(Pc));
 }

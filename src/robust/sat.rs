@@ -522,6 +522,10 @@ pub fn bounded(
     add_query(&mut e, &Query::Cycle);
     let mut refuted = 0;
     loop {
+        // Each solve may end before batsat consults the deadline.
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return (Answer::Unknown, refuted);
+        }
         match run(&mut e, deadline) {
             Answer::Sat(ex, order) => {
                 if confirmed(prog, an, axioms, &ex) {
@@ -529,9 +533,6 @@ pub fn bounded(
                 }
                 refuted += 1;
                 learn_footprints(prog, an, &mut e, &ex);
-                if std::env::var_os("ELLERY_ROBUST_TRACE").is_some() {
-                    eprintln!("refuted {refuted}: {ex:?}");
-                }
                 let mut block: Vec<Lit> = Vec::new();
                 for (i, &d) in ex.descs.iter().enumerate() {
                     block.push(!e.sel[i][d].expect("selected descriptor"));
