@@ -56,9 +56,12 @@ fn answer(l: &Loaded, o: &Options) -> Want {
 use CycleType::*;
 use Model::*;
 
+/// One row of the acceptance table.
+type Row = (&'static str, Vec<Model>, usize, Option<Method>, Want);
+
 /// (file, models, k, proof method, expected). The bounded rows are checked
 /// with both engines.
-fn table() -> Vec<(&'static str, Vec<Model>, usize, Option<Method>, Want)> {
+fn table() -> Vec<Row> {
     let lost = Want::Violation(GSingle, Some("lost update"), 2);
     let fork = Want::Violation(GNonadjacent, Some("long fork"), 4);
     let skew = Want::Violation(G2, Some("write skew"), 2);

@@ -9,7 +9,8 @@
 //! records its key-field atoms do not rule out, reading their `Alive` and,
 //! when alive, the non-key fields it mentions; SELECT reads the selected
 //! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
-//! INSERT writes `Alive = 1` and the given fields.
+//! INSERT writes `Alive = 1` and the given fields. (Over 700 lines: the
+//! two readings share one interpreter, so they cannot disagree.)
 
 use super::syntax::{Agg, ArithOp, CmpOp, Cond, Expr, Pred, Program, Stmt};
 use std::collections::{BTreeMap, HashMap};
@@ -425,6 +426,8 @@ impl Exec<'_> {
         }
     }
 
+    /// One statement (a single match over the statement kinds, kept whole
+    /// so both readings visibly share every rule).
     fn stmt(&mut self, s: &Stmt, maybe: bool) {
         match s {
             Stmt::Select {

@@ -213,6 +213,17 @@ pub fn bounded_among(
     Verdict::RobustUpTo(k)
 }
 
+/// What a proof method concluded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProofOutcome {
+    /// Robust for all executions.
+    Proved(Proof),
+    /// The method's conditions fail (why).
+    Failed(String),
+    /// The deadline passed.
+    Timeout,
+}
+
 /// The outcome of one proof query.
 enum Q {
     Unsat,
@@ -237,13 +248,13 @@ fn query(
 }
 
 /// The shortest-path method: the least k' ≤ k with φ_SP,k' unsatisfiable,
-/// then φ_Cycle,k'. Ok(None): the method fails (with why).
+/// then φ_Cycle,k'.
 pub fn prove_shortest_path(
     l: &Loaded,
     axioms: &[Axiom],
     k: usize,
     deadline: Option<Instant>,
-) -> Result<Result<Proof, String>, ()> {
+) -> ProofOutcome {
     let all = vec![true; l.prog.txns.len()];
     for kk in 2..=k.max(2) {
         match query(
@@ -255,35 +266,33 @@ pub fn prove_shortest_path(
             false,
             deadline,
         ) {
-            Q::Unknown => return Err(()),
+            Q::Unknown => return ProofOutcome::Timeout,
             Q::Sat => continue,
             Q::Unsat => {}
         }
         return match query(l, axioms, kk, &all, &sat::Query::Cycle, true, deadline) {
-            Q::Unknown => Err(()),
-            Q::Unsat => Ok(Ok(Proof::ShortestPath(kk))),
-            Q::Sat => Ok(Err(format!("shortest-path: no chordless {kk}-edge path, but a cycle of at most {kk} instances is not excluded"))),
+            Q::Unknown => ProofOutcome::Timeout,
+            Q::Unsat => ProofOutcome::Proved(Proof::ShortestPath(kk)),
+            Q::Sat => ProofOutcome::Failed(format!("shortest-path: no chordless {kk}-edge path, but a cycle of at most {kk} instances is not excluded")),
         };
     }
-    Ok(Err(format!(
+    ProofOutcome::Failed(format!(
         "shortest-path: chordless dependency paths of every length up to {k} edges exist"
-    )))
+    ))
 }
 
 /// The inductive method: guard with φ_Cycle,2 (Eq. 7 omits 2-cycles), then
 /// repeatedly remove the smallest subset T' of the remaining types for
 /// which φ_Ind,T' is unsatisfiable, until the remaining types have no
 /// dependencies among themselves.
-pub fn prove_inductive(
-    l: &Loaded,
-    axioms: &[Axiom],
-    deadline: Option<Instant>,
-) -> Result<Result<Proof, String>, ()> {
+pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) -> ProofOutcome {
     let nt = l.prog.txns.len();
     let mut remaining = vec![true; nt];
     match query(l, axioms, 2, &remaining, &sat::Query::Cycle, true, deadline) {
-        Q::Unknown => return Err(()),
-        Q::Sat => return Ok(Err("inductive: a 2-instance cycle is not excluded".into())),
+        Q::Unknown => return ProofOutcome::Timeout,
+        Q::Sat => {
+            return ProofOutcome::Failed("inductive: a 2-instance cycle is not excluded".into())
+        }
         Q::Unsat => {}
     }
     let mut steps = Vec::new();
@@ -297,20 +306,20 @@ pub fn prove_inductive(
             false,
             deadline,
         ) {
-            Q::Unknown => return Err(()),
-            Q::Unsat => return Ok(Ok(Proof::Inductive(steps))),
+            Q::Unknown => return ProofOutcome::Timeout,
+            Q::Unsat => return ProofOutcome::Proved(Proof::Inductive(steps)),
             Q::Sat => {}
         }
         match query(l, axioms, 3, &remaining, &sat::Query::IndPath, false, deadline) {
-            Q::Unknown => return Err(()),
-            Q::Sat => return Ok(Err("inductive: a two-edge dependency path ending ar-before both others is not excluded".into())),
+            Q::Unknown => return ProofOutcome::Timeout,
+            Q::Sat => return ProofOutcome::Failed("inductive: a two-edge dependency path ending ar-before both others is not excluded".into()),
             Q::Unsat => {}
         }
         let types: Vec<usize> = (0..nt).filter(|&t| remaining[t]).collect();
         if types.len() > 12 {
-            return Ok(Err(
+            return ProofOutcome::Failed(
                 "inductive: more than 12 transaction types left to choose subsets from".into(),
-            ));
+            );
         }
         let mut subsets: Vec<Vec<usize>> = (1u32..1 << types.len())
             .map(|m| {
@@ -334,7 +343,7 @@ pub fn prove_inductive(
                 false,
                 deadline,
             ) {
-                Q::Unknown => return Err(()),
+                Q::Unknown => return ProofOutcome::Timeout,
                 Q::Unsat => {
                     chosen = Some(s);
                     break;
@@ -343,7 +352,7 @@ pub fn prove_inductive(
             }
         }
         let Some(s) = chosen else {
-            return Ok(Err("inductive: every subset of the remaining types has a dependency going backward in ar".into()));
+            return ProofOutcome::Failed("inductive: every subset of the remaining types has a dependency going backward in ar".into());
         };
         for &t in &s {
             remaining[t] = false;
@@ -364,21 +373,21 @@ pub fn check(l: &Loaded, opts: &Options) -> Report {
             Method::Inductive => prove_inductive(l, &axioms, deadline),
         };
         match r {
-            Err(()) => {
+            ProofOutcome::Timeout => {
                 return Report {
                     verdict: Verdict::Unknown("timeout during the proof".into()),
                     axioms,
                     notes,
                 }
             }
-            Ok(Ok(p)) => {
+            ProofOutcome::Proved(p) => {
                 return Report {
                     verdict: Verdict::Proved(p),
                     axioms,
                     notes,
                 }
             }
-            Ok(Err(why)) => notes.push(format!("not proved: {why}")),
+            ProofOutcome::Failed(why) => notes.push(format!("not proved: {why}")),
         }
     }
     let verdict = bounded(l, &axioms, opts.k, opts.engine, deadline);

@@ -16,6 +16,10 @@
 //! model and asking again when the abstraction was too loose (so the
 //! bounded answer is exact within the domains).
 
+// Slot-pair matrices (ar, vis, vw, D) are indexed by both slots at once, so
+// index loops read clearer than iterators here.
+#![allow(clippy::needless_range_loop)]
+
 use super::exec::{axioms_hold_at, best_cycle, dependencies, replay, Execution};
 use super::interp::Analysis;
 use super::syntax::{Axiom, Model, Program, Scope};
@@ -131,7 +135,9 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 }
 
 /// Builds the encoding over `n` slots whose descriptors are of the
-/// `allowed` types; `fixed_ar`: ar is slot order.
+/// `allowed` types; `fixed_ar`: ar is slot order. One long function: its
+/// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
+/// the literal tables built just before, in this order.
 fn encode(
     an: &Analysis,
     axioms: &[Axiom],
@@ -462,6 +468,7 @@ fn extract(e: &Enc) -> (Execution, Vec<usize>) {
 
 /// Solves a query over `n` slots of the allowed types (open encoding: the
 /// slots may be part of a larger execution).
+#[allow(clippy::too_many_arguments)] // the query's parts, each a plain value
 pub fn solve(
     prog: &Program,
     an: &Analysis,
