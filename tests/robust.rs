@@ -376,10 +376,12 @@ impl Rng {
     }
 }
 
-/// A random program over one table of two records: 2–3 transaction types,
-/// each a few reads, conditional and unconditional updates.
+/// A random program over one table of three possible records (two
+/// initially alive): 2–3 transaction types, each a few statements among
+/// reads, aggregates, conditional and unconditional updates, inserts,
+/// deletes and loops.
 fn random_program(r: &mut Rng) -> String {
-    let mut s = String::from("table T (id pk, v)\ninit T { id: 1..2, v: 0 }\ndomain P: 1..2\n");
+    let mut s = String::from("table T (id pk, v)\ninit T { id: 1..2, v: 0 }\ndomain P: 1..3\n");
     for t in 0..2 + r.below(2) {
         let param = r.below(2) == 0;
         s.push_str(&format!("txn X{t}({}) {{\n", if param { "P" } else { "" }));
@@ -387,12 +389,13 @@ fn random_program(r: &mut Rng) -> String {
             if param && r.below(2) == 0 {
                 "P".to_string()
             } else {
-                (1 + r.below(2)).to_string()
+                (1 + r.below(3)).to_string()
             }
         };
-        let mut locals = vec![];
+        let mut locals: Vec<String> = vec![];
+        let mut rows: Vec<String> = vec![];
         for i in 0..1 + r.below(3) {
-            match r.below(4) {
+            match r.below(9) {
                 0 | 1 => {
                     s.push_str(&format!(
                         "  SELECT v AS a{i} FROM T WHERE id = {};\n",
@@ -400,12 +403,32 @@ fn random_program(r: &mut Rng) -> String {
                     ));
                     locals.push(format!("a{i}"));
                 }
-                2 if !locals.is_empty() => {
-                    let l = &locals[r.below(locals.len())];
+                2 => {
                     s.push_str(&format!(
-                        "  IF {l} = 0 THEN {{ UPDATE T SET v = {} WHERE id = {}; }}\n",
-                        1 + r.below(3),
-                        key(r)
+                        "  SELECT id, v AS a{i} FROM T WHERE v < {};\n",
+                        1 + r.below(3)
+                    ));
+                    rows.push(format!("a{i}"));
+                }
+                3 => {
+                    let agg = ["MIN(id)", "MAX(v)", "COUNT(*)"][r.below(3)];
+                    s.push_str(&format!("  SELECT {agg} AS a{i} FROM T;\n"));
+                    locals.push(format!("a{i}"));
+                }
+                4 if !locals.is_empty() => {
+                    let l = &locals[r.below(locals.len())];
+                    s.push_str(&format!("  IF {l} = 0 THEN {{ UPDATE T SET v = {} WHERE id = {}; }} ELSE {{ SKIP; }}\n", 1 + r.below(3), key(r)));
+                }
+                5 => s.push_str(&format!(
+                    "  INSERT INTO T (id = {}, v = {});\n",
+                    key(r),
+                    r.below(3)
+                )),
+                6 => s.push_str(&format!("  DELETE FROM T WHERE id = {};\n", key(r))),
+                7 if !rows.is_empty() => {
+                    let v = &rows[r.below(rows.len())];
+                    s.push_str(&format!(
+                        "  FOREACH x IN {v} {{ UPDATE T SET v = x.v + 1 WHERE id = x.id; }}\n"
                     ));
                 }
                 _ => s.push_str(&format!(

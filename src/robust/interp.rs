@@ -448,6 +448,7 @@ impl Exec<'_> {
                 pred,
             } => {
                 let before: Vec<usize> = self.fp.reads.keys().copied().collect();
+                let before_sure = self.fp.reads.clone();
                 let hits = self.scan(*table, pred.as_ref(), maybe);
                 let mut vals = Vec::new();
                 let mut unknown = false;
@@ -473,6 +474,12 @@ impl Exec<'_> {
                 };
                 if let (AV::Known(Some(m)), Some(f)) = (result, field) {
                     self.forget_beyond(*table, *agg, *f, m, &before);
+                } else if self.view.is_none() && *agg != Agg::Count {
+                    // The concrete reading may forget any of this
+                    // statement's reads: none of them is sure.
+                    for (k, sure) in self.fp.reads.iter_mut() {
+                        *sure = before_sure.get(k).copied().unwrap_or(false);
+                    }
                 }
                 self.locals[*var] = Local::Val(result);
             }
