@@ -291,11 +291,12 @@ fn cli_exit_codes_and_outputs() {
     let (c, out, _) = run(&["robust", p, "-c", "ec", "-k", "2", "--output", "json"]);
     assert_eq!(c, Some(1));
     assert!(
-        out.starts_with("{\"robust?\":false,")
-            || out.starts_with("{\n \"robust?\": false")
-            || out.contains("\"robust?\": false"),
+        out.starts_with("{\"robust?\":false,\n \"instances\":2,"),
         "{out}"
     );
+    let skew = p.replace("bank.rob", "write-skew.rob");
+    let (c, out, _) = run(&["robust", &skew, "-c", "si", "-k", "2"]);
+    assert_eq!((c, out.trim_end()), (Some(1), "{:robust? false, :instances 2, :witness {:instances [{:id 0, :txn \"TX\", :params {}, :sees [], :reads {\"T[1].v\" 0, \"T[1].Alive\" 1, \"T[2].v\" 0, \"T[2].Alive\" 1}, :writes {\"T[1].v\" -1}} {:id 1, :txn \"TY\", :params {}, :sees [], :reads {\"T[1].v\" 0, \"T[1].Alive\" 1, \"T[2].v\" 0, \"T[2].Alive\" 1}, :writes {\"T[2].v\" -1}}], :vis [], :ar [0 1], :cycle {:type :G2-item, :description \"write skew\", :steps [{:type :rw, :from 0, :to 1, :key \"T[2].v\"} {:type :rw, :from 1, :to 0, :key \"T[1].v\"}]}}, :models [\"si\"], :k 2}"));
     let tpcc = p.replace("bank.rob", "tpcc.rob");
     let (c, out, _) = run(&[
         "robust",
