@@ -1,7 +1,8 @@
 //! `ellery robust`: the acceptance table of issue 19 (Nagar–Jagannathan's
 //! results and the digest's N-1, N-3, N-4 oracles) as exact assertions; the
 //! SAT engine against the explicit enumerator on every oracle and on random
-//! small programs (`ELLERY_ROBUST_RANDOM_N`, default 40); every witness as a
+//! small programs (`ELLERY_ROBUST_RANDOM_N`, default 40; also monotonicity
+//! across models and proof soundness there); every witness as a
 //! Jepsen history that `ellery check -c serializable` rejects with the same
 //! cycle type; parse errors with line:column; no panic on mutated programs.
 
@@ -688,4 +689,41 @@ fn concrete_lost_update() {
     assert!(!holds(Psi));
     assert!(!holds(Ser));
     assert!(holds(Cc) && holds(Pc));
+}
+
+/// Digest N-6: a violation under a model is one under every weaker model
+/// (SER ⊑ SI ⊑ PC ⊑ CC ⊑ EC, SI ⊑ PSI ⊑ EC), on random programs at k = 3.
+#[test]
+fn violations_propagate_to_weaker_models() {
+    let n: usize = std::env::var("ELLERY_ROBUST_RANDOM_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let mut r = Rng(0xD1B5_4A32_D192_ED03);
+    let weaker = [
+        (Ser, Si),
+        (Si, Pc),
+        (Pc, Cc),
+        (Cc, Ec),
+        (Si, Psi),
+        (Psi, Ec),
+    ];
+    for _ in 0..n {
+        let src = random_program(&mut r);
+        let l = robust::load(&src).unwrap();
+        let bad = |m: Model| {
+            matches!(
+                answer(&l, &opts(&[m], 3, None, Engine::Sat)),
+                Want::Violation(..)
+            )
+        };
+        for (strong, weak) in weaker {
+            if bad(strong) {
+                assert!(
+                    bad(weak),
+                    "a violation under {strong:?} but not under {weak:?}\n{src}"
+                );
+            }
+        }
+    }
 }
