@@ -47,9 +47,29 @@ pub struct Loaded {
     pub an: interp::Analysis,
 }
 
+/// The largest bound k (and proof path length + 1).
+pub const MAX_K: usize = 62;
+
+/// The most descriptors (a type with parameter values) a program may have:
+/// every one is analysed, and each is a choice per instance slot.
+pub const MAX_DESCRIPTORS: usize = 10_000;
+
 /// Parses and analyses a program; errors name line:column.
 pub fn load(src: &str) -> Result<Loaded, syntax::SyntaxError> {
     let prog = syntax::parse(src)?;
+    let mut total = 0f64;
+    for t in &prog.txns {
+        total += t.domains.iter().map(|d| d.len() as f64).product::<f64>();
+        if total > MAX_DESCRIPTORS as f64 {
+            return Err(syntax::SyntaxError {
+                pos: t.pos,
+                message: format!(
+                    "more than {MAX_DESCRIPTORS} instances to choose from (transaction types × parameter values) by `{}`: narrow the domains",
+                    t.name
+                ),
+            });
+        }
+    }
     let an = interp::analyse(&prog).map_err(|e| syntax::SyntaxError {
         pos: e.0,
         message:
@@ -367,6 +387,15 @@ pub fn check(l: &Loaded, opts: &Options) -> Report {
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let axioms = axioms(&l.prog, &opts.models);
     let mut notes = Vec::new();
+    if opts.k > MAX_K {
+        // Visibility is kept as one 64-bit mask per instance.
+        let why = format!("k = {} is above the largest bound, {MAX_K}", opts.k);
+        return Report {
+            verdict: Verdict::Unknown(why),
+            axioms,
+            notes,
+        };
+    }
     if let Some(m) = opts.prove {
         let r = match m {
             Method::ShortestPath => prove_shortest_path(l, &axioms, opts.k, deadline),
