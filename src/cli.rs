@@ -15,6 +15,7 @@ mod check_extras;
 mod diff_cmd;
 mod elle_cli;
 mod models;
+mod robust_cmd;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
@@ -67,6 +68,9 @@ enum Command {
     /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input;
     /// 4 on an internal error).
     Diff(diff_cmd::DiffArgs),
+    /// Static robustness of transactional programs under a weak model
+    /// (exit 0 robust, 1 not robust, 2 unknown, 3 bad input).
+    Robust(robust_cmd::RobustArgs),
 }
 
 /// Workloads.
@@ -271,7 +275,8 @@ pub fn run(args: &[String]) -> i32 {
     let first = args.get(1).map(String::as_str);
     let subcommand = matches!(
         first,
-        Some("check" | "gen" | "diff" | "help" | "--help" | "-h" | "--version" | "-V") | None
+        Some("check" | "gen" | "diff" | "robust" | "help" | "--help" | "-h" | "--version" | "-V")
+            | None
     );
     if !subcommand {
         return elle_cli::run_elle_cli(args);
@@ -288,6 +293,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Check(a) => run_check(a),
         Command::Gen(g) => crate::gen::cli::run(g),
         Command::Diff(d) => diff_cmd::run_diff(d),
+        Command::Robust(r) => robust_cmd::run_robust(r),
     }
 }
 

@@ -26,4 +26,5 @@ pub mod model;
 pub mod pipeline;
 pub mod read;
 pub mod report;
+pub mod robust;
 pub mod route;

@@ -1,0 +1,781 @@
+//! One interpreter, two readings: *concrete* (an instance run on its view of
+//! the database: exact reads and writes) and *abstract* (parameters known,
+//! every non-key field unknown: which (record, field) an instance of a
+//! descriptor may or must read and write — the footprints the SAT encoding
+//! over-approximates executions with).
+//!
+//! Semantics (the paper's §3 with its simplifying assumptions): every read
+//! comes from the instance's view (never its own writes); a WHERE scans the
+//! records its key-field atoms do not rule out, reading their `Alive` and,
+//! when alive, the non-key fields it mentions; SELECT reads the selected
+//! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
+//! INSERT writes `Alive = 1` and the given fields. (Over 700 lines: the
+//! two readings share one interpreter, so they cannot disagree.)
+
+use super::syntax::{Agg, ArithOp, CmpOp, Cond, Expr, Pred, Program, Stmt};
+use std::collections::{BTreeMap, HashMap};
+
+/// A value: known (NULL is `None`) or, in the abstract reading, unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AV {
+    /// Known.
+    Known(Option<i64>),
+    /// Unknown.
+    Unknown,
+}
+
+/// Three-valued truth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum T3 {
+    T,
+    F,
+    U,
+}
+
+impl T3 {
+    fn not(self) -> T3 {
+        match self {
+            T3::T => T3::F,
+            T3::F => T3::T,
+            T3::U => T3::U,
+        }
+    }
+    fn and(self, o: T3) -> T3 {
+        match (self, o) {
+            (T3::F, _) | (_, T3::F) => T3::F,
+            (T3::T, T3::T) => T3::T,
+            _ => T3::U,
+        }
+    }
+    fn or(self, o: T3) -> T3 {
+        self.not().and(o.not()).not()
+    }
+}
+
+/// The records an execution can touch: the initial ones and every one an
+/// INSERT of some descriptor names. Keys (record, field) are numbered
+/// densely.
+#[derive(Clone, Debug, Default)]
+pub struct Universe {
+    /// Per record: table and key-field values (in field order).
+    pub recs: Vec<(usize, Vec<i64>)>,
+    /// Per table: its records, ascending by key.
+    pub by_table: Vec<Vec<usize>>,
+    /// Per record: the first key id (fields, then `Alive`).
+    pub base: Vec<usize>,
+    /// Per key id: the initial value.
+    pub init: Vec<Option<i64>>,
+    index: HashMap<(usize, Vec<i64>), usize>,
+}
+
+impl Universe {
+    /// The key id of field `f` of record `rec`.
+    pub fn key(&self, rec: usize, f: usize) -> usize {
+        self.base[rec] + f
+    }
+    /// The number of key ids.
+    pub fn keys(&self) -> usize {
+        self.init.len()
+    }
+    /// (record, field) of a key id.
+    pub fn split(&self, key: usize) -> (usize, usize) {
+        let rec = self.base.partition_point(|&b| b <= key) - 1;
+        (rec, key - self.base[rec])
+    }
+    fn find(&self, table: usize, key: &[i64]) -> Option<usize> {
+        self.index.get(&(table, key.to_vec())).copied()
+    }
+}
+
+/// One descriptor: a transaction type with concrete parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Desc {
+    /// Transaction index.
+    pub txn: usize,
+    /// Parameter values.
+    pub params: Vec<i64>,
+}
+
+/// What a run read and wrote: per key, whether surely (`true`) or maybe.
+#[derive(Clone, Debug, Default)]
+pub struct Footprint {
+    /// Keys read.
+    pub reads: BTreeMap<usize, bool>,
+    /// Keys written, with the value (the last write) and surely/maybe.
+    pub writes: BTreeMap<usize, (AV, bool)>,
+    /// The values read (concrete reading only).
+    pub read_vals: BTreeMap<usize, Option<i64>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Row {
+    rec: usize,
+    maybe: bool,
+    /// Per table field (`Alive` excluded).
+    vals: Vec<AV>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Local {
+    Val(AV),
+    /// Known rows, with the first selected field (for use as a value).
+    Rows(Vec<Row>, Option<usize>),
+    /// Some rows of this table.
+    AnyRows,
+}
+
+/// A failure of the abstract reading: an INSERT whose key is not known from
+/// the parameters.
+#[derive(Clone, Debug)]
+pub struct InsertKeyUnknown(pub super::syntax::Pos);
+
+struct Exec<'a> {
+    prog: &'a Program,
+    uni: &'a Universe,
+    /// The view (concrete) or None (abstract).
+    view: Option<&'a [Option<i64>]>,
+    /// Tables some statement inserts into or deletes from (their `Alive`
+    /// is unknown in the abstract reading).
+    churn: &'a [bool],
+    locals: Vec<Local>,
+    fp: Footprint,
+    /// Inserted keys not in the universe (abstract reading, while building it).
+    new_recs: Vec<(usize, Vec<i64>)>,
+    error: Option<InsertKeyUnknown>,
+}
+
+fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
+    match op {
+        ArithOp::Add => a.checked_add(b),
+        ArithOp::Sub => a.checked_sub(b),
+        ArithOp::Mul => a.checked_mul(b),
+        ArithOp::Div => a.checked_div(b),
+    }
+}
+
+fn cmp(a: AV, op: CmpOp, b: AV) -> T3 {
+    match (a, b) {
+        (AV::Known(Some(x)), AV::Known(Some(y))) => {
+            if op.holds(x, y) {
+                T3::T
+            } else {
+                T3::F
+            }
+        }
+        (AV::Known(None), _) | (_, AV::Known(None)) => T3::F,
+        _ => T3::U,
+    }
+}
+
+impl Exec<'_> {
+    fn read(&mut self, rec: usize, f: usize, maybe: bool) -> AV {
+        let (table, key) = &self.uni.recs[rec];
+        let t = &self.prog.tables[*table];
+        if f < t.fields.len() && t.pk[f] {
+            let i = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
+            return AV::Known(Some(key[i]));
+        }
+        let k = self.uni.key(rec, f);
+        let e = self.fp.reads.entry(k).or_insert(!maybe);
+        *e |= !maybe;
+        match self.view {
+            Some(v) => {
+                self.fp.read_vals.insert(k, v[k]);
+                AV::Known(v[k])
+            }
+            None if f == t.alive() && !self.churn[*table] => AV::Known(self.uni.init[k]),
+            None => AV::Unknown,
+        }
+    }
+
+    fn write(&mut self, rec: usize, f: usize, v: AV, maybe: bool) {
+        let k = self.uni.key(rec, f);
+        let e = self.fp.writes.entry(k).or_insert((v, !maybe));
+        e.1 |= !maybe;
+        // A maybe-write over an earlier value leaves the value unknown.
+        e.0 = if maybe && e.0 != v { AV::Unknown } else { v };
+    }
+
+    fn first(&self, rows: &[Row], field: Option<usize>) -> AV {
+        match (rows.first(), field) {
+            (None, _) => AV::Known(None),
+            (Some(r), _) if r.maybe => AV::Unknown,
+            (Some(r), Some(f)) => r.vals[f],
+            (Some(_), None) => AV::Known(None),
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> AV {
+        match e {
+            Expr::Int(n) => AV::Known(Some(*n)),
+            Expr::Null => AV::Known(None),
+            Expr::Var(v) => match &self.locals[*v] {
+                Local::Val(a) => *a,
+                Local::Rows(rows, f) => self.first(rows, *f),
+                Local::AnyRows => AV::Unknown,
+            },
+            Expr::Dot(v, f) => match &self.locals[*v] {
+                Local::Rows(rows, _) => self.first(rows, Some(*f)),
+                _ => AV::Unknown,
+            },
+            Expr::Arith(op, a, b) => match (self.expr(a), self.expr(b)) {
+                (AV::Known(Some(x)), AV::Known(Some(y))) => AV::Known(arith(*op, x, y)),
+                (AV::Known(None), _) | (_, AV::Known(None)) => AV::Known(None),
+                _ => AV::Unknown,
+            },
+        }
+    }
+
+    /// The values a variable stands for in `IN`: None if unknown.
+    fn values(&self, v: usize) -> Option<Vec<(i64, bool)>> {
+        match &self.locals[v] {
+            Local::Val(AV::Known(Some(x))) => Some(vec![(*x, false)]),
+            Local::Val(AV::Known(None)) => Some(vec![]),
+            Local::Val(AV::Unknown) | Local::AnyRows => None,
+            Local::Rows(rows, f) => {
+                let mut out = Vec::new();
+                for r in rows {
+                    match f.map(|f| r.vals[f]) {
+                        Some(AV::Known(Some(x))) => out.push((x, r.maybe)),
+                        Some(AV::Known(None)) | None => {}
+                        Some(AV::Unknown) => return None,
+                    }
+                }
+                Some(out)
+            }
+        }
+    }
+
+    fn member(&self, a: AV, v: usize) -> T3 {
+        let Some(vals) = self.values(v) else {
+            return T3::U;
+        };
+        match a {
+            AV::Known(None) => T3::F,
+            AV::Unknown => {
+                if vals.is_empty() {
+                    T3::F
+                } else {
+                    T3::U
+                }
+            }
+            AV::Known(Some(x)) => match vals.iter().find(|(y, _)| *y == x) {
+                Some((_, false)) => T3::T,
+                Some((_, true)) => T3::U,
+                None if vals.iter().any(|(_, m)| *m) => T3::F,
+                None => T3::F,
+            },
+        }
+    }
+
+    fn cond(&self, c: &Cond) -> T3 {
+        match c {
+            Cond::Cmp(a, op, b) => cmp(self.expr(a), *op, self.expr(b)),
+            Cond::IsNull(v) => match &self.locals[*v] {
+                Local::Val(AV::Known(x)) => {
+                    if x.is_none() {
+                        T3::T
+                    } else {
+                        T3::F
+                    }
+                }
+                Local::Rows(rows, _) if rows.is_empty() => T3::T,
+                Local::Rows(rows, _) if rows.iter().any(|r| !r.maybe) => T3::F,
+                _ => T3::U,
+            },
+            Cond::In(e, v) => self.member(self.expr(e), *v),
+            Cond::Not(c) => self.cond(c).not(),
+            Cond::And(a, b) => self.cond(a).and(self.cond(b)),
+            Cond::Or(a, b) => self.cond(a).or(self.cond(b)),
+        }
+    }
+
+    /// Evaluates a WHERE on a record: key fields from the record, others by
+    /// `field` (None: unknown without reading).
+    fn pred(&mut self, p: &Pred, rec: usize, read: Option<bool>) -> T3 {
+        match p {
+            Pred::Cmp(f, op, e) => {
+                let a = self.field(rec, *f, read);
+                cmp(a, *op, self.expr(e))
+            }
+            Pred::In(f, v) => {
+                let a = self.field(rec, *f, read);
+                self.member(a, *v)
+            }
+            Pred::Not(p) => self.pred(p, rec, read).not(),
+            Pred::And(a, b) => {
+                let x = self.pred(a, rec, read);
+                x.and(self.pred(b, rec, read))
+            }
+            Pred::Or(a, b) => {
+                let x = self.pred(a, rec, read);
+                x.or(self.pred(b, rec, read))
+            }
+        }
+    }
+
+    fn field(&mut self, rec: usize, f: usize, read: Option<bool>) -> AV {
+        let t = &self.prog.tables[self.uni.recs[rec].0];
+        match read {
+            _ if f < t.fields.len() && t.pk[f] => self.read(rec, f, false),
+            Some(maybe) => self.read(rec, f, maybe),
+            None => AV::Unknown,
+        }
+    }
+
+    /// The records of `table` a WHERE matches, each surely or maybe.
+    fn scan(&mut self, table: usize, pred: Option<&Pred>, maybe: bool) -> Vec<(usize, bool)> {
+        let mut out = Vec::new();
+        for &rec in &self.uni.by_table[table] {
+            let keys = match pred {
+                Some(p) => self.pred(p, rec, None),
+                None => T3::U,
+            };
+            if keys == T3::F {
+                continue;
+            }
+            let alive = self.prog.tables[table].alive();
+            let m = maybe;
+            let alive = match self.read(rec, alive, m) {
+                AV::Known(Some(1)) => T3::T,
+                AV::Known(_) => T3::F,
+                AV::Unknown => T3::U,
+            };
+            if alive == T3::F {
+                continue;
+            }
+            let m = maybe || alive == T3::U;
+            let full = match pred {
+                Some(p) => self.pred(p, rec, Some(m)),
+                None => T3::T,
+            };
+            if full != T3::F {
+                out.push((rec, m || full == T3::U));
+            }
+        }
+        out
+    }
+
+    fn rows(&mut self, table: usize, fields: &[usize], hits: &[(usize, bool)]) -> Vec<Row> {
+        let n = self.prog.tables[table].fields.len();
+        let mut rows = Vec::new();
+        for &(rec, maybe) in hits {
+            let mut vals = vec![AV::Known(None); n];
+            for (f, v) in vals.iter_mut().enumerate() {
+                if self.prog.tables[table].pk[f] || fields.contains(&f) {
+                    *v = self.read(rec, f, maybe);
+                } else if self.view.is_none() {
+                    *v = AV::Unknown;
+                }
+            }
+            rows.push(Row { rec, maybe, vals });
+        }
+        rows
+    }
+
+    /// After `MIN(f)` (`MAX(f)`) with result `m` over a key field `f`: no
+    /// write to a record whose key is above (below) `m` can change the
+    /// result, so this statement's reads of such records are dropped (the
+    /// paper's value-aware rule for MIN/MAX anti-dependencies, §4; keys read
+    /// before the statement stay).
+    fn forget_beyond(&mut self, table: usize, agg: Agg, f: usize, m: i64, before: &[usize]) {
+        let t = &self.prog.tables[table];
+        if !t.pk[f] || agg == Agg::Count {
+            return;
+        }
+        let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
+        for &rec in &self.uni.by_table[table] {
+            let v = self.uni.recs[rec].1[ki];
+            let beyond = match agg {
+                Agg::Min => v > m,
+                _ => v < m,
+            };
+            if beyond {
+                for g in 0..=t.fields.len() {
+                    let k = self.uni.key(rec, g);
+                    if before.binary_search(&k).is_err() {
+                        self.fp.reads.remove(&k);
+                        self.fp.read_vals.remove(&k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
+    fn run_maybe(&mut self, stmts: &[Stmt]) {
+        let before = self.locals.clone();
+        self.run(stmts, true);
+        self.join(&before);
+    }
+
+    fn join(&mut self, other: &[Local]) {
+        for (a, b) in self.locals.iter_mut().zip(other) {
+            if a != b {
+                *a = match (&*a, b) {
+                    (Local::Val(_), Local::Val(_)) => Local::Val(AV::Unknown),
+                    _ => Local::AnyRows,
+                };
+            }
+        }
+    }
+
+    fn run(&mut self, stmts: &[Stmt], maybe: bool) {
+        for s in stmts {
+            self.stmt(s, maybe);
+        }
+    }
+
+    /// One statement (a single match over the statement kinds, kept whole
+    /// so both readings visibly share every rule).
+    fn stmt(&mut self, s: &Stmt, maybe: bool) {
+        match s {
+            Stmt::Select {
+                table,
+                fields,
+                var,
+                pred,
+            } => {
+                let hits = self.scan(*table, pred.as_ref(), maybe);
+                let rows = self.rows(*table, fields, &hits);
+                self.locals[*var] = Local::Rows(rows, fields.first().copied());
+            }
+            Stmt::Aggregate {
+                table,
+                agg,
+                field,
+                var,
+                pred,
+            } => {
+                let before: Vec<usize> = self.fp.reads.keys().copied().collect();
+                let before_sure = self.fp.reads.clone();
+                let hits = self.scan(*table, pred.as_ref(), maybe);
+                let mut vals = Vec::new();
+                let mut unknown = false;
+                for &(rec, m) in &hits {
+                    unknown |= m;
+                    match field {
+                        Some(f) => match self.read(rec, *f, m) {
+                            AV::Known(Some(x)) => vals.push(x),
+                            AV::Known(None) => {}
+                            AV::Unknown => unknown = true,
+                        },
+                        None => vals.push(0),
+                    }
+                }
+                let result = if unknown {
+                    AV::Unknown
+                } else {
+                    AV::Known(match agg {
+                        Agg::Min => vals.iter().copied().min(),
+                        Agg::Max => vals.iter().copied().max(),
+                        Agg::Count => Some(vals.len() as i64),
+                    })
+                };
+                if let (AV::Known(Some(m)), Some(f)) = (result, field) {
+                    self.forget_beyond(*table, *agg, *f, m, &before);
+                } else if self.view.is_none() && *agg != Agg::Count {
+                    // The concrete reading may forget any of this
+                    // statement's reads: none of them is sure.
+                    for (k, sure) in self.fp.reads.iter_mut() {
+                        *sure = before_sure.get(k).copied().unwrap_or(false);
+                    }
+                }
+                self.locals[*var] = Local::Val(result);
+            }
+            Stmt::Update { table, sets, pred } => {
+                for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
+                    for (f, e) in sets {
+                        let v = self.expr(e);
+                        self.write(rec, *f, v, m);
+                    }
+                }
+            }
+            Stmt::Delete { table, pred } => {
+                let alive = self.prog.tables[*table].alive();
+                for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
+                    self.write(rec, alive, AV::Known(Some(0)), m);
+                }
+            }
+            Stmt::Insert { table, values, pos } => self.insert(*table, values, *pos, maybe),
+            Stmt::Assign(v, e) => {
+                let a = self.expr(e);
+                let new = Local::Val(a);
+                if maybe && self.locals[*v] != new {
+                    self.locals[*v] = Local::Val(AV::Unknown);
+                } else {
+                    self.locals[*v] = new;
+                }
+            }
+            Stmt::If(c, then, els) => match self.cond(c) {
+                T3::T => self.run(then, maybe),
+                T3::F => self.run(els, maybe),
+                T3::U => {
+                    let before = self.locals.clone();
+                    self.run(then, true);
+                    let after_then = std::mem::replace(&mut self.locals, before);
+                    self.run(els, true);
+                    self.join(&after_then);
+                }
+            },
+            Stmt::Foreach(var, set, body) => match self.locals[*set].clone() {
+                Local::Rows(rows, f) => {
+                    for r in rows {
+                        let m = r.maybe;
+                        self.locals[*var] = Local::Rows(vec![r], f);
+                        if m || maybe {
+                            self.run_maybe(body);
+                        } else {
+                            self.run(body, false);
+                        }
+                    }
+                }
+                _ => {
+                    self.locals[*var] = Local::AnyRows;
+                    self.run_maybe(body);
+                }
+            },
+            Stmt::Skip => {}
+        }
+    }
+
+    fn insert(
+        &mut self,
+        table: usize,
+        values: &[(usize, Expr)],
+        pos: super::syntax::Pos,
+        maybe: bool,
+    ) {
+        let t = &self.prog.tables[table];
+        let mut key = Vec::new();
+        for f in t.pk_fields() {
+            let e = &values
+                .iter()
+                .find(|(g, _)| *g == f)
+                .expect("parser checks keys")
+                .1;
+            match self.expr(e) {
+                AV::Known(Some(x)) => key.push(x),
+                AV::Known(None) => return,
+                AV::Unknown => {
+                    self.error.get_or_insert(InsertKeyUnknown(pos));
+                    return;
+                }
+            }
+        }
+        let Some(rec) = self.uni.find(table, &key) else {
+            if !self.new_recs.contains(&(table, key.clone())) {
+                self.new_recs.push((table, key));
+            }
+            return;
+        };
+        let alive = t.alive();
+        self.write(rec, alive, AV::Known(Some(1)), maybe);
+        for (f, e) in values {
+            if !self.prog.tables[table].pk[*f] {
+                let v = self.expr(e);
+                self.write(rec, *f, v, maybe);
+            }
+        }
+    }
+}
+
+fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
+    let t = &prog.txns[d.txn];
+    (0..t.vars.len())
+        .map(|v| match d.params.get(v) {
+            Some(&p) => Local::Val(AV::Known(Some(p))),
+            None => Local::Val(AV::Known(None)),
+        })
+        .collect()
+}
+
+/// Runs an instance of `d` on a concrete view (a value per key id).
+pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
+    let churn = vec![false; prog.tables.len()];
+    let mut ex = Exec {
+        prog,
+        uni,
+        view: Some(view),
+        churn: &churn,
+        locals: fresh_locals(prog, d),
+        fp: Footprint::default(),
+        new_recs: Vec::new(),
+        error: None,
+    };
+    ex.run(&prog.txns[d.txn].body, false);
+    ex.fp
+}
+
+/// Every descriptor of the program, transaction by transaction, parameters
+/// in lexicographic order of their domains.
+pub fn descriptors(prog: &Program) -> Vec<Desc> {
+    let mut out = Vec::new();
+    for (ti, t) in prog.txns.iter().enumerate() {
+        let mut cur = vec![0usize; t.params];
+        loop {
+            out.push(Desc {
+                txn: ti,
+                params: cur
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| t.domains[i][c])
+                    .collect(),
+            });
+            let mut i = t.params;
+            loop {
+                if i == 0 {
+                    break;
+                }
+                i -= 1;
+                cur[i] += 1;
+                if cur[i] < t.domains[i].len() {
+                    break;
+                }
+                cur[i] = 0;
+                if i == 0 {
+                    i = usize::MAX;
+                    break;
+                }
+            }
+            if t.params == 0 || i == usize::MAX {
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn churn(stmts: &[Stmt], out: &mut [bool]) {
+    for s in stmts {
+        match s {
+            Stmt::Insert { table, .. } | Stmt::Delete { table, .. } => out[*table] = true,
+            Stmt::If(_, a, b) => {
+                churn(a, out);
+                churn(b, out);
+            }
+            Stmt::Foreach(_, _, b) => churn(b, out),
+            _ => {}
+        }
+    }
+}
+
+fn build_universe(prog: &Program, recs: &[(usize, Vec<i64>)], alive_init: usize) -> Universe {
+    let mut u = Universe {
+        by_table: vec![Vec::new(); prog.tables.len()],
+        ..Default::default()
+    };
+    let mut sorted: Vec<(usize, (usize, Vec<i64>))> = recs.iter().cloned().enumerate().collect();
+    sorted.sort_by(|a, b| a.1.cmp(&b.1));
+    for (orig, (table, key)) in sorted {
+        let rec = u.recs.len();
+        u.index.insert((table, key.clone()), rec);
+        u.by_table[table].push(rec);
+        u.base.push(u.init.len());
+        let t = &prog.tables[table];
+        let init = orig < alive_init;
+        let mut ki = 0;
+        for f in 0..t.fields.len() {
+            if t.pk[f] {
+                u.init.push(Some(key[ki]));
+                ki += 1;
+            } else {
+                u.init.push(None);
+            }
+        }
+        u.init.push(Some(i64::from(init)));
+        u.recs.push((table, key));
+    }
+    u
+}
+
+/// The analysed program: universe, descriptors and their abstract
+/// footprints.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Records and keys.
+    pub uni: Universe,
+    /// Descriptors.
+    pub descs: Vec<Desc>,
+    /// Per descriptor: the keys it may read/write (true: surely).
+    pub footprints: Vec<Footprint>,
+}
+
+/// Builds the universe (initial records, then the records INSERTs name,
+/// to a fixpoint) and the abstract footprints.
+pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
+    let mut recs: Vec<(usize, Vec<i64>)> = Vec::new();
+    let mut init_vals: BTreeMap<(usize, Vec<i64>), Vec<i64>> = BTreeMap::new();
+    for init in &prog.inits {
+        let t = &prog.tables[init.table];
+        let pks = t.pk_fields();
+        let mut keys: Vec<Vec<i64>> = vec![vec![]];
+        for &f in &pks {
+            keys = keys
+                .into_iter()
+                .flat_map(|k| {
+                    init.values[f]
+                        .iter()
+                        .map(move |&v| [k.clone(), vec![v]].concat())
+                })
+                .collect();
+        }
+        for k in keys {
+            let vals: Vec<i64> = (0..t.fields.len()).map(|f| init.values[f][0]).collect();
+            init_vals.insert((init.table, k.clone()), vals);
+            if !recs.contains(&(init.table, k.clone())) {
+                recs.push((init.table, k));
+            }
+        }
+    }
+    let n_init = recs.len();
+    let mut ch = vec![false; prog.tables.len()];
+    for t in &prog.txns {
+        churn(&t.body, &mut ch);
+    }
+    let descs = descriptors(prog);
+    loop {
+        let mut uni = build_universe(prog, &recs, n_init);
+        for ((table, key), vals) in &init_vals {
+            let rec = uni.find(*table, key).expect("initial record");
+            for (f, v) in vals.iter().enumerate() {
+                if !prog.tables[*table].pk[f] {
+                    let k = uni.key(rec, f);
+                    uni.init[k] = Some(*v);
+                }
+            }
+        }
+        let mut fps = Vec::new();
+        let mut added = false;
+        for d in &descs {
+            let mut ex = Exec {
+                prog,
+                uni: &uni,
+                view: None,
+                churn: &ch,
+                locals: fresh_locals(prog, d),
+                fp: Footprint::default(),
+                new_recs: Vec::new(),
+                error: None,
+            };
+            ex.run(&prog.txns[d.txn].body, false);
+            if let Some(e) = ex.error {
+                return Err(e);
+            }
+            for r in ex.new_recs {
+                if !recs.contains(&r) {
+                    recs.push(r);
+                    added = true;
+                }
+            }
+            fps.push(ex.fp);
+        }
+        if !added {
+            return Ok(Analysis {
+                uni,
+                descs,
+                footprints: fps,
+            });
+        }
+    }
+}
