@@ -5,8 +5,8 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ellery::gen::{generate, GenOptions};
 use ellery::model::SourceFormat;
-use ellery::pipeline::{check_list_append, CheckOptions};
 use ellery::read::read_history_bytes;
+use ellery::route::{check_list_append, CheckOptions};
 use std::hint::black_box;
 use std::time::Duration;
 

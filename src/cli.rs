@@ -1,4 +1,4 @@
-//! Command-line interface: a thin layer over [`crate::pipeline`].
+//! Command-line interface: a thin layer over [`crate::route`].
 //!
 //! Two dialects:
 //! * `ellery check [OPTIONS] FILES…` — ellery's own, with exit codes
@@ -19,13 +19,13 @@ use crate::edn::{pr_str, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
 use crate::model::SourceFormat;
-use crate::pipeline::{CheckOptions, Outcome, Validity};
 use crate::read::peers::PeerFormat;
 use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
 use crate::route;
+use crate::route::{CheckOptions, Outcome, Validity};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

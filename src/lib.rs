@@ -23,7 +23,6 @@ pub mod infer;
 pub mod internal;
 pub mod limits;
 pub mod model;
-pub mod pipeline;
 pub mod read;
 pub mod report;
 pub mod route;

@@ -6,8 +6,8 @@ mod common;
 
 use common::corpus_dir;
 use ellery::edn::Value;
-use ellery::pipeline::{check_cas_register, CheckOptions, Validity};
 use ellery::read::read_history_file;
+use ellery::route::{check_cas_register, CheckOptions, Validity};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -9,8 +9,8 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::History;
-use ellery::pipeline::{check_list_append, check_rw_register, CheckOptions, Outcome};
 use ellery::read::read_history_file;
+use ellery::route::{check_list_append, check_rw_register, CheckOptions, Outcome};
 use std::fs;
 
 fn golden_names(workload: &str) -> Vec<String> {

@@ -42,8 +42,8 @@ use ellery::check::result::Expectations;
 use ellery::edn::Value;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::{CheckOptions, Validity};
 use ellery::route::{self, Algorithm, Workload};
+use ellery::route::{CheckOptions, Validity};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

@@ -18,9 +18,9 @@ mod common;
 
 use common::corpus_dir;
 use ellery::edn::{parse_one, pr_str, Value};
-use ellery::pipeline::{check_list_append, CheckOptions};
 use ellery::read::read_history_file;
 use ellery::report::json_pprint::pprint_json;
+use ellery::route::{check_list_append, CheckOptions};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -10,9 +10,9 @@ use ellery::infer::list_append::ExtraGraph;
 use ellery::infer::mini::{analyze, MtWorkload};
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, MopArg, MopFn, OpType, SourceFormat};
-use ellery::pipeline::{CheckOptions, Outcome, Validity};
 use ellery::read::read_history_bytes;
 use ellery::route::{self, Algorithm, Workload};
+use ellery::route::{CheckOptions, Outcome, Validity};
 
 /// One transaction of an oracle: process, invocation and completion times,
 /// micro-ops (`r x 1`, `w x 1`; a read of 0 is the initial nil), outcome.

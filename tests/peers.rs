@@ -12,10 +12,10 @@ use common::corpus_dir;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, OpType, SourceFormat, SourceText};
-use ellery::pipeline::{CheckOptions, Validity};
 use ellery::read::peers::{detect, read_cobra_dir, read_dbcop, read_peer, read_text, PeerFormat};
 use ellery::read::read_history_bytes;
 use ellery::route::{self, Algorithm};
+use ellery::route::{CheckOptions, Validity};
 use std::path::Path;
 
 /// (sessions, completions by type: ok, fail, info) of a converted history,

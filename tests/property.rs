@@ -6,7 +6,7 @@
 use ellery::check::result::Expectations;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::SourceFormat;
-use ellery::pipeline::CheckOptions;
+use ellery::route::CheckOptions;
 use ellery::route::{self, Algorithm, Workload};
 use std::time::Duration;
 

@@ -13,8 +13,8 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::History;
-use ellery::pipeline::CheckOptions;
 use ellery::read::read_history_file;
+use ellery::route::CheckOptions;
 use ellery::route::{self, Algorithm, Workload};
 use std::path::{Path, PathBuf};
 

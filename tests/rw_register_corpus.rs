@@ -6,8 +6,8 @@ mod common;
 
 use common::corpus_dir;
 use ellery::infer::rw_register::RwOptions;
-use ellery::pipeline::{check_rw_register, CheckOptions};
 use ellery::read::read_history_file;
+use ellery::route::{check_rw_register, CheckOptions};
 
 #[test]
 fn grail_rw_register_histories_check_without_error() {

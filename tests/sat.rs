@@ -6,8 +6,8 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::{CheckOptions, Outcome, Validity};
 use ellery::route::{self, Algorithm, Workload};
+use ellery::route::{CheckOptions, Outcome, Validity};
 
 fn history(text: &str) -> History {
     ellery::read::read_history_bytes(text.as_bytes().to_vec(), "t.edn", SourceFormat::Edn)

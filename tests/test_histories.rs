@@ -14,8 +14,8 @@ use ellery::check::result::Expectations;
 use ellery::consistency::parse_models;
 use ellery::edn::{pr_str, Value};
 use ellery::model::SourceFormat;
-use ellery::pipeline::{check_list_append, CheckOptions};
 use ellery::read::{read_history_bytes, read_history_file};
+use ellery::route::{check_list_append, CheckOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -18,8 +18,8 @@
 mod common;
 
 use ellery::edn::pr_str;
-use ellery::pipeline::{check_rw_register, CheckOptions, Outcome};
 use ellery::read::read_history_file;
+use ellery::route::{check_rw_register, CheckOptions, Outcome};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -9,8 +9,8 @@ use ellery::edn::{pr_str, Value};
 use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads, ExtraGraph};
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::CheckOptions;
 use ellery::read::{read_history_bytes, read_history_file};
+use ellery::route::CheckOptions;
 use ellery::route::{self, Algorithm, Workload};
 use std::path::Path;
 

@@ -7,8 +7,8 @@ mod common;
 
 use common::corpus_dir;
 use ellery::edn::{pr_str, Value};
-use ellery::pipeline::{check_list_append, CheckOptions, Validity};
 use ellery::read::read_history_file;
+use ellery::route::{check_list_append, CheckOptions, Validity};
 use std::time::Duration;
 
 #[test]

@@ -1,7 +1,7 @@
 //! What every checking algorithm shares: the options of a check
 //! ([`CheckOptions`], [`Algorithm`]) and its outcome ([`Outcome`],
 //! [`Validity`]). They live below the algorithms, so an algorithm depends on
-//! these and not on the orchestrator ([`crate::pipeline`], [`crate::route`]).
+//! these and not on the orchestrator ([`crate::route`]).
 
 use crate::check::result::Expectations;
 use crate::check::ExplainedCycle;

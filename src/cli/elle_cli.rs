@@ -4,9 +4,9 @@
 use super::{
     check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags, Workload, EXIT_CODES,
 };
-use crate::pipeline::{CheckOptions, Validity};
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
+use crate::route::{CheckOptions, Validity};
 use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;

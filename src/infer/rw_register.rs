@@ -1045,8 +1045,8 @@ mod tests {
     use super::*;
     use crate::check::result::Expectations;
     use crate::model::SourceFormat;
-    use crate::pipeline::{check_rw_register, CheckOptions};
     use crate::read::read_history_bytes;
+    use crate::route::{check_rw_register, CheckOptions};
 
     /// Builds a history of sequential transactions from `(process, type,
     /// txn)` triples: each is invoked (reads as nil) and completed before the
