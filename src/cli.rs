@@ -24,7 +24,6 @@ use crate::read::{read_history_bytes, read_history_file};
 use crate::report::files::write_files;
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
-use crate::route;
 use crate::route::{CheckOptions, Outcome, Validity};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -69,6 +68,18 @@ enum Workload {
     /// Knossos's cas-register: linearizability of `:read`/`:write`/`:cas`
     /// registers (`-c linearizable`, the only model that applies).
     CasRegister,
+}
+
+impl Workload {
+    /// The workload asked for, or `None` to detect it.
+    fn model(self) -> Option<crate::model::Workload> {
+        match self {
+            Workload::Auto => None,
+            Workload::ListAppend => Some(crate::model::Workload::ListAppend),
+            Workload::RwRegister => Some(crate::model::Workload::RwRegister),
+            Workload::CasRegister => Some(crate::model::Workload::CasRegister),
+        }
+    }
 }
 
 /// Output formats.
@@ -394,22 +405,21 @@ fn check_one(
         );
     }
     note_ignored(&h);
-    let workload = match workload {
+    let workload = match workload.model() {
+        Some(w) => w,
         // Peer formats are register reads and writes, even when read-only.
-        Workload::Auto if peer.is_some() => Workload::RwRegister,
-        Workload::Auto => detect_workload(&h),
-        w => w,
+        None if peer.is_some() => crate::model::Workload::RwRegister,
+        None => crate::model::Workload::detect(&h),
     };
     if opts.verbose {
         eprintln!("ellery: {}: workload {workload:?}", path.display());
     }
-    let outcome = match workload {
-        Workload::Auto => unreachable!("detected above"),
-        Workload::ListAppend => route::check(&h, opts, route::Workload::ListAppend, rw),
-        Workload::RwRegister => route::check(&h, opts, route::Workload::RwRegister, rw),
-        Workload::CasRegister => route::check_cas_register(&h, opts),
-    }
-    .map_err(|e| e.to_string())?;
+    let opts = CheckOptions {
+        workload: Some(workload),
+        rw: *rw,
+        ..opts.clone()
+    };
+    let outcome = crate::check(&h, &opts).map_err(|e| e.to_string())?;
     if let Some(p) = &outcome.problem {
         eprintln!("ellery: {p}");
     }
@@ -603,36 +613,6 @@ fn run_check(a: CheckArgs) -> i32 {
         EXIT_UNKNOWN
     } else {
         EXIT_VALID
-    }
-}
-
-/// The workload a history's operations belong to: register operations
-/// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
-/// transactions are list-append if any micro-op appends, rw-register if any
-/// writes; list-append otherwise (read-only histories check the same way).
-fn detect_workload(h: &crate::model::History) -> Workload {
-    use crate::model::{MopFn, OpValue};
-    let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
-        .iter()
-        .filter_map(|f| h.interner.lookup(&Value::kw(f)))
-        .collect();
-    let mut writes = false;
-    for op in &h.ops {
-        if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
-            return Workload::CasRegister;
-        }
-        for m in h.mops(op) {
-            match m.f {
-                MopFn::Append => return Workload::ListAppend,
-                MopFn::Write => writes = true,
-                _ => {}
-            }
-        }
-    }
-    if writes {
-        Workload::RwRegister
-    } else {
-        Workload::ListAppend
     }
 }
 

@@ -46,34 +46,34 @@ use crate::infer::list_append::{self, ExtraGraph};
 use crate::infer::mini::{self, MtWorkload, NotMini};
 use crate::infer::rw_register::{self, RwOptions};
 use crate::infer::Inference;
-use crate::model::{History, OpType};
+use crate::model::{History, OpType, Workload};
 
 pub use crate::check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
 
-/// The transactional workloads routing knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Workload {
-    /// Elle's list-append.
-    ListAppend,
-    /// Elle's rw-register.
-    RwRegister,
-}
-
-impl Workload {
-    fn mt(self) -> MtWorkload {
-        match self {
-            Workload::ListAppend => MtWorkload::ListAppend,
-            Workload::RwRegister => MtWorkload::RwRegister,
-        }
+fn mt(workload: Workload) -> MtWorkload {
+    match workload {
+        Workload::ListAppend => MtWorkload::ListAppend,
+        Workload::RwRegister => MtWorkload::RwRegister,
+        Workload::CasRegister => unreachable!("cas-register histories are no mini-transactions"),
     }
 }
 
-/// Checks a history with the algorithm `opts.algorithm` selects.
-pub fn check(
+/// Checks a history: its workload is `opts.workload`, or detected from its
+/// operations; the algorithm is `opts.algorithm` (see the module doc). This
+/// is the library's entry point, [`crate::check()`].
+pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
+    match opts.workload.unwrap_or_else(|| Workload::detect(h)) {
+        Workload::CasRegister => check_cas_register(h, opts),
+        w => check_transactional(h, opts, w),
+    }
+}
+
+/// Checks a list-append or rw-register history with the algorithm
+/// `opts.algorithm` selects.
+fn check_transactional(
     h: &History,
     opts: &CheckOptions,
     workload: Workload,
-    rw: &RwOptions,
 ) -> Result<Outcome, InputError> {
     let infer = |why: String| {
         if opts.verbose {
@@ -81,7 +81,8 @@ pub fn check(
         }
         match workload {
             Workload::ListAppend => check_list_append(h, opts),
-            Workload::RwRegister => check_rw_register(h, opts, rw),
+            Workload::RwRegister => check_rw_register(h, opts, &opts.rw),
+            Workload::CasRegister => unreachable!("routed to check_cas_register"),
         }
     };
     match opts.algorithm {
@@ -269,11 +270,12 @@ fn validate(h: &History, workload: Workload) -> Result<(), InputError> {
     match workload {
         Workload::ListAppend => crate::infer::list_append::validate(h),
         Workload::RwRegister => crate::infer::rw_register::validate(h),
+        Workload::CasRegister => Ok(()),
     }
 }
 
 /// The mini-transaction path, or why it does not apply.
-pub fn check_mini(
+fn check_mini(
     h: &History,
     opts: &CheckOptions,
     workload: Workload,
@@ -282,7 +284,7 @@ pub fn check_mini(
     let clock = std::time::Instant::now();
     let analysis = mini::analyze_with(
         h,
-        workload.mt(),
+        mt(workload),
         extra_graph(opts),
         mini::immediate_for(&opts.expectations),
     )?;
@@ -304,7 +306,7 @@ pub fn check_mini(
 /// Checks a cas-register history with the algorithm `opts.algorithm`
 /// selects: `auto` (the chain per key where it applies, else the search) or
 /// `lwt` (the chain on every key, else an error naming the op).
-pub fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
+fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
     let why = match opts.algorithm {
         Algorithm::Auto => {
             "auto: per key, the lwt chain where written values are unique, else the wgl search (see :analyzer)"
@@ -356,7 +358,7 @@ pub fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, I
 /// Checks a list-append history as `elle.list-append/check` does. Fails only
 /// on input no list-append analysis can use (see
 /// [`list_append::validate`]).
-pub fn check_list_append(
+fn check_list_append(
     history: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
@@ -365,7 +367,7 @@ pub fn check_list_append(
 
 /// [`check_list_append`], plus the reads of elements nobody appended (`G1a`
 /// with `:writer nil`; Elle has no check for them): `--algorithm auto`.
-pub fn check_list_append_exact(
+fn check_list_append_exact(
     history: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
@@ -402,7 +404,7 @@ fn starting(opts: &CheckOptions, phase: &str) {
 /// Checks a read-write register history as `elle.rw-register/check` does,
 /// with Elle's rw-register options (`rw`). Fails on input Elle's checker
 /// throws on (see [`rw_register::analyze`]).
-pub fn check_rw_register(
+fn check_rw_register(
     history: &History,
     opts: &CheckOptions,
     rw: &RwOptions,

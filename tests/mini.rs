@@ -11,8 +11,7 @@ use ellery::infer::mini::{analyze, MtWorkload};
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, MopArg, MopFn, OpType, SourceFormat};
 use ellery::read::read_history_bytes;
-use ellery::route::{self, Algorithm, Workload};
-use ellery::route::{CheckOptions, Outcome, Validity};
+use ellery::{Algorithm, CheckOptions, Outcome, Validity, Workload};
 
 /// One transaction of an oracle: process, invocation and completion times,
 /// micro-ops (`r x 1`, `w x 1`; a read of 0 is the initial nil), outcome.
@@ -74,7 +73,15 @@ fn opts(model: &str, algorithm: Algorithm) -> CheckOptions {
 }
 
 fn run(h: &History, model: &str, algorithm: Algorithm, w: Workload, rw: &RwOptions) -> Outcome {
-    route::check(h, &opts(model, algorithm), w, rw).expect("checkable")
+    ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(w),
+            rw: *rw,
+            ..opts(model, algorithm)
+        },
+    )
+    .expect("checkable")
 }
 
 fn types(o: &Outcome) -> Vec<String> {
@@ -396,28 +403,34 @@ fn preconditions_leave_the_fast_path() {
         ("3 reads", vec![T(1, 0, 1, "r x 0,r y 0,r z 0", "ok")]),
     ] {
         let h = history(&txns);
-        let err = route::check(
+        let err = ellery::check(
             &h,
-            &opts("serializable", Algorithm::Mini),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts("serializable", Algorithm::Mini)
+            },
         )
         .expect_err(name);
         assert!(err.message.contains("--algorithm mini"), "{name}: {err}");
         assert!(err.line > 0);
         // auto falls back to the inference; where that (like Elle) rejects
         // a read value written twice, to the SAT checker.
-        let auto = route::check(
+        let auto = ellery::check(
             &h,
-            &opts("serializable", Algorithm::Auto),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts("serializable", Algorithm::Auto)
+            },
         );
-        let infer = route::check(
+        let infer = ellery::check(
             &h,
-            &opts("serializable", Algorithm::Infer),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts("serializable", Algorithm::Infer)
+            },
         );
         let unknown = |i: &Outcome| i.validity == Validity::Unknown;
         match (auto, infer) {
@@ -425,22 +438,26 @@ fn preconditions_leave_the_fast_path() {
             // Elle's `:empty-transaction-graph` (unknown) and a read value
             // written twice: auto says what the exact checker says.
             (Ok(a), Ok(_)) => {
-                let sat = route::check(
+                let sat = ellery::check(
                     &h,
-                    &opts("serializable", Algorithm::Sat),
-                    Workload::RwRegister,
-                    &RwOptions::default(),
+                    &CheckOptions {
+                        workload: Some(Workload::RwRegister),
+                        rw: RwOptions::default(),
+                        ..opts("serializable", Algorithm::Sat)
+                    },
                 )
                 .expect("the SAT checker decides it");
                 assert_eq!(a.result, sat.result, "{name}");
                 assert_eq!(a.validity, Validity::Valid, "{name}");
             }
             (Ok(a), Err(i)) if i.message.contains("written to a key at most once") => {
-                let sat = route::check(
+                let sat = ellery::check(
                     &h,
-                    &opts("serializable", Algorithm::Sat),
-                    Workload::RwRegister,
-                    &RwOptions::default(),
+                    &CheckOptions {
+                        workload: Some(Workload::RwRegister),
+                        rw: RwOptions::default(),
+                        ..opts("serializable", Algorithm::Sat)
+                    },
                 )
                 .expect("the SAT checker decides it");
                 assert_eq!(a.result, sat.result, "{name}");
@@ -451,18 +468,22 @@ fn preconditions_leave_the_fast_path() {
     }
     let h = history(&[T(1, 0, 1, "r x 0", "ok")]);
     // `lwt` is for cas-register; `sat` now checks rw-register serializability.
-    assert!(route::check(
+    assert!(ellery::check(
         &h,
-        &opts("serializable", Algorithm::Lwt),
-        Workload::RwRegister,
-        &RwOptions::default()
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Lwt)
+        }
     )
     .is_err());
-    let sat = route::check(
+    let sat = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Sat),
-        Workload::RwRegister,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Sat)
+        },
     )
     .expect("sat applies to rw-register serializability");
     assert_eq!(ellery::edn::pr_str(&sat.result), "{:valid? true}");
@@ -666,11 +687,13 @@ fn brute_force_campaign(txns: usize, seeds: u64, info: f64) -> (usize, usize, us
         for mode in MODES {
             for seed in 0..seeds {
                 let h = generated(workload, mode, txns, seed, Vec::new(), 0.1, info);
-                let ser = route::check(
+                let ser = ellery::check(
                     &h,
-                    &opts("serializable", Algorithm::Mini),
-                    w,
-                    &RwOptions::default(),
+                    &CheckOptions {
+                        workload: Some(w),
+                        rw: RwOptions::default(),
+                        ..opts("serializable", Algorithm::Mini)
+                    },
                 );
                 let Ok(ser) = ser else {
                     declined += 1;
@@ -756,7 +779,14 @@ fn mini_agrees_with_inference_on_generated_histories() {
                 let fs = vec![faults[seed as usize % faults.len()]];
                 let h = generated(workload, mode, 300, seed, fs, 0.05, 0.03);
                 for model in ["strict-serializable", "serializable", "snapshot-isolation"] {
-                    let Ok(m) = route::check(&h, &opts(model, Algorithm::Mini), w, &rw) else {
+                    let Ok(m) = ellery::check(
+                        &h,
+                        &CheckOptions {
+                            workload: Some(w),
+                            rw,
+                            ..opts(model, Algorithm::Mini)
+                        },
+                    ) else {
                         declined += 1;
                         continue;
                     };
@@ -1070,11 +1100,13 @@ fn two_observed_info_writers_of_a_key_leave_the_fast_path() {
 {:index 6, :time 6, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
 {:index 7, :time 7, :type :ok, :process 2, :f :txn, :value [[:r :x 2]]}
 ");
-    let err = route::check(
+    let err = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Mini),
-        Workload::RwRegister,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Mini)
+        },
     )
     .expect_err("not decidable by the fast path");
     assert!(
@@ -1122,20 +1154,24 @@ fn info_append_shown_before_a_divergent_append() {
 
 fn mini_error(text: &str, w: Workload) -> String {
     let h = edn(text);
-    let err = route::check(
+    let err = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Mini),
-        w,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(w),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Mini)
+        },
     )
     .expect_err("not an MT history with unique values");
     // auto still answers (with the inference, or the SAT checker where the
     // inference gives up on repeated values).
-    if let Err(e) = route::check(
+    if let Err(e) = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Auto),
-        w,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(w),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Auto)
+        },
     ) {
         panic!("auto: {e}");
     }

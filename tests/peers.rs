@@ -14,8 +14,7 @@ use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, OpType, SourceFormat, SourceText};
 use ellery::read::peers::{detect, read_cobra_dir, read_dbcop, read_peer, read_text, PeerFormat};
 use ellery::read::read_history_bytes;
-use ellery::route::{self, Algorithm};
-use ellery::route::{CheckOptions, Validity};
+use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::path::Path;
 
 /// (sessions, completions by type: ok, fail, info) of a converted history,
@@ -63,8 +62,15 @@ fn verdict(h: &History, models: &[&str], algorithm: Algorithm) -> (Validity, Str
         algorithm,
         ..CheckOptions::default()
     };
-    let o = route::check(h, &opts, route::Workload::RwRegister, &RwOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", h.origin));
+    let o = ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", h.origin));
     let types = o
         .result
         .get_kw("anomaly-types")
@@ -348,11 +354,13 @@ fn veristrong_duplicate_value_histories_defeat_inference_and_are_valid_under_aut
             algorithm: Algorithm::Infer,
             ..CheckOptions::default()
         };
-        let e = route::check(
+        let e = ellery::check(
             &h,
-            &opts,
-            route::Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts.clone()
+            },
         )
         .expect_err("duplicate writes");
         assert!(

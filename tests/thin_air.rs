@@ -10,8 +10,7 @@ use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads, ExtraGr
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
 use ellery::read::{read_history_bytes, read_history_file};
-use ellery::route::CheckOptions;
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::path::Path;
 
 fn edn(text: &str) -> History {
@@ -27,7 +26,15 @@ fn printed(h: &History, algorithm: Algorithm) -> String {
         algorithm,
         ..CheckOptions::default()
     };
-    let o = route::check(h, &opts, Workload::ListAppend, &RwOptions::default()).expect("checkable");
+    let o = ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::ListAppend),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .expect("checkable");
     pr_str(&o.result)
 }
 

@@ -6,6 +6,8 @@
 use crate::check::result::Expectations;
 use crate::check::ExplainedCycle;
 use crate::edn::Value;
+use crate::infer::rw_register::RwOptions;
+use crate::model::Workload;
 use std::time::Duration;
 
 /// A checking algorithm.
@@ -41,6 +43,10 @@ impl Algorithm {
 /// Options for checking a history.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
+    /// The history's workload; `None` detects it ([`Workload::detect`]).
+    pub workload: Option<Workload>,
+    /// Elle's rw-register options (ignored by other workloads).
+    pub rw: RwOptions,
     /// Expected models and anomalies.
     pub expectations: Expectations,
     /// Time allowed to search one SCC (Elle's `:cycle-search-timeout`).
@@ -79,6 +85,8 @@ pub struct CheckOptions {
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
+            workload: None,
+            rw: RwOptions::default(),
             expectations: Expectations::default(),
             cycle_search_timeout: Duration::from_millis(1000),
             elle_steps: 2_000_000,

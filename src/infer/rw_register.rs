@@ -1046,7 +1046,7 @@ mod tests {
     use crate::check::result::Expectations;
     use crate::model::SourceFormat;
     use crate::read::read_history_bytes;
-    use crate::route::{check_rw_register, CheckOptions};
+    use crate::{Algorithm, CheckOptions, Workload};
 
     /// Builds a history of sequential transactions from `(process, type,
     /// txn)` triples: each is invoked (reads as nil) and completed before the
@@ -1079,7 +1079,17 @@ mod tests {
             },
             ..CheckOptions::default()
         };
-        check_rw_register(h, &opts, &rw).expect("analyzable").result
+        crate::check(
+            h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw,
+                ..opts.clone()
+            },
+        )
+        .expect("analyzable")
+        .result
     }
 
     /// Every accepted version-graph edge, as (key, from, to) values, and the
@@ -1248,8 +1258,16 @@ mod tests {
             SourceFormat::Edn,
         )
         .expect("readable");
-        let e = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
-            .expect_err("duplicate write");
+        let e = crate::check(
+            &h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..CheckOptions::default()
+            },
+        )
+        .expect_err("duplicate write");
         assert_eq!((e.line, e.column), (2, 1), "{e}");
         assert!(e.message.contains("more than one op"), "{e}");
         // Keys of two types (Elle's assert-type-sanity).
@@ -1259,8 +1277,16 @@ mod tests {
             SourceFormat::Edn,
         )
         .expect("readable");
-        let e = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
-            .expect_err("mixed keys");
+        let e = crate::check(
+            &h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..CheckOptions::default()
+            },
+        )
+        .expect_err("mixed keys");
         assert_eq!((e.line, e.column), (2, 3), "{e}");
         // Micro-ops other than :r and :w.
         let h = read_history_bytes(
@@ -1269,8 +1295,16 @@ mod tests {
             SourceFormat::Edn,
         )
         .expect("readable");
-        let e = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
-            .expect_err("append");
+        let e = crate::check(
+            &h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..CheckOptions::default()
+            },
+        )
+        .expect_err("append");
         assert!(e.message.contains(":append"), "{e}");
     }
 
