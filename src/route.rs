@@ -42,9 +42,10 @@ use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
 use crate::consistency as cm;
 use crate::edn::Value;
 use crate::error::InputError;
-use crate::infer::list_append::{self, ExtraGraph};
+use crate::infer::list_append;
 use crate::infer::mini::{self, MtWorkload, NotMini};
 use crate::infer::rw_register::{self, RwOptions};
+use crate::infer::txn::ExtraGraph;
 use crate::infer::Inference;
 use crate::model::{History, OpType, Workload};
 

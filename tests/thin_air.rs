@@ -6,8 +6,9 @@
 
 use ellery::check::result::Expectations;
 use ellery::edn::{pr_str, Value};
-use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads, ExtraGraph};
+use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads};
 use ellery::infer::rw_register::RwOptions;
+use ellery::infer::txn::ExtraGraph;
 use ellery::model::{History, SourceFormat};
 use ellery::read::{read_history_bytes, read_history_file};
 use ellery::{Algorithm, CheckOptions, Workload};

@@ -4,25 +4,15 @@
 //! future-read, dirty-update, duplicate-elements, incompatible-order and
 //! lost-update.
 
-use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::txn::{list_value, lost_updates};
 use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText, Unanalyzable};
+
+use super::txn::ExtraGraph;
 use crate::edn::{pr_str, Value};
-use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
+use crate::graph::order::{clojure_hash_order, clojure_hasheq};
 use crate::graph::Rels;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
 use hashbrown::{HashMap, HashSet};
-
-/// Which order graphs to add to the data dependencies.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum ExtraGraph {
-    /// Data dependencies only.
-    #[default]
-    None,
-    /// Add process order.
-    Process,
-    /// Add real-time order.
-    Realtime,
-}
 
 /// A list element or the initial (empty) state of a key.
 type Elem = Option<Atom>;
@@ -45,10 +35,6 @@ struct SortedValues {
 
 fn is_prefix(a: &[Atom], b: &[Atom]) -> bool {
     a.len() <= b.len() && &b[..a.len()] == a
-}
-
-fn list_value(h: &History, xs: &[Atom]) -> Value {
-    Value::Vector(xs.iter().map(|&a| h.atom_value(a)).collect())
 }
 
 /// Elle's `sorted-values` over the ops selected by `include`, followed by
@@ -324,7 +310,7 @@ fn key_class(v: &Value) -> &'static str {
 /// value is neither a list nor nil, and keys of mixed types (a sign of a
 /// harness bug, e.g. keys turned into strings on one path).
 pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
-    let mut keys = super::OneKeyType::new(key_class);
+    let mut keys = super::txn::OneKeyType::new(key_class);
     for (i, op) in h.ops.iter().enumerate() {
         for m in h.mops(op) {
             if m.f == MopFn::Read {
@@ -419,11 +405,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
         }
     }
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
-    match extra {
-        ExtraGraph::None => {}
-        ExtraGraph::Process => edges.extend(process_edges(h)),
-        ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
-    }
+    extra.add_edges(h, &mut edges);
     let _ = n;
 
     // Non-cycle anomalies, in the order Elle adds them to its map.
@@ -443,11 +425,7 @@ pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Una
     anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Append));
 
     explainers.push(Box::new(AppendExplainer { idx }));
-    match extra {
-        ExtraGraph::None => {}
-        ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
-        ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
-    }
+    extra.add_explainer(&mut explainers);
     Ok(Inference {
         edges,
         anomalies,
@@ -785,7 +763,7 @@ fn bad_read_case(h: &History, reader: usize, m: &Mop, writer: u32, e: Atom) -> V
 
 pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
     // (key, element) → last op whose non-final append it was.
-    let intermediate = super::intermediate_writes(h, MopFn::Append, append_value);
+    let intermediate = super::txn::intermediate_writes(h, MopFn::Append, append_value);
     let mut out = Vec::new();
     if intermediate.is_empty() {
         return out;
@@ -797,99 +775,6 @@ pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
         if let Some(&w) = intermediate.get(&(m.key, e)) {
             if h.ops[w as usize].index != h.ops[i].index {
                 out.push(bad_read_case(h, i, m, w, e));
-            }
-        }
-    }
-    out
-}
-
-/// Elle's `lost-update-cases`: committed transactions that read the same
-/// value of a key and then wrote that key (`write` is the writing micro-op:
-/// `:append` or `:w`).
-pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
-    // What a txn first read of a key: nil, a register value, or a list.
-    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-    enum Seen {
-        Nil,
-        One(Atom),
-        List(u32, u32),
-    }
-    let content = |s: Seen| -> (u8, &[Atom]) {
-        match s {
-            Seen::Nil => (0, &[]),
-            Seen::One(_) => (1, &[]),
-            Seen::List(start, len) => (2, &h.elements[start as usize..(start + len) as usize]),
-        }
-    };
-    /// The txns that read each value of a key, in insertion order.
-    type ReadersByValue = Vec<(Seen, Vec<u32>)>;
-    // key → readers by value, in insertion order.
-    let mut by_key: Vec<(Atom, ReadersByValue)> = Vec::new();
-    let mut key_slot: HashMap<Atom, usize> = HashMap::new();
-    let mut first_read: Vec<(Atom, Seen)> = Vec::new();
-    let mut written: Vec<Atom> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
-            continue;
-        }
-        first_read.clear();
-        written.clear();
-        for m in h.mops(op) {
-            let read = first_read
-                .iter()
-                .find(|(k, _)| *k == m.key)
-                .map(|&(_, s)| s);
-            if m.f == write && !written.contains(&m.key) {
-                if let Some(seen) = read {
-                    let slot = *key_slot.entry(m.key).or_insert_with(|| {
-                        by_key.push((m.key, Vec::new()));
-                        by_key.len() - 1
-                    });
-                    let vals = &mut by_key[slot].1;
-                    let same = |s: &Seen| match (*s, seen) {
-                        (Seen::One(a), Seen::One(b)) => a == b,
-                        (a, b) => content(a) == content(b),
-                    };
-                    match vals.iter_mut().find(|(s, _)| same(s)) {
-                        Some(e) => e.1.push(i as u32),
-                        None => vals.push((seen, vec![i as u32])),
-                    }
-                    written.push(m.key);
-                }
-            } else if read.is_none() {
-                // The first read of a key (an append to a key already
-                // written also lands here, as in Elle).
-                let seen = match m.arg {
-                    MopArg::Nil => Seen::Nil,
-                    MopArg::Atom(a) => Seen::One(a),
-                    MopArg::List { start, len } => Seen::List(start, len),
-                };
-                first_read.push((m.key, seen));
-            }
-        }
-    }
-    let as_value = |s: Seen| match s {
-        Seen::Nil => Value::Nil,
-        Seen::One(a) => h.atom_value(a),
-        Seen::List(..) => list_value(h, content(s).1),
-    };
-    // Order as Elle's map of every read-then-appended key, then keep the
-    // colliding ones.
-    clojure_map_order(&mut by_key, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
-    by_key.retain(|(_, vals)| vals.iter().any(|(_, t)| t.len() >= 2));
-    let mut out = Vec::new();
-    for (k, mut vals) in by_key {
-        clojure_map_order(&mut vals, |(v, _)| clojure_hasheq(&as_value(*v)));
-        for (v, txns) in vals {
-            if txns.len() >= 2 {
-                out.push(Value::kw_map(vec![
-                    ("key", h.atom_value(k)),
-                    ("value", as_value(v)),
-                    (
-                        "txns",
-                        Value::Vector(txns.iter().map(|&t| h.op_value(t as usize)).collect()),
-                    ),
-                ]));
             }
         }
     }

@@ -53,10 +53,15 @@
 //! one key leave the fast path, their order being a choice). Unobserved
 //! `:info` writes are dropped (assuming they did not happen only removes
 //! constraints), as are `:fail`ed ones (which only serve to name G1a).
+//!
+//! **Dependencies.** What both workloads share comes from [`super::txn`];
+//! the pre-checks' cases are each workload's own finders
+//! ([`super::list_append`], [`super::rw_register`]): this path is an
+//! algorithm over both workloads, and Elle's cases are defined there.
 
-use super::list_append::{self, ExtraGraph};
-use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::list_append;
 use super::rw_register;
+use super::txn::ExtraGraph;
 use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
@@ -740,11 +745,7 @@ pub fn analyze_with(
             }
         }
         stats.data_edges = edges.len();
-        match extra {
-            ExtraGraph::None => {}
-            ExtraGraph::Process => edges.extend(process_edges(h)),
-            ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
-        }
+        extra.add_edges(h, &mut edges);
 
         // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
         let mut anomalies = pre_checks.join().expect("pre-check thread");
@@ -753,7 +754,7 @@ pub fn analyze_with(
             MtWorkload::ListAppend => MopFn::Append,
         };
         if divergent || bad_rmw {
-            anomalies.add_nonempty("lost-update", list_append::lost_updates(h, mop_fn));
+            anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
         }
         match w {
             MtWorkload::RwRegister => {
@@ -770,11 +771,7 @@ pub fn analyze_with(
             node,
             txns,
         })];
-        match extra {
-            ExtraGraph::None => {}
-            ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
-            ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
-        }
+        extra.add_explainer(&mut explainers);
         Ok(MiniAnalysis {
             inference: Inference {
                 edges,

@@ -26,8 +26,7 @@
 //! Elle's `assert-type-sanity` (keys of more than one type) and its crashes on
 //! micro-ops other than `:r`/`:w` become [`InputError`]s.
 
-use super::list_append::{lost_updates, ExtraGraph};
-use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::txn::{lost_updates, ExtraGraph};
 use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::error::InputError;
@@ -107,7 +106,7 @@ fn key_class(v: &Value) -> &'static str {
 /// class among values, cannot fail on EDN or JSON input: both readers make
 /// every integer a `Long` (or a big integer, which Elle does not count).
 pub fn validate(h: &History) -> Result<(), InputError> {
-    let mut keys = super::OneKeyType::new(key_class);
+    let mut keys = super::txn::OneKeyType::new(key_class);
     for (i, op) in h.ops.iter().enumerate() {
         if let OpValue::Other(_) = op.value {
             return Err(h.error_at(
@@ -798,7 +797,7 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
 /// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
 /// its own transaction.
 pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
-    let intermediate = super::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg));
+    let intermediate = super::txn::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg));
     let mut out = Vec::new();
     if intermediate.is_empty() {
         return out;
@@ -908,11 +907,7 @@ pub fn analyze(
     drop(readers);
 
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
-    match extra {
-        ExtraGraph::None => {}
-        ExtraGraph::Process => edges.extend(process_edges(h)),
-        ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
-    }
+    extra.add_edges(h, &mut edges);
 
     let mut anomalies = Anomalies::default();
     anomalies.add_nonempty("cyclic-versions", cyclic);
@@ -922,11 +917,7 @@ pub fn analyze(
     anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Write));
 
     explainers.push(Box::new(RegisterExplainer { ext, ids, graphs }));
-    match extra {
-        ExtraGraph::None => {}
-        ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
-        ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
-    }
+    extra.add_explainer(&mut explainers);
     vertices.sort_unstable();
     vertices.dedup();
     Ok(Inference {
