@@ -494,6 +494,7 @@ fn run_check(a: CheckArgs) -> i32 {
         expectations: exp,
         cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
         verbose: a.verbose,
+        trace: a.verbose.then_some(print_trace),
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
         linearizable_timeout: (a.linearizable_timeout > 0)
             .then(|| Duration::from_millis(a.linearizable_timeout)),
@@ -614,6 +615,11 @@ fn run_check(a: CheckArgs) -> i32 {
     } else {
         EXIT_VALID
     }
+}
+
+/// Prints a `--verbose` line from the library ([`CheckOptions::trace`]).
+fn print_trace(line: &str) {
+    eprintln!("ellery: {line}");
 }
 
 /// Shows the phase a single large check is in, on one terminal line.

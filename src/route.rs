@@ -28,8 +28,10 @@
 //!   decide (see [`AUTO_SAT_MAX_OPS`] and
 //!   [`AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS`]).
 //!
-//! Which path ran, and why, is printed on standard error with `--verbose`;
-//! the result map's keys never depend on it.
+//! Which path ran, and why, goes to [`CheckOptions::trace`] (the CLI prints
+//! it on standard error with `--verbose`); the result map's keys never
+//! depend on it. An algorithm that does not apply to the workload is a
+//! usage error ([`CheckError::Usage`]), whatever the history holds.
 //!
 //! This is the one orchestrator: it picks the algorithm (above) and runs
 //! the whole check of one history with it (inference, cycle search, result
@@ -41,12 +43,12 @@ use crate::check::result::result_map;
 use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
 use crate::consistency as cm;
 use crate::edn::Value;
-use crate::error::InputError;
+use crate::error::{CheckError, InputError};
 use crate::infer::list_append;
-use crate::infer::mini::{self, MtWorkload, NotMini};
+use crate::infer::mini::{self, MtWorkload};
 use crate::infer::rw_register::{self, RwOptions};
 use crate::infer::txn::ExtraGraph;
-use crate::infer::Inference;
+use crate::infer::{Inference, Refusal};
 use crate::model::{History, OpType, Workload};
 
 pub use crate::check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
@@ -62,10 +64,47 @@ fn mt(workload: Workload) -> MtWorkload {
 /// Checks a history: its workload is `opts.workload`, or detected from its
 /// operations; the algorithm is `opts.algorithm` (see the module doc). This
 /// is the library's entry point, [`crate::check()`].
-pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
-    match opts.workload.unwrap_or_else(|| Workload::detect(h)) {
+pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
+    let workload = opts.workload.unwrap_or_else(|| Workload::detect(h));
+    if let Some(message) = misuse(workload, opts.algorithm) {
+        return Err(CheckError::Usage {
+            file: h.origin.clone(),
+            message,
+        });
+    }
+    Ok(match workload {
         Workload::CasRegister => check_cas_register(h, opts),
         w => check_transactional(h, opts, w),
+    }?)
+}
+
+/// Why `algorithm` does not apply to `workload`, if it does not: a usage
+/// error, whatever the history holds.
+fn misuse(workload: Workload, algorithm: Algorithm) -> Option<String> {
+    match (workload, algorithm) {
+        (Workload::CasRegister, Algorithm::Auto | Algorithm::Lwt) => None,
+        (Workload::CasRegister, a) => Some(format!(
+            "--algorithm {} applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt",
+            a.name()
+        )),
+        (_, Algorithm::Lwt) => Some("--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)".into()),
+        (Workload::ListAppend, Algorithm::Sat) => {
+            Some("--algorithm sat applies to -m rw-register only".into())
+        }
+        _ => None,
+    }
+}
+
+/// What an analyzer's refusal means for a check: Elle's own `:unknown`
+/// result map, or an error naming the op.
+fn refused(h: &History, r: Refusal) -> Result<Outcome, InputError> {
+    match r {
+        Refusal::Unanalyzable(u) => Ok(Outcome {
+            problem: u.problem,
+            ..Outcome::from_result(u.result)
+        }),
+        Refusal::Input(e) => Err(e),
+        Refusal::NotApplicable(n) => Err(h.error_at(n.pos, n.reason)),
     }
 }
 
@@ -77,9 +116,7 @@ fn check_transactional(
     workload: Workload,
 ) -> Result<Outcome, InputError> {
     let infer = |why: String| {
-        if opts.verbose {
-            eprintln!("ellery: {}: algorithm infer ({why})", h.origin);
-        }
+        opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
         match workload {
             Workload::ListAppend => check_list_append(h, opts),
             Workload::RwRegister => check_rw_register(h, opts, &opts.rw),
@@ -88,38 +125,28 @@ fn check_transactional(
     };
     match opts.algorithm {
         Algorithm::Infer => infer("--algorithm infer".into()),
-        Algorithm::Sat if workload == Workload::RwRegister => {
+        // `misuse` took sat on list-append histories.
+        Algorithm::Sat => {
             validate(h, workload)?;
             crate::check::sat::check_history(h, opts)
         }
-        Algorithm::Lwt | Algorithm::Sat => Err(InputError {
-            kind: Default::default(),
-            file: h.origin.clone(),
-            line: 1,
-            column: 1,
-            message: match opts.algorithm {
-                Algorithm::Lwt => "--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)",
-                _ => "--algorithm sat applies to -m rw-register only",
-            }
-            .to_string(),
-        }),
+        Algorithm::Lwt => unreachable!("misuse refuses lwt on transactional histories"),
         Algorithm::Mini => {
             validate(h, workload)?;
             match check_mini(h, opts, workload, "--algorithm mini") {
                 Ok(o) => Ok(o),
-                Err(e) => Err(h.error_at(
+                Err(Refusal::NotApplicable(e)) => Err(h.error_at(
                     e.pos,
                     format!(
                         "--algorithm mini: not a mini-transaction history with unique values: {}",
                         e.reason
                     ),
                 )),
+                Err(r) => refused(h, r),
             }
         }
         Algorithm::Auto if workload == Workload::ListAppend && opts.confirm_with_sat => {
-            if opts.verbose {
-                eprintln!("ellery: {}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended)", h.origin);
-            }
+            opts.say(|| format!("{}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended)", h.origin));
             check_list_append_exact(h, opts)
         }
         Algorithm::Auto if workload == Workload::ListAppend => infer(
@@ -141,9 +168,7 @@ fn check_transactional(
                 crate::check::sat::inference_misreads(h)
             };
             if let Some(why) = why {
-                if opts.verbose {
-                    eprintln!("ellery: {}: algorithm sat (auto: {why})", h.origin);
-                }
+                opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
                 return crate::check::sat::check_history(h, opts);
             }
             match check_mini(
@@ -153,13 +178,14 @@ fn check_transactional(
                 "auto: every committed transaction is a mini-transaction with unique values",
             ) {
                 Ok(o) => Ok(o),
-                Err(e) => {
+                Err(Refusal::NotApplicable(e)) => {
                     let why = format!(
                         "auto: the op at index {} is why the mini-transaction path does not apply: {}",
                         h.ops[e.pos].index, e.reason
                     );
                     auto_register(h, opts, infer(why))
                 }
+                Err(r) => refused(h, r),
             }
         }
     }
@@ -202,9 +228,7 @@ fn auto_register(
 ) -> Result<Outcome, InputError> {
     use crate::check::sat::{self, Isolation};
     let say = |what: &str| {
-        if opts.verbose {
-            eprintln!("ellery: {}: {what}", h.origin);
-        }
+        opts.say(|| format!("{}: {what}", h.origin));
     };
     // With unique values the inference is exact below consistent view (a
     // topological order of its acyclic graph gives the versions) unless an
@@ -281,7 +305,7 @@ fn check_mini(
     opts: &CheckOptions,
     workload: Workload,
     why: &str,
-) -> Result<Outcome, NotMini> {
+) -> Result<Outcome, Refusal> {
     let clock = std::time::Instant::now();
     let analysis = mini::analyze_with(
         h,
@@ -289,18 +313,18 @@ fn check_mini(
         extra_graph(opts),
         mini::immediate_for(&opts.expectations),
     )?;
-    if opts.verbose {
+    opts.say(|| {
         let s = &analysis.stats;
-        eprintln!(
-            "ellery: {}: algorithm mini ({why}); {} committed and {} observed indeterminate transactions, {} data edges, {} divergent versions; built in {:.3} s",
+        format!(
+            "{}: algorithm mini ({why}); {} committed and {} observed indeterminate transactions, {} data edges, {} divergent versions; built in {:.3} s",
             h.origin,
             s.committed,
             s.observed_info,
             s.data_edges,
             s.divergences,
             clock.elapsed().as_secs_f64()
-        );
-    }
+        )
+    });
     Ok(check_inferred(h, opts, &analysis.inference, clock))
 }
 
@@ -331,26 +355,9 @@ fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, Input
             }
             "--algorithm lwt: every key's written values are unique"
         }
-        a => {
-            return Err(InputError {
-                kind: Default::default(),
-                file: h.origin.clone(),
-                line: 1,
-                column: 1,
-                message: format!(
-                    "--algorithm {} applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt",
-                    a.name()
-                ),
-            })
-        }
+        a => unreachable!("misuse refuses --algorithm {} on cas-register histories", a.name()),
     };
-    if opts.verbose {
-        eprintln!(
-            "ellery: {}: algorithm {} ({why})",
-            h.origin,
-            opts.algorithm.name()
-        );
-    }
+    opts.say(|| format!("{}: algorithm {} ({why})", h.origin, opts.algorithm.name()));
     cas_register_search(h, opts)
 }
 
@@ -375,8 +382,7 @@ fn check_list_append_exact(
     list_append_with(history, opts, list_append::analyze_exact)
 }
 
-type ListAnalysis =
-    fn(&History, ExtraGraph) -> Result<Inference<'static>, crate::infer::Unanalyzable>;
+type ListAnalysis = fn(&History, ExtraGraph) -> Result<Inference<'static>, Refusal>;
 
 fn list_append_with(
     history: &History,
@@ -388,10 +394,7 @@ fn list_append_with(
     starting(opts, "inferring dependencies");
     match analyze(history, extra_graph(opts)) {
         Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
-        Err(e) => Ok(Outcome {
-            problem: e.problem,
-            ..Outcome::from_result(e.result)
-        }),
+        Err(r) => refused(history, r),
     }
 }
 
@@ -412,8 +415,10 @@ fn check_rw_register(
 ) -> Result<Outcome, crate::error::InputError> {
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    let inference = rw_register::analyze(history, extra_graph(opts), rw)?;
-    Ok(check_inferred(history, opts, &inference, clock))
+    match rw_register::analyze(history, extra_graph(opts), rw) {
+        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
+        Err(r) => refused(history, r),
+    }
 }
 
 /// The order graph Elle adds for the reportable anomalies: real-time if any
@@ -446,18 +451,13 @@ pub(crate) fn check_inferred(
     let exp = &opts.expectations;
     let reportable = exp.reportable();
     let phase = |name: &str| {
-        if opts.verbose {
-            eprintln!(
-                "ellery: {name} done at {:.3} s",
-                clock.elapsed().as_secs_f64()
-            );
-        }
+        opts.say(|| format!("{name} done at {:.3} s", clock.elapsed().as_secs_f64()));
     };
     let copts = CycleOptions {
         reportable: reportable.clone(),
         timeout: opts.cycle_search_timeout,
         elle_steps: opts.elle_steps,
-        verbose: opts.verbose,
+        trace: opts.trace,
     };
     phase("inference");
     starting(opts, "searching for cycles");
@@ -556,11 +556,85 @@ fn cas_register_search(
         ..LinOptions::default()
     };
     let result = check_history(history, &lin)?;
-    if opts.verbose {
-        eprintln!(
-            "ellery: linearizability checked in {:.3} s",
+    opts.say(|| {
+        format!(
+            "linearizability checked in {:.3} s",
             started.elapsed().as_secs_f64()
+        )
+    });
+    Ok(Outcome::from_result(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceFormat;
+    use crate::read::read_history_bytes;
+    use std::sync::Mutex;
+
+    fn history(text: &str) -> History {
+        read_history_bytes(text.as_bytes().to_vec(), "h.edn", SourceFormat::Edn).expect("readable")
+    }
+
+    const APPEND: &str = "{:type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n\
+                          {:type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n";
+
+    /// An algorithm that does not apply to the workload is a usage error
+    /// naming the file, not an input error at line 1, column 1.
+    #[test]
+    fn misused_algorithms_are_usage_errors() {
+        let h = history(APPEND);
+        for (algorithm, message) in [
+            (Algorithm::Lwt, "--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)"),
+            (Algorithm::Sat, "--algorithm sat applies to -m rw-register only"),
+        ] {
+            let opts = CheckOptions {
+                algorithm,
+                ..CheckOptions::default()
+            };
+            let e = check(&h, &opts).expect_err("misuse");
+            assert_eq!(
+                e,
+                CheckError::Usage {
+                    file: "h.edn".into(),
+                    message: message.into()
+                }
+            );
+            assert_eq!(e.to_string(), format!("h.edn: {message}"));
+        }
+        let cas = CheckOptions {
+            workload: Some(Workload::CasRegister),
+            algorithm: Algorithm::Mini,
+            ..CheckOptions::default()
+        };
+        assert_eq!(
+            check(&h, &cas).expect_err("misuse").to_string(),
+            "h.edn: --algorithm mini applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt"
         );
     }
-    Ok(Outcome::from_result(result))
+
+    static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    fn keep(line: &str) {
+        LINES.lock().expect("not poisoned").push(line.to_string());
+    }
+
+    /// `--verbose` lines go to the trace callback, in order.
+    #[test]
+    fn trace_receives_the_verbose_lines() {
+        let h = history(APPEND);
+        let opts = CheckOptions {
+            algorithm: Algorithm::Infer,
+            trace: Some(keep),
+            ..CheckOptions::default()
+        };
+        let o = check(&h, &opts).expect("checkable");
+        // One transaction: Elle's empty transaction graph.
+        assert_eq!(o.validity, Validity::Unknown);
+        let lines = LINES.lock().expect("not poisoned").clone();
+        assert_eq!(lines[0], "h.edn: algorithm infer (--algorithm infer)");
+        assert!(lines[1].starts_with("inference done at "), "{lines:?}");
+        assert!(lines[2].starts_with("cycle search done at "), "{lines:?}");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+    }
 }

@@ -362,7 +362,9 @@ fn veristrong_duplicate_value_histories_defeat_inference_and_are_valid_under_aut
                 ..opts.clone()
             },
         )
-        .expect_err("duplicate writes");
+        .expect_err("duplicate writes")
+        .into_input()
+        .expect("an input error");
         assert!(
             e.message
                 .starts_with("expected each value to be written to a key at most once"),

@@ -31,8 +31,8 @@ pub struct CycleOptions {
     /// Elle-order search budget (path extensions per anomaly type) before
     /// switching to ellery's polynomial search.
     pub elle_steps: u64,
-    /// Report each search on standard error.
-    pub verbose: bool,
+    /// Receives a line about each search (`--verbose`); `None`: none.
+    pub trace: Option<fn(&str)>,
 }
 
 /// One explained cycle, ready for the result map and explanation files.
@@ -430,16 +430,16 @@ fn search_component(comp: &mut Component<'_>, opts: &CycleOptions) -> Vec<CycleC
             let g = comp.projected(spec.search_rels);
             elle_search(g, &spec, &mut budget)
         };
-        if opts.verbose {
-            eprintln!(
-                "ellery: scc of {}: {kind}: elle-order search {:?} after {} steps",
+        if let Some(trace) = opts.trace {
+            trace(&format!(
+                "scc of {}: {kind}: elle-order search {:?} after {} steps",
                 comp.verts.len(),
                 match &outcome {
                     SearchOutcome::Found(c) => format!("found {} ops", c.len()),
                     other => format!("{other:?}"),
                 },
                 opts.elle_steps - budget.steps
-            );
+            ));
         }
         let cycle = match outcome {
             SearchOutcome::Found(c) => comp

@@ -54,8 +54,14 @@ pub struct CheckOptions {
     /// Path extensions the Elle-order search may take per anomaly type
     /// before ellery's own search takes over.
     pub elle_steps: u64,
-    /// Print phase timings to standard error.
+    /// Print phase timings to standard error. Only the SAT checker still
+    /// reads it (its statistics); everything else reports through
+    /// [`CheckOptions::trace`].
     pub verbose: bool,
+    /// Receives the lines of `--verbose` (which path ran and why, phase
+    /// timings), without the `ellery: ` prefix; `None`: none are made. The
+    /// library never prints them itself.
+    pub trace: Option<fn(&str)>,
     /// Prepare plots (DOT sources) of SCCs and reported cycles no larger
     /// than this many bytes; `None` prepares none.
     pub plot_max_bytes: Option<usize>,
@@ -91,6 +97,7 @@ impl Default for CheckOptions {
             cycle_search_timeout: Duration::from_millis(1000),
             elle_steps: 2_000_000,
             verbose: false,
+            trace: None,
             plot_max_bytes: None,
             progress: None,
             linearizable_timeout: Some(Duration::from_secs(60)),
@@ -98,6 +105,16 @@ impl Default for CheckOptions {
             sat_timeout: Some(Duration::from_secs(60)),
             sat_conflict_budget: None,
             confirm_with_sat: true,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// Sends a line to [`CheckOptions::trace`], if set (only then is the
+    /// line made).
+    pub fn say(&self, line: impl FnOnce() -> String) {
+        if let Some(trace) = self.trace {
+            trace(&line());
         }
     }
 }

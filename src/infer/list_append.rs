@@ -5,7 +5,7 @@
 //! lost-update.
 
 use super::txn::{list_value, lost_updates};
-use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText, Unanalyzable};
+use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText, Unanalyzable};
 
 use super::txn::ExtraGraph;
 use crate::edn::{pr_str, Value};
@@ -340,7 +340,7 @@ pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
 }
 
 /// Runs the full list-append analysis.
-pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Unanalyzable> {
+pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
     verify(h)?;
     let n = h.ops.len();
     let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
@@ -700,7 +700,7 @@ pub fn thin_air_reads(h: &History) -> Vec<Value> {
 /// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
 /// reports (Elle's answer, and invalid where a read shows an element nobody
 /// appended, which Elle calls valid).
-pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Unanalyzable> {
+pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
     let mut inference = analyze(h, extra)?;
     inference.anomalies.add_nonempty("G1a", thin_air_reads(h));
     Ok(inference)

@@ -62,7 +62,7 @@
 use super::list_append;
 use super::rw_register;
 use super::txn::ExtraGraph;
-use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
+use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, NO_OP};
@@ -452,7 +452,7 @@ fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) -> Option<N
 /// Builds the MT graph of `h`, or says why `h` is not an MT history with
 /// unique values (the fast path's preconditions). `extra` adds process or
 /// real-time order, as for the workload inferences.
-pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, NotMini> {
+pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, Refusal> {
     analyze_with(h, w, extra, true)
 }
 
@@ -483,6 +483,16 @@ pub fn immediate_for(exp: &crate::check::result::Expectations) -> bool {
 /// under weaker models its place in the version order is free, so no edge
 /// enters it there. [`analyze`] assumes `true`.
 pub fn analyze_with(
+    h: &History,
+    w: MtWorkload,
+    extra: ExtraGraph,
+    immediate: bool,
+) -> Result<MiniAnalysis, Refusal> {
+    build(h, w, extra, immediate).map_err(Refusal::NotApplicable)
+}
+
+/// [`analyze_with`]'s body, whose refusals are all [`NotMini`].
+fn build(
     h: &History,
     w: MtWorkload,
     extra: ExtraGraph,

@@ -283,3 +283,38 @@ pub struct Unanalyzable {
     /// Where the problem is, for a message on standard error.
     pub problem: Option<crate::error::InputError>,
 }
+
+/// Why an analyzer gives no [`Inference`]: the one error type of the
+/// analyzers (list-append, rw-register, the mini-transaction path), so each
+/// is a function `… -> Result<Inference, Refusal>` (the mini-transaction
+/// path returns its inference with statistics).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    /// Elle answers with a result map of its own, `:valid? :unknown` (e.g.
+    /// duplicate appends).
+    Unanalyzable(Unanalyzable),
+    /// Input the analysis cannot use (where Elle's checker throws): the op
+    /// and what was expected.
+    Input(crate::error::InputError),
+    /// The analysis's preconditions do not hold (the mini-transaction path):
+    /// another algorithm must check the history.
+    NotApplicable(mini::NotMini),
+}
+
+impl From<Unanalyzable> for Refusal {
+    fn from(u: Unanalyzable) -> Refusal {
+        Refusal::Unanalyzable(u)
+    }
+}
+
+impl From<crate::error::InputError> for Refusal {
+    fn from(e: crate::error::InputError) -> Refusal {
+        Refusal::Input(e)
+    }
+}
+
+impl From<mini::NotMini> for Refusal {
+    fn from(n: mini::NotMini) -> Refusal {
+        Refusal::NotApplicable(n)
+    }
+}

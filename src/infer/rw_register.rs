@@ -27,7 +27,7 @@
 //! micro-ops other than `:r`/`:w` become [`InputError`]s.
 
 use super::txn::{lost_updates, ExtraGraph};
-use super::{Anomalies, Inference, PairExplainer, Step, StepKind, StepText};
+use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::error::InputError;
 use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
@@ -831,7 +831,7 @@ pub fn analyze(
     h: &History,
     extra: ExtraGraph,
     opts: &RwOptions,
-) -> Result<Inference<'static>, InputError> {
+) -> Result<Inference<'static>, Refusal> {
     validate(h)?;
     let (ext, ids) = Ext::new(h);
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
@@ -874,7 +874,7 @@ pub fn analyze(
                         ),
                     );
                     error.kind = crate::error::InputErrorKind::RepeatedValues;
-                    return Err(error);
+                    return Err(error.into());
                 }
             }
         }
@@ -1258,7 +1258,9 @@ mod tests {
                 ..CheckOptions::default()
             },
         )
-        .expect_err("duplicate write");
+        .expect_err("duplicate write")
+        .into_input()
+        .expect("an input error");
         assert_eq!((e.line, e.column), (2, 1), "{e}");
         assert!(e.message.contains("more than one op"), "{e}");
         // Keys of two types (Elle's assert-type-sanity).
@@ -1277,7 +1279,9 @@ mod tests {
                 ..CheckOptions::default()
             },
         )
-        .expect_err("mixed keys");
+        .expect_err("mixed keys")
+        .into_input()
+        .expect("an input error");
         assert_eq!((e.line, e.column), (2, 3), "{e}");
         // Micro-ops other than :r and :w.
         let h = read_history_bytes(
@@ -1295,7 +1299,9 @@ mod tests {
                 ..CheckOptions::default()
             },
         )
-        .expect_err("append");
+        .expect_err("append")
+        .into_input()
+        .expect("an input error");
         assert!(e.message.contains(":append"), "{e}");
     }
 
