@@ -9,8 +9,8 @@ pub mod result;
 pub mod sat;
 
 use crate::consistency::{self as cm, Subgraph};
+use crate::edn::order::{bifurcan_order, bifurcan_spread};
 use crate::edn::Value;
-use crate::graph::order::{bifurcan_order, bifurcan_spread};
 use crate::graph::scc::nontrivial_sccs;
 use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
@@ -324,7 +324,7 @@ fn order_sccs(sccs: &mut [Vec<u32>], index: impl Fn(u32) -> u64) {
         .map(|c| {
             let sum: i64 = c
                 .iter()
-                .map(|&v| crate::graph::order::murmur3_long(index(v) as i64) as i64)
+                .map(|&v| crate::edn::order::murmur3_long(index(v) as i64) as i64)
                 .sum();
             bifurcan_spread(sum as i32)
         })
@@ -381,7 +381,7 @@ pub fn cycle_cases(
         let local = graph.induced(scc);
         let hashes = scc
             .iter()
-            .map(|&v| crate::graph::order::bifurcan_op_hash(history.ops[v as usize].index))
+            .map(|&v| crate::edn::order::bifurcan_op_hash(history.ops[v as usize].index))
             .collect();
         let mut comp = Component {
             verts: scc.clone(),
@@ -622,7 +622,7 @@ mod tests {
             let g = DiGraph::from_edges(n, edges);
             let cycles = simple_cycles(&g);
             let hashes: Vec<u32> = (0..n as u64)
-                .map(crate::graph::order::bifurcan_op_hash)
+                .map(crate::edn::order::bifurcan_op_hash)
                 .collect();
             for kind in &kinds {
                 let (spec, _) = cycle_spec(kind);

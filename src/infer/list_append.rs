@@ -8,8 +8,8 @@ use super::txn::{list_value, lost_updates};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText, Unanalyzable};
 
 use super::txn::ExtraGraph;
+use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::edn::{pr_str, Value};
-use crate::graph::order::{clojure_hash_order, clojure_hasheq};
 use crate::graph::Rels;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
 use hashbrown::{HashMap, HashSet};

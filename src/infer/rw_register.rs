@@ -28,9 +28,9 @@
 
 use super::txn::{lost_updates, ExtraGraph};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
+use crate::edn::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
 use crate::edn::{pr_str, Value};
 use crate::error::InputError;
-use crate::graph::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
 use crate::graph::Rels;
 use crate::model::{Atom, History, MopArg, MopFn, OpType, OpValue};
 use hashbrown::HashMap;

@@ -9,8 +9,8 @@
 
 use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
 use super::PairExplainer;
+use crate::edn::order::{clojure_hasheq, clojure_map_order};
 use crate::edn::Value;
-use crate::graph::order::{clojure_hasheq, clojure_map_order};
 use crate::graph::Rels;
 use crate::model::{Atom, History, MopArg, MopFn, OpType};
 use hashbrown::HashMap;

@@ -4,4 +4,3 @@ pub mod files;
 pub mod json_pprint;
 pub mod names;
 pub mod plot;
-
