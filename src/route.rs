@@ -311,7 +311,10 @@ fn check_mini(
         h,
         mt(workload),
         extra_graph(opts),
-        mini::immediate_for(&opts.expectations),
+        mini::immediate_for(
+            opts.expectations.models.as_deref(),
+            &opts.expectations.anomalies,
+        ),
     )?;
     opts.say(|| {
         let s = &analysis.stats;

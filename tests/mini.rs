@@ -1298,6 +1298,7 @@ fn immediate_placement_follows_the_models() {
         models: models.map(|m| ellery::consistency::parse_models(m).expect("models")),
         anomalies: ellery::consistency::parse_anomalies(anomalies).expect("anomalies"),
     };
+    let immediate_for = |e: &Expectations| immediate_for(e.models.as_deref(), &e.anomalies);
     use ellery::infer::mini::immediate_for;
     assert!(immediate_for(&exp(None, &[])));
     for m in [

@@ -457,15 +457,16 @@ pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnal
 }
 
 /// Whether [`analyze_with`] may take every read-modify-write as immediately
-/// following the version it read, for a check with these expectations:
-/// some expected model proscribes G-single-item (no models: Elle's default,
-/// strict serializability), or an anomaly looked for (`-a`) is a cycle with
-/// an rw edge (G-single, G-nonadjacent, G2 and their variants).
-pub fn immediate_for(exp: &crate::check::result::Expectations) -> bool {
+/// following the version it read, for a check of these models and extra
+/// anomalies (a check's expectations): some expected model proscribes
+/// G-single-item (no models: Elle's default, strict serializability), or an
+/// anomaly looked for (`-a`) is a cycle with an rw edge (G-single,
+/// G-nonadjacent, G2 and their variants).
+pub fn immediate_for(models: Option<&[&str]>, anomalies: &[&str]) -> bool {
     use crate::consistency::{all_implied_anomalies, anomalies_prohibited_by};
-    let models: &[&str] = exp.models.as_deref().unwrap_or(&["strict-serializable"]);
+    let models: &[&str] = models.unwrap_or(&["strict-serializable"]);
     anomalies_prohibited_by(models).map_or(true, |a| a.contains("G-single-item"))
-        || all_implied_anomalies(&exp.anomalies).iter().any(|a| {
+        || all_implied_anomalies(anomalies).iter().any(|a| {
             ["G-single", "G-nonadjacent", "G2"]
                 .iter()
                 .any(|p| a.starts_with(p))
