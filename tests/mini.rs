@@ -2,7 +2,8 @@
 //! the §2.3 anomaly table), agreement with the workload inference on
 //! generated MT histories, and a brute-force serial-order checker.
 
-use ellery::check::mini as decide;
+#[path = "mini/decide.rs"]
+mod decide;
 use ellery::check::result::Expectations;
 use ellery::edn::Value;
 use ellery::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};

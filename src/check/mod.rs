@@ -3,7 +3,6 @@
 //! type from most to least severe, bounded by the cycle-search timeout.
 
 pub mod linearizable;
-pub mod mini;
 pub mod outcome;
 pub mod result;
 pub mod sat;

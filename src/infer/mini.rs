@@ -18,7 +18,7 @@
 //! Two writers that read the same version is the paper's DIVERGENCE, Elle's
 //! `lost-update`. That single graph, plus process or real-time order, is
 //! handed to the ordinary cycle search, so cycles are reported in Elle's
-//! vocabulary; [`crate::check::mini`] holds the paper's linear-time decision
+//! vocabulary; the tests (`tests/mini/decide.rs`) hold the paper's linear-time decision
 //! procedures for SER, SI and SSER on the same graph.
 //!
 //! **Workloads.** For rw-register histories the version of a read is the
