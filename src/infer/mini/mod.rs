@@ -71,11 +71,13 @@ use hashbrown::HashMap;
 mod explain;
 mod info;
 mod lists;
+mod shapes;
 mod versions;
 
 use explain::MiniExplainer;
 use info::attach_info;
 use lists::{append_pred, check_list, list_thin_air};
+use shapes::check_shapes;
 use versions::Versions;
 
 /// Which kind of object the MT history's micro-ops act on.
@@ -237,90 +239,6 @@ fn indexed_mops(h: &History, i: usize) -> std::ops::Range<usize> {
     }
 }
 
-/// Checks one transaction against Definition 8 and the workload's micro-op
-/// kinds.
-fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<(), String> {
-    let (mut reads, mut writes) = (0, 0);
-    for (j, m) in mops.iter().enumerate() {
-        match (w, m.f) {
-            (_, MopFn::Read) => reads += 1,
-            (MtWorkload::RwRegister, MopFn::Write) | (MtWorkload::ListAppend, MopFn::Append) => {
-                writes += 1;
-                if !mops[..j]
-                    .iter()
-                    .any(|r| r.f == MopFn::Read && r.key == m.key)
-                {
-                    return Err(format!(
-                        "{} is a blind write (no earlier read of the key in its transaction)",
-                        pr_str(&h.mop_value(m))
-                    ));
-                }
-                if w == MtWorkload::RwRegister && m.arg == MopArg::Nil {
-                    return Err("it writes nil, which is the initial state".into());
-                }
-            }
-            _ => {
-                return Err(format!(
-                    "{} is not a micro-op of this workload",
-                    pr_str(&h.mop_value(m))
-                ))
-            }
-        }
-    }
-    if reads == 0 || reads > 2 || writes > 2 {
-        return Err(format!(
-            "it has {reads} reads and {writes} writes (a mini-transaction has 1-2 reads and at most 2 writes)"
-        ));
-    }
-    Ok(())
-}
-
-/// Pass 1: every op is a transaction of the workload's micro-ops, every
-/// committed or indeterminate one a mini-transaction, and every indexed
-/// write writes one value. Notes the written values' ranges in `versions`.
-/// On failure, the first offending op (the index is then built only for the
-/// ops before it, so that an earlier duplicate value is reported first).
-fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) -> Option<NotMini> {
-    let not = |pos: usize, reason: String| Some(NotMini { pos, reason });
-    for (i, op) in h.ops.iter().enumerate() {
-        if let crate::model::OpValue::Other(_) = op.value {
-            return not(i, "its value is not a vector of micro-ops".into());
-        }
-        if let Some(m) = h.mops(op).iter().find(|m| {
-            !matches!(
-                (w, m.f),
-                (_, MopFn::Read)
-                    | (MtWorkload::RwRegister, MopFn::Write)
-                    | (MtWorkload::ListAppend, MopFn::Append)
-            )
-        }) {
-            return not(
-                i,
-                format!(
-                    "{} is not a micro-op of this workload",
-                    pr_str(&h.mop_value(m))
-                ),
-            );
-        }
-        if matches!(op.op_type, OpType::Ok | OpType::Info) {
-            if let Err(r) = check_shape(h, w, txn_mops(h, i)) {
-                return not(i, format!("not a mini-transaction: {r}"));
-            }
-        }
-        for g in indexed_mops(h, i) {
-            let m = &h.mops[g];
-            if !is_write(m.f) {
-                continue;
-            }
-            let MopArg::Atom(v) = m.arg else {
-                return not(i, "a write of nil or of a list".into());
-            };
-            versions.note(versions.mop_kid[g], v);
-        }
-    }
-    None
-}
-
 /// Builds the MT graph of `h`, or says why `h` is not an MT history with
 /// unique values (the fast path's preconditions). `extra` adds process or
 /// real-time order, as for the workload inferences.
@@ -364,24 +282,26 @@ pub fn analyze_with(
     build(h, w, extra, immediate).map_err(Refusal::NotApplicable)
 }
 
-/// [`analyze_with`]'s body, whose refusals are all [`NotMini`].
-fn build(
-    h: &History,
-    w: MtWorkload,
-    extra: ExtraGraph,
-    immediate: bool,
-) -> Result<MiniAnalysis, NotMini> {
+/// The unique-value index: every written `(key, value)`'s slot and record.
+struct Index {
+    versions: Versions,
+    recs: Vec<WriteRec>,
+    /// List-append: the version each committed append followed, by slot
+    /// (read where the list checks need it, without revisiting the writer).
+    preds: Vec<Ver>,
+}
+
+/// Phase 1 of [`build`]: shapes, then the unique-value index over every
+/// write of every transaction (any outcome; invocations only when never
+/// completed).
+fn index_writes(h: &History, w: MtWorkload) -> Result<Index, NotMini> {
     let n = h.ops.len();
     let not = |pos: usize, reason: String| NotMini { pos, reason };
-    // 1. Shapes, then the unique-value index over every write of every
-    //    transaction (any outcome; invocations only when never completed).
     let mut versions = Versions::new(h);
     let shape_error = check_shapes(h, w, &mut versions);
     versions.assign();
     let indexed = shape_error.as_ref().map_or(n, |e| e.pos);
     let mut recs: Vec<WriteRec> = vec![EMPTY; versions.writes as usize];
-    // List-append: the version each committed append followed, by slot
-    // (read where the list checks need it, without revisiting the writer).
     let list = w == MtWorkload::ListAppend;
     let mut preds: Vec<Ver> = vec![None; if list { recs.len() } else { 0 }];
     for (i, op) in h.ops.iter().enumerate().take(indexed) {
@@ -429,205 +349,296 @@ fn build(
     if let Some(e) = shape_error {
         return Err(e);
     }
+    Ok(Index {
+        versions,
+        recs,
+        preds,
+    })
+}
+
+/// What phase 2 of [`build`] finds: the committed transactions' nodes,
+/// external reads and final writes, and the read-modify-writers of each
+/// version.
+struct Committed {
+    /// Node of each op (`NONE`: none).
+    node: Vec<u32>,
+    txns: Vec<MtTxn>,
+    /// rw-register: reads of the transaction's own later write.
+    future: Vec<Value>,
+    /// Reads of a value nobody wrote.
+    thin_air: Vec<Value>,
+    /// Version slot → RMW writers of that version.
+    succ: Vec<Succ>,
+    more: Vec<Vec<u32>>,
+    /// List-append: the version each element appended by an `:info`
+    /// transaction followed (by slot), from the first list that shows it.
+    pred_of: HashMap<u32, Ver>,
+    stats: MtStats,
+    /// A write after a read with no committed source: Elle's lost-update
+    /// check must then look beyond the divergences of the MT graph.
+    bad_rmw: bool,
+}
+
+/// Phase 2 of [`build`]: external reads of committed transactions and
+/// their sources.
+fn committed_reads(h: &History, w: MtWorkload, ix: &Index) -> Result<Committed, NotMini> {
+    let n = h.ops.len();
+    let (versions, recs, preds) = (&ix.versions, &ix.recs, &ix.preds);
+    let mut node: Vec<u32> = vec![NONE; n];
+    let mut txns: Vec<MtTxn> = Vec::new();
+    let mut future: Vec<Value> = Vec::new();
+    let mut thin_air: Vec<Value> = Vec::new();
+    // Version slot → RMW writers of that version.
+    let mut succ: Vec<Succ> = vec![
+        Succ {
+            first: NONE,
+            more: NONE
+        };
+        versions.len()
+    ];
+    let mut more: Vec<Vec<u32>> = Vec::new();
+    // List-append: the version each element appended by an `:info`
+    // transaction followed (by slot), from the first list that shows it.
+    let mut pred_of: HashMap<u32, Ver> = HashMap::new();
+    let mut stats = MtStats::default();
+    // A write after a read with no committed source: Elle's lost-update
+    // check must then look beyond the divergences of the MT graph.
+    let mut bad_rmw = false;
+    // Per ok transaction: (key id, version, version slot or NONE when
+    // its source is not committed) of first reads; (key id, key, value)
+    // of final writes.
+    let mut first_read: Vec<(u32, Ver, u32)> = Vec::with_capacity(2);
+    let mut final_write: Vec<(u32, Atom, Atom)> = Vec::with_capacity(2);
+    // List-append: `check_list`'s buffer of element slots.
+    let mut list_slots: Vec<u32> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        stats.committed += 1;
+        // Each `:ok` op is visited once, before `attach_info` adds the
+        // `:info` nodes: its node is new.
+        let t = txns.len();
+        node[i] = t as u32;
+        txns.push(MtTxn::default());
+        let range = txn_mop_range(h, i);
+        let mops = &h.mops[range.clone()];
+        first_read.clear();
+        final_write.clear();
+        for (j, g) in range.enumerate() {
+            let m = &mops[j];
+            let kid = versions.mop_kid[g];
+            if m.f != MopFn::Read {
+                let MopArg::Atom(x) = m.arg else { continue };
+                match final_write.iter_mut().find(|p| p.0 == kid) {
+                    Some(p) => p.2 = x,
+                    None => final_write.push((kid, m.key, x)),
+                }
+                continue;
+            }
+            if final_write.iter().any(|p| p.0 == kid) || first_read.iter().any(|r| r.0 == kid) {
+                continue; // internal reads: Elle's internal check
+            }
+            let v = read_version(h, m);
+            let good =
+                read_has_source(h, w, ix, (i, mops, j, kid), v, (&mut future, &mut thin_air))?;
+            let slot = match good {
+                true => versions.version(kid, v).expect("a committed version"),
+                false => NONE,
+            };
+            first_read.push((kid, v, slot));
+            if good {
+                txns[t].push_read((m.key, v), slot);
+                if w == MtWorkload::ListAppend {
+                    let index = (versions, &recs[..], &preds[..]);
+                    check_list(h, i, m, kid, index, &mut pred_of, &mut list_slots)?;
+                }
+            }
+        }
+        // Final writes, each after the version first read (its source).
+        for &(kid, k, x) in final_write.iter() {
+            let (_, v, slot) = *first_read
+                .iter()
+                .find(|r| r.0 == kid)
+                .expect("MT: read before write");
+            txns[t].push_write((k, x, v, slot != NONE));
+            if slot == NONE {
+                bad_rmw = true;
+                continue;
+            }
+            push_succ(&mut succ, &mut more, slot, i as u32);
+        }
+    }
+    Ok(Committed {
+        node,
+        txns,
+        future,
+        thin_air,
+        succ,
+        more,
+        pred_of,
+        stats,
+        bad_rmw,
+    })
+}
+
+/// Whether the external read `mops[j]` (key id `kid`) of the committed op
+/// `i`, of version `v`, has a committed source (phase 2 of [`build`]): not the
+/// transaction's own later write (rw-register: a `future-read` case), not
+/// thin air (a `G1a` case with `:writer nil`), not a failed or intermediate
+/// write. A source that never completed leaves the fast path.
+fn read_has_source(
+    h: &History,
+    w: MtWorkload,
+    ix: &Index,
+    (i, mops, j, kid): (usize, &[Mop], usize, u32),
+    v: Ver,
+    (future, thin_air): (&mut Vec<Value>, &mut Vec<Value>),
+) -> Result<bool, NotMini> {
+    let not = |pos: usize, reason: String| NotMini { pos, reason };
+    let m = &mops[j];
     let written = |kid: u32, x: Atom| {
-        versions
+        ix.versions
             .slot(kid, x)
-            .filter(|&s| recs[s as usize].pos != NONE)
+            .filter(|&s| ix.recs[s as usize].pos != NONE)
     };
+    // A read of the transaction's own later write.
+    let own_later = v.is_some_and(|x| {
+        mops[j + 1..]
+            .iter()
+            .any(|m2| is_write(m2.f) && m2.key == m.key && m2.arg == MopArg::Atom(x))
+    });
+    let mut good = true;
+    if own_later {
+        good = false;
+        if w == MtWorkload::RwRegister {
+            future.push(Value::kw_map(vec![
+                ("op", h.op_value(i)),
+                ("mop", h.mop_value(m)),
+                ("element", h.atom_value(v.expect("own write"))),
+            ]));
+        }
+    } else if let Some(x) = v {
+        match written(kid, x) {
+            None => {
+                good = false;
+                thin_air.push(Value::kw_map(vec![
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(m)),
+                    ("writer", Value::Nil),
+                ]));
+            }
+            Some(s) => {
+                let rec = ix.recs[s as usize];
+                match rec.status {
+                    OpType::Fail => good = false,
+                    OpType::Invoke => {
+                        return Err(not(
+                            i,
+                            format!(
+                            "it read {} = {}, written by the op at index {}, which never completed",
+                            pr_str(&h.atom_value(m.key)),
+                            pr_str(&h.atom_value(x)),
+                            h.ops[rec.pos as usize].index
+                        ),
+                        ))
+                    }
+                    _ if !rec.last => good = false,
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(good)
+}
+
+/// Phase 3 of [`build`]: wr, ww and rw edges out of the external reads of
+/// committed transactions (`ok_nodes`).
+fn data_edges(
+    ok_nodes: &[u32],
+    c: &Committed,
+    recs: &[WriteRec],
+    edges: &mut Vec<(u32, u32, Rels)>,
+) {
+    let (node, txns, succ, more) = (&c.node, &c.txns, &c.succ, &c.more);
+    for &s in ok_nodes {
+        let t = node[s as usize] as usize;
+        for ri in 0..txns[t].reads().len() {
+            let v = txns[t].reads()[ri].1;
+            let slot = txns[t].read_slots[ri] as usize;
+            let writer = recs.get(slot).map_or(NONE, |r| r.pos);
+            if v.is_some() {
+                edges.push((writer, s, Rels::WR));
+            }
+            let sc = succ[slot];
+            if sc.first == NONE {
+                continue;
+            }
+            let rest: &[u32] = if sc.more == NONE {
+                &[]
+            } else {
+                &more[sc.more as usize]
+            };
+            for &b in std::iter::once(&sc.first).chain(rest) {
+                if b == s {
+                    // s read-modify-wrote this version: ww from its
+                    // writer (none from the initial state).
+                    if v.is_some() {
+                        edges.push((writer, s, Rels::WW));
+                    }
+                } else {
+                    edges.push((s, b, Rels::RW));
+                }
+            }
+        }
+    }
+}
+
+/// [`analyze_with`]'s body, whose refusals are all [`NotMini`], in four
+/// phases: the unique-value index ([`index_writes`]), the committed
+/// transactions' reads ([`committed_reads`]), the observed `:info` writers
+/// ([`attach_info`]), the data edges ([`data_edges`]); then the non-cycle
+/// anomalies.
+fn build(
+    h: &History,
+    w: MtWorkload,
+    extra: ExtraGraph,
+    immediate: bool,
+) -> Result<MiniAnalysis, NotMini> {
+    let n = h.ops.len();
+    let ix = index_writes(h, w)?;
+    let (versions, recs) = (&ix.versions, &ix.recs);
 
     // The non-cycle anomalies do not depend on the graph: find them on the
     // other core meanwhile (joined before returning, so output is unchanged).
     std::thread::scope(|scope| {
         let pre_checks = scope.spawn(|| pre_check_anomalies(h, w));
-
-        // 2. External reads of committed transactions and their sources.
-        let mut node: Vec<u32> = vec![NONE; n];
-        let mut txns: Vec<MtTxn> = Vec::new();
+        let mut c = committed_reads(h, w, &ix)?;
         let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
-        let mut future: Vec<Value> = Vec::new();
-        let mut thin_air: Vec<Value> = Vec::new();
-        // Version slot → RMW writers of that version.
-        let mut succ: Vec<Succ> = vec![
-            Succ {
-                first: NONE,
-                more: NONE
-            };
-            versions.len()
-        ];
-        let mut more: Vec<Vec<u32>> = Vec::new();
-        // List-append: the version each element appended by an `:info`
-        // transaction followed (by slot), from the first list that shows it.
-        let mut pred_of: HashMap<u32, Ver> = HashMap::new();
-        let mut stats = MtStats::default();
-        // A write after a read with no committed source: Elle's lost-update
-        // check must then look beyond the divergences of the MT graph.
-        let mut bad_rmw = false;
-        // Per ok transaction: (key id, version, version slot or NONE when
-        // its source is not committed) of first reads; (key id, key, value)
-        // of final writes.
-        let mut first_read: Vec<(u32, Ver, u32)> = Vec::with_capacity(2);
-        let mut final_write: Vec<(u32, Atom, Atom)> = Vec::with_capacity(2);
-        // List-append: `check_list`'s buffer of element slots.
-        let mut list_slots: Vec<u32> = Vec::new();
-        for (i, op) in h.ops.iter().enumerate() {
-            if op.op_type != OpType::Ok {
-                continue;
-            }
-            stats.committed += 1;
-            // Each `:ok` op is visited once, before `attach_info` adds the
-            // `:info` nodes: its node is new.
-            let t = txns.len();
-            node[i] = t as u32;
-            txns.push(MtTxn::default());
-            let range = txn_mop_range(h, i);
-            let mops = &h.mops[range.clone()];
-            first_read.clear();
-            final_write.clear();
-            for (j, g) in range.enumerate() {
-                let m = &mops[j];
-                let kid = versions.mop_kid[g];
-                if m.f != MopFn::Read {
-                    let MopArg::Atom(x) = m.arg else { continue };
-                    match final_write.iter_mut().find(|p| p.0 == kid) {
-                        Some(p) => p.2 = x,
-                        None => final_write.push((kid, m.key, x)),
-                    }
-                    continue;
-                }
-                if final_write.iter().any(|p| p.0 == kid) || first_read.iter().any(|r| r.0 == kid) {
-                    continue; // internal reads: Elle's internal check
-                }
-                let v = read_version(h, m);
-                // A read of the transaction's own later write.
-                let own_later = v.is_some_and(|x| {
-                    mops[j + 1..]
-                        .iter()
-                        .any(|m2| is_write(m2.f) && m2.key == m.key && m2.arg == MopArg::Atom(x))
-                });
-                let mut good = true;
-                if own_later {
-                    good = false;
-                    if w == MtWorkload::RwRegister {
-                        future.push(Value::kw_map(vec![
-                            ("op", h.op_value(i)),
-                            ("mop", h.mop_value(m)),
-                            ("element", h.atom_value(v.expect("own write"))),
-                        ]));
-                    }
-                } else if let Some(x) = v {
-                    match written(kid, x) {
-                        None => {
-                            good = false;
-                            thin_air.push(Value::kw_map(vec![
-                                ("op", h.op_value(i)),
-                                ("mop", h.mop_value(m)),
-                                ("writer", Value::Nil),
-                            ]));
-                        }
-                        Some(s) => {
-                            let rec = recs[s as usize];
-                            match rec.status {
-                                OpType::Fail => good = false,
-                                OpType::Invoke => {
-                                    return Err(not(
-                                        i,
-                                        format!(
-                                            "it read {} = {}, written by the op at index {}, which never completed",
-                                            pr_str(&h.atom_value(m.key)),
-                                            pr_str(&h.atom_value(x)),
-                                            h.ops[rec.pos as usize].index
-                                        ),
-                                    ))
-                                }
-                                _ if !rec.last => good = false,
-                                _ => {}
-                            }
-                        }
-                    }
-                }
-                let slot = match good {
-                    true => versions.version(kid, v).expect("a committed version"),
-                    false => NONE,
-                };
-                first_read.push((kid, v, slot));
-                if good {
-                    txns[t].push_read((m.key, v), slot);
-                    if w == MtWorkload::ListAppend {
-                        let index = (&versions, &recs[..], &preds[..]);
-                        check_list(h, i, m, kid, index, &mut pred_of, &mut list_slots)?;
-                    }
-                }
-            }
-            // Final writes, each after the version first read (its source).
-            for &(kid, k, x) in final_write.iter() {
-                let (_, v, slot) = *first_read
-                    .iter()
-                    .find(|r| r.0 == kid)
-                    .expect("MT: read before write");
-                txns[t].push_write((k, x, v, slot != NONE));
-                if slot == NONE {
-                    bad_rmw = true;
-                    continue;
-                }
-                push_succ(&mut succ, &mut more, slot, i as u32);
-            }
-        }
 
         // 2b. Observed `:info` writers (see `attach_info`).
         let ok_nodes: Vec<u32> = (0..n as u32)
-            .filter(|&i| node[i as usize] != NONE)
+            .filter(|&i| c.node[i as usize] != NONE)
             .collect();
         attach_info(
             h,
             w,
             immediate,
-            (&versions, &recs[..]),
+            (versions, &recs[..]),
             &ok_nodes,
-            &pred_of,
-            (&mut node, &mut txns),
-            (&mut succ, &mut more),
+            &c.pred_of,
+            (&mut c.node, &mut c.txns),
+            (&mut c.succ, &mut c.more),
             &mut edges,
         )?;
-        stats.observed_info = txns.len() - ok_nodes.len();
+        c.stats.observed_info = c.txns.len() - ok_nodes.len();
 
-        // 3. wr, ww and rw edges out of the external reads of committed
-        //    transactions.
         // `push_succ` opens one overflow list per version it gives a second
         // read-modify-writer: those versions are the divergences.
-        stats.divergences = more.len();
-        let divergent = stats.divergences > 0;
-        for &s in &ok_nodes {
-            let t = node[s as usize] as usize;
-            for ri in 0..txns[t].reads().len() {
-                let v = txns[t].reads()[ri].1;
-                let slot = txns[t].read_slots[ri] as usize;
-                let writer = recs.get(slot).map_or(NONE, |r| r.pos);
-                if v.is_some() {
-                    edges.push((writer, s, Rels::WR));
-                }
-                let sc = succ[slot];
-                if sc.first == NONE {
-                    continue;
-                }
-                let rest: &[u32] = if sc.more == NONE {
-                    &[]
-                } else {
-                    &more[sc.more as usize]
-                };
-                for &b in std::iter::once(&sc.first).chain(rest) {
-                    if b == s {
-                        // s read-modify-wrote this version: ww from its
-                        // writer (none from the initial state).
-                        if v.is_some() {
-                            edges.push((writer, s, Rels::WW));
-                        }
-                    } else {
-                        edges.push((s, b, Rels::RW));
-                    }
-                }
-            }
-        }
-        stats.data_edges = edges.len();
+        c.stats.divergences = c.more.len();
+        let divergent = c.stats.divergences > 0;
+        data_edges(&ok_nodes, &c, recs, &mut edges);
+        c.stats.data_edges = edges.len();
         extra.add_edges(h, &mut edges);
 
         // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
@@ -636,23 +647,23 @@ fn build(
             MtWorkload::RwRegister => MopFn::Write,
             MtWorkload::ListAppend => MopFn::Append,
         };
-        if divergent || bad_rmw {
+        if divergent || c.bad_rmw {
             anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
         }
         match w {
             MtWorkload::RwRegister => {
-                anomalies.add_nonempty("future-read", future);
-                anomalies.add_seq_nonempty("G1a", thin_air);
+                anomalies.add_nonempty("future-read", c.future);
+                anomalies.add_seq_nonempty("G1a", c.thin_air);
             }
             MtWorkload::ListAppend => {
-                anomalies.add_nonempty("G1a", list_thin_air(h, &versions, &recs))
+                anomalies.add_nonempty("G1a", list_thin_air(h, versions, recs))
             }
         }
 
         let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
             workload: w,
-            node,
-            txns,
+            node: c.node,
+            txns: c.txns,
         })];
         extra.add_explainer(&mut explainers);
         Ok(MiniAnalysis {
@@ -662,7 +673,7 @@ fn build(
                 vertices: Vec::new(),
                 explainers,
             },
-            stats,
+            stats: c.stats,
             divergent,
         })
     })
