@@ -45,21 +45,13 @@ use crate::consistency as cm;
 use crate::edn::Value;
 use crate::error::{CheckError, InputError};
 use crate::infer::list_append;
-use crate::infer::mini::{self, MtWorkload};
+use crate::infer::mini;
 use crate::infer::rw_register::{self, RwOptions};
 use crate::infer::txn::ExtraGraph;
 use crate::infer::{Inference, Refusal};
 use crate::model::{History, OpType, Workload};
 
 pub use crate::check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
-
-fn mt(workload: Workload) -> MtWorkload {
-    match workload {
-        Workload::ListAppend => MtWorkload::ListAppend,
-        Workload::RwRegister => MtWorkload::RwRegister,
-        Workload::CasRegister => unreachable!("cas-register histories are no mini-transactions"),
-    }
-}
 
 /// Checks a history: its workload is `opts.workload`, or detected from its
 /// operations; the algorithm is `opts.algorithm` (see the module doc). This
@@ -309,7 +301,7 @@ fn check_mini(
     let clock = std::time::Instant::now();
     let analysis = mini::analyze_with(
         h,
-        mt(workload),
+        workload,
         extra_graph(opts),
         mini::immediate_for(
             opts.expectations.models.as_deref(),

@@ -7,7 +7,7 @@ mod decide;
 use ellery::check::result::Expectations;
 use ellery::edn::Value;
 use ellery::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};
-use ellery::infer::mini::{analyze, MtWorkload};
+use ellery::infer::mini::analyze;
 use ellery::infer::rw_register::RwOptions;
 use ellery::infer::txn::ExtraGraph;
 use ellery::model::{History, MopArg, MopFn, OpType, SourceFormat};
@@ -272,7 +272,7 @@ fn inter_transaction_oracles() {
             } else {
                 ExtraGraph::None
             };
-            let a = analyze(&h, MtWorkload::RwRegister, extra).expect("MT");
+            let a = analyze(&h, Workload::RwRegister, extra).expect("MT");
             let n = h.ops.len();
             let paper = if model == "snapshot-isolation" {
                 decide::snapshot_isolation(n, &a.inference.edges, a.divergent)
@@ -877,8 +877,8 @@ fn sparse_values(text: &str, strings: bool) -> String {
 fn sparse_values_give_the_same_mt_graph() {
     let mut compared = 0;
     for (workload, w) in [
-        (GenWorkload::RwRegister, MtWorkload::RwRegister),
-        (GenWorkload::ListAppend, MtWorkload::ListAppend),
+        (GenWorkload::RwRegister, Workload::RwRegister),
+        (GenWorkload::ListAppend, Workload::ListAppend),
     ] {
         for mode in MODES {
             for seed in 0..8 {
@@ -1070,12 +1070,11 @@ fn info_writer_placement_needs_g_single_models() {
     // Ops 2 (U) and 3 (T).
     let ww = (2, 3, ellery::graph::Rels::WW);
     let strong =
-        ellery::infer::mini::analyze_with(&h, MtWorkload::RwRegister, ExtraGraph::None, true)
+        ellery::infer::mini::analyze_with(&h, Workload::RwRegister, ExtraGraph::None, true)
             .expect("MT");
     assert!(strong.inference.edges.contains(&ww));
-    let weak =
-        ellery::infer::mini::analyze_with(&h, MtWorkload::RwRegister, ExtraGraph::None, false)
-            .expect("MT");
+    let weak = ellery::infer::mini::analyze_with(&h, Workload::RwRegister, ExtraGraph::None, false)
+        .expect("MT");
     assert!(
         weak.inference.edges.iter().all(|e| e.1 != 3),
         "{:?}",

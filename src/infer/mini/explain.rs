@@ -6,7 +6,7 @@ use super::*;
 /// Explains wr, ww and rw steps of the MT graph (in that order, as Elle's
 /// explainers), in the workload's step vocabulary.
 pub(super) struct MiniExplainer {
-    pub(super) workload: MtWorkload,
+    pub(super) workload: Workload,
     pub(super) node: Vec<u32>,
     pub(super) txns: Vec<MtTxn>,
 }
@@ -39,7 +39,7 @@ pub(super) fn mop_pos(h: &History, op: u32, write: bool, k: Atom, v: Ver) -> Val
 impl PairExplainer for MiniExplainer {
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
         let (ta, tb) = (self.txn(a)?, self.txn(b)?);
-        let list = self.workload == MtWorkload::ListAppend;
+        let list = self.workload == Workload::ListAppend;
         let ver = |v: Ver| match v {
             Some(x) => h.atom_value(x),
             None => Value::kw("elle.list-append/init"),

@@ -28,7 +28,7 @@ use super::*;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn attach_info(
     h: &History,
-    w: MtWorkload,
+    w: Workload,
     immediate: bool,
     (versions, recs): (&Versions, &[WriteRec]),
     ok_nodes: &[u32],
@@ -82,8 +82,8 @@ pub(super) fn attach_info(
             // For lists, the element before it, skipping the transaction's
             // own earlier appends.
             let mut shown = match w {
-                MtWorkload::ListAppend => pred_of.get(&s).copied(),
-                MtWorkload::RwRegister => None,
+                Workload::ListAppend => pred_of.get(&s).copied(),
+                Workload::RwRegister | Workload::CasRegister => None,
             };
             while let Some(Some(e)) = shown {
                 match versions.slot(kid, e) {

@@ -65,7 +65,7 @@ use super::txn::ExtraGraph;
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
-use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, NO_OP};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, Workload, NO_OP};
 use hashbrown::HashMap;
 
 mod explain;
@@ -79,15 +79,6 @@ use info::attach_info;
 use lists::{append_pred, check_list, list_thin_air};
 use shapes::check_shapes;
 use versions::Versions;
-
-/// Which kind of object the MT history's micro-ops act on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MtWorkload {
-    /// `[:r k v]` / `[:w k v]` registers.
-    RwRegister,
-    /// `[:r k [..]]` / `[:append k e]` lists.
-    ListAppend,
-}
 
 /// Why a history is not an MT history the fast path can decide: the
 /// offending op (a position in `History::ops`) and the reason.
@@ -242,7 +233,7 @@ fn indexed_mops(h: &History, i: usize) -> std::ops::Range<usize> {
 /// Builds the MT graph of `h`, or says why `h` is not an MT history with
 /// unique values (the fast path's preconditions). `extra` adds process or
 /// real-time order, as for the workload inferences.
-pub fn analyze(h: &History, w: MtWorkload, extra: ExtraGraph) -> Result<MiniAnalysis, Refusal> {
+pub fn analyze(h: &History, w: Workload, extra: ExtraGraph) -> Result<MiniAnalysis, Refusal> {
     analyze_with(h, w, extra, true)
 }
 
@@ -275,10 +266,12 @@ pub fn immediate_for(models: Option<&[&str]>, anomalies: &[&str]) -> bool {
 /// enters it there. [`analyze`] assumes `true`.
 pub fn analyze_with(
     h: &History,
-    w: MtWorkload,
+    w: Workload,
     extra: ExtraGraph,
     immediate: bool,
 ) -> Result<MiniAnalysis, Refusal> {
+    // A cas-register history leaves the path at its first op, which is no
+    // vector of micro-ops.
     build(h, w, extra, immediate).map_err(Refusal::NotApplicable)
 }
 
@@ -294,7 +287,7 @@ struct Index {
 /// Phase 1 of [`build`]: shapes, then the unique-value index over every
 /// write of every transaction (any outcome; invocations only when never
 /// completed).
-fn index_writes(h: &History, w: MtWorkload) -> Result<Index, NotMini> {
+fn index_writes(h: &History, w: Workload) -> Result<Index, NotMini> {
     let n = h.ops.len();
     let not = |pos: usize, reason: String| NotMini { pos, reason };
     let mut versions = Versions::new(h);
@@ -302,7 +295,7 @@ fn index_writes(h: &History, w: MtWorkload) -> Result<Index, NotMini> {
     versions.assign();
     let indexed = shape_error.as_ref().map_or(n, |e| e.pos);
     let mut recs: Vec<WriteRec> = vec![EMPTY; versions.writes as usize];
-    let list = w == MtWorkload::ListAppend;
+    let list = w == Workload::ListAppend;
     let mut preds: Vec<Ver> = vec![None; if list { recs.len() } else { 0 }];
     for (i, op) in h.ops.iter().enumerate().take(indexed) {
         let range = indexed_mops(h, i);
@@ -381,7 +374,7 @@ struct Committed {
 
 /// Phase 2 of [`build`]: external reads of committed transactions and
 /// their sources.
-fn committed_reads(h: &History, w: MtWorkload, ix: &Index) -> Result<Committed, NotMini> {
+fn committed_reads(h: &History, w: Workload, ix: &Index) -> Result<Committed, NotMini> {
     let n = h.ops.len();
     let (versions, recs, preds) = (&ix.versions, &ix.recs, &ix.preds);
     let mut node: Vec<u32> = vec![NONE; n];
@@ -449,7 +442,7 @@ fn committed_reads(h: &History, w: MtWorkload, ix: &Index) -> Result<Committed, 
             first_read.push((kid, v, slot));
             if good {
                 txns[t].push_read((m.key, v), slot);
-                if w == MtWorkload::ListAppend {
+                if w == Workload::ListAppend {
                     let index = (versions, &recs[..], &preds[..]);
                     check_list(h, i, m, kid, index, &mut pred_of, &mut list_slots)?;
                 }
@@ -489,7 +482,7 @@ fn committed_reads(h: &History, w: MtWorkload, ix: &Index) -> Result<Committed, 
 /// write. A source that never completed leaves the fast path.
 fn read_has_source(
     h: &History,
-    w: MtWorkload,
+    w: Workload,
     ix: &Index,
     (i, mops, j, kid): (usize, &[Mop], usize, u32),
     v: Ver,
@@ -511,7 +504,7 @@ fn read_has_source(
     let mut good = true;
     if own_later {
         good = false;
-        if w == MtWorkload::RwRegister {
+        if w == Workload::RwRegister {
             future.push(Value::kw_map(vec![
                 ("op", h.op_value(i)),
                 ("mop", h.mop_value(m)),
@@ -601,7 +594,7 @@ fn data_edges(
 /// anomalies.
 fn build(
     h: &History,
-    w: MtWorkload,
+    w: Workload,
     extra: ExtraGraph,
     immediate: bool,
 ) -> Result<MiniAnalysis, NotMini> {
@@ -643,21 +636,19 @@ fn build(
 
         // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
         let mut anomalies = pre_checks.join().expect("pre-check thread");
-        let mop_fn = match w {
-            MtWorkload::RwRegister => MopFn::Write,
-            MtWorkload::ListAppend => MopFn::Append,
+        let mop_fn = if w == Workload::ListAppend {
+            MopFn::Append
+        } else {
+            MopFn::Write
         };
         if divergent || c.bad_rmw {
             anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
         }
-        match w {
-            MtWorkload::RwRegister => {
-                anomalies.add_nonempty("future-read", c.future);
-                anomalies.add_seq_nonempty("G1a", c.thin_air);
-            }
-            MtWorkload::ListAppend => {
-                anomalies.add_nonempty("G1a", list_thin_air(h, versions, recs))
-            }
+        if w == Workload::ListAppend {
+            anomalies.add_nonempty("G1a", list_thin_air(h, versions, recs))
+        } else {
+            anomalies.add_nonempty("future-read", c.future);
+            anomalies.add_seq_nonempty("G1a", c.thin_air);
         }
 
         let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
@@ -695,15 +686,16 @@ fn push_succ(succ: &mut [Succ], more: &mut Vec<Vec<u32>>, slot: u32, b: u32) {
 
 /// The pre-checks whose cases are Elle's own functions, in Elle's order
 /// (the MT graph adds lost-update, future-read and thin-air G1a after them).
-fn pre_check_anomalies(h: &History, w: MtWorkload) -> Anomalies {
+fn pre_check_anomalies(h: &History, w: Workload) -> Anomalies {
     let mut anomalies = Anomalies::default();
     match w {
-        MtWorkload::RwRegister => {
+        // `analyze_with` refuses cas-register histories.
+        Workload::RwRegister | Workload::CasRegister => {
             anomalies.add_seq_nonempty("internal", rw_register::internal_cases(h));
             anomalies.add_seq_nonempty("G1a", rw_register::g1a_cases(h));
             anomalies.add_seq_nonempty("G1b", rw_register::g1b_cases(h));
         }
-        MtWorkload::ListAppend => {
+        Workload::ListAppend => {
             anomalies.add_nonempty("incompatible-order", list_append::incompatible_cases(h));
             let (internal, future) = list_append::internal_cases(h);
             anomalies.add_nonempty("internal", internal);

@@ -5,12 +5,12 @@ use super::*;
 
 /// Checks one transaction against Definition 8 and the workload's micro-op
 /// kinds.
-pub(super) fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<(), String> {
+pub(super) fn check_shape(h: &History, w: Workload, mops: &[Mop]) -> Result<(), String> {
     let (mut reads, mut writes) = (0, 0);
     for (j, m) in mops.iter().enumerate() {
         match (w, m.f) {
             (_, MopFn::Read) => reads += 1,
-            (MtWorkload::RwRegister, MopFn::Write) | (MtWorkload::ListAppend, MopFn::Append) => {
+            (Workload::RwRegister, MopFn::Write) | (Workload::ListAppend, MopFn::Append) => {
                 writes += 1;
                 if !mops[..j]
                     .iter()
@@ -21,7 +21,7 @@ pub(super) fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<()
                         pr_str(&h.mop_value(m))
                     ));
                 }
-                if w == MtWorkload::RwRegister && m.arg == MopArg::Nil {
+                if w == Workload::RwRegister && m.arg == MopArg::Nil {
                     return Err("it writes nil, which is the initial state".into());
                 }
             }
@@ -46,7 +46,7 @@ pub(super) fn check_shape(h: &History, w: MtWorkload, mops: &[Mop]) -> Result<()
 /// write writes one value. Notes the written values' ranges in `versions`.
 /// On failure, the first offending op (the index is then built only for the
 /// ops before it, so that an earlier duplicate value is reported first).
-pub(super) fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) -> Option<NotMini> {
+pub(super) fn check_shapes(h: &History, w: Workload, versions: &mut Versions) -> Option<NotMini> {
     let not = |pos: usize, reason: String| Some(NotMini { pos, reason });
     for (i, op) in h.ops.iter().enumerate() {
         if let crate::model::OpValue::Other(_) = op.value {
@@ -56,8 +56,8 @@ pub(super) fn check_shapes(h: &History, w: MtWorkload, versions: &mut Versions) 
             !matches!(
                 (w, m.f),
                 (_, MopFn::Read)
-                    | (MtWorkload::RwRegister, MopFn::Write)
-                    | (MtWorkload::ListAppend, MopFn::Append)
+                    | (Workload::RwRegister, MopFn::Write)
+                    | (Workload::ListAppend, MopFn::Append)
             )
         }) {
             return not(
