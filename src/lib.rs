@@ -4,7 +4,7 @@
 //! The module tree follows the pipeline:
 //! [`read`] (history files) → [`model`] (shared transaction model) →
 //! [`infer`] (workload-specific dependency inference) → [`graph`] (dependency
-//! graphs, SCCs, cycle search) → [`check`] (anomaly search per SCC) and
+//! graphs, SCCs, cycle search) → [`check`](mod@check) (anomaly search per SCC) and
 //! [`consistency`] (Elle's model lattice) → [`report`] (result maps,
 //! explanations).
 //!

@@ -35,7 +35,7 @@
 //!
 //! This is the one orchestrator: it picks the algorithm (above) and runs
 //! the whole check of one history with it (inference, cycle search, result
-//! map: [`check_inferred`]). Only the command line and the library's entry
+//! map: `check_inferred`). Only the command line and the library's entry
 //! point call it; the algorithms below it share their option and outcome
 //! types through [`crate::check::outcome`], not through this module.
 

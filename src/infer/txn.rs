@@ -5,7 +5,7 @@
 //! [`super::rw_register`]) and the mini-transaction path ([`super::mini`])
 //! depend on this module, not on each other for these. The cycle specs
 //! (which cycle each anomaly type is) are workload-independent too; they
-//! live with the cycle search in [`crate::check`].
+//! live with the cycle search in [`crate::check`](mod@crate::check).
 
 use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
 use super::PairExplainer;

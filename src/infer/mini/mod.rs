@@ -49,7 +49,7 @@
 //! unknown, so that version is the element before it in a list that shows
 //! it, or else the key's last version (the end of the chain of
 //! read-modify-writes from the initial state), where it must be under any
-//! model that proscribes G-single (see [`attach_info`]; two such writes on
+//! model that proscribes G-single (see `attach_info`; two such writes on
 //! one key leave the fast path, their order being a choice). Unobserved
 //! `:info` writes are dropped (assuming they did not happen only removes
 //! constraints), as are `:fail`ed ones (which only serve to name G1a).
@@ -261,7 +261,7 @@ pub fn immediate_for(models: Option<&[&str]>, anomalies: &[&str]) -> bool {
 /// stronger), since a version between the one read and the write, or a
 /// second writer of the same version, is a G-single cycle. Only then is an
 /// observed `:info` transaction's write of a key whose predecessor no read
-/// reveals placed after the key's last version (see [`attach_info`]);
+/// reveals placed after the key's last version (see `attach_info`);
 /// under weaker models its place in the version order is free, so no edge
 /// enters it there. [`analyze`] assumes `true`.
 pub fn analyze_with(
