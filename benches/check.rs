@@ -5,14 +5,22 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ellery::gen::{generate, GenOptions};
 use ellery::model::SourceFormat;
-use ellery::pipeline::{check_list_append, CheckOptions};
 use ellery::read::read_history_bytes;
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::hint::black_box;
 use std::time::Duration;
 
 fn check_bytes(bytes: &[u8]) -> usize {
     let h = read_history_bytes(bytes.to_vec(), "bench", SourceFormat::Edn).expect("readable");
-    let o = check_list_append(&h, &CheckOptions::default()).expect("analyzable");
+    let o = ellery::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..CheckOptions::default()
+        },
+    )
+    .expect("analyzable");
     black_box(o.cycles.len())
 }
 

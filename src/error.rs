@@ -89,6 +89,48 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Why a check ([`crate::check()`]) gives no outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckError {
+    /// The history is unfit for the checker: where, and what was expected.
+    Input(InputError),
+    /// The options do not apply to this history (e.g. `--algorithm lwt` on
+    /// a transactional history), whatever it holds.
+    Usage {
+        /// The history's file (or `-`).
+        file: String,
+        /// What does not apply, and what would.
+        message: String,
+    },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Input(e) => e.fmt(f),
+            CheckError::Usage { file, message } => write!(f, "{file}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl CheckError {
+    /// The input error, if that is what this is.
+    pub fn into_input(self) -> Option<InputError> {
+        match self {
+            CheckError::Input(e) => Some(e),
+            CheckError::Usage { .. } => None,
+        }
+    }
+}
+
+impl From<InputError> for CheckError {
+    fn from(e: InputError) -> Self {
+        CheckError::Input(e)
+    }
+}
+
 /// Any error ellery reports instead of a verdict.
 #[derive(Debug)]
 pub enum Error {

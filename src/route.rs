@@ -28,86 +28,118 @@
 //!   decide (see [`AUTO_SAT_MAX_OPS`] and
 //!   [`AUTO_SAT_MAX_OPS_WITHOUT_SESSIONS`]).
 //!
-//! Which path ran, and why, is printed on standard error with `--verbose`;
-//! the result map's keys never depend on it.
+//! Which path ran, and why, goes to [`CheckOptions::trace`] (the CLI prints
+//! it on standard error with `--verbose`); the result map's keys never
+//! depend on it. An algorithm that does not apply to the workload is a
+//! usage error ([`CheckError::Usage`]), whatever the history holds.
+//!
+//! This is the one orchestrator: it picks the algorithm (above) and runs
+//! the whole check of one history with it (inference, cycle search, result
+//! map: `check_inferred`). Only the command line and the library's entry
+//! point call it; the algorithms below it share their option and outcome
+//! types through [`crate::check::outcome`], not through this module.
 
-use crate::error::InputError;
-use crate::infer::mini::{self, MtWorkload, NotMini};
-use crate::infer::rw_register::RwOptions;
-use crate::model::{History, OpType};
-use crate::pipeline::{self, CheckOptions, Outcome};
+use crate::check::result::result_map;
+use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
+use crate::consistency as cm;
+use crate::edn::Value;
+use crate::error::{CheckError, InputError};
+use crate::infer::list_append;
+use crate::infer::mini;
+use crate::infer::rw_register::{self, RwOptions};
+use crate::infer::txn::ExtraGraph;
+use crate::infer::{Inference, Refusal};
+use crate::model::{History, OpType, Workload};
 
-pub use crate::check::outcome::Algorithm;
+pub use crate::check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
 
-/// The transactional workloads routing knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Workload {
-    /// Elle's list-append.
-    ListAppend,
-    /// Elle's rw-register.
-    RwRegister,
+/// Checks a history: its workload is `opts.workload`, or detected from its
+/// operations; the algorithm is `opts.algorithm` (see the module doc). This
+/// is the library's entry point, [`crate::check()`].
+pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
+    let workload = opts.workload.unwrap_or_else(|| Workload::detect(h));
+    if let Some(message) = misuse(workload, opts.algorithm) {
+        return Err(CheckError::Usage {
+            file: h.origin.clone(),
+            message,
+        });
+    }
+    Ok(match workload {
+        Workload::CasRegister => check_cas_register(h, opts),
+        w => check_transactional(h, opts, w),
+    }?)
 }
 
-impl Workload {
-    fn mt(self) -> MtWorkload {
-        match self {
-            Workload::ListAppend => MtWorkload::ListAppend,
-            Workload::RwRegister => MtWorkload::RwRegister,
+/// Why `algorithm` does not apply to `workload`, if it does not: a usage
+/// error, whatever the history holds.
+fn misuse(workload: Workload, algorithm: Algorithm) -> Option<String> {
+    match (workload, algorithm) {
+        (Workload::CasRegister, Algorithm::Auto | Algorithm::Lwt) => None,
+        (Workload::CasRegister, a) => Some(format!(
+            "--algorithm {} applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt",
+            a.name()
+        )),
+        (_, Algorithm::Lwt) => Some("--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)".into()),
+        (Workload::ListAppend, Algorithm::Sat) => {
+            Some("--algorithm sat applies to -m rw-register only".into())
         }
+        _ => None,
     }
 }
 
-/// Checks a history with the algorithm `opts.algorithm` selects.
-pub fn check(
+/// What an analyzer's refusal means for a check: Elle's own `:unknown`
+/// result map, or an error naming the op.
+fn refused(h: &History, r: Refusal) -> Result<Outcome, InputError> {
+    match r {
+        Refusal::Unanalyzable(u) => Ok(Outcome {
+            problem: u.problem,
+            ..Outcome::from_result(u.result)
+        }),
+        Refusal::Input(e) => Err(e),
+        Refusal::NotApplicable(n) => Err(h.error_at(n.pos, n.reason)),
+    }
+}
+
+/// Checks a list-append or rw-register history with the algorithm
+/// `opts.algorithm` selects.
+fn check_transactional(
     h: &History,
     opts: &CheckOptions,
     workload: Workload,
-    rw: &RwOptions,
 ) -> Result<Outcome, InputError> {
     let infer = |why: String| {
-        if opts.verbose {
-            eprintln!("ellery: {}: algorithm infer ({why})", h.origin);
-        }
+        opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
         match workload {
-            Workload::ListAppend => pipeline::check_list_append(h, opts),
-            Workload::RwRegister => pipeline::check_rw_register(h, opts, rw),
+            Workload::ListAppend => check_list_append(h, opts),
+            Workload::RwRegister => check_rw_register(h, opts, &opts.rw),
+            Workload::CasRegister => unreachable!("routed to check_cas_register"),
         }
     };
     match opts.algorithm {
         Algorithm::Infer => infer("--algorithm infer".into()),
-        Algorithm::Sat if workload == Workload::RwRegister => {
+        // `misuse` took sat on list-append histories.
+        Algorithm::Sat => {
             validate(h, workload)?;
             crate::check::sat::check_history(h, opts)
         }
-        Algorithm::Lwt | Algorithm::Sat => Err(InputError {
-            kind: Default::default(),
-            file: h.origin.clone(),
-            line: 1,
-            column: 1,
-            message: match opts.algorithm {
-                Algorithm::Lwt => "--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)",
-                _ => "--algorithm sat applies to -m rw-register only",
-            }
-            .to_string(),
-        }),
+        Algorithm::Lwt => unreachable!("misuse refuses lwt on transactional histories"),
         Algorithm::Mini => {
             validate(h, workload)?;
             match check_mini(h, opts, workload, "--algorithm mini") {
                 Ok(o) => Ok(o),
-                Err(e) => Err(h.error_at(
+                Err(Refusal::NotApplicable(e)) => Err(h.error_at(
                     e.pos,
                     format!(
                         "--algorithm mini: not a mini-transaction history with unique values: {}",
                         e.reason
                     ),
                 )),
+                Err(r) => refused(h, r),
             }
         }
         Algorithm::Auto if workload == Workload::ListAppend && opts.confirm_with_sat => {
-            if opts.verbose {
-                eprintln!("ellery: {}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended)", h.origin);
-            }
-            pipeline::check_list_append_exact(h, opts)
+            opts.say(|| format!("{}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended)", h.origin));
+            check_list_append_exact(h, opts)
         }
         Algorithm::Auto if workload == Workload::ListAppend => infer(
             "auto: list-append histories use Elle's inference, exact for lists and Elle-identical"
@@ -128,9 +160,7 @@ pub fn check(
                 crate::check::sat::inference_misreads(h)
             };
             if let Some(why) = why {
-                if opts.verbose {
-                    eprintln!("ellery: {}: algorithm sat (auto: {why})", h.origin);
-                }
+                opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
                 return crate::check::sat::check_history(h, opts);
             }
             match check_mini(
@@ -140,13 +170,14 @@ pub fn check(
                 "auto: every committed transaction is a mini-transaction with unique values",
             ) {
                 Ok(o) => Ok(o),
-                Err(e) => {
+                Err(Refusal::NotApplicable(e)) => {
                     let why = format!(
                         "auto: the op at index {} is why the mini-transaction path does not apply: {}",
                         h.ops[e.pos].index, e.reason
                     );
                     auto_register(h, opts, infer(why))
                 }
+                Err(r) => refused(h, r),
             }
         }
     }
@@ -188,11 +219,8 @@ fn auto_register(
     inferred: Result<Outcome, InputError>,
 ) -> Result<Outcome, InputError> {
     use crate::check::sat::{self, Isolation};
-    use crate::pipeline::Validity;
     let say = |what: &str| {
-        if opts.verbose {
-            eprintln!("ellery: {}: {what}", h.origin);
-        }
+        opts.say(|| format!("{}: {what}", h.origin));
     };
     // With unique values the inference is exact below consistent view (a
     // topological order of its acyclic graph gives the versions) unless an
@@ -259,47 +287,46 @@ fn validate(h: &History, workload: Workload) -> Result<(), InputError> {
     match workload {
         Workload::ListAppend => crate::infer::list_append::validate(h),
         Workload::RwRegister => crate::infer::rw_register::validate(h),
+        Workload::CasRegister => Ok(()),
     }
 }
 
 /// The mini-transaction path, or why it does not apply.
-pub fn check_mini(
+fn check_mini(
     h: &History,
     opts: &CheckOptions,
     workload: Workload,
     why: &str,
-) -> Result<Outcome, NotMini> {
+) -> Result<Outcome, Refusal> {
     let clock = std::time::Instant::now();
     let analysis = mini::analyze_with(
         h,
-        workload.mt(),
-        pipeline::extra_graph(opts),
-        mini::immediate_for(&opts.expectations),
+        workload,
+        extra_graph(opts),
+        mini::immediate_for(
+            opts.expectations.models.as_deref(),
+            &opts.expectations.anomalies,
+        ),
     )?;
-    if opts.verbose {
+    opts.say(|| {
         let s = &analysis.stats;
-        eprintln!(
-            "ellery: {}: algorithm mini ({why}); {} committed and {} observed indeterminate transactions, {} data edges, {} divergent versions; built in {:.3} s",
+        format!(
+            "{}: algorithm mini ({why}); {} committed and {} observed indeterminate transactions, {} data edges, {} divergent versions; built in {:.3} s",
             h.origin,
             s.committed,
             s.observed_info,
             s.data_edges,
             s.divergences,
             clock.elapsed().as_secs_f64()
-        );
-    }
-    Ok(pipeline::check_inferred(
-        h,
-        opts,
-        &analysis.inference,
-        clock,
-    ))
+        )
+    });
+    Ok(check_inferred(h, opts, &analysis.inference, clock))
 }
 
 /// Checks a cas-register history with the algorithm `opts.algorithm`
 /// selects: `auto` (the chain per key where it applies, else the search) or
 /// `lwt` (the chain on every key, else an error naming the op).
-pub fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
+fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
     let why = match opts.algorithm {
         Algorithm::Auto => {
             "auto: per key, the lwt chain where written values are unique, else the wgl search (see :analyzer)"
@@ -323,25 +350,286 @@ pub fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, I
             }
             "--algorithm lwt: every key's written values are unique"
         }
-        a => {
-            return Err(InputError {
-                kind: Default::default(),
-                file: h.origin.clone(),
-                line: 1,
-                column: 1,
-                message: format!(
-                    "--algorithm {} applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt",
-                    a.name()
-                ),
-            })
-        }
+        a => unreachable!("misuse refuses --algorithm {} on cas-register histories", a.name()),
     };
-    if opts.verbose {
-        eprintln!(
-            "ellery: {}: algorithm {} ({why})",
-            h.origin,
-            opts.algorithm.name()
+    opts.say(|| format!("{}: algorithm {} ({why})", h.origin, opts.algorithm.name()));
+    cas_register_search(h, opts)
+}
+
+// The whole check of one history: inference, cycle search, result map.
+
+/// Checks a list-append history as `elle.list-append/check` does. Fails only
+/// on input no list-append analysis can use (see
+/// [`list_append::validate`]).
+fn check_list_append(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    list_append_with(history, opts, list_append::analyze)
+}
+
+/// [`check_list_append`], plus the reads of elements nobody appended (`G1a`
+/// with `:writer nil`; Elle has no check for them): `--algorithm auto`.
+fn check_list_append_exact(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    list_append_with(history, opts, list_append::analyze_exact)
+}
+
+type ListAnalysis = fn(&History, ExtraGraph) -> Result<Inference<'static>, Refusal>;
+
+fn list_append_with(
+    history: &History,
+    opts: &CheckOptions,
+    analyze: ListAnalysis,
+) -> Result<Outcome, crate::error::InputError> {
+    list_append::validate(history)?;
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    match analyze(history, extra_graph(opts)) {
+        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
+        Err(r) => refused(history, r),
+    }
+}
+
+/// Tells the progress display (if any) that a phase starts.
+fn starting(opts: &CheckOptions, phase: &str) {
+    if let Some(p) = opts.progress {
+        p(phase)
+    }
+}
+
+/// Checks a read-write register history as `elle.rw-register/check` does,
+/// with Elle's rw-register options (`rw`). Fails on input Elle's checker
+/// throws on (see [`rw_register::analyze`]).
+fn check_rw_register(
+    history: &History,
+    opts: &CheckOptions,
+    rw: &RwOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    match rw_register::analyze(history, extra_graph(opts), rw) {
+        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
+        Err(r) => refused(history, r),
+    }
+}
+
+/// The order graph Elle adds for the reportable anomalies: real-time if any
+/// `-realtime` type is reportable, else process if any `-process` type is.
+pub(crate) fn extra_graph(opts: &CheckOptions) -> ExtraGraph {
+    let reportable = opts.expectations.reportable();
+    if reportable
+        .iter()
+        .any(|t| cm::realtime_anomaly_types().contains(t))
+    {
+        ExtraGraph::Realtime
+    } else if reportable
+        .iter()
+        .any(|t| cm::process_anomaly_types().contains(t))
+    {
+        ExtraGraph::Process
+    } else {
+        ExtraGraph::None
+    }
+}
+
+/// The workload-independent tail of a check: cycle search over the inferred
+/// graph, then Elle's anomaly map and result map.
+pub(crate) fn check_inferred(
+    history: &History,
+    opts: &CheckOptions,
+    inference: &Inference<'_>,
+    clock: std::time::Instant,
+) -> Outcome {
+    let exp = &opts.expectations;
+    let reportable = exp.reportable();
+    let phase = |name: &str| {
+        opts.say(|| format!("{name} done at {:.3} s", clock.elapsed().as_secs_f64()));
+    };
+    let copts = CycleOptions {
+        reportable: reportable.clone(),
+        timeout: opts.cycle_search_timeout,
+        elle_steps: opts.elle_steps,
+        trace: opts.trace,
+    };
+    phase("inference");
+    starting(opts, "searching for cycles");
+    let analysis = cycle_cases(history, inference, &copts);
+    let (cases, vertices) = (&analysis.cases, analysis.vertex_count);
+    phase("cycle search");
+    let mut all: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut push = |k: &str, v: Value| match all.iter_mut().find(|(t, _)| t == k) {
+        Some((_, vs)) => vs.push(v),
+        None => all.push((k.to_string(), vec![v])),
+    };
+    if vertices == 0 {
+        push("empty-transaction-graph", Value::Bool(true));
+    }
+    let mut cycles = Vec::new();
+    for case in cases {
+        match case {
+            CycleCase::Cycle(c) => {
+                push(&c.kind, c.to_value(history));
+                if reportable.contains(&c.kind.as_str()) {
+                    cycles.push(c.clone());
+                }
+            }
+            CycleCase::Exists { kind, value } => push(kind, value.clone()),
+            CycleCase::Timeout(v) => push("cycle-search-timeout", v.clone()),
+        }
+    }
+    for (k, vs) in inference.anomalies.entries() {
+        for v in vs {
+            push(k, v.clone());
+        }
+    }
+    let seqs: Vec<&str> = inference
+        .anomalies
+        .types()
+        .filter(|t| inference.anomalies.is_seq(t))
+        .collect();
+    let result = result_map(exp, &all, &seqs);
+    let plots = match opts.plot_max_bytes {
+        Some(max) => plot_sources(history, inference, &analysis, &cycles, max),
+        None => Vec::new(),
+    };
+    Outcome {
+        cycles,
+        plots,
+        incompatible_keys: inference
+            .anomalies
+            .get("incompatible-order")
+            .into_iter()
+            .flatten()
+            .filter_map(|case| case.get_kw("key").cloned())
+            .collect(),
+        ..Outcome::from_result(result)
+    }
+}
+
+/// DOT sources for every SCC (`sccs/<i>`) and every reported cycle
+/// (`<type>/<i>`), as Elle plots them.
+fn plot_sources(
+    history: &History,
+    inference: &crate::infer::Inference<'_>,
+    analysis: &crate::check::CycleAnalysis,
+    cycles: &[ExplainedCycle],
+    max_bytes: usize,
+) -> Vec<(String, Option<String>)> {
+    let out = |v: u32| analysis.graph.out_ids(v).to_vec();
+    let explain = |a: u32, b: u32| inference.explain(history, a, b);
+    let dot =
+        |ops: &[u32]| crate::report::plot::dot_source(history, ops, &out, &explain, max_bytes);
+    let mut plots = Vec::new();
+    for (i, scc) in analysis.sccs.iter().enumerate() {
+        plots.push((format!("sccs/{i}"), dot(scc)));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for c in cycles {
+        let i = seen.iter().filter(|k| **k == c.kind).count();
+        seen.push(&c.kind);
+        plots.push((format!("{}/{i}", c.kind), dot(&c.ops)));
+    }
+    plots
+}
+
+/// Checks a cas-register history for linearizability (Knossos's
+/// `cas-register` model; see [`crate::check::linearizable`] for the
+/// algorithms and the result map). Fails on input that is not a
+/// cas-register history (unknown `:f`, a `:cas` value that is not
+/// `[old new]`, …), pointing at the op.
+fn cas_register_search(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    use crate::check::linearizable::{check_history, LinOptions};
+    let started = std::time::Instant::now();
+    let lin = LinOptions {
+        deadline: opts.linearizable_timeout.map(|t| started + t),
+        ..LinOptions::default()
+    };
+    let result = check_history(history, &lin)?;
+    opts.say(|| {
+        format!(
+            "linearizability checked in {:.3} s",
+            started.elapsed().as_secs_f64()
+        )
+    });
+    Ok(Outcome::from_result(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SourceFormat;
+    use crate::read::read_history_bytes;
+    use std::sync::Mutex;
+
+    fn history(text: &str) -> History {
+        read_history_bytes(text.as_bytes().to_vec(), "h.edn", SourceFormat::Edn).expect("readable")
+    }
+
+    const APPEND: &str = "{:type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n\
+                          {:type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n";
+
+    /// An algorithm that does not apply to the workload is a usage error
+    /// naming the file, not an input error at line 1, column 1.
+    #[test]
+    fn misused_algorithms_are_usage_errors() {
+        let h = history(APPEND);
+        for (algorithm, message) in [
+            (Algorithm::Lwt, "--algorithm lwt applies to cas-register histories (-m cas-register), not to transactional ones (for these: auto, infer, mini, sat)"),
+            (Algorithm::Sat, "--algorithm sat applies to -m rw-register only"),
+        ] {
+            let opts = CheckOptions {
+                algorithm,
+                ..CheckOptions::default()
+            };
+            let e = check(&h, &opts).expect_err("misuse");
+            assert_eq!(
+                e,
+                CheckError::Usage {
+                    file: "h.edn".into(),
+                    message: message.into()
+                }
+            );
+            assert_eq!(e.to_string(), format!("h.edn: {message}"));
+        }
+        let cas = CheckOptions {
+            workload: Some(Workload::CasRegister),
+            algorithm: Algorithm::Mini,
+            ..CheckOptions::default()
+        };
+        assert_eq!(
+            check(&h, &cas).expect_err("misuse").to_string(),
+            "h.edn: --algorithm mini applies to transactional histories (list-append, rw-register); cas-register histories take auto or lwt"
         );
     }
-    pipeline::check_cas_register(h, opts)
+
+    static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    fn keep(line: &str) {
+        LINES.lock().expect("not poisoned").push(line.to_string());
+    }
+
+    /// `--verbose` lines go to the trace callback, in order.
+    #[test]
+    fn trace_receives_the_verbose_lines() {
+        let h = history(APPEND);
+        let opts = CheckOptions {
+            algorithm: Algorithm::Infer,
+            trace: Some(keep),
+            ..CheckOptions::default()
+        };
+        let o = check(&h, &opts).expect("checkable");
+        // One transaction: Elle's empty transaction graph.
+        assert_eq!(o.validity, Validity::Unknown);
+        let lines = LINES.lock().expect("not poisoned").clone();
+        assert_eq!(lines[0], "h.edn: algorithm infer (--algorithm infer)");
+        assert!(lines[1].starts_with("inference done at "), "{lines:?}");
+        assert!(lines[2].starts_with("cycle search done at "), "{lines:?}");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+    }
 }

@@ -6,8 +6,8 @@ mod common;
 
 use common::corpus_dir;
 use ellery::edn::Value;
-use ellery::pipeline::{check_cas_register, CheckOptions, Validity};
 use ellery::read::read_history_file;
+use ellery::{CheckOptions, Validity, Workload};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -23,8 +23,14 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 
 fn check(path: &Path) -> (Validity, Value) {
     let h = read_history_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let o = check_cas_register(&h, &CheckOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let o = ellery::check(
+        &h,
+        &CheckOptions {
+            workload: Some(Workload::CasRegister),
+            ..CheckOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     (o.validity, o.result)
 }
 

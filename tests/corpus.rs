@@ -10,8 +10,8 @@ use ellery::check::result::Expectations;
 use ellery::consistency::parse_models;
 use ellery::edn::{pr_str, Value};
 use ellery::model::History;
-use ellery::pipeline::{check_list_append, CheckOptions, Outcome, Validity};
 use ellery::read::read_history_file;
+use ellery::{Algorithm, CheckOptions, Outcome, Validity, Workload};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -31,7 +31,15 @@ fn options(models: Option<&[&str]>) -> CheckOptions {
 }
 
 fn check(h: &History, models: Option<&[&str]>) -> Outcome {
-    check_list_append(h, &options(models)).expect("analyzable history")
+    ellery::check(
+        h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..options(models)
+        },
+    )
+    .expect("analyzable history")
 }
 
 /// `:anomaly-types` as printed keyword names, e.g. `[":G2-item"]`.
@@ -93,8 +101,15 @@ fn huge_scc_finishes_the_search_and_finds_g_single_item_realtime() {
     };
     let h = read(&dir.join("huge-scc.edn"));
     let started = Instant::now();
-    let outcome =
-        check_list_append(&h, &with_timeout(Duration::from_secs(120))).expect("analyzable");
+    let outcome = ellery::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..with_timeout(Duration::from_secs(120))
+        },
+    )
+    .expect("analyzable");
     let elapsed = started.elapsed();
     let r = &outcome.result;
 
@@ -186,7 +201,15 @@ fn huge_scc_timeout_falls_back_to_elles_answer() {
         return;
     };
     let h = read(&dir.join("huge-scc.edn"));
-    let outcome = check_list_append(&h, &with_timeout(Duration::ZERO)).expect("analyzable");
+    let outcome = ellery::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..with_timeout(Duration::ZERO)
+        },
+    )
+    .expect("analyzable");
     let r = &outcome.result;
     assert_eq!(outcome.validity, Validity::Invalid);
     assert_eq!(anomaly_types(r), HUGE_SCC_ELLE);
@@ -199,7 +222,15 @@ fn huge_scc_timeout_falls_back_to_elles_answer() {
 :does-not-contain (), :scc-size 1161}]"
     );
     // The fallback is itself deterministic.
-    let again = check_list_append(&h, &with_timeout(Duration::ZERO)).expect("analyzable");
+    let again = ellery::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..with_timeout(Duration::ZERO)
+        },
+    )
+    .expect("analyzable");
     assert!(pr_str(r) == pr_str(&again.result));
 }
 
@@ -527,14 +558,28 @@ fn checking_twice_gives_identical_output() {
             ..options(models)
         };
         let first = pr_str(
-            &check_list_append(&read(&path), &opts)
-                .expect("analyzable")
-                .result,
+            &ellery::check(
+                &read(&path),
+                &CheckOptions {
+                    algorithm: Algorithm::Infer,
+                    workload: Some(Workload::ListAppend),
+                    ..opts.clone()
+                },
+            )
+            .expect("analyzable")
+            .result,
         );
         let second = pr_str(
-            &check_list_append(&read(&path), &opts)
-                .expect("analyzable")
-                .result,
+            &ellery::check(
+                &read(&path),
+                &CheckOptions {
+                    algorithm: Algorithm::Infer,
+                    workload: Some(Workload::ListAppend),
+                    ..opts.clone()
+                },
+            )
+            .expect("analyzable")
+            .result,
         );
         assert!(first.len() > 100, "{name}: {first}");
         assert!(first == second, "{name}: results differ between runs");

@@ -9,8 +9,8 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::History;
-use ellery::pipeline::{check_list_append, check_rw_register, CheckOptions, Outcome};
 use ellery::read::read_history_file;
+use ellery::{Algorithm, CheckOptions, Outcome, Workload};
 use std::fs;
 
 fn golden_names(workload: &str) -> Vec<String> {
@@ -29,9 +29,26 @@ fn golden_names(workload: &str) -> Vec<String> {
 /// Checks a history with the workload its golden name says.
 fn check(name: &str, h: &History, opts: &CheckOptions) -> Outcome {
     if name.contains("rw-register") {
-        check_rw_register(h, opts, &RwOptions::default()).expect("analyzable")
+        ellery::check(
+            h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts.clone()
+            },
+        )
+        .expect("analyzable")
     } else {
-        check_list_append(h, opts).expect("analyzable")
+        ellery::check(
+            h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::ListAppend),
+                ..opts.clone()
+            },
+        )
+        .expect("analyzable")
     }
 }
 

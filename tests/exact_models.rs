@@ -42,8 +42,7 @@ use ellery::check::result::Expectations;
 use ellery::edn::Value;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::{CheckOptions, Validity};
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -283,8 +282,15 @@ fn ellery(
         algorithm,
         ..CheckOptions::default()
     };
-    let out = route::check(&h, &opts, Workload::RwRegister, &RwOptions::default())
-        .map_err(|e| e.to_string())?;
+    let out = ellery::check(
+        &h,
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .map_err(|e| e.to_string())?;
     let types = match out.result.get_kw("anomaly-types") {
         Some(Value::List(xs) | Value::Vector(xs) | Value::Set(xs)) => xs
             .iter()

@@ -18,9 +18,9 @@ mod common;
 
 use common::corpus_dir;
 use ellery::edn::{parse_one, pr_str, Value};
-use ellery::pipeline::{check_list_append, CheckOptions};
 use ellery::read::read_history_file;
 use ellery::report::json_pprint::pprint_json;
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -465,7 +465,15 @@ fn huge_scc_result() -> Option<Value> {
         cycle_search_timeout: Duration::ZERO,
         ..CheckOptions::default()
     };
-    let outcome = check_list_append(&history, &opts).expect("analyzable");
+    let outcome = ellery::check(
+        &history,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..opts.clone()
+        },
+    )
+    .expect("analyzable");
     Some(outcome.result)
 }
 

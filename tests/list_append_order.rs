@@ -9,9 +9,8 @@ use ellery::edn::pr_str;
 use ellery::infer::list_append::unrevealed_appends;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::CheckOptions;
 use ellery::read::{read_history_bytes, read_history_file};
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::path::Path;
 
 fn edn(text: &str) -> History {
@@ -27,7 +26,15 @@ fn printed(h: &History, model: &str, algorithm: Algorithm) -> String {
         algorithm,
         ..CheckOptions::default()
     };
-    let o = route::check(h, &opts, Workload::ListAppend, &RwOptions::default()).expect("checkable");
+    let o = ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::ListAppend),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .expect("checkable");
     pr_str(&o.result)
 }
 

@@ -2,17 +2,17 @@
 //! the §2.3 anomaly table), agreement with the workload inference on
 //! generated MT histories, and a brute-force serial-order checker.
 
-use ellery::check::mini as decide;
+#[path = "mini/decide.rs"]
+mod decide;
 use ellery::check::result::Expectations;
 use ellery::edn::Value;
 use ellery::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};
-use ellery::infer::list_append::ExtraGraph;
-use ellery::infer::mini::{analyze, MtWorkload};
+use ellery::infer::mini::analyze;
 use ellery::infer::rw_register::RwOptions;
+use ellery::infer::txn::ExtraGraph;
 use ellery::model::{History, MopArg, MopFn, OpType, SourceFormat};
-use ellery::pipeline::{CheckOptions, Outcome, Validity};
 use ellery::read::read_history_bytes;
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Outcome, Validity, Workload};
 
 /// One transaction of an oracle: process, invocation and completion times,
 /// micro-ops (`r x 1`, `w x 1`; a read of 0 is the initial nil), outcome.
@@ -74,7 +74,15 @@ fn opts(model: &str, algorithm: Algorithm) -> CheckOptions {
 }
 
 fn run(h: &History, model: &str, algorithm: Algorithm, w: Workload, rw: &RwOptions) -> Outcome {
-    route::check(h, &opts(model, algorithm), w, rw).expect("checkable")
+    ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(w),
+            rw: *rw,
+            ..opts(model, algorithm)
+        },
+    )
+    .expect("checkable")
 }
 
 fn types(o: &Outcome) -> Vec<String> {
@@ -264,7 +272,7 @@ fn inter_transaction_oracles() {
             } else {
                 ExtraGraph::None
             };
-            let a = analyze(&h, MtWorkload::RwRegister, extra).expect("MT");
+            let a = analyze(&h, Workload::RwRegister, extra).expect("MT");
             let n = h.ops.len();
             let paper = if model == "snapshot-isolation" {
                 decide::snapshot_isolation(n, &a.inference.edges, a.divergent)
@@ -396,28 +404,36 @@ fn preconditions_leave_the_fast_path() {
         ("3 reads", vec![T(1, 0, 1, "r x 0,r y 0,r z 0", "ok")]),
     ] {
         let h = history(&txns);
-        let err = route::check(
+        let err = ellery::check(
             &h,
-            &opts("serializable", Algorithm::Mini),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts("serializable", Algorithm::Mini)
+            },
         )
-        .expect_err(name);
+        .expect_err(name)
+        .into_input()
+        .expect("an input error");
         assert!(err.message.contains("--algorithm mini"), "{name}: {err}");
         assert!(err.line > 0);
         // auto falls back to the inference; where that (like Elle) rejects
         // a read value written twice, to the SAT checker.
-        let auto = route::check(
+        let auto = ellery::check(
             &h,
-            &opts("serializable", Algorithm::Auto),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts("serializable", Algorithm::Auto)
+            },
         );
-        let infer = route::check(
+        let infer = ellery::check(
             &h,
-            &opts("serializable", Algorithm::Infer),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts("serializable", Algorithm::Infer)
+            },
         );
         let unknown = |i: &Outcome| i.validity == Validity::Unknown;
         match (auto, infer) {
@@ -425,22 +441,26 @@ fn preconditions_leave_the_fast_path() {
             // Elle's `:empty-transaction-graph` (unknown) and a read value
             // written twice: auto says what the exact checker says.
             (Ok(a), Ok(_)) => {
-                let sat = route::check(
+                let sat = ellery::check(
                     &h,
-                    &opts("serializable", Algorithm::Sat),
-                    Workload::RwRegister,
-                    &RwOptions::default(),
+                    &CheckOptions {
+                        workload: Some(Workload::RwRegister),
+                        rw: RwOptions::default(),
+                        ..opts("serializable", Algorithm::Sat)
+                    },
                 )
                 .expect("the SAT checker decides it");
                 assert_eq!(a.result, sat.result, "{name}");
                 assert_eq!(a.validity, Validity::Valid, "{name}");
             }
-            (Ok(a), Err(i)) if i.message.contains("written to a key at most once") => {
-                let sat = route::check(
+            (Ok(a), Err(i)) if i.to_string().contains("written to a key at most once") => {
+                let sat = ellery::check(
                     &h,
-                    &opts("serializable", Algorithm::Sat),
-                    Workload::RwRegister,
-                    &RwOptions::default(),
+                    &CheckOptions {
+                        workload: Some(Workload::RwRegister),
+                        rw: RwOptions::default(),
+                        ..opts("serializable", Algorithm::Sat)
+                    },
                 )
                 .expect("the SAT checker decides it");
                 assert_eq!(a.result, sat.result, "{name}");
@@ -451,18 +471,22 @@ fn preconditions_leave_the_fast_path() {
     }
     let h = history(&[T(1, 0, 1, "r x 0", "ok")]);
     // `lwt` is for cas-register; `sat` now checks rw-register serializability.
-    assert!(route::check(
+    assert!(ellery::check(
         &h,
-        &opts("serializable", Algorithm::Lwt),
-        Workload::RwRegister,
-        &RwOptions::default()
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Lwt)
+        }
     )
     .is_err());
-    let sat = route::check(
+    let sat = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Sat),
-        Workload::RwRegister,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Sat)
+        },
     )
     .expect("sat applies to rw-register serializability");
     assert_eq!(ellery::edn::pr_str(&sat.result), "{:valid? true}");
@@ -666,11 +690,13 @@ fn brute_force_campaign(txns: usize, seeds: u64, info: f64) -> (usize, usize, us
         for mode in MODES {
             for seed in 0..seeds {
                 let h = generated(workload, mode, txns, seed, Vec::new(), 0.1, info);
-                let ser = route::check(
+                let ser = ellery::check(
                     &h,
-                    &opts("serializable", Algorithm::Mini),
-                    w,
-                    &RwOptions::default(),
+                    &CheckOptions {
+                        workload: Some(w),
+                        rw: RwOptions::default(),
+                        ..opts("serializable", Algorithm::Mini)
+                    },
                 );
                 let Ok(ser) = ser else {
                     declined += 1;
@@ -756,7 +782,14 @@ fn mini_agrees_with_inference_on_generated_histories() {
                 let fs = vec![faults[seed as usize % faults.len()]];
                 let h = generated(workload, mode, 300, seed, fs, 0.05, 0.03);
                 for model in ["strict-serializable", "serializable", "snapshot-isolation"] {
-                    let Ok(m) = route::check(&h, &opts(model, Algorithm::Mini), w, &rw) else {
+                    let Ok(m) = ellery::check(
+                        &h,
+                        &CheckOptions {
+                            workload: Some(w),
+                            rw,
+                            ..opts(model, Algorithm::Mini)
+                        },
+                    ) else {
                         declined += 1;
                         continue;
                     };
@@ -844,8 +877,8 @@ fn sparse_values(text: &str, strings: bool) -> String {
 fn sparse_values_give_the_same_mt_graph() {
     let mut compared = 0;
     for (workload, w) in [
-        (GenWorkload::RwRegister, MtWorkload::RwRegister),
-        (GenWorkload::ListAppend, MtWorkload::ListAppend),
+        (GenWorkload::RwRegister, Workload::RwRegister),
+        (GenWorkload::ListAppend, Workload::ListAppend),
     ] {
         for mode in MODES {
             for seed in 0..8 {
@@ -876,9 +909,8 @@ fn sparse_values_give_the_same_mt_graph() {
                     assert_ne!(sparse, text);
                     let h = read_history_bytes(sparse.into_bytes(), "s", SourceFormat::Edn)
                         .expect("readable");
-                    let b = analyze(&h, w, ExtraGraph::Realtime).unwrap_or_else(|e| {
-                        panic!("{workload:?} {mode:?} seed {seed}: {}", e.reason)
-                    });
+                    let b = analyze(&h, w, ExtraGraph::Realtime)
+                        .unwrap_or_else(|e| panic!("{workload:?} {mode:?} seed {seed}: {e:?}"));
                     let ctx = format!("{workload:?} {mode:?} seed {seed} strings {strings}");
                     assert_eq!(a.inference.edges, b.inference.edges, "{ctx}");
                     assert_eq!(a.stats, b.stats, "{ctx}");
@@ -1038,12 +1070,11 @@ fn info_writer_placement_needs_g_single_models() {
     // Ops 2 (U) and 3 (T).
     let ww = (2, 3, ellery::graph::Rels::WW);
     let strong =
-        ellery::infer::mini::analyze_with(&h, MtWorkload::RwRegister, ExtraGraph::None, true)
+        ellery::infer::mini::analyze_with(&h, Workload::RwRegister, ExtraGraph::None, true)
             .expect("MT");
     assert!(strong.inference.edges.contains(&ww));
-    let weak =
-        ellery::infer::mini::analyze_with(&h, MtWorkload::RwRegister, ExtraGraph::None, false)
-            .expect("MT");
+    let weak = ellery::infer::mini::analyze_with(&h, Workload::RwRegister, ExtraGraph::None, false)
+        .expect("MT");
     assert!(
         weak.inference.edges.iter().all(|e| e.1 != 3),
         "{:?}",
@@ -1070,13 +1101,17 @@ fn two_observed_info_writers_of_a_key_leave_the_fast_path() {
 {:index 6, :time 6, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
 {:index 7, :time 7, :type :ok, :process 2, :f :txn, :value [[:r :x 2]]}
 ");
-    let err = route::check(
+    let err = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Mini),
-        Workload::RwRegister,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Mini)
+        },
     )
-    .expect_err("not decidable by the fast path");
+    .expect_err("not decidable by the fast path")
+    .into_input()
+    .expect("an input error");
     assert!(
         err.message
             .contains("it and the op at index 2 are indeterminate, both write key :x"),
@@ -1122,20 +1157,26 @@ fn info_append_shown_before_a_divergent_append() {
 
 fn mini_error(text: &str, w: Workload) -> String {
     let h = edn(text);
-    let err = route::check(
+    let err = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Mini),
-        w,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(w),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Mini)
+        },
     )
-    .expect_err("not an MT history with unique values");
+    .expect_err("not an MT history with unique values")
+    .into_input()
+    .expect("an input error");
     // auto still answers (with the inference, or the SAT checker where the
     // inference gives up on repeated values).
-    if let Err(e) = route::check(
+    if let Err(e) = ellery::check(
         &h,
-        &opts("serializable", Algorithm::Auto),
-        w,
-        &RwOptions::default(),
+        &CheckOptions {
+            workload: Some(w),
+            rw: RwOptions::default(),
+            ..opts("serializable", Algorithm::Auto)
+        },
     ) {
         panic!("auto: {e}");
     }
@@ -1257,6 +1298,7 @@ fn immediate_placement_follows_the_models() {
         models: models.map(|m| ellery::consistency::parse_models(m).expect("models")),
         anomalies: ellery::consistency::parse_anomalies(anomalies).expect("anomalies"),
     };
+    let immediate_for = |e: &Expectations| immediate_for(e.models.as_deref(), &e.anomalies);
     use ellery::infer::mini::immediate_for;
     assert!(immediate_for(&exp(None, &[])));
     for m in [

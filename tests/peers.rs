@@ -12,10 +12,9 @@ use common::corpus_dir;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, OpType, SourceFormat, SourceText};
-use ellery::pipeline::{CheckOptions, Validity};
 use ellery::read::peers::{detect, read_cobra_dir, read_dbcop, read_peer, read_text, PeerFormat};
 use ellery::read::read_history_bytes;
-use ellery::route::{self, Algorithm};
+use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::path::Path;
 
 /// (sessions, completions by type: ok, fail, info) of a converted history,
@@ -63,8 +62,15 @@ fn verdict(h: &History, models: &[&str], algorithm: Algorithm) -> (Validity, Str
         algorithm,
         ..CheckOptions::default()
     };
-    let o = route::check(h, &opts, route::Workload::RwRegister, &RwOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", h.origin));
+    let o = ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", h.origin));
     let types = o
         .result
         .get_kw("anomaly-types")
@@ -348,13 +354,17 @@ fn veristrong_duplicate_value_histories_defeat_inference_and_are_valid_under_aut
             algorithm: Algorithm::Infer,
             ..CheckOptions::default()
         };
-        let e = route::check(
+        let e = ellery::check(
             &h,
-            &opts,
-            route::Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts.clone()
+            },
         )
-        .expect_err("duplicate writes");
+        .expect_err("duplicate writes")
+        .into_input()
+        .expect("an input error");
         assert!(
             e.message
                 .starts_with("expected each value to be written to a key at most once"),

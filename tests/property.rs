@@ -6,8 +6,7 @@
 use ellery::check::result::Expectations;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::SourceFormat;
-use ellery::pipeline::CheckOptions;
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::time::Duration;
 
 /// xorshift64*: a fixed, dependency-free generator, so every run checks
@@ -240,9 +239,29 @@ fn random_histories_never_panic_any_algorithm() {
                 ..CheckOptions::default()
             };
             let run = std::panic::catch_unwind(|| {
-                let _ = route::check(&h, &opts, Workload::ListAppend, &rw);
-                let _ = route::check(&h, &opts, Workload::RwRegister, &rw);
-                let _ = route::check_cas_register(&h, &opts);
+                let _ = ellery::check(
+                    &h,
+                    &CheckOptions {
+                        workload: Some(Workload::ListAppend),
+                        rw,
+                        ..opts.clone()
+                    },
+                );
+                let _ = ellery::check(
+                    &h,
+                    &CheckOptions {
+                        workload: Some(Workload::RwRegister),
+                        rw,
+                        ..opts.clone()
+                    },
+                );
+                let _ = ellery::check(
+                    &h,
+                    &CheckOptions {
+                        workload: Some(Workload::CasRegister),
+                        ..opts.clone()
+                    },
+                );
             });
             assert!(
                 run.is_ok(),

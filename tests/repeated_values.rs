@@ -13,9 +13,8 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::History;
-use ellery::pipeline::CheckOptions;
 use ellery::read::read_history_file;
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::path::{Path, PathBuf};
 
 /// How many histories the directory holds (a lost file is noticed).
@@ -32,9 +31,16 @@ fn checked(h: &History, model: &'static str, algorithm: Algorithm) -> Result<Str
         algorithm,
         ..CheckOptions::default()
     };
-    route::check(h, &opts, Workload::RwRegister, &RwOptions::default())
-        .map(|out| pr_str(&out.result))
-        .map_err(|e| e.to_string())
+    ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .map(|out| pr_str(&out.result))
+    .map_err(|e| e.to_string())
 }
 
 fn case_dir() -> PathBuf {
@@ -62,8 +68,15 @@ fn every_model_gives_the_expected_map_on_both_exact_paths() {
                     algorithm,
                     ..CheckOptions::default()
                 };
-                let out = route::check(&h, &opts, Workload::RwRegister, &RwOptions::default())
-                    .unwrap_or_else(|e| panic!("{name} {model}: {e}"));
+                let out = ellery::check(
+                    &h,
+                    &CheckOptions {
+                        workload: Some(Workload::RwRegister),
+                        rw: RwOptions::default(),
+                        ..opts.clone()
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{name} {model}: {e}"));
                 assert_eq!(
                     pr_str(&out.result),
                     map,
@@ -87,8 +100,15 @@ fn a_value_also_written_as_an_intermediate_one_is_no_g1b() {
         algorithm: Algorithm::Infer,
         ..CheckOptions::default()
     };
-    let elle =
-        route::check(&h, &infer, Workload::RwRegister, &RwOptions::default()).expect("checkable");
+    let elle = ellery::check(
+        &h,
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..infer.clone()
+        },
+    )
+    .expect("checkable");
     assert!(pr_str(&elle.result).starts_with("{:valid? false, :anomaly-types (:G1b)"));
     for model in ellery::consistency::all_models().iter().copied() {
         let out = checked(&h, model, Algorithm::Auto).unwrap_or_else(|e| panic!("{model}: {e}"));
@@ -161,8 +181,15 @@ fn an_undecided_model_combination_is_unknown() {
             algorithm,
             ..CheckOptions::default()
         };
-        let out = route::check(&h, &opts, Workload::RwRegister, &RwOptions::default())
-            .expect("checkable");
+        let out = ellery::check(
+            &h,
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts.clone()
+            },
+        )
+        .expect("checkable");
         assert_eq!(
             pr_str(&out.result),
             "{:valid? :unknown, :cause :undecided-model-combination}",

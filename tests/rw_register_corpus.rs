@@ -6,8 +6,8 @@ mod common;
 
 use common::corpus_dir;
 use ellery::infer::rw_register::RwOptions;
-use ellery::pipeline::{check_rw_register, CheckOptions};
 use ellery::read::read_history_file;
+use ellery::{Algorithm, CheckOptions, Workload};
 
 #[test]
 fn grail_rw_register_histories_check_without_error() {
@@ -29,8 +29,16 @@ fn grail_rw_register_histories_check_without_error() {
     for path in &files {
         let h = read_history_file(path).expect("readable history");
         for rw in [RwOptions::default(), all] {
-            let outcome = check_rw_register(&h, &CheckOptions::default(), &rw)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let outcome = ellery::check(
+                &h,
+                &CheckOptions {
+                    algorithm: Algorithm::Infer,
+                    workload: Some(Workload::RwRegister),
+                    rw,
+                    ..CheckOptions::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert!(
                 outcome.result.get_kw("valid?").is_some(),
                 "{}: no verdict",
@@ -101,8 +109,16 @@ fn grail_rw_register_verdicts_are_pinned() {
     for name in g2.iter().chain(valid.iter()) {
         let path = dir.join(format!("{name}.edn"));
         let h = read_history_file(&path).expect("readable history");
-        let outcome = check_rw_register(&h, &CheckOptions::default(), &RwOptions::default())
-            .expect("analyzable");
+        let outcome = ellery::check(
+            &h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..CheckOptions::default()
+            },
+        )
+        .expect("analyzable");
         let printed = ellery::edn::pr_str(&outcome.result);
         if g2.contains(name) {
             assert!(

@@ -6,8 +6,7 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::{CheckOptions, Outcome, Validity};
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Outcome, Validity, Workload};
 
 fn history(text: &str) -> History {
     ellery::read::read_history_bytes(text.as_bytes().to_vec(), "t.edn", SourceFormat::Edn)
@@ -24,7 +23,15 @@ fn check(h: &History, model: &'static str, algorithm: Algorithm) -> Result<Outco
         plot_max_bytes: Some(1 << 16),
         ..CheckOptions::default()
     };
-    route::check(h, &opts, Workload::RwRegister, &RwOptions::default()).map_err(|e| e.to_string())
+    ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Elle's `:also-not` for a G-single-item under `serializable`.
@@ -77,11 +84,13 @@ fn auto_keeps_the_inferred_verdict_when_the_sat_checker_gives_up() {
         ..CheckOptions::default()
     };
     let run = |algorithm| {
-        route::check(
+        ellery::check(
             &h,
-            &opts(algorithm),
-            Workload::RwRegister,
-            &RwOptions::default(),
+            &CheckOptions {
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..opts(algorithm)
+            },
         )
         .expect("checkable")
     };

@@ -14,8 +14,8 @@ use ellery::check::result::Expectations;
 use ellery::consistency::parse_models;
 use ellery::edn::{pr_str, Value};
 use ellery::model::SourceFormat;
-use ellery::pipeline::{check_list_append, CheckOptions};
 use ellery::read::{read_history_bytes, read_history_file};
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -51,9 +51,16 @@ fn check_file(path: &Path, exp: Expectations) -> String {
         ..CheckOptions::default()
     };
     pr_str(
-        &check_list_append(&history, &opts)
-            .expect("analyzable")
-            .result,
+        &ellery::check(
+            &history,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::ListAppend),
+                ..opts.clone()
+            },
+        )
+        .expect("analyzable")
+        .result,
     )
 }
 
@@ -113,9 +120,16 @@ fn readme_demo_facts() {
         },
         ..CheckOptions::default()
     };
-    let result = check_list_append(&history, &opts)
-        .expect("analyzable")
-        .result;
+    let result = ellery::check(
+        &history,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..opts.clone()
+        },
+    )
+    .expect("analyzable")
+    .result;
     let field = |k: &str| {
         pr_str(
             result

@@ -18,8 +18,8 @@
 mod common;
 
 use ellery::edn::pr_str;
-use ellery::pipeline::{check_rw_register, CheckOptions, Outcome};
 use ellery::read::read_history_file;
+use ellery::{Algorithm, CheckOptions, Outcome, Workload};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -68,7 +68,16 @@ fn check_case(name: &str) -> Outcome {
         expectations,
         ..CheckOptions::default()
     };
-    check_rw_register(&history, &opts, &rw).unwrap_or_else(|e| panic!("{name}: {e}"))
+    ellery::check(
+        &history,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::RwRegister),
+            rw,
+            ..opts.clone()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 #[test]

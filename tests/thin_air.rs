@@ -6,12 +6,12 @@
 
 use ellery::check::result::Expectations;
 use ellery::edn::{pr_str, Value};
-use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads, ExtraGraph};
+use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads};
 use ellery::infer::rw_register::RwOptions;
+use ellery::infer::txn::ExtraGraph;
 use ellery::model::{History, SourceFormat};
-use ellery::pipeline::CheckOptions;
 use ellery::read::{read_history_bytes, read_history_file};
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Workload};
 use std::path::Path;
 
 fn edn(text: &str) -> History {
@@ -27,7 +27,15 @@ fn printed(h: &History, algorithm: Algorithm) -> String {
         algorithm,
         ..CheckOptions::default()
     };
-    let o = route::check(h, &opts, Workload::ListAppend, &RwOptions::default()).expect("checkable");
+    let o = ellery::check(
+        h,
+        &CheckOptions {
+            workload: Some(Workload::ListAppend),
+            rw: RwOptions::default(),
+            ..opts.clone()
+        },
+    )
+    .expect("checkable");
     pr_str(&o.result)
 }
 

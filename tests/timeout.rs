@@ -7,8 +7,8 @@ mod common;
 
 use common::corpus_dir;
 use ellery::edn::{pr_str, Value};
-use ellery::pipeline::{check_list_append, CheckOptions, Validity};
 use ellery::read::read_history_file;
+use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::time::Duration;
 
 #[test]
@@ -21,7 +21,15 @@ fn huge_scc_with_no_time_gives_elles_published_answer() {
         cycle_search_timeout: Duration::ZERO,
         ..CheckOptions::default()
     };
-    let o = check_list_append(&h, &opts).expect("analyzable");
+    let o = ellery::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::ListAppend),
+            ..opts.clone()
+        },
+    )
+    .expect("analyzable");
     assert_eq!(o.validity, Validity::Invalid);
     let r = &o.result;
     assert_eq!(

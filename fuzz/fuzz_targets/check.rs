@@ -5,8 +5,7 @@
 use ellery::check::result::Expectations;
 use ellery::infer::rw_register::RwOptions;
 use ellery::model::SourceFormat;
-use ellery::pipeline::CheckOptions;
-use ellery::route::{self, Algorithm, Workload};
+use ellery::{Algorithm, CheckOptions, Workload};
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
 
@@ -56,8 +55,8 @@ fuzz_target!(|data: &[u8]| {
             algorithm,
             ..CheckOptions::default()
         };
-        let _ = route::check(&h, &opts, Workload::ListAppend, &rw);
-        let _ = route::check(&h, &opts, Workload::RwRegister, &rw);
-        let _ = route::check_cas_register(&h, &opts);
+        let _ = ellery::check(&h, &CheckOptions { workload: Some(Workload::ListAppend), rw: rw, ..opts.clone() });
+        let _ = ellery::check(&h, &CheckOptions { workload: Some(Workload::RwRegister), rw: rw, ..opts.clone() });
+        let _ = ellery::check(&h, &CheckOptions { workload: Some(Workload::CasRegister), ..opts.clone() });
     }
 });

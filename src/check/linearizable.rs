@@ -197,6 +197,9 @@ pub struct ChainRefusal {
 }
 
 /// The chain algorithm's verdict, or why its preconditions fail.
+// Long (about 185 lines): the chain algorithm's steps (writers, ops in
+// effect, the chain, placement, the real-time sweep) share dense per-value
+// tables; splitting it is left for the linearizability work (issue 16).
 pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
     const NONE: u32 = u32::MAX;
     // Values are dense ids (per key), so tables are vectors.
@@ -427,6 +430,8 @@ const MAX_STATES: usize = 16;
 /// Wing & Gong / Lowe search over one key's ops. Crashed reads must have been
 /// dropped (they constrain nothing); crashed writes and cas ops may take
 /// effect or not.
+// Long (about 160 lines): one Wing–Gong/Lowe search loop whose state (the
+// configuration stack, memo set, budget) is local to it.
 pub fn check_search(ops: &[RegOp], deadline: Option<Instant>, max_configs: usize) -> Verdict {
     // Entry ids: completed ops by completion, then crashed ops.
     let mut order: Vec<usize> = (0..ops.len()).collect();

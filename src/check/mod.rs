@@ -4,15 +4,14 @@
 
 pub mod jepsen;
 pub mod linearizable;
-pub mod mini;
 pub mod mutex;
 pub mod outcome;
 pub mod result;
 pub mod sat;
 
 use crate::consistency::{self as cm, Subgraph};
+use crate::edn::order::{bifurcan_order, bifurcan_spread};
 use crate::edn::Value;
-use crate::graph::order::{bifurcan_order, bifurcan_spread};
 use crate::graph::scc::nontrivial_sccs;
 use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
@@ -33,8 +32,8 @@ pub struct CycleOptions {
     /// Elle-order search budget (path extensions per anomaly type) before
     /// switching to ellery's polynomial search.
     pub elle_steps: u64,
-    /// Report each search on standard error.
-    pub verbose: bool,
+    /// Receives a line about each search (`--verbose`); `None`: none.
+    pub trace: Option<fn(&str)>,
 }
 
 /// One explained cycle, ready for the result map and explanation files.
@@ -326,7 +325,7 @@ fn order_sccs(sccs: &mut [Vec<u32>], index: impl Fn(u32) -> u64) {
         .map(|c| {
             let sum: i64 = c
                 .iter()
-                .map(|&v| crate::graph::order::murmur3_long(index(v) as i64) as i64)
+                .map(|&v| crate::edn::order::murmur3_long(index(v) as i64) as i64)
                 .sum();
             bifurcan_spread(sum as i32)
         })
@@ -383,7 +382,7 @@ pub fn cycle_cases(
         let local = graph.induced(scc);
         let hashes = scc
             .iter()
-            .map(|&v| crate::graph::order::bifurcan_op_hash(history.ops[v as usize].index))
+            .map(|&v| crate::edn::order::bifurcan_op_hash(history.ops[v as usize].index))
             .collect();
         let mut comp = Component {
             verts: scc.clone(),
@@ -432,16 +431,16 @@ fn search_component(comp: &mut Component<'_>, opts: &CycleOptions) -> Vec<CycleC
             let g = comp.projected(spec.search_rels);
             elle_search(g, &spec, &mut budget)
         };
-        if opts.verbose {
-            eprintln!(
-                "ellery: scc of {}: {kind}: elle-order search {:?} after {} steps",
+        if let Some(trace) = opts.trace {
+            trace(&format!(
+                "scc of {}: {kind}: elle-order search {:?} after {} steps",
                 comp.verts.len(),
                 match &outcome {
                     SearchOutcome::Found(c) => format!("found {} ops", c.len()),
                     other => format!("{other:?}"),
                 },
                 opts.elle_steps - budget.steps
-            );
+            ));
         }
         let cycle = match outcome {
             SearchOutcome::Found(c) => comp
@@ -624,7 +623,7 @@ mod tests {
             let g = DiGraph::from_edges(n, edges);
             let cycles = simple_cycles(&g);
             let hashes: Vec<u32> = (0..n as u64)
-                .map(crate::graph::order::bifurcan_op_hash)
+                .map(crate::edn::order::bifurcan_op_hash)
                 .collect();
             for kind in &kinds {
                 let (spec, _) = cycle_spec(kind);

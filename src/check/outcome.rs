@@ -1,11 +1,13 @@
 //! What every checking algorithm shares: the options of a check
 //! ([`CheckOptions`], [`Algorithm`]) and its outcome ([`Outcome`],
 //! [`Validity`]). They live below the algorithms, so an algorithm depends on
-//! these and not on the orchestrator ([`crate::pipeline`], [`crate::route`]).
+//! these and not on the orchestrator ([`crate::route`]).
 
 use crate::check::result::Expectations;
 use crate::check::ExplainedCycle;
 use crate::edn::Value;
+use crate::infer::rw_register::RwOptions;
+use crate::model::Workload;
 use std::time::Duration;
 
 /// A checking algorithm.
@@ -41,6 +43,10 @@ impl Algorithm {
 /// Options for checking a history.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
+    /// The history's workload; `None` detects it ([`Workload::detect`]).
+    pub workload: Option<Workload>,
+    /// Elle's rw-register options (ignored by other workloads).
+    pub rw: RwOptions,
     /// Expected models and anomalies.
     pub expectations: Expectations,
     /// Time allowed to search one SCC (Elle's `:cycle-search-timeout`).
@@ -48,8 +54,14 @@ pub struct CheckOptions {
     /// Path extensions the Elle-order search may take per anomaly type
     /// before ellery's own search takes over.
     pub elle_steps: u64,
-    /// Print phase timings to standard error.
+    /// Print phase timings to standard error. Only the SAT checker still
+    /// reads it (its statistics); everything else reports through
+    /// [`CheckOptions::trace`].
     pub verbose: bool,
+    /// Receives the lines of `--verbose` (which path ran and why, phase
+    /// timings), without the `ellery: ` prefix; `None`: none are made. The
+    /// library never prints them itself.
+    pub trace: Option<fn(&str)>,
     /// Prepare plots (DOT sources) of SCCs and reported cycles no larger
     /// than this many bytes; `None` prepares none.
     pub plot_max_bytes: Option<usize>,
@@ -85,10 +97,13 @@ pub struct CheckOptions {
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
+            workload: None,
+            rw: RwOptions::default(),
             expectations: Expectations::default(),
             cycle_search_timeout: Duration::from_millis(1000),
             elle_steps: 2_000_000,
             verbose: false,
+            trace: None,
             plot_max_bytes: None,
             progress: None,
             linearizable_timeout: Some(Duration::from_secs(60)),
@@ -98,6 +113,16 @@ impl Default for CheckOptions {
             confirm_with_sat: true,
             jepsen: Default::default(),
             warn_unused_options: true,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// Sends a line to [`CheckOptions::trace`], if set (only then is the
+    /// line made).
+    pub fn say(&self, line: impl FnOnce() -> String) {
+        if let Some(trace) = self.trace {
+            trace(&line());
         }
     }
 }

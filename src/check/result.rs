@@ -1,8 +1,8 @@
 //! Elle's result map (`elle.txn/result-map`).
 
 use crate::consistency as cm;
+use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::edn::Value;
-use crate::graph::order::{clojure_hash_order, clojure_hasheq};
 
 /// Which models and anomalies the user expects to hold / not to see.
 #[derive(Clone, Debug, Default)]

@@ -243,31 +243,13 @@ pub(super) fn wrong_workload(o: &Outcome) -> bool {
 /// transactions are list-append if any micro-op appends, rw-register if any
 /// writes; list-append otherwise (read-only histories check the same way).
 pub(super) fn detect_workload(h: &crate::model::History) -> Workload {
-    use crate::model::{MopFn, OpValue};
     if let Some(w) = detect_other(h) {
         return w;
     }
-    let register_fns: Vec<crate::model::Atom> = ["read", "write", "cas"]
-        .iter()
-        .filter_map(|f| h.interner.lookup(&Value::kw(f)))
-        .collect();
-    let mut writes = false;
-    for op in &h.ops {
-        if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
-            return Workload::CasRegister;
-        }
-        for m in h.mops(op) {
-            match m.f {
-                MopFn::Append => return Workload::ListAppend,
-                MopFn::Write => writes = true,
-                _ => {}
-            }
-        }
-    }
-    if writes {
-        Workload::RwRegister
-    } else {
-        Workload::ListAppend
+    match crate::model::Workload::detect(h) {
+        crate::model::Workload::ListAppend => Workload::ListAppend,
+        crate::model::Workload::RwRegister => Workload::RwRegister,
+        crate::model::Workload::CasRegister => Workload::CasRegister,
     }
 }
 

@@ -4,7 +4,7 @@ use super::{check_caught, expectations, Failed, Workload};
 use crate::edn::Value;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
-use crate::pipeline::CheckOptions;
+use crate::route::CheckOptions;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]

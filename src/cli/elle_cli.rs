@@ -3,9 +3,9 @@
 
 use super::models::{elle_cli_workload, JepsenFlags, ELLE_CLI_MODELS};
 use super::{check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags};
-use crate::pipeline::{CheckOptions, Validity};
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
+use crate::route::{CheckOptions, Validity};
 use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;

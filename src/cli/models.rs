@@ -5,7 +5,7 @@
 
 use super::{InputFormat, Workload};
 use crate::check::jepsen::{check_file, JepsenModel, JepsenOptions};
-use crate::pipeline::{CheckOptions, Outcome};
+use crate::route::{CheckOptions, Outcome};
 use std::path::Path;
 
 /// elle-cli's flags for the Jepsen models.

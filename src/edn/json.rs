@@ -155,7 +155,7 @@ fn float_json(x: f64, v: &Value) -> serde_json::Value {
     match serde_json::Number::from_f64(x) {
         Some(n) => serde_json::Value::Number(n),
         None => serde_json::Value::String(match v {
-            Value::Float(_) => crate::report::json_pprint::non_finite_edn(x).to_string(),
+            Value::Float(_) => non_finite_edn(x).to_string(),
             other => pr_str(other),
         }),
     }
@@ -485,6 +485,18 @@ fn self_hex(src: &[u8], at: usize) -> Option<u32> {
         u32::from_str_radix(std::str::from_utf8(d).ok()?, 16).ok()
     } else {
         None
+    }
+}
+
+/// The EDN form of a number that is not finite: `##Inf`, `##-Inf` or
+/// `##NaN`.
+pub(crate) fn non_finite_edn(x: f64) -> &'static str {
+    if x.is_nan() {
+        "##NaN"
+    } else if x > 0.0 {
+        "##Inf"
+    } else {
+        "##-Inf"
     }
 }
 

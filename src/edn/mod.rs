@@ -1,7 +1,9 @@
-//! Generic EDN values: the parser, Clojure-style printer (`pr-str`) and the
-//! conversion from and to elle-cli's JSON dialect.
+//! Generic EDN values: the parser, Clojure-style printer (`pr-str`), the
+//! conversion from and to elle-cli's JSON dialect, and the JVM iteration
+//! orders of Clojure values ([`order`]).
 
 pub(crate) mod json;
+pub mod order;
 pub(crate) mod parse;
 mod print;
 mod value;

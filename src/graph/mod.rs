@@ -6,7 +6,6 @@
 //! ([`Rels`]): ww, wr, rw, their predicate forms, process and realtime.
 
 pub mod dynamic_order;
-pub mod order;
 mod rels;
 pub mod scc;
 pub mod search;

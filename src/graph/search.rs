@@ -12,8 +12,8 @@
 //!   a shortest cycle that satisfies the specification, or proves that no
 //!   closed walk does.
 
-use super::order::bifurcan_order;
 use super::{DiGraph, Rels};
+use crate::edn::order::bifurcan_order;
 use std::collections::VecDeque;
 use std::time::Instant;
 

@@ -6,38 +6,11 @@ pub mod mini;
 pub mod order_graphs;
 pub mod register;
 pub mod rw_register;
+pub mod txn;
 
 use crate::edn::Value;
 use crate::graph::Rels;
 use crate::model::History;
-
-/// Elle's `intermediate-write-indices`: for each (key, value) that some op
-/// wrote with micro-op `f` and then overwrote within the same op, the
-/// position of the last such op in history order. `value` maps a micro-op
-/// to the value it writes.
-pub(crate) fn intermediate_writes<V: Copy + Eq + std::hash::Hash>(
-    h: &History,
-    f: crate::model::MopFn,
-    value: impl Fn(&crate::model::Mop) -> V,
-) -> hashbrown::HashMap<(crate::model::Atom, V), u32> {
-    let mut intermediate = hashbrown::HashMap::new();
-    // Per op: each key's latest written value (ops are small).
-    let mut last: Vec<(crate::model::Atom, V)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        last.clear();
-        for m in h.mops(op).iter().filter(|m| m.f == f) {
-            let v = value(m);
-            match last.iter_mut().find(|(k, _)| *k == m.key) {
-                Some(slot) => {
-                    intermediate.insert((m.key, slot.1), i as u32);
-                    slot.1 = v;
-                }
-                None => last.push((m.key, v)),
-            }
-        }
-    }
-    intermediate
-}
 
 /// Anomalies by Elle type name, in the order they were added.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -311,54 +284,37 @@ pub struct Unanalyzable {
     pub problem: Option<crate::error::InputError>,
 }
 
-/// The one-type-of-key rule both workloads enforce (Elle's
-/// `assert-type-sanity`): every key has the class of the first one. Keys are
-/// compared as atoms; an interned key's value is looked at once, so a
-/// history's scan allocates nothing per micro-op.
-pub(crate) struct OneKeyType {
-    class: fn(&crate::edn::Value) -> &'static str,
-    first: Option<(crate::model::Atom, &'static str)>,
-    checked: Vec<bool>,
+/// Why an analyzer gives no [`Inference`]: the one error type of the
+/// analyzers (list-append, rw-register, the mini-transaction path), so each
+/// is a function `… -> Result<Inference, Refusal>` (the mini-transaction
+/// path returns its inference with statistics).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    /// Elle answers with a result map of its own, `:valid? :unknown` (e.g.
+    /// duplicate appends).
+    Unanalyzable(Unanalyzable),
+    /// Input the analysis cannot use (where Elle's checker throws): the op
+    /// and what was expected.
+    Input(crate::error::InputError),
+    /// The analysis's preconditions do not hold (the mini-transaction path):
+    /// another algorithm must check the history.
+    NotApplicable(mini::NotMini),
 }
 
-/// Two keys of different classes: the first key and its class, then the
-/// offending key and its class.
-pub(crate) type KeyMismatch = (
-    crate::edn::Value,
-    &'static str,
-    crate::edn::Value,
-    &'static str,
-);
-
-impl OneKeyType {
-    /// A rule classifying keys with `class`.
-    pub(crate) fn new(class: fn(&crate::edn::Value) -> &'static str) -> OneKeyType {
-        OneKeyType {
-            class,
-            first: None,
-            checked: Vec::new(),
-        }
+impl From<Unanalyzable> for Refusal {
+    fn from(u: Unanalyzable) -> Refusal {
+        Refusal::Unanalyzable(u)
     }
+}
 
-    /// Checks key `k` against the first key seen.
-    pub(crate) fn check(&mut self, h: &History, k: crate::model::Atom) -> Result<(), KeyMismatch> {
-        if let Some(slot) = k.interned_slot() {
-            if self.checked.get(slot) == Some(&true) {
-                return Ok(());
-            }
-            if self.checked.len() <= slot {
-                self.checked.resize(slot + 1, false);
-            }
-            self.checked[slot] = true;
-        }
-        // Inline integers become `Value::Int` without allocating.
-        let value = h.atom_value(k);
-        let class = (self.class)(&value);
-        match self.first {
-            None => self.first = Some((k, class)),
-            Some((k0, c0)) if c0 != class => return Err((h.atom_value(k0), c0, value, class)),
-            _ => {}
-        }
-        Ok(())
+impl From<crate::error::InputError> for Refusal {
+    fn from(e: crate::error::InputError) -> Refusal {
+        Refusal::Input(e)
+    }
+}
+
+impl From<mini::NotMini> for Refusal {
+    fn from(n: mini::NotMini) -> Refusal {
+        Refusal::NotApplicable(n)
     }
 }

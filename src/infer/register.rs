@@ -156,6 +156,8 @@ impl Values {
 /// Turns a history's client ops into register ops, per key. Fails on an
 /// unknown `:f`, a `:cas` whose value is not `[old new]`, or (independent
 /// histories) a value that is not a `[key value]` tuple, pointing at the op.
+// Long (about 135 lines): one pass over the ops with the per-`:f` decoding
+// and its error messages inline, so every error points at its op.
 pub fn registers(history: &History) -> Result<Registers, InputError> {
     let interner = &history.interner;
     let read_f = interner.lookup(&Value::kw("read"));

@@ -301,6 +301,49 @@ impl SourceText {
     }
 }
 
+/// The workloads ellery checks: what a history's operations are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Elle's list-append: `[:append k e]` / `[:r k [..]]` micro-ops.
+    ListAppend,
+    /// Elle's rw-register: `[:w k v]` / `[:r k v]` micro-ops.
+    RwRegister,
+    /// Knossos's cas-register: `:read`/`:write`/`:cas` ops on registers.
+    CasRegister,
+}
+
+impl Workload {
+    /// The workload a history's operations belong to: register operations
+    /// (`:read`, `:write`, `:cas` with plain values) are a CAS register;
+    /// micro-op transactions are list-append if any micro-op appends,
+    /// rw-register if any writes; list-append otherwise (read-only histories
+    /// check the same way).
+    pub fn detect(h: &History) -> Workload {
+        let register_fns: Vec<Atom> = ["read", "write", "cas"]
+            .iter()
+            .filter_map(|f| h.interner.lookup(&crate::edn::Value::kw(f)))
+            .collect();
+        let mut writes = false;
+        for op in &h.ops {
+            if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
+                return Workload::CasRegister;
+            }
+            for m in h.mops(op) {
+                match m.f {
+                    MopFn::Append => return Workload::ListAppend,
+                    MopFn::Write => writes = true,
+                    _ => {}
+                }
+            }
+        }
+        if writes {
+            Workload::RwRegister
+        } else {
+            Workload::ListAppend
+        }
+    }
+}
+
 /// The text format a history was read from.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum SourceFormat {

@@ -227,6 +227,8 @@ impl Reader<'_, '_> {
     }
 
     /// Reads the op map whose `{` is at `start`; returns the offset past it.
+    // Long (about 125 lines): the hot loop of the fast reader, one match per
+    // op-map key, kept in one function for speed and readable as a table.
     fn op(&mut self, start: usize) -> Result<usize, ParseError> {
         let src = self.src;
         let mut i = start + 1;

@@ -2,9 +2,9 @@
 
 use crate::check::outcome::Outcome;
 use crate::check::ExplainedCycle;
+use crate::edn::order::clojure_hasheq;
 use crate::edn::pr_str;
 use crate::edn::Value;
-use crate::graph::order::clojure_hasheq;
 use crate::model::History;
 use crate::model::{MopFn, OpType};
 use crate::report::plot::{render, PlotOptions, Rendered};

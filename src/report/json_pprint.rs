@@ -99,25 +99,15 @@ fn scalar_json(v: &Value) -> String {
             // data.json refuses infinite and NaN doubles; JSON has no
             // numbers for them. Their EDN form, as a string, keeps them
             // apart from each other and from nil.
-            _ => json_string(non_finite_edn(crate::edn::json::float_value(text))),
+            _ => json_string(crate::edn::json::non_finite_edn(
+                crate::edn::json::float_value(text),
+            )),
         },
         Value::Str(s) => json_string(s),
         Value::Keyword(n) | Value::Symbol(n) => json_string(name_of(n)),
         // data.json has no writer for characters; a string is the nearest.
         Value::Char(c) => json_string(&c.to_string()),
         other => json_string(&pr_str(other)),
-    }
-}
-
-/// The EDN form of a number that is not finite: `##Inf`, `##-Inf` or
-/// `##NaN`.
-pub(crate) fn non_finite_edn(x: f64) -> &'static str {
-    if x.is_nan() {
-        "##NaN"
-    } else if x > 0.0 {
-        "##Inf"
-    } else {
-        "##-Inf"
     }
 }
 

@@ -14,8 +14,8 @@
 //! set, by the ops' record hashes.
 
 use super::{unknown_error, JHistory, JOp};
+use crate::edn::order::{clojure_hasheq, clojure_map_order, hamt_key};
 use crate::edn::{pr_str, Value};
-use crate::graph::order::{clojure_hasheq, clojure_map_order, hamt_key};
 use crate::model::OpType;
 use hashbrown::HashSet;
 

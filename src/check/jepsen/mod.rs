@@ -25,9 +25,9 @@ mod long_fork;
 mod set;
 mod set_full;
 
+use crate::edn::order::{clojure_hasheq, clojure_map_order};
 use crate::edn::{ParseError, Value};
 use crate::error::InputError;
-use crate::graph::order::{clojure_hasheq, clojure_map_order};
 use crate::model::OpType;
 use hashbrown::HashMap;
 use std::cmp::Ordering;
@@ -440,7 +440,7 @@ fn clj_value(v: &mut Value) {
         }
         Value::Set(xs) => {
             xs.iter_mut().for_each(clj_value);
-            crate::graph::order::clojure_hash_order(xs, clojure_hasheq);
+            crate::edn::order::clojure_hash_order(xs, clojure_hasheq);
         }
         Value::Vector(xs) | Value::List(xs) => xs.iter_mut().for_each(clj_value),
         _ => {}

@@ -3,7 +3,7 @@
 //! printer.
 
 use super::*;
-use crate::graph::order::clojure_hasheq;
+use crate::edn::order::clojure_hasheq;
 
 fn kw(s: &str) -> Value {
     Value::kw(s)

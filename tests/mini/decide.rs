@@ -1,17 +1,17 @@
 //! The MTC paper's decision procedures on a mini-transaction dependency
-//! graph ([`crate::infer::mini`]): CHECKSER, CHECKSI (with the DIVERGENCE
+//! graph ([`ellery::infer::mini`]): CHECKSER, CHECKSI (with the DIVERGENCE
 //! pre-check) and CHECKSSER, each linear in the graph's size.
 //!
 //! The pipeline reports anomalies through the ordinary cycle search; these
-//! procedures are the paper's verdicts, used by the tests to cross-check the
-//! reports and by `--verbose` to say what the fast path decided.
+//! procedures are the paper's verdicts, used by these tests to cross-check the
+//! reports.
 //!
-//! Real-time order is the foundation's sweep ([`crate::infer::order_graphs::realtime_edges`]),
+//! Real-time order is the foundation's sweep (`ellery::infer::order_graphs::realtime_edges`),
 //! the transitive reduction of "completed before invoked", whose size is
 //! bounded by ops × concurrency rather than the paper's Θ(n²) pairs.
 
-use crate::graph::scc::nontrivial_sccs;
-use crate::graph::{DiGraph, Rels};
+use ellery::graph::scc::nontrivial_sccs;
+use ellery::graph::{DiGraph, Rels};
 
 /// Whether the edges (over vertices `0..n`) form an acyclic graph: CHECKSER
 /// on wr ∪ ww ∪ rw (∪ process order), CHECKSSER with real-time order added.

@@ -1,0 +1,450 @@
+//! List-append inference, with Elle's semantics: per-key version orders from
+//! the longest read, ww / wr / rw edges (including the initial empty state and
+//! appends never read), and the non-cycle anomalies G1a, G1b, internal,
+//! future-read, dirty-update, duplicate-elements, incompatible-order and
+//! lost-update.
+
+use super::txn::{list_value, lost_updates, ExtraGraph};
+use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText, Unanalyzable};
+use crate::edn::order::{clojure_hash_order, clojure_hasheq};
+use crate::edn::{pr_str, Value};
+use crate::graph::Rels;
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
+use hashbrown::{HashMap, HashSet};
+
+mod cases;
+mod explain;
+
+use cases::duplicates;
+pub(crate) use cases::{dirty_updates, g1a_cases, g1b_cases, internal_cases};
+pub use cases::{thin_air_reads, unrevealed_appends};
+use explain::AppendExplainer;
+
+/// A list element or the initial (empty) state of a key.
+type Elem = Option<Atom>;
+
+/// The inferred version order of one key.
+#[derive(Default, Debug)]
+struct KeyOrder {
+    /// Elements in append order (distinct elements of the longest read).
+    values: Vec<Atom>,
+    /// Position of each element in `values`.
+    indices: HashMap<Atom, usize>,
+}
+
+/// Sorted observed values per key, as Elle's `sorted-values`, reduced to
+/// what is needed: the version order, and the first incompatible pair.
+struct SortedValues {
+    orders: HashMap<Atom, KeyOrder>,
+    incompatible: Vec<(Atom, Vec<Atom>, Vec<Atom>)>,
+}
+
+fn is_prefix(a: &[Atom], b: &[Atom]) -> bool {
+    a.len() <= b.len() && &b[..a.len()] == a
+}
+
+/// Elle's `sorted-values` over the ops selected by `include`, followed by
+/// `incompatible-orders` and `append-index`.
+fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
+    // Longest read per key, and whether every read is a prefix of it.
+    let mut reads: HashMap<Atom, Vec<(u32, u32)>> = HashMap::new();
+    let mut append_counts: HashMap<Atom, (u32, Atom)> = HashMap::new();
+    let mut key_order: Vec<Atom> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !include(i) {
+            continue;
+        }
+        for m in h.mops(op) {
+            match (m.f, m.arg) {
+                (MopFn::Read, MopArg::List { start, len }) if len > 0 => {
+                    let e = reads.entry(m.key).or_insert_with(|| {
+                        key_order.push(m.key);
+                        Vec::new()
+                    });
+                    e.push((start, len));
+                }
+                (MopFn::Append, arg) => {
+                    let v = match arg {
+                        MopArg::Atom(a) => a,
+                        _ => Atom::default(),
+                    };
+                    let c = append_counts.entry(m.key).or_insert((0, v));
+                    c.0 += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut orders = HashMap::new();
+    let mut incompatible = Vec::new();
+    for (&k, &(count, v)) in &append_counts {
+        if count == 1 {
+            // A single append: the key's versions are [] then [v], whatever
+            // the reads say (Elle lets this override the reads).
+            let mut indices = HashMap::new();
+            indices.insert(v, 0);
+            orders.insert(
+                k,
+                KeyOrder {
+                    values: vec![v],
+                    indices,
+                },
+            );
+        }
+    }
+    for k in key_order {
+        if orders.contains_key(&k) {
+            continue;
+        }
+        let rs = &reads[&k];
+        let slice = |&(s, l): &(u32, u32)| &h.elements[s as usize..(s + l) as usize];
+        let longest = rs.iter().max_by_key(|r| r.1).map(slice).unwrap_or(&[]);
+        let all_prefix = rs.iter().all(|r| is_prefix(slice(r), longest));
+        let chosen: Vec<Atom> = if all_prefix {
+            longest.to_vec()
+        } else {
+            // Replay Elle exactly: distinct values in Clojure set order,
+            // stable-sorted by length; report the first non-prefix pair.
+            let mut distinct: Vec<&[Atom]> = Vec::new();
+            let mut seen: HashSet<&[Atom]> = HashSet::new();
+            for r in rs {
+                if seen.insert(slice(r)) {
+                    distinct.push(slice(r));
+                }
+            }
+            clojure_hash_order(&mut distinct, |xs| clojure_hasheq(&list_value(h, xs)));
+            distinct.sort_by_key(|xs| xs.len());
+            if let Some(w) = distinct.windows(2).find(|w| !is_prefix(w[0], w[1])) {
+                incompatible.push((k, w[0].to_vec(), w[1].to_vec()));
+            }
+            distinct.last().map(|xs| xs.to_vec()).unwrap_or_default()
+        };
+        let mut values = Vec::with_capacity(chosen.len());
+        let mut indices = HashMap::with_capacity(chosen.len());
+        for v in chosen {
+            if let hashbrown::hash_map::Entry::Vacant(e) = indices.entry(v) {
+                e.insert(values.len());
+                values.push(v);
+            }
+        }
+        orders.insert(k, KeyOrder { values, indices });
+    }
+    SortedValues {
+        orders,
+        incompatible,
+    }
+}
+
+/// The indices the graph and explainers need.
+struct Indexes {
+    orders: HashMap<Atom, KeyOrder>,
+    /// (key, element) → the last ok/info op that appended it.
+    writes: HashMap<(Atom, Atom), u32>,
+    /// (key, last element or initial state) → ops that read that state.
+    reads: HashMap<(Atom, Elem), Vec<u32>>,
+}
+
+impl Indexes {
+    /// The element appended just before `v` on `k` (Elle's
+    /// `previously-appended-element`).
+    fn previous(&self, k: Atom, v: Atom) -> Elem {
+        match self.orders.get(&k) {
+            Some(o) => match o.indices.get(&v) {
+                Some(&0) => None,
+                Some(&i) => Some(o.values[i - 1]),
+                None => o.values.last().copied(),
+            },
+            None => None,
+        }
+    }
+
+    fn ww_dep(&self, op: u32, k: Atom, v: Atom) -> Option<u32> {
+        let prev = self.previous(k, v)?;
+        let w = *self.writes.get(&(k, prev))?;
+        (w != op).then_some(w)
+    }
+
+    fn wr_dep(&self, h: &History, op: u32, m: &Mop) -> Option<u32> {
+        let last = *h.list(m.arg).last()?;
+        let w = *self.writes.get(&(m.key, last))?;
+        (w != op).then_some(w)
+    }
+
+    fn rw_deps(&self, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
+        let prev = self.previous(k, v);
+        self.reads
+            .get(&(k, prev))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |&r| r != op)
+    }
+}
+
+fn append_value(m: &Mop) -> Atom {
+    match m.arg {
+        MopArg::Atom(a) => a,
+        _ => Atom::default(),
+    }
+}
+
+/// Elle's marker for the initial state of a list.
+fn init_value() -> Value {
+    Value::kw("elle.list-append/init")
+}
+
+/// Checks Elle's preconditions: only `:r`/`:append` micro-ops, and no
+/// element appended twice to a key by invocations.
+fn verify(h: &History) -> Result<(), Unanalyzable> {
+    let mut bad = Vec::new();
+    let mut first_bad = None;
+    for (i, op) in h.ops.iter().enumerate() {
+        let ok = match op.value {
+            OpValue::Mops { .. } => h
+                .mops(op)
+                .iter()
+                .all(|m| matches!(m.f, MopFn::Read | MopFn::Append)),
+            OpValue::Nil => true,
+            OpValue::Other(_) => false,
+        };
+        if !ok && bad.len() < 8 {
+            bad.push(h.op_value(i));
+            first_bad.get_or_insert(i);
+        }
+    }
+    if !bad.is_empty() {
+        return Err(Unanalyzable {
+            result: Value::kw_map(vec![
+                ("valid?", Value::kw("unknown")),
+                ("type", Value::kw("unexpected-txn-micro-op-types")),
+                (
+                    "message",
+                    Value::Str("history contained operations other than appends or reads".into()),
+                ),
+                ("examples", Value::Vector(bad)),
+            ]),
+            problem: first_bad.map(|i| {
+                h.error_at(
+                    i,
+                    "expected only :r and :append micro-ops in a list-append history".into(),
+                )
+            }),
+        });
+    }
+    let mut seen: HashSet<(Atom, Atom)> = HashSet::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Invoke {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f == MopFn::Append && !seen.insert((m.key, append_value(m))) {
+                let k = h.atom_value(m.key);
+                let v = h.atom_value(append_value(m));
+                return Err(Unanalyzable {
+                    result: Value::kw_map(vec![
+                        ("valid?", Value::kw("unknown")),
+                        ("type", Value::kw("duplicate-appends")),
+                        ("op", h.op_value(i)),
+                        ("key", k.clone()),
+                        ("value", v.clone()),
+                        (
+                            "message",
+                            Value::Str(format!(
+                                "value {} appended to key {} multiple times!",
+                                clj_str(&v),
+                                clj_str(&k)
+                            )),
+                        ),
+                    ]),
+                    problem: Some(h.error_at(
+                        i,
+                        format!(
+                            "expected each element to be appended to a key once, but {} was appended to {} again",
+                            pr_str(&v),
+                            pr_str(&k)
+                        ),
+                    )),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Clojure's `str`: strings print raw, everything else as `pr-str`.
+fn clj_str(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        Value::Nil => String::new(),
+        other => pr_str(other),
+    }
+}
+
+/// One `incompatible-order` case: the key and two reads that disagree.
+fn incompatible_case(h: &History, (k, a, b): (Atom, Vec<Atom>, Vec<Atom>)) -> Value {
+    Value::kw_map(vec![
+        ("key", h.atom_value(k)),
+        (
+            "values",
+            Value::Vector(vec![list_value(h, &a), list_value(h, &b)]),
+        ),
+    ])
+}
+
+/// Elle's `incompatible-order` cases over the possible (`:ok` and `:info`)
+/// ops: keys whose reads disagree on the order of appends.
+pub(crate) fn incompatible_cases(h: &History) -> Vec<Value> {
+    let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
+    sorted_values(h, is_possible)
+        .incompatible
+        .into_iter()
+        .map(|case| incompatible_case(h, case))
+        .collect()
+}
+
+/// A coarse type of key, for the one-type-of-key rule.
+fn key_class(v: &Value) -> &'static str {
+    match v {
+        Value::Int(_) | Value::BigInt(_) => "an integer",
+        Value::Keyword(_) => "a keyword",
+        Value::Str(_) => "a string",
+        _ => "another kind of value",
+    }
+}
+
+/// Rejects histories no list-append analysis can make sense of: reads whose
+/// value is neither a list nor nil, and keys of mixed types (a sign of a
+/// harness bug, e.g. keys turned into strings on one path).
+pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
+    let mut keys = super::txn::OneKeyType::new(key_class);
+    for (i, op) in h.ops.iter().enumerate() {
+        for m in h.mops(op) {
+            if m.f == MopFn::Read {
+                if let MopArg::Atom(a) = m.arg {
+                    return Err(h.error_at(
+                        i,
+                        format!(
+                            "expected a list or nil as the value of a list-append read, found {}",
+                            pr_str(&h.atom_value(a))
+                        ),
+                    ));
+                }
+            }
+            if let Err((k0, c0, k, class)) = keys.check(h, m.key) {
+                return Err(h.error_at(
+                    i,
+                    format!(
+                        "expected every key to be {c0} like the first key, {}, found {}, which is {class}",
+                        pr_str(&k0),
+                        pr_str(&k)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the full list-append analysis.
+pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
+    verify(h)?;
+    let n = h.ops.len();
+    let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
+    let mut anomalies = Anomalies::default();
+
+    // Indices over the possible (ok + info) ops.
+    let sv = sorted_values(h, is_possible);
+    let mut writes = HashMap::new();
+    let mut reads: HashMap<(Atom, Elem), Vec<u32>> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !is_possible(i) {
+            continue;
+        }
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Append => {
+                    writes.insert((m.key, append_value(m)), i as u32);
+                }
+                MopFn::Read => {
+                    if op.op_type == OpType::Info && m.arg == MopArg::Nil {
+                        continue;
+                    }
+                    let last = h.list(m.arg).last().copied();
+                    reads.entry((m.key, last)).or_default().push(i as u32);
+                }
+                _ => {}
+            }
+        }
+    }
+    let incompatible = sv.incompatible;
+    let idx = Indexes {
+        orders: sv.orders,
+        writes,
+        reads,
+    };
+
+    // Cycle-graph edges.
+    let mut edges = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if !is_possible(i) {
+            continue;
+        }
+        let i = i as u32;
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Append => {
+                    let v = append_value(m);
+                    if let Some(w) = idx.ww_dep(i, m.key, v) {
+                        edges.push((w, i, Rels::WW));
+                    }
+                    for r in idx.rw_deps(i, m.key, v) {
+                        edges.push((r, i, Rels::RW));
+                    }
+                }
+                MopFn::Read => {
+                    if let Some(w) = idx.wr_dep(h, i, m) {
+                        edges.push((w, i, Rels::WR));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+    extra.add_edges(h, &mut edges);
+    let _ = n;
+
+    // Non-cycle anomalies, in the order Elle adds them to its map.
+    let dups = duplicates(h, is_possible);
+    anomalies.add_nonempty("duplicate-elements", dups);
+    let incompatible: Vec<Value> = incompatible
+        .into_iter()
+        .map(|case| incompatible_case(h, case))
+        .collect();
+    anomalies.add_nonempty("incompatible-order", incompatible);
+    let (internal, future) = internal_cases(h);
+    anomalies.add_nonempty("internal", internal);
+    anomalies.add_nonempty("future-read", future);
+    anomalies.add_nonempty("dirty-update", dirty_updates(h));
+    anomalies.add_nonempty("G1a", g1a_cases(h));
+    anomalies.add_nonempty("G1b", g1b_cases(h));
+    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Append));
+
+    explainers.push(Box::new(AppendExplainer { idx }));
+    extra.add_explainer(&mut explainers);
+    Ok(Inference {
+        edges,
+        anomalies,
+        explainers,
+        vertices: Vec::new(),
+    })
+}
+
+/// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
+/// reports (Elle's answer, and invalid where a read shows an element nobody
+/// appended, which Elle calls valid).
+pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
+    let mut inference = analyze(h, extra)?;
+    inference.anomalies.add_nonempty("G1a", thin_air_reads(h));
+    Ok(inference)
+}

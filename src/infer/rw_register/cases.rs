@@ -1,0 +1,103 @@
+//! Elle's non-cycle cases of rw-register histories: `:internal`, `:G1a`,
+//! `:G1b` (the mini-transaction path reports them too).
+
+use super::*;
+
+/// Elle's `op-internal-case` over every `:ok` op.
+pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut state: Vec<(Atom, Val)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        state.clear();
+        for m in h.mops(op) {
+            let v = arg_val(m.arg);
+            let slot = state.iter().position(|(k, _)| *k == m.key);
+            if m.f == MopFn::Read {
+                if let Some(j) = slot {
+                    if state[j].1 != v {
+                        out.push(Value::kw_map(vec![
+                            ("op", h.op_value(i)),
+                            ("mop", h.mop_value(m)),
+                            ("expected", val_value(h, state[j].1)),
+                        ]));
+                        break;
+                    }
+                }
+            }
+            match slot {
+                Some(j) => state[j].1 = v,
+                None => state.push((m.key, v)),
+            }
+        }
+    }
+    out
+}
+
+/// Elle's `g1a-cases`: `:ok` reads of values written by `:fail`ed ops.
+pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
+    let mut failed: HashMap<(Atom, Val), u32> = HashMap::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Fail {
+            for m in h.mops(op) {
+                if m.f == MopFn::Write {
+                    failed.insert((m.key, arg_val(m.arg)), i as u32);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if failed.is_empty() {
+        return out;
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            if let Some(&w) = failed.get(&(m.key, arg_val(m.arg))) {
+                out.push(Value::kw_map(vec![
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(m)),
+                    ("writer", h.op_value(w as usize)),
+                ]));
+            }
+        }
+    }
+    out
+}
+
+/// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
+/// its own transaction.
+pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
+    let intermediate = crate::infer::txn::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg));
+    let mut out = Vec::new();
+    if intermediate.is_empty() {
+        return out;
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        for m in h.mops(op) {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            if let Some(&w) = intermediate.get(&(m.key, arg_val(m.arg))) {
+                if h.ops[w as usize].index != op.index {
+                    out.push(Value::kw_map(vec![
+                        ("op", h.op_value(i)),
+                        ("mop", h.mop_value(m)),
+                        ("writer", h.op_value(w as usize)),
+                    ]));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,472 @@
+//! Read-write register inference, with the semantics of Elle's
+//! `elle.rw-register/check`.
+//!
+//! Transactions are vectors of `[:w k v]` and `[:r k v]` micro-ops over
+//! registers whose writes are assumed unique. What ellery infers, as Elle does:
+//!
+//! * **External reads and writes** of each transaction: the first micro-op on
+//!   a key, when it is a read, is an external read; the last write of a key is
+//!   an external write. Only `:ok` transactions are indexed for edges.
+//! * **wr edges**: the single `:ok` transaction that externally wrote `k = v`
+//!   precedes every `:ok` transaction that externally read `k = v`. Two
+//!   writers of a value that someone read is an input error (Elle throws).
+//! * **Version graphs** per key, over values (`nil` is the initial state),
+//!   combined from sources in this order: `:initial-state` (nil precedes every
+//!   value, always), then optionally `:wfr-keys` (a transaction's external
+//!   read precedes its own external write), `:sequential-keys` (process order)
+//!   and `:linearizable-keys` (real-time order). A source that would make some
+//!   key's version graph cyclic is left out, and each cycle is reported as
+//!   `:cyclic-versions` `{:key k :scc #{…} :sources [… that source]}`.
+//! * **ww / rw edges**: for every version-graph edge `v1 → v2` of key `k`,
+//!   writers of `v1` precede writers of `v2` (ww) and readers of `v1` precede
+//!   writers of `v2` (rw). Only direct version-graph edges are used (no
+//!   transitive closure), exactly as Elle.
+//! * **Non-cycle anomalies**: `:internal`, `:G1a`, `:G1b`, `:lost-update`.
+//!
+//! Elle's `assert-type-sanity` (keys of more than one type) and its crashes on
+//! micro-ops other than `:r`/`:w` become [`InputError`]s.
+
+use super::txn::{lost_updates, ExtraGraph};
+use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
+use crate::edn::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
+use crate::edn::{pr_str, Value};
+use crate::error::InputError;
+use crate::graph::Rels;
+use crate::model::{Atom, History, MopArg, MopFn, OpType, OpValue};
+use hashbrown::HashMap;
+
+/// Elle's rw-register options for inferring version orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RwOptions {
+    /// `:linearizable-keys?`: each key is linearizable, so real-time order
+    /// between transactions orders their versions.
+    pub linearizable_keys: bool,
+    /// `:sequential-keys?`: each key is sequentially consistent, so process
+    /// order orders versions.
+    pub sequential_keys: bool,
+    /// `:wfr-keys?`: within a transaction, writes follow reads.
+    pub wfr_keys: bool,
+}
+
+/// A register value: `None` is `nil` (the initial state).
+type Val = Option<Atom>;
+
+/// The value id of `nil` in every key: values are numbered per key, densely,
+/// with 0 for the initial state.
+const NIL: u32 = 0;
+
+/// A key and a value, by id: `kid` numbers keys densely in order of first
+/// appearance, `vid` numbers a key's values ([`NIL`] is `nil`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kv {
+    kid: u32,
+    vid: u32,
+}
+
+fn get(m: &[Kv], kid: u32) -> Option<u32> {
+    m.iter().find(|e| e.kid == kid).map(|e| e.vid)
+}
+
+fn val_value(h: &History, v: Val) -> Value {
+    v.map_or(Value::Nil, |a| h.atom_value(a))
+}
+
+fn arg_val(arg: MopArg) -> Val {
+    match arg {
+        MopArg::Atom(a) => Some(a),
+        _ => None,
+    }
+}
+
+/// Elle's `assert-type-sanity` names Java classes; these are the classes the
+/// EDN and JSON readers produce.
+fn key_class(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "nil",
+        Value::Bool(_) => "java.lang.Boolean",
+        Value::Int(_) => "java.lang.Long",
+        Value::BigInt(_) => "clojure.lang.BigInt",
+        Value::Float(_) => "java.lang.Double",
+        Value::Str(_) => "java.lang.String",
+        Value::Char(_) => "java.lang.Character",
+        Value::Keyword(_) => "clojure.lang.Keyword",
+        Value::Symbol(_) => "clojure.lang.Symbol",
+        Value::Vector(_) => "clojure.lang.PersistentVector",
+        Value::List(_) => "clojure.lang.PersistentList",
+        Value::Map(_) => "clojure.lang.PersistentArrayMap",
+        Value::Set(_) => "clojure.lang.PersistentHashSet",
+        Value::Tagged(..) => "a tagged literal",
+    }
+}
+
+/// Rejects histories Elle's rw-register checker cannot analyse (it throws on
+/// them): op values that are not micro-op vectors, micro-ops other than `:r`
+/// and `:w`, list values, and keys of more than one type (Elle's
+/// `assert-type-sanity`). Elle's other sanity rule, at most one Java integer
+/// class among values, cannot fail on EDN or JSON input: both readers make
+/// every integer a `Long` (or a big integer, which Elle does not count).
+pub fn validate(h: &History) -> Result<(), InputError> {
+    let mut keys = super::txn::OneKeyType::new(key_class);
+    for (i, op) in h.ops.iter().enumerate() {
+        if let OpValue::Other(_) = op.value {
+            return Err(h.error_at(
+                i,
+                "expected a vector of [:r k v] / [:w k v] micro-ops as the :value of an rw-register op"
+                    .into(),
+            ));
+        }
+        for m in h.mops(op) {
+            match m.f {
+                MopFn::Read | MopFn::Write => {}
+                _ => {
+                    return Err(h.error_at(
+                        i,
+                        format!(
+                            "expected only :r and :w micro-ops in an rw-register history, found {}",
+                            pr_str(&h.mop_value(m))
+                        ),
+                    ))
+                }
+            }
+            if let MopArg::List { .. } = m.arg {
+                return Err(h.error_at(
+                    i,
+                    format!(
+                        "expected a single value or nil in an rw-register micro-op, found {}",
+                        pr_str(&h.mop_value(m))
+                    ),
+                ));
+            }
+            if let Err((k0, c0, k, class)) = keys.check(h, m.key) {
+                return Err(h.error_at(
+                    i,
+                    format!(
+                        "expected every key to be of one type (Elle's assert-type-sanity): the first key, {}, is a {c0}, but {} is a {class}",
+                        pr_str(&k0),
+                        pr_str(&k)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Keys and values behind the ids of [`Kv`].
+struct Ids {
+    /// Key by id.
+    keys: Vec<Atom>,
+    /// Values by key id, then value id (`vals[k][0]` is `None`).
+    vals: Vec<Vec<Val>>,
+    /// First slot of each key in the flat (key, value) numbering used by
+    /// the writer and reader indexes; one more entry: the number of slots.
+    base: Vec<u32>,
+}
+
+impl Ids {
+    fn key(&self, kid: u32) -> Atom {
+        self.keys[kid as usize]
+    }
+
+    fn val(&self, kid: u32, vid: u32) -> Val {
+        self.vals[kid as usize][vid as usize]
+    }
+
+    fn slot(&self, kid: u32, vid: u32) -> usize {
+        (self.base[kid as usize] + vid) as usize
+    }
+}
+
+/// External reads and writes of every op (empty for invocations), in
+/// Clojure's map order (insertion order up to eight entries, hash order
+/// beyond), stored flat: op `i`'s reads are `reads[r_at[i]..r_at[i + 1]]`.
+struct Ext {
+    r_at: Vec<u32>,
+    w_at: Vec<u32>,
+    reads: Vec<Kv>,
+    writes: Vec<Kv>,
+}
+
+fn order_map(h: &History, m: &mut [(Atom, Val)]) {
+    clojure_map_order(m, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
+}
+
+impl Ext {
+    fn new(h: &History) -> (Ext, Ids) {
+        let n = h.ops.len();
+        let mut ext = Ext {
+            r_at: Vec::with_capacity(n + 1),
+            w_at: Vec::with_capacity(n + 1),
+            reads: Vec::new(),
+            writes: Vec::new(),
+        };
+        let mut ids = Ids {
+            keys: Vec::new(),
+            vals: Vec::new(),
+            base: Vec::new(),
+        };
+        let mut key_ids: HashMap<Atom, u32> = HashMap::new();
+        // Most micro-ops name a value no other one does: size for half of them.
+        let mut val_ids: HashMap<(u32, Atom), u32> = HashMap::with_capacity(h.mops.len() / 2);
+        let mut intern = |ids: &mut Ids, k: Atom, v: Val| -> Kv {
+            let kid = *key_ids.entry(k).or_insert_with(|| {
+                ids.keys.push(k);
+                ids.vals.push(vec![None]);
+                ids.keys.len() as u32 - 1
+            });
+            let vid = match v {
+                None => NIL,
+                Some(a) => *val_ids.entry((kid, a)).or_insert_with(|| {
+                    let vs = &mut ids.vals[kid as usize];
+                    vs.push(Some(a));
+                    vs.len() as u32 - 1
+                }),
+            };
+            Kv { kid, vid }
+        };
+        let mut seen: Vec<Atom> = Vec::new();
+        let mut r: Vec<(Atom, Val)> = Vec::new();
+        let mut w: Vec<(Atom, Val)> = Vec::new();
+        for op in &h.ops {
+            ext.r_at.push(ext.reads.len() as u32);
+            ext.w_at.push(ext.writes.len() as u32);
+            if op.op_type == OpType::Invoke {
+                continue;
+            }
+            seen.clear();
+            r.clear();
+            w.clear();
+            for m in h.mops(op) {
+                let v = arg_val(m.arg);
+                match m.f {
+                    MopFn::Read => {
+                        if !seen.contains(&m.key) {
+                            r.push((m.key, v));
+                        }
+                    }
+                    _ => match w.iter_mut().find(|(k, _)| *k == m.key) {
+                        Some(slot) => slot.1 = v,
+                        None => w.push((m.key, v)),
+                    },
+                }
+                if !seen.contains(&m.key) {
+                    seen.push(m.key);
+                }
+            }
+            order_map(h, &mut r);
+            order_map(h, &mut w);
+            for &(k, v) in &r {
+                let e = intern(&mut ids, k, v);
+                ext.reads.push(e);
+            }
+            for &(k, v) in &w {
+                let e = intern(&mut ids, k, v);
+                ext.writes.push(e);
+            }
+        }
+        ext.r_at.push(ext.reads.len() as u32);
+        ext.w_at.push(ext.writes.len() as u32);
+        let mut total = 0u32;
+        for vs in &ids.vals {
+            ids.base.push(total);
+            total += vs.len() as u32;
+        }
+        ids.base.push(total);
+        (ext, ids)
+    }
+
+    fn reads(&self, i: usize) -> &[Kv] {
+        &self.reads[self.r_at[i] as usize..self.r_at[i + 1] as usize]
+    }
+
+    fn writes(&self, i: usize) -> &[Kv] {
+        &self.writes[self.w_at[i] as usize..self.w_at[i + 1] as usize]
+    }
+
+    /// The last version of key `k` an op interacted with (Elle's `v1` in
+    /// `transaction-graph->version-graphs`): for `:ok`, the external write
+    /// or else the external read (nil if neither); for `:info`, the write.
+    fn last_version(&self, h: &History, i: usize, k: u32) -> Option<u32> {
+        match h.ops[i].op_type {
+            OpType::Ok => Some(
+                get(self.writes(i), k)
+                    .filter(|&v| v != NIL)
+                    .or(get(self.reads(i), k).filter(|&v| v != NIL))
+                    .unwrap_or(NIL),
+            ),
+            OpType::Info => get(self.writes(i), k),
+            _ => None,
+        }
+    }
+
+    /// The first version of `k` an op interacted with (Elle's `v2`): for
+    /// `:ok`, the external read or else the external write; for `:info`, the
+    /// write.
+    fn first_version(&self, h: &History, i: usize, k: u32) -> Option<u32> {
+        match h.ops[i].op_type {
+            OpType::Ok => Some(
+                get(self.reads(i), k)
+                    .filter(|&v| v != NIL)
+                    .or(get(self.writes(i), k).filter(|&v| v != NIL))
+                    .unwrap_or(NIL),
+            ),
+            OpType::Info => get(self.writes(i), k),
+            _ => None,
+        }
+    }
+}
+
+/// The `:ok` ops that externally wrote (or read) each (key, value) slot, in
+/// history order: `ops[at[s]..at[s + 1]]`.
+struct SlotIndex {
+    at: Vec<u32>,
+    ops: Vec<u32>,
+}
+
+impl SlotIndex {
+    fn new(h: &History, ids: &Ids, ext: &Ext, side: fn(&Ext, usize) -> &[Kv]) -> SlotIndex {
+        let slots = *ids.base.last().expect("base has a final entry") as usize;
+        let mut at = vec![0u32; slots + 2];
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type == OpType::Ok {
+                for e in side(ext, i) {
+                    at[ids.slot(e.kid, e.vid) + 2] += 1;
+                }
+            }
+        }
+        for s in 2..at.len() {
+            at[s] += at[s - 1];
+        }
+        let mut ops = vec![0u32; at[slots + 1] as usize];
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type == OpType::Ok {
+                for e in side(ext, i) {
+                    let c = &mut at[ids.slot(e.kid, e.vid) + 1];
+                    ops[*c as usize] = i as u32;
+                    *c += 1;
+                }
+            }
+        }
+        at.pop();
+        SlotIndex { at, ops }
+    }
+
+    fn get(&self, slot: usize) -> &[u32] {
+        &self.ops[self.at[slot] as usize..self.at[slot + 1] as usize]
+    }
+}
+
+mod cases;
+mod explain;
+#[cfg(test)]
+mod tests;
+mod versions;
+
+pub(crate) use cases::{g1a_cases, g1b_cases, internal_cases};
+use explain::RegisterExplainer;
+pub(crate) use explain::{version_step, wr_step};
+use versions::{version_graphs, VersionGraphs};
+
+/// Runs the full rw-register analysis. Fails when Elle would throw: see
+/// [`validate`], and a value externally written to a key by more than one
+/// `:ok` transaction when some transaction read it.
+pub fn analyze(
+    h: &History,
+    extra: ExtraGraph,
+    opts: &RwOptions,
+) -> Result<Inference<'static>, Refusal> {
+    validate(h)?;
+    let (ext, ids) = Ext::new(h);
+    let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
+
+    // Indexes of ok ops' external writes and reads.
+    let writers = SlotIndex::new(h, &ids, &ext, Ext::writes);
+    let readers = SlotIndex::new(h, &ids, &ext, Ext::reads);
+
+    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
+    let mut vertices: Vec<u32> = Vec::new();
+
+    // wr edges; a read value with several writers is an error, as in Elle.
+    for i in 0..h.ops.len() {
+        if !is_ok(i) {
+            continue;
+        }
+        for e in ext.reads(i) {
+            match writers.get(ids.slot(e.kid, e.vid)) {
+                [] => {}
+                [w] => {
+                    if *w == i as u32 {
+                        vertices.push(*w);
+                    } else {
+                        edges.push((*w, i as u32, Rels::WR));
+                    }
+                }
+                ws => {
+                    let idx: Vec<String> = ws
+                        .iter()
+                        .map(|&w| h.ops[w as usize].index.to_string())
+                        .collect();
+                    let mut error = h.error_at(
+                        ws[1] as usize,
+                        format!(
+                            "expected each value to be written to a key at most once, but key {} had value {} written by more than one op (indices {}), and read at index {}",
+                            pr_str(&h.atom_value(ids.key(e.kid))),
+                            pr_str(&val_value(h, ids.val(e.kid, e.vid))),
+                            idx.join(", "),
+                            h.ops[i].index
+                        ),
+                    );
+                    error.kind = crate::error::InputErrorKind::RepeatedValues;
+                    return Err(error.into());
+                }
+            }
+        }
+    }
+
+    // Version graphs, then ww and rw edges from their direct edges.
+    let (graphs, cyclic) = version_graphs(h, &ext, &ids, opts);
+    for &k in &graphs.keys {
+        for &(v1, v2) in &graphs.edges[k as usize] {
+            let w2 = writers.get(ids.slot(k, v2));
+            if w2.is_empty() {
+                continue;
+            }
+            let w1 = writers.get(ids.slot(k, v1));
+            let r1 = readers.get(ids.slot(k, v1));
+            for (from, rel) in [(w1, Rels::WW), (r1, Rels::RW)] {
+                for &a in from {
+                    for &b in w2 {
+                        if a == b {
+                            vertices.push(a);
+                        } else {
+                            edges.push((a, b, rel));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    drop(writers);
+    drop(readers);
+
+    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+    extra.add_edges(h, &mut edges);
+
+    let mut anomalies = Anomalies::default();
+    anomalies.add_nonempty("cyclic-versions", cyclic);
+    anomalies.add_seq_nonempty("internal", internal_cases(h));
+    anomalies.add_seq_nonempty("G1a", g1a_cases(h));
+    anomalies.add_seq_nonempty("G1b", g1b_cases(h));
+    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Write));
+
+    explainers.push(Box::new(RegisterExplainer { ext, ids, graphs }));
+    extra.add_explainer(&mut explainers);
+    vertices.sort_unstable();
+    vertices.dedup();
+    Ok(Inference {
+        edges,
+        anomalies,
+        explainers,
+        vertices,
+    })
+}

@@ -1,0 +1,300 @@
+use super::*;
+use crate::check::result::Expectations;
+use crate::model::SourceFormat;
+use crate::read::read_history_bytes;
+use crate::{Algorithm, CheckOptions, Workload};
+
+/// Builds a history of sequential transactions from `(process, type,
+/// txn)` triples: each is invoked (reads as nil) and completed before the
+/// next begins.
+fn sequential(txns: &[(i64, &str, &str)]) -> History {
+    let mut text = String::new();
+    for (p, t, txn) in txns {
+        let mut inv = String::new();
+        for mop in txn.split("] [") {
+            let mop = mop.trim_matches(|c| c == '[' || c == ']');
+            let parts: Vec<&str> = mop.split(' ').collect();
+            if parts[0] == ":r" {
+                inv.push_str(&format!("[:r {} nil]", parts[1]));
+            } else {
+                inv.push_str(&format!("[{mop}]"));
+            }
+        }
+        text.push_str(&format!(
+            "{{:type :invoke, :process {p}, :f :txn, :value [{inv}]}}\n{{:type :{t}, :process {p}, :f :txn, :value [{txn}]}}\n"
+        ));
+    }
+    read_history_bytes(text.into_bytes(), "t.edn", SourceFormat::Edn).expect("readable")
+}
+
+fn check(h: &History, models: Option<Vec<&'static str>>, rw: RwOptions) -> Value {
+    let opts = CheckOptions {
+        expectations: Expectations {
+            models,
+            anomalies: vec![],
+        },
+        ..CheckOptions::default()
+    };
+    crate::check(
+        h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::RwRegister),
+            rw,
+            ..opts.clone()
+        },
+    )
+    .expect("analyzable")
+    .result
+}
+
+/// Every accepted version-graph edge, as (key, from, to) values, and the
+/// cyclic-versions cases.
+fn val_edges(h: &History, opts: &RwOptions) -> (Vec<(Atom, Val, Val)>, Vec<Value>) {
+    let (ext, ids) = Ext::new(h);
+    let (g, cyclic) = version_graphs(h, &ext, &ids, opts);
+    let mut out = Vec::new();
+    for &k in &g.keys {
+        for &(a, b) in &g.edges[k as usize] {
+            out.push((ids.key(k), ids.val(k, a), ids.val(k, b)));
+        }
+    }
+    (out, cyclic)
+}
+
+fn anomalies(result: &Value) -> String {
+    pr_str(result.get_kw("anomalies").unwrap_or(&Value::Nil))
+}
+
+#[test]
+fn initial_state_orders_nil_before_every_value() {
+    let h = sequential(&[(0, "ok", "[:w :x 1]"), (1, "ok", "[:r :x 1]")]);
+    let (g, cyclic) = val_edges(&h, &RwOptions::default());
+    assert!(cyclic.is_empty());
+    let x = h.interner.lookup(&Value::kw("x")).expect("key");
+    assert_eq!(g, vec![(x, None, Atom::int(1))]);
+}
+
+#[test]
+fn wfr_links_a_read_to_the_same_txns_write() {
+    let h = sequential(&[(0, "ok", "[:w :x 1]"), (1, "ok", "[:r :x 1] [:w :x 2]")]);
+    let opts = RwOptions {
+        wfr_keys: true,
+        ..RwOptions::default()
+    };
+    let (g, _) = val_edges(&h, &opts);
+    let x = h.interner.lookup(&Value::kw("x")).expect("key");
+    assert!(g.contains(&(x, Atom::int(1), Atom::int(2))));
+    // Without the option, 1 and 2 are unordered.
+    let (g, _) = val_edges(&h, &RwOptions::default());
+    assert!(!g.contains(&(x, Atom::int(1), Atom::int(2))));
+}
+
+#[test]
+fn sequential_keys_find_g0_through_process_order() {
+    // Elle's rw-register checker test "G0": only process order reveals
+    // that x went 1, 2 and y went 1, 2.
+    let h = sequential(&[
+        (0, "ok", "[:w :x 1] [:w :y 2]"),
+        (1, "ok", "[:w :x 2] [:w :y 1]"),
+        (0, "ok", "[:r :x 2]"),
+        (1, "ok", "[:r :y 2]"),
+    ]);
+    let plain = check(&h, Some(vec!["serializable"]), RwOptions::default());
+    assert_eq!(pr_str(&plain), "{:valid? true}");
+    let seq = RwOptions {
+        sequential_keys: true,
+        ..RwOptions::default()
+    };
+    let r = check(&h, Some(vec!["serializable"]), seq);
+    assert_eq!(pr_str(r.get_kw("anomaly-types").expect("types")), "(:G0)");
+    let a = anomalies(&r);
+    assert!(
+        a.contains("{:key :x, :value 1, :value' 2, :type :ww, :a-mop-index 0, :b-mop-index 0}"),
+        "{a}"
+    );
+    assert!(
+        a.contains("{:key :y, :value 1, :value' 2, :type :ww, :a-mop-index 1, :b-mop-index 1}"),
+        "{a}"
+    );
+}
+
+#[test]
+fn linearizable_keys_report_cyclic_versions_and_drop_the_source() {
+    // Elle's "Read read returns what was just been written": x is set to
+    // 1, then read as 2, then as 1 again.
+    let h = sequential(&[
+        (0, "ok", "[:w :x 1]"),
+        (0, "ok", "[:r :x 2]"),
+        (0, "ok", "[:r :x 1]"),
+    ]);
+    let lin = RwOptions {
+        linearizable_keys: true,
+        ..RwOptions::default()
+    };
+    let r = check(&h, None, lin);
+    assert_eq!(
+        anomalies(&r),
+        "{:cyclic-versions [{:key :x, :scc #{1 2}, :sources [:initial-state :linearizable-keys]}]}"
+    );
+    assert_eq!(
+        pr_str(r.get_kw("not").expect("not")),
+        "#{:read-uncommitted}"
+    );
+}
+
+#[test]
+fn cyclic_versions_sort_by_size_when_nil_is_involved() {
+    // Elle's scc-sort-bug test: real time says x went 1 then nil (a
+    // stale read), and 3 then 4, while writes-follow-reads says 4 then 3.
+    let h = sequential(&[
+        (0, "ok", "[:r :x 1]"),
+        (0, "ok", "[:r :x nil]"),
+        (0, "ok", "[:r :x 4] [:w :x 3]"),
+        (0, "ok", "[:w :x 4]"),
+    ]);
+    let opts = RwOptions {
+        wfr_keys: true,
+        linearizable_keys: true,
+        ..RwOptions::default()
+    };
+    let r = check(&h, Some(vec!["strong-serializable"]), opts);
+    assert_eq!(
+        pr_str(r.get_kw("anomaly-types").expect("types")),
+        "(:G1c-realtime :cyclic-versions)"
+    );
+    let a = anomalies(&r);
+    assert!(
+        a.contains(":cyclic-versions [{:key :x, :scc #{nil 1}, :sources [:initial-state :wfr-keys :linearizable-keys]} {:key :x, :scc #{4 3}, :sources [:initial-state :wfr-keys :linearizable-keys]}]"),
+        "{a}"
+    );
+}
+
+#[test]
+fn a_txn_whose_only_edge_is_to_itself_is_still_a_vertex() {
+    // rw from the txn's own read of nil to its own write: Elle removes
+    // the self-edge but keeps the vertex, so the graph is not empty.
+    let h = sequential(&[(0, "ok", "[:r :x nil] [:w :x 1]")]);
+    assert_eq!(
+        pr_str(&check(&h, None, RwOptions::default())),
+        "{:valid? true}"
+    );
+    let h = sequential(&[(0, "ok", "[:w :x 1]")]);
+    let r = check(&h, Some(vec!["serializable"]), RwOptions::default());
+    assert_eq!(
+        pr_str(r.get_kw("anomaly-types").expect("types")),
+        "(:empty-transaction-graph)"
+    );
+}
+
+#[test]
+fn lost_update_and_internal_cases() {
+    let h = sequential(&[
+        (0, "ok", "[:r :x 0] [:w :x 1]"),
+        (1, "ok", "[:r :x 0] [:w :x 2]"),
+        (2, "ok", "[:w :y 5] [:r :y 6]"),
+    ]);
+    let r = check(&h, None, RwOptions::default());
+    let a = anomalies(&r);
+    assert!(
+        a.contains(":lost-update [{:key :x, :value 0, :txns ["),
+        "{a}"
+    );
+    assert!(a.contains(":internal ({:op {"), "{a}");
+    assert!(a.contains(":mop [:r :y 6], :expected 5}"), "{a}");
+}
+
+#[test]
+fn elle_errors_become_input_errors() {
+    let bytes = |s: &str| s.as_bytes().to_vec();
+    // A value written twice and read.
+    let h = read_history_bytes(
+        bytes("{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}\n{:type :ok, :process 2, :value [[:r :x 1]]}\n"),
+        "dup.edn",
+        SourceFormat::Edn,
+    )
+    .expect("readable");
+    let e = crate::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..CheckOptions::default()
+        },
+    )
+    .expect_err("duplicate write")
+    .into_input()
+    .expect("an input error");
+    assert_eq!((e.line, e.column), (2, 1), "{e}");
+    assert!(e.message.contains("more than one op"), "{e}");
+    // Keys of two types (Elle's assert-type-sanity).
+    let h = read_history_bytes(
+        bytes("{:type :ok, :process 0, :value [[:w :x 1]]}\n  {:type :ok, :process 1, :value [[:w \"x\" 2]]}\n"),
+        "mixed.edn",
+        SourceFormat::Edn,
+    )
+    .expect("readable");
+    let e = crate::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..CheckOptions::default()
+        },
+    )
+    .expect_err("mixed keys")
+    .into_input()
+    .expect("an input error");
+    assert_eq!((e.line, e.column), (2, 3), "{e}");
+    // Micro-ops other than :r and :w.
+    let h = read_history_bytes(
+        bytes("{:type :ok, :process 0, :value [[:append :x 1]]}\n"),
+        "append.edn",
+        SourceFormat::Edn,
+    )
+    .expect("readable");
+    let e = crate::check(
+        &h,
+        &CheckOptions {
+            algorithm: Algorithm::Infer,
+            workload: Some(Workload::RwRegister),
+            rw: RwOptions::default(),
+            ..CheckOptions::default()
+        },
+    )
+    .expect_err("append")
+    .into_input()
+    .expect("an input error");
+    assert!(e.message.contains(":append"), "{e}");
+}
+
+#[test]
+fn linearizable_keys_never_fire_on_strict_serializable_histories() {
+    use crate::gen::{generate, GenOptions, Workload};
+    for seed in 0..15 {
+        let opts = GenOptions {
+            workload: Workload::RwRegister,
+            txns: 200,
+            processes: 5,
+            fail_fraction: 0.1,
+            info_fraction: 0.1,
+            seed,
+            ..GenOptions::default()
+        };
+        let mut bytes = Vec::new();
+        generate(&opts, &mut bytes).expect("generated");
+        let h = read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable");
+        let all = RwOptions {
+            linearizable_keys: true,
+            sequential_keys: true,
+            wfr_keys: true,
+        };
+        assert_eq!(
+            pr_str(&check(&h, None, all)),
+            "{:valid? true}",
+            "seed {seed}"
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! What every transactional workload shares (Elle keeps these in
+//! `elle.txn`): the order graph added to the data dependencies
+//! ([`ExtraGraph`]), intermediate writes, lost updates, the one-type-of-key
+//! rule, and how a list value prints. The workloads ([`super::list_append`],
+//! [`super::rw_register`]) and the mini-transaction path ([`super::mini`])
+//! depend on this module, not on each other for these. The cycle specs
+//! (which cycle each anomaly type is) are workload-independent too; they
+//! live with the cycle search in [`crate::check`](mod@crate::check).
+
+use super::order_graphs::{process_edges, realtime_edges, ProcessExplainer, RealtimeExplainer};
+use super::PairExplainer;
+use crate::edn::order::{clojure_hasheq, clojure_map_order};
+use crate::edn::Value;
+use crate::graph::Rels;
+use crate::model::{Atom, History, MopArg, MopFn, OpType};
+use hashbrown::HashMap;
+
+/// Which order graphs to add to the data dependencies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum ExtraGraph {
+    /// Data dependencies only.
+    #[default]
+    None,
+    /// Add process order.
+    Process,
+    /// Add real-time order.
+    Realtime,
+}
+
+impl ExtraGraph {
+    /// The order graph's edges (none for [`ExtraGraph::None`]), to add to
+    /// the data dependencies.
+    pub(crate) fn add_edges(self, h: &History, edges: &mut Vec<(u32, u32, Rels)>) {
+        match self {
+            ExtraGraph::None => {}
+            ExtraGraph::Process => edges.extend(process_edges(h)),
+            ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
+        }
+    }
+
+    /// The order graph's explainer, consulted after the data dependencies'.
+    pub(crate) fn add_explainer(self, explainers: &mut Vec<Box<dyn PairExplainer>>) {
+        match self {
+            ExtraGraph::None => {}
+            ExtraGraph::Process => explainers.push(Box::new(ProcessExplainer)),
+            ExtraGraph::Realtime => explainers.push(Box::new(RealtimeExplainer)),
+        }
+    }
+}
+
+/// Elle's `intermediate-write-indices`: for each (key, value) that some op
+/// wrote with micro-op `f` and then overwrote within the same op, the
+/// position of the last such op in history order. `value` maps a micro-op
+/// to the value it writes.
+pub(crate) fn intermediate_writes<V: Copy + Eq + std::hash::Hash>(
+    h: &History,
+    f: MopFn,
+    value: impl Fn(&crate::model::Mop) -> V,
+) -> HashMap<(Atom, V), u32> {
+    let mut intermediate = HashMap::new();
+    // Per op: each key's latest written value (ops are small).
+    let mut last: Vec<(Atom, V)> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        last.clear();
+        for m in h.mops(op).iter().filter(|m| m.f == f) {
+            let v = value(m);
+            match last.iter_mut().find(|(k, _)| *k == m.key) {
+                Some(slot) => {
+                    intermediate.insert((m.key, slot.1), i as u32);
+                    slot.1 = v;
+                }
+                None => last.push((m.key, v)),
+            }
+        }
+    }
+    intermediate
+}
+
+/// A list of atoms as Elle's vector of values.
+pub(crate) fn list_value(h: &History, xs: &[Atom]) -> Value {
+    Value::Vector(xs.iter().map(|&a| h.atom_value(a)).collect())
+}
+
+/// Elle's `lost-update-cases`: committed transactions that read the same
+/// value of a key and then wrote that key (`write` is the writing micro-op:
+/// `:append` or `:w`).
+pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
+    // What a txn first read of a key: nil, a register value, or a list.
+    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+    enum Seen {
+        Nil,
+        One(Atom),
+        List(u32, u32),
+    }
+    let content = |s: Seen| -> (u8, &[Atom]) {
+        match s {
+            Seen::Nil => (0, &[]),
+            Seen::One(_) => (1, &[]),
+            Seen::List(start, len) => (2, &h.elements[start as usize..(start + len) as usize]),
+        }
+    };
+    /// The txns that read each value of a key, in insertion order.
+    type ReadersByValue = Vec<(Seen, Vec<u32>)>;
+    // key → readers by value, in insertion order.
+    let mut by_key: Vec<(Atom, ReadersByValue)> = Vec::new();
+    let mut key_slot: HashMap<Atom, usize> = HashMap::new();
+    let mut first_read: Vec<(Atom, Seen)> = Vec::new();
+    let mut written: Vec<Atom> = Vec::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        first_read.clear();
+        written.clear();
+        for m in h.mops(op) {
+            let read = first_read
+                .iter()
+                .find(|(k, _)| *k == m.key)
+                .map(|&(_, s)| s);
+            if m.f == write && !written.contains(&m.key) {
+                if let Some(seen) = read {
+                    let slot = *key_slot.entry(m.key).or_insert_with(|| {
+                        by_key.push((m.key, Vec::new()));
+                        by_key.len() - 1
+                    });
+                    let vals = &mut by_key[slot].1;
+                    let same = |s: &Seen| match (*s, seen) {
+                        (Seen::One(a), Seen::One(b)) => a == b,
+                        (a, b) => content(a) == content(b),
+                    };
+                    match vals.iter_mut().find(|(s, _)| same(s)) {
+                        Some(e) => e.1.push(i as u32),
+                        None => vals.push((seen, vec![i as u32])),
+                    }
+                    written.push(m.key);
+                }
+            } else if read.is_none() {
+                // The first read of a key (an append to a key already
+                // written also lands here, as in Elle).
+                let seen = match m.arg {
+                    MopArg::Nil => Seen::Nil,
+                    MopArg::Atom(a) => Seen::One(a),
+                    MopArg::List { start, len } => Seen::List(start, len),
+                };
+                first_read.push((m.key, seen));
+            }
+        }
+    }
+    let as_value = |s: Seen| match s {
+        Seen::Nil => Value::Nil,
+        Seen::One(a) => h.atom_value(a),
+        Seen::List(..) => list_value(h, content(s).1),
+    };
+    // Order as Elle's map of every read-then-appended key, then keep the
+    // colliding ones.
+    clojure_map_order(&mut by_key, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
+    by_key.retain(|(_, vals)| vals.iter().any(|(_, t)| t.len() >= 2));
+    let mut out = Vec::new();
+    for (k, mut vals) in by_key {
+        clojure_map_order(&mut vals, |(v, _)| clojure_hasheq(&as_value(*v)));
+        for (v, txns) in vals {
+            if txns.len() >= 2 {
+                out.push(Value::kw_map(vec![
+                    ("key", h.atom_value(k)),
+                    ("value", as_value(v)),
+                    (
+                        "txns",
+                        Value::Vector(txns.iter().map(|&t| h.op_value(t as usize)).collect()),
+                    ),
+                ]));
+            }
+        }
+    }
+    out
+}
+
+/// The one-type-of-key rule both workloads enforce (Elle's
+/// `assert-type-sanity`): every key has the class of the first one. Keys are
+/// compared as atoms; an interned key's value is looked at once, so a
+/// history's scan allocates nothing per micro-op.
+pub(crate) struct OneKeyType {
+    class: fn(&crate::edn::Value) -> &'static str,
+    first: Option<(crate::model::Atom, &'static str)>,
+    checked: Vec<bool>,
+}
+
+/// Two keys of different classes: the first key and its class, then the
+/// offending key and its class.
+pub(crate) type KeyMismatch = (
+    crate::edn::Value,
+    &'static str,
+    crate::edn::Value,
+    &'static str,
+);
+
+impl OneKeyType {
+    /// A rule classifying keys with `class`.
+    pub(crate) fn new(class: fn(&crate::edn::Value) -> &'static str) -> OneKeyType {
+        OneKeyType {
+            class,
+            first: None,
+            checked: Vec::new(),
+        }
+    }
+
+    /// Checks key `k` against the first key seen.
+    pub(crate) fn check(&mut self, h: &History, k: crate::model::Atom) -> Result<(), KeyMismatch> {
+        if let Some(slot) = k.interned_slot() {
+            if self.checked.get(slot) == Some(&true) {
+                return Ok(());
+            }
+            if self.checked.len() <= slot {
+                self.checked.resize(slot + 1, false);
+            }
+            self.checked[slot] = true;
+        }
+        // Inline integers become `Value::Int` without allocating.
+        let value = h.atom_value(k);
+        let class = (self.class)(&value);
+        match self.first {
+            None => self.first = Some((k, class)),
+            Some((k0, c0)) if c0 != class => return Err((h.atom_value(k0), c0, value, class)),
+            _ => {}
+        }
+        Ok(())
+    }
+}
