@@ -1,7 +1,11 @@
-//! Measures single-thread history-reading throughput (MB/s): ellery's
-//! streaming reader, or edn-rs on the same bytes, for comparison.
+//! Measures history-reading throughput (MB/s): ellery's reader as `check`
+//! runs it on bytes in memory (`ellery`: big inputs are cut into one part
+//! per free core), cut into exactly N parts read on N threads (`parts=N`;
+//! `parts=1` is the one-thread reader), or edn-rs on the same bytes, for
+//! comparison.
 //!
-//! Usage: `read_throughput FILE [ellery|edn-rs] [RUNS]`. Prints one line per
+//! Usage: `read_throughput FILE [ellery|parts=N|edn-rs] [RUNS]`. With
+//! `parts=N` the CPU column counts the calling thread only. Prints one line per
 //! run and the medians (wall time, and this thread's CPU time, which holds up
 //! on a busy shared machine), so scripts can grep `median`.
 
@@ -44,6 +48,16 @@ fn main() {
                     std::process::exit(1)
                 }
             },
+            w if w.starts_with("parts=") => {
+                let parts = w[6..].parse().unwrap_or(1);
+                match ellery::read::read_edn_in_parts(copy, path, parts) {
+                    Ok(h) => (h.ops.len() + h.non_client_ops, None, Some(h)),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        std::process::exit(1)
+                    }
+                }
+            }
             _ => match ellery::read::read_history_bytes(copy, path, SourceFormat::Edn) {
                 Ok(h) => (h.ops.len() + h.non_client_ops, None, Some(h)),
                 Err(e) => {

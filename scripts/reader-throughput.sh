@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Measures single-thread history-reading throughput (MB/s, median of RUNS
-# runs) of ellery's streaming reader and of edn-rs, on a >=100 MB history made
-# by repeating ../shared/corpus/elle/huge-scc.edn with shifted :index and
+# Measures history-reading throughput (MB/s, median of RUNS runs) of
+# ellery's streaming reader (as check runs it, and cut into 1 or 2 parts)
+# and of edn-rs, on a >=100 MB history made by repeating ../shared/corpus/elle/huge-scc.edn with shifted :index and
 # :process values (so indices stay unique and ascending, and the copies'
 # unfinished invocations do not collide).
 set -euo pipefail
@@ -32,4 +32,8 @@ cargo build --release --quiet --example read_throughput
 BIN="$CARGO_TARGET_DIR/release/examples/read_throughput"
 echo "file: $BIG ($(stat -c %s "$BIG") bytes)"
 "$BIN" "$BIG" ellery "$RUNS" | tail -n 1
+# The same bytes cut into parts read on that many threads (what
+# `ellery check` does with big histories): the speed-up from 1 to 2 cores.
+"$BIN" "$BIG" parts=1 "$RUNS" | tail -n 1
+"$BIN" "$BIG" parts=2 "$RUNS" | tail -n 1
 "$BIN" "$BIG" edn-rs "$RUNS" | tail -n 1

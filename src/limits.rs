@@ -116,6 +116,31 @@ fn fits(path: &Path, size: u64, cap: u64, what: &str) -> Result<(), String> {
     ))
 }
 
+/// Makes the C allocator hand big blocks straight back to the system.
+///
+/// glibc serves allocations below a threshold from per-thread arenas and
+/// raises that threshold (up to 32 MB) each time a big block is freed, so
+/// the tables built on the parallel reader's threads stayed resident after
+/// they were joined: 1M rw-register transactions peaked at 685 MB instead
+/// of 567 MB. A fixed 1 MB threshold maps every big table on its own and
+/// unmaps it when freed (measured: back to 567 MB, no slower). Called once
+/// by the binary; does nothing on other C libraries.
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn mallopt(param: i32, value: i32) -> i32;
+        }
+        /// glibc's `M_MMAP_THRESHOLD` parameter number.
+        const M_MMAP_THRESHOLD: i32 = -3;
+        // SAFETY: mallopt only changes allocator tuning; it is called
+        // before any other thread exists.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 1 << 20);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,3 +1,4 @@
 fn main() {
+    ellery::limits::tune_allocator();
     std::process::exit(ellery::cli::main());
 }

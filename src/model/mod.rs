@@ -90,6 +90,14 @@ impl Interner {
         self.slots.get(value).map(|&s| Atom::from_slot(s))
     }
 
+    /// Interns every value of `other` here, in `other`'s order, and returns
+    /// for each of `other`'s slots the atom it has here. Merging interners
+    /// built over consecutive parts of a file in file order gives the same
+    /// atoms as one interner over the whole file (slots follow first use).
+    pub fn absorb(&mut self, other: &Interner) -> Vec<Atom> {
+        other.values.iter().map(|v| self.atom(v)).collect()
+    }
+
     /// The EDN value an atom stands for.
     pub fn value(&self, atom: Atom) -> Value {
         match atom.as_int() {

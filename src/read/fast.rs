@@ -28,8 +28,42 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
         stack: Vec::new(),
         cache: HashMap::new(),
         last_f: (0, 0, Atom::default()),
+        collected: None,
+        base: 0,
     };
     r.run()
+}
+
+/// Reads the op maps of `src[start..]`, one part of a one-op-per-line
+/// history cut at line starts (see [`super::parallel`]): values go into
+/// `b`'s tables, the ops are returned in order instead of pushed, because
+/// indices and pairing need the parts before. Spans are offsets in `src`
+/// plus `base` (where `src` starts in the file).
+pub(super) fn read_part(
+    src: &[u8],
+    base: u64,
+    start: usize,
+    b: &mut Builder,
+) -> Result<Vec<RawOp>, ParseError> {
+    let mut r = Reader {
+        src,
+        b,
+        stack: Vec::new(),
+        cache: HashMap::new(),
+        last_f: (0, 0, Atom::default()),
+        collected: Some(Vec::with_capacity((src.len() - start) / 100)),
+        base,
+    };
+    let mut i = r.ws(start)?;
+    while i < src.len() {
+        i = r.record_map(i).unwrap_or(i);
+        if src[i] != b'{' {
+            return Err(err(src, i, "an op map"));
+        }
+        i = r.op(i)?;
+        i = r.ws(i)?;
+    }
+    Ok(r.collected.take().unwrap_or_default())
 }
 
 struct Reader<'s, 'b> {
@@ -42,6 +76,11 @@ struct Reader<'s, 'b> {
     cache: HashMap<Box<[u8]>, Atom>,
     /// The raw text range and atom of the last `:f` value.
     last_f: (usize, usize, Atom),
+    /// When reading one part of a history in parallel with others, its ops
+    /// in order (see [`read_part`]); `None`: ops go to the builder.
+    collected: Option<Vec<RawOp>>,
+    /// Where `src` starts in the file (spans are file offsets).
+    base: u64,
 }
 
 /// Which of the six op keys (0..6, or 6 for any other) the keyword name at
@@ -349,11 +388,14 @@ impl Reader<'_, '_> {
             )
         })?;
         op.span = Span {
-            start: start as u64,
+            start: self.base + start as u64,
             len,
             line: 0, // filled in by `Builder::finish`, in one pass
         };
-        self.b.push(src, op)?;
+        match &mut self.collected {
+            Some(ops) => ops.push(op),
+            None => self.b.push(src, op)?,
+        }
         Ok(i)
     }
 

@@ -7,6 +7,7 @@
 
 mod fast;
 mod json;
+mod parallel;
 pub mod peers;
 
 use crate::edn::{self, line_col, ParseError, Value};
@@ -37,6 +38,15 @@ pub fn read_history_file(path: &Path) -> Result<History, Error> {
         path: origin.clone(),
         source,
     };
+    if origin != "-" && detect_format(path) == SourceFormat::Edn {
+        let big = std::fs::metadata(path).is_ok_and(|m| m.len() >= KEEP_IN_MEMORY_BYTES as u64);
+        if big {
+            if let Some(mut h) = parallel::read_file(path, &origin, parallel::BLOCK_BYTES) {
+                h.source = SourceText::File(path.to_path_buf());
+                return Ok(h);
+            }
+        }
+    }
     let bytes = if origin == "-" {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(io)?;
@@ -63,11 +73,52 @@ pub fn read_history_bytes(
     let source = Arc::new(bytes);
     let mut b = Builder::new(source.clone(), origin, format);
     let res = match format {
-        SourceFormat::Edn => fast::read(&source, &mut b),
+        SourceFormat::Edn => {
+            let _reading = parallel::Reading::start();
+            let parts = parallel::parts_for(source.len());
+            match parallel::read(&source, &mut b, parts) {
+                Some(res) => res,
+                None => fast::read(&source, &mut b),
+            }
+        }
         SourceFormat::Json => json::read(&source, &mut b),
     };
     res.map_err(|e| e.into_input_error(origin))?;
     Ok(b.finish())
+}
+
+/// Reads an EDN history cut into `parts` parts read in parallel, whatever
+/// its size (the normal path does so only for big histories); the result,
+/// errors included, equals [`read_history_bytes`]'s. For tests and
+/// benchmarks of the parallel reader.
+pub fn read_edn_in_parts(
+    bytes: Vec<u8>,
+    origin: &str,
+    parts: usize,
+) -> Result<History, InputError> {
+    let source = Arc::new(bytes);
+    let mut b = Builder::new(source.clone(), origin, SourceFormat::Edn);
+    let res = match parallel::read(&source, &mut b, parts) {
+        Some(res) => res,
+        None => fast::read(&source, &mut b),
+    };
+    res.map_err(|e| e.into_input_error(origin))?;
+    Ok(b.finish())
+}
+
+/// Reads an EDN history file in blocks of `block_bytes` as big files are
+/// read (each block cut into parts read in parallel), falling back to a
+/// whole read as they do; the result, errors included, equals
+/// [`read_history_file`]'s. For tests and benchmarks of the block reader.
+pub fn read_edn_file_in_blocks(path: &Path, block_bytes: usize) -> Result<History, Error> {
+    let origin = path.display().to_string();
+    match parallel::read_file(path, &origin, block_bytes) {
+        Some(mut h) => {
+            h.source = SourceText::File(path.to_path_buf());
+            Ok(h)
+        }
+        None => read_history_file(path),
+    }
 }
 
 /// An op as read, before index assignment and pairing.
@@ -122,6 +173,20 @@ impl Builder {
             last_index: None,
             src: source,
         }
+    }
+
+    /// Whether nothing has been read into this builder yet.
+    fn is_fresh(&self) -> bool {
+        self.seen == 0
+            && self.h.mops.is_empty()
+            && self.h.elements.is_empty()
+            && self.h.other_values.is_empty()
+    }
+
+    /// A builder over the same source with empty tables, for reading one
+    /// part of it in parallel ([`parallel`]).
+    fn empty_like(&self) -> Builder {
+        Builder::new(self.src.clone(), &self.h.origin, self.h.format)
     }
 
     /// Adds one op (client or not). `index_at` is where an error about the
@@ -323,6 +388,15 @@ impl Builder {
             ));
         }
         Ok(op)
+    }
+
+    /// The history, its ops' lines already set (read in blocks).
+    fn finish_numbered(mut self) -> History {
+        self.h.ops.shrink_to_fit();
+        self.h.pair.shrink_to_fit();
+        self.h.mops.shrink_to_fit();
+        self.h.elements.shrink_to_fit();
+        self.h
     }
 
     fn finish(mut self) -> History {
