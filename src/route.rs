@@ -147,23 +147,25 @@ fn check_transactional(
         ),
         Algorithm::Auto => {
             validate(h, workload)?;
+            use crate::check::sat::{self, Misread};
             let exact = opts.confirm_with_sat;
+            let misread = exact.then(|| sat::inference_misreads(h)).flatten();
             let why = if !exact {
                 None
-            } else if crate::check::sat::strongest(opts)
-                < Some(crate::check::sat::Isolation::ReadCommitted)
-            {
+            } else if sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
                 // Elle orders a version a transaction read before the one it
                 // wrote, which only G1c-free models guarantee.
                 Some("the models forbid no G1c cycle, which the inference's version orders assume; the exact check is cheap here")
             } else {
-                crate::check::sat::inference_misreads(h)
+                misread
+                    .filter(|&m| m != Misread::OwnWriteRead)
+                    .map(Misread::reason)
             };
             if let Some(why) = why {
                 opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
-                return crate::check::sat::check_history(h, opts);
+                return sat::check_history(h, opts);
             }
-            match check_mini(
+            let outcome = match check_mini(
                 h,
                 opts,
                 workload,
@@ -178,9 +180,26 @@ fn check_transactional(
                     auto_register(h, opts, infer(why))
                 }
                 Err(r) => refused(h, r),
+            }?;
+            if misread == Some(Misread::OwnWriteRead) && reports(&outcome, "lost-update") {
+                opts.say(|| {
+                    format!(
+                        "{}: algorithm sat (auto: {})",
+                        h.origin,
+                        Misread::OwnWriteRead.reason()
+                    )
+                });
+                return sat::check_history(h, opts);
             }
+            Ok(outcome)
         }
     }
+}
+
+/// Whether an outcome's result map reports anomalies of this type.
+fn reports(o: &Outcome, anomaly: &str) -> bool {
+    matches!(o.result.get_kw("anomalies"), Some(crate::edn::Value::Map(m))
+        if m.iter().any(|(k, _)| *k == crate::edn::Value::kw(anomaly)))
 }
 
 /// Histories at most this many ops long get the SAT checker's confirmation

@@ -336,15 +336,14 @@ fn unique_writers(h: &History) -> Option<(HashMap<(Atom, Val), u32>, bool)> {
 /// ([`elle_dirty_reads_differ`]); a transaction writes a key, reads it and
 /// writes it again, which Elle's lost-update check counts as a
 /// read-modify-write.
-pub fn inference_misreads(h: &History) -> Option<&'static str> {
+pub fn inference_misreads(h: &History) -> Option<Misread> {
     let Some((written, dirty_writes)) = unique_writers(h) else {
-        return Some(
-            "written values repeat, so a read's writer is a choice the inference cannot make",
-        );
+        return Some(Misread::RepeatedValues);
     };
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
     let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
+    let mut seen_own_write_read = false;
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
@@ -357,20 +356,58 @@ pub fn inference_misreads(h: &History) -> Option<&'static str> {
                     // The reader's own (later) write explains nothing.
                     let writer = written.get(&(m.key, v)).filter(|&&w| w != i as u32);
                     if m.f == MopFn::Read && v.is_some() && writer.is_none() {
-                        return Some("a read returned a value nobody wrote, which the inference does not report");
+                        return Some(Misread::ThinAir);
                     }
                     seen.push((m.key, m.f == MopFn::Write, false));
                 }
                 Some(s) if m.f == MopFn::Read => s.2 = true,
                 Some(s) if s.1 && s.2 => {
-                    return Some("Elle's lost-update check counts a read that follows the transaction's own write");
+                    seen_own_write_read = true;
                 }
                 Some(_) => {}
             }
         }
     }
     if dirty_writes && elle_dirty_reads_differ(h) {
-        return Some("Elle's G1a/G1b cases include reads no choice of writer makes dirty");
+        return Some(Misread::ElleDirtyReads);
     }
-    None
+    seen_own_write_read.then_some(Misread::OwnWriteRead)
+}
+
+/// What the inference gets wrong about a history ([`inference_misreads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Misread {
+    /// Written values repeat: a read's writer is a choice.
+    RepeatedValues,
+    /// A read returned a value nobody wrote.
+    ThinAir,
+    /// Elle's G1a/G1b cases include reads no choice of writer makes dirty.
+    ElleDirtyReads,
+    /// A transaction writes a key, reads it and writes it again, which
+    /// Elle's lost-update check counts as a read-modify-write. Only this
+    /// check is affected, and it can only report too much (another
+    /// transaction would have to read the first, intermediate write, which
+    /// is G1b anyway), so the inference's answer stands unless it reports a
+    /// lost update.
+    OwnWriteRead,
+}
+
+impl Misread {
+    /// Why, in a sentence for `--verbose`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Misread::RepeatedValues => {
+                "written values repeat, so a read's writer is a choice the inference cannot make"
+            }
+            Misread::ThinAir => {
+                "a read returned a value nobody wrote, which the inference does not report"
+            }
+            Misread::ElleDirtyReads => {
+                "Elle's G1a/G1b cases include reads no choice of writer makes dirty"
+            }
+            Misread::OwnWriteRead => {
+                "Elle's lost-update check counts a read that follows the transaction's own write"
+            }
+        }
+    }
 }

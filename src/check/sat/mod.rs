@@ -50,7 +50,9 @@ use batsat::Lit;
 use crate::model::{History, MopArg, MopFn, OpType};
 pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
 use encode::{encode, two_width_clauses};
-pub use facts::{dirty_read_cases, elle_dirty_reads_differ, inference_misreads, values_repeat};
+pub use facts::{
+    dirty_read_cases, elle_dirty_reads_differ, inference_misreads, values_repeat, Misread,
+};
 use polygraph::{build, to_cycle};
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
