@@ -624,7 +624,7 @@ fn detect_workload(h: &crate::model::History) -> Workload {
         for m in h.mops(op) {
             match m.f {
                 MopFn::Append => return Workload::ListAppend,
-                MopFn::Write => writes = true,
+                MopFn::Write | MopFn::PredRead | MopFn::PredWrite => writes = true,
                 _ => {}
             }
         }

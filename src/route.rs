@@ -73,6 +73,14 @@ pub fn check(
             Workload::RwRegister => pipeline::check_rw_register(h, opts, rw),
         }
     };
+    // Predicate micro-ops (`:rp`/`:wp`, issue 18): only the exact checker
+    // reads them, under `auto` too.
+    if h.has_predicates() && matches!(opts.algorithm, Algorithm::Auto | Algorithm::Sat) {
+        if opts.verbose {
+            eprintln!("ellery: {}: algorithm sat (predicate micro-ops)", h.origin);
+        }
+        return crate::check::sat::check_history(h, opts);
+    }
     match opts.algorithm {
         Algorithm::Infer => infer("--algorithm infer".into()),
         Algorithm::Sat if workload == Workload::RwRegister => {

@@ -38,6 +38,7 @@ mod encode;
 mod facts;
 mod lost_update;
 mod polygraph;
+mod predicates;
 mod prune;
 mod reach;
 mod split;
@@ -65,6 +66,46 @@ pub enum RegOp {
     Read(u64, RegValue),
     /// `[:w key value]`.
     Write(u64, RegValue),
+    /// A predicate micro-op's view of one key ([`PredTable`] holds the
+    /// predicate): a returned row, a row it matched (`:wp`), or a row it
+    /// did not return (Vbox's unknown θ-read).
+    PredRead {
+        /// The key.
+        key: u64,
+        /// The predicate micro-op (an index into [`History::predicates`]).
+        pred: u32,
+        /// What the predicate said of the key.
+        seen: PredSeen,
+    },
+}
+
+/// What a predicate micro-op said of one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredSeen {
+    /// `:rp` returned the row with this value.
+    Returned(RegValue),
+    /// `:wp` matched the row (its value unknown, the predicate true).
+    Matched,
+    /// The row was not returned or matched: the version seen was absent or
+    /// made the predicate false.
+    Missed,
+}
+
+/// The predicates of a history's predicate micro-ops, and the values of
+/// the dense value ids, to evaluate a predicate on a version.
+#[derive(Clone, Debug, Default)]
+pub struct PredTable {
+    /// Per predicate micro-op (index of [`History::predicates`]).
+    pub preds: Vec<crate::model::Pred>,
+    /// Per dense value id, its EDN value.
+    pub values: Vec<crate::edn::Value>,
+}
+
+impl PredTable {
+    /// Whether a version holding `v` matches predicate `p`.
+    pub fn eval(&self, p: u32, v: RegValue) -> bool {
+        self.preds[p as usize].matches(v.map(|v| &self.values[v as usize]))
+    }
 }
 
 /// A transaction of a register history.
@@ -103,6 +144,20 @@ pub fn reg_history(
     h: &History,
     real_time: bool,
 ) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
+    reg_history_with_predicates(h, real_time).map(|(rh, table, _)| (rh, table))
+}
+
+/// [`reg_history`], predicate micro-ops included: a predicate read becomes
+/// one [`RegOp::PredRead`] per returned row and per key of the universe
+/// that some written value could make it return (see `predicates`); a
+/// predicate write also writes its value to the keys it matched. Returns
+/// the predicates and values to evaluate them with.
+#[allow(clippy::type_complexity)]
+pub fn reg_history_with_predicates(
+    h: &History,
+    real_time: bool,
+) -> Result<(RegHistory, Vec<crate::model::Atom>, PredTable), String> {
+    let universe = h.has_predicates().then(|| predicates::Universe::new(h));
     let mut table: Vec<crate::model::Atom> = Vec::new();
     let mut ids: hashbrown::HashMap<crate::model::Atom, u64> = Default::default();
     let mut id = |a: crate::model::Atom| {
@@ -124,11 +179,46 @@ pub fn reg_history(
         let src = if committed { op } else { &h.ops[invoked] };
         let mut ops = Vec::new();
         for m in h.mops(src) {
+            if let (MopArg::Pred(p), Some(u)) = (m.arg, &universe) {
+                let pm = &h.predicates[p as usize];
+                if committed {
+                    for &(k, v) in &pm.rows {
+                        let seen = match pm.write {
+                            None => PredSeen::Returned(v.map(&mut id)),
+                            Some(_) => PredSeen::Matched,
+                        };
+                        ops.push(RegOp::PredRead {
+                            key: id(k),
+                            pred: p,
+                            seen,
+                        });
+                    }
+                    for k in u.relevant(&pm.pred) {
+                        let k = u.keys[k as usize];
+                        if !pm.rows.iter().any(|r| r.0 == k) {
+                            ops.push(RegOp::PredRead {
+                                key: id(k),
+                                pred: p,
+                                seen: PredSeen::Missed,
+                            });
+                        }
+                    }
+                }
+                if let Some(w) = pm.write {
+                    let w = w.map(&mut id);
+                    for &(k, _) in &pm.rows {
+                        ops.push(RegOp::Write(id(k), w));
+                    }
+                }
+                continue;
+            }
             let key = id(m.key);
             let value = match m.arg {
                 MopArg::Nil => None,
                 MopArg::Atom(a) => Some(id(a)),
-                MopArg::List { .. } => return Err(format!("op {}: list value", op.index)),
+                MopArg::List { .. } | MopArg::Pred(_) => {
+                    return Err(format!("op {}: list value", op.index))
+                }
             };
             match m.f {
                 MopFn::Read if committed => ops.push(RegOp::Read(key, value)),
@@ -158,7 +248,14 @@ pub fn reg_history(
             out[b as usize - 1].realtime_preds.push(a);
         }
     }
-    Ok((out, table))
+    let preds = PredTable {
+        preds: h.predicates.iter().map(|p| p.pred.clone()).collect(),
+        values: match universe {
+            Some(_) => table.iter().map(|&a| h.atom_value(a)).collect(),
+            None => Vec::new(),
+        },
+    };
+    Ok((out, table, preds))
 }
 
 /// The isolation level to decide: which cycles of a resolution's
@@ -318,6 +415,33 @@ pub enum EdgeKind {
         /// The transaction the source read from.
         via: u32,
     },
+    /// The target's predicate micro-op `pred` saw the source's version of
+    /// `key` (holding `value`): returned, matched, or not returned.
+    PredWr {
+        /// The key.
+        key: u64,
+        /// The value of the version seen.
+        value: RegValue,
+        /// The predicate micro-op (index of [`History::predicates`]).
+        pred: u32,
+    },
+    /// The source's predicate micro-op `pred` saw `via`'s version of `key`,
+    /// which the target overwrote.
+    PredRw {
+        /// The key.
+        key: u64,
+        /// The transaction whose version the predicate saw.
+        via: u32,
+        /// The predicate micro-op.
+        pred: u32,
+    },
+}
+
+impl EdgeKind {
+    /// Whether this is an anti-dependency (item or predicate).
+    pub fn is_rw(self) -> bool {
+        matches!(self, EdgeKind::Rw { .. } | EdgeKind::PredRw { .. })
+    }
 }
 
 /// One edge of a reported cycle, between graph ids (0 = initial transaction,
@@ -351,6 +475,17 @@ pub enum Violation {
         key: u64,
         /// The value read.
         value: RegValue,
+    },
+    /// A predicate micro-op's view of a key that no (possibly) committed
+    /// final write fits: a row a `:wp` matched that no version ever
+    /// matched, or views of one key that no single version satisfies.
+    PredicateUnexplained {
+        /// Graph id of the transaction.
+        txn: u32,
+        /// The key.
+        key: u64,
+        /// The predicate micro-op.
+        pred: u32,
     },
     /// A cycle in one resolution of the choices (edges in order, the last
     /// one returning to the first's source).
@@ -413,9 +548,19 @@ pub struct SatStats {
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
 /// isolation) of `h`, returning the verdict and counters.
 pub fn check_serializable(h: &RegHistory, opts: &SatOptions) -> (Verdict, SatStats) {
+    check_with_predicates(h, &PredTable::default(), opts)
+}
+
+/// [`check_serializable`] for a history with predicate micro-ops
+/// ([`RegOp::PredRead`], whose predicates `preds` holds).
+pub fn check_with_predicates(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+) -> (Verdict, SatStats) {
     let start = Instant::now();
     let mut stats = SatStats::default();
-    let verdict = solve(h, opts, start, &mut stats);
+    let verdict = solve(h, preds, opts, start, &mut stats);
     (verdict, stats)
 }
 
@@ -430,7 +575,13 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
     )
 }
 
-fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
+fn solve(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+    start: Instant,
+    stats: &mut SatStats,
+) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
     let single_rw = opts.isolation == Isolation::ConsistentView;
     // The 2-width clauses are argued for plain or layered acyclicity with
@@ -441,7 +592,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, opts) {
+    let g = match build(h, preds, opts) {
         Ok(g) => g,
         Err(v) => return Verdict::Invalid(v),
     };
@@ -506,6 +657,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         Some(_) if opts.two_width => {
             return solve(
                 h,
+                preds,
                 &SatOptions {
                     two_width: false,
                     ..*opts
@@ -546,7 +698,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         if !e.reason.iter().all(|&l| holds(l)) {
             continue;
         }
-        match (si, matches!(e.kind, EdgeKind::Rw { .. })) {
+        match (si, e.kind.is_rw()) {
             (false, true) if single_rw => {}
             (false, _) => adj[e.from as usize].push(e.to),
             (true, true) => adj[(n + e.from) as usize].push(e.to),
@@ -588,6 +740,16 @@ fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
 /// every edge justified by the transactions' reads and writes. Returns a
 /// description of the first problem.
 pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
+    verify_cycle_with(h, &PredTable::default(), cycle)
+}
+
+/// [`verify_cycle`] for a history with predicate micro-ops: a predicate
+/// edge needs the predicate's view of the key to fit the version.
+pub fn verify_cycle_with(
+    h: &RegHistory,
+    preds: &PredTable,
+    cycle: &[CycleEdge],
+) -> Result<(), String> {
     if cycle.is_empty() {
         return Err("empty cycle".into());
     }
@@ -617,6 +779,27 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
             }
         }
         None
+    };
+    // Whether committed `t`'s predicate micro-op `p` saw `k` in a version
+    // holding `v` (before any write of its own to `k`).
+    let pred_saw = |t: u32, p: u32, k: u64, v: RegValue| -> bool {
+        if t == 0 || !h[t as usize - 1].committed {
+            return false;
+        }
+        for op in &h[t as usize - 1].ops {
+            match *op {
+                RegOp::Write(kk, _) if kk == k => return false,
+                RegOp::PredRead { key, pred, seen } if key == k && pred == p => {
+                    return match seen {
+                        PredSeen::Returned(x) => x == v,
+                        PredSeen::Matched => preds.eval(p, v),
+                        PredSeen::Missed => !preds.eval(p, v),
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     };
     for (i, e) in cycle.iter().enumerate() {
         let next = cycle[(i + 1) % cycle.len()];
@@ -651,6 +834,17 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
                     && er(e.from, key) == fw(via, key)
                     && fw(e.to, key).is_some()
             }
+            EdgeKind::PredWr { key, value, pred } => {
+                e.from != e.to && fw(e.from, key) == Some(value) && pred_saw(e.to, pred, key, value)
+            }
+            EdgeKind::PredRw { key, via, pred } => {
+                e.from != e.to
+                    && e.to != 0
+                    && via != e.to
+                    && via != e.from
+                    && fw(via, key).is_some_and(|v| pred_saw(e.from, pred, key, v))
+                    && fw(e.to, key).is_some()
+            }
         };
         if !ok {
             return Err(format!("edge {i} ({e:?}) is not justified by the history"));
@@ -661,16 +855,28 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
 
 /// Elle's anomaly type for a cycle ([`crate::check::classify_kinds`]): G0,
 /// G1c, G-single-item, G2-item or G-nonadjacent-item, `-process` when it
-/// uses session order.
+/// uses session order. A cycle through a predicate edge is Adya's
+/// predicate-level anomaly: `G-single`, `G-nonadjacent`, `G2` (no `-item`).
 pub fn classify_cycle(cycle: &[CycleEdge]) -> String {
+    let name = classify_items(cycle);
+    let predicate = cycle
+        .iter()
+        .any(|e| matches!(e.kind, EdgeKind::PredWr { .. } | EdgeKind::PredRw { .. }));
+    match predicate {
+        true => name.replacen("-item", "", 1),
+        false => name,
+    }
+}
+
+fn classify_items(cycle: &[CycleEdge]) -> String {
     use crate::infer::StepKind;
     let kinds: Vec<StepKind> = cycle
         .iter()
         .map(|e| match e.kind {
             EdgeKind::Process => StepKind::Process,
             EdgeKind::Realtime => StepKind::Realtime,
-            EdgeKind::Wr { .. } => StepKind::Wr,
-            EdgeKind::Rw { .. } => StepKind::Rw,
+            EdgeKind::Wr { .. } | EdgeKind::PredWr { .. } => StepKind::Wr,
+            EdgeKind::Rw { .. } | EdgeKind::PredRw { .. } => StepKind::Rw,
             // The initial transaction has no predecessor, so its edges never
             // lie on a cycle; counting them as ww would be harmless.
             EdgeKind::Ww { .. } | EdgeKind::Init => StepKind::Ww,

@@ -7,7 +7,10 @@ use batsat::{Lit, Var};
 use super::lost_update::LostUpdates;
 use super::prune::PRUNE_MAX_BYTES;
 use super::reach::Reach;
-use super::{CycleEdge, EdgeKind, RegHistory, RegOp, RegTxn, RegValue, SatOptions, Violation};
+use super::{
+    CycleEdge, EdgeKind, PredSeen, PredTable, RegHistory, RegOp, RegTxn, RegValue, SatOptions,
+    Violation,
+};
 use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
 #[derive(Clone, Debug)]
@@ -93,6 +96,45 @@ pub(super) fn lit(v: usize, positive: bool) -> Lit {
     Lit::new(Var::unsafe_from_idx(v as u32), positive)
 }
 
+/// What an external read saw of its key.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Seen {
+    /// This value.
+    Value(RegValue),
+    /// A version that each predicate `(id, matches)` classifies so (a
+    /// predicate read's unreturned or matched row).
+    Class(Vec<(u32, bool)>),
+}
+
+/// A transaction's first read of a key before any write of its own to it;
+/// `pred` is the predicate micro-op that made it, if one did.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct ExtRead {
+    pub(super) key: u64,
+    pub(super) seen: Seen,
+    pub(super) pred: Option<u32>,
+}
+
+/// Whether observation `b` agrees with `a` (the same version seen twice);
+/// on agreement `a` becomes what both say.
+fn merge(a: &mut Seen, b: &Seen, preds: &PredTable) -> bool {
+    match (&mut *a, b) {
+        (Seen::Value(x), Seen::Value(y)) => x == y,
+        (Seen::Value(x), Seen::Class(cs)) => cs.iter().all(|&(p, m)| preds.eval(p, *x) == m),
+        (Seen::Class(cs), Seen::Value(y)) => {
+            let ok = cs.iter().all(|&(p, m)| preds.eval(p, *y) == m);
+            if ok {
+                *a = Seen::Value(*y);
+            }
+            ok
+        }
+        (Seen::Class(cs), Seen::Class(ds)) => {
+            cs.extend_from_slice(ds);
+            true
+        }
+    }
+}
+
 /// The first external read and the final write of each key, and the INT
 /// check. Returns `(external reads, final writes)`; the reads of an `:info`
 /// transaction are ignored.
@@ -102,48 +144,95 @@ pub(super) fn summarise(
     t: &RegTxn,
     id: u32,
 ) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
-    summarise_reads(t, id, false)
+    let (reads, writes) = summarise_reads(t, id, false, &PredTable::default())?;
+    let reads = reads
+        .into_iter()
+        .map(|r| match r.seen {
+            Seen::Value(v) => (r.key, v),
+            Seen::Class(_) => unreachable!("no predicates"),
+        })
+        .collect();
+    Ok((reads, writes))
 }
 
 /// [`summarise`]; with `skip_internal` a read that disagrees with the
 /// transaction's own earlier read or write is no violation (it is not
-/// external either, so it adds nothing).
+/// external either, so it adds nothing). A predicate's view of a key
+/// refines the external read (a value it must have, or classes its
+/// version must be in).
 #[allow(clippy::type_complexity)]
 fn summarise_reads(
     t: &RegTxn,
     id: u32,
     skip_internal: bool,
-) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
-    let mut seen: Vec<(u64, RegValue, bool)> = Vec::new(); // key, last value, written
-    let mut reads = Vec::new();
+    preds: &PredTable,
+) -> Result<(Vec<ExtRead>, Vec<(u64, RegValue)>), Violation> {
+    let mut seen: Vec<(u64, Seen, bool)> = Vec::new(); // key, what is known, written
+    let mut reads: Vec<ExtRead> = Vec::new();
     for op in &t.ops {
-        match *op {
-            RegOp::Read(_, _) if !t.committed => {}
-            RegOp::Read(k, v) => match seen.iter().find(|s| s.0 == k) {
-                Some(s) => {
-                    if s.1 != v && !skip_internal {
+        let (k, obs, pred) = match *op {
+            RegOp::Write(k, v) => {
+                match seen.iter_mut().find(|s| s.0 == k) {
+                    Some(s) => {
+                        s.1 = Seen::Value(v);
+                        s.2 = true;
+                    }
+                    None => seen.push((k, Seen::Value(v), true)),
+                }
+                continue;
+            }
+            _ if !t.committed => continue,
+            RegOp::Read(k, v) => (k, Seen::Value(v), None),
+            RegOp::PredRead { key, pred, seen } => (
+                key,
+                match seen {
+                    PredSeen::Returned(v) => Seen::Value(v),
+                    PredSeen::Matched => Seen::Class(vec![(pred, true)]),
+                    PredSeen::Missed => Seen::Class(vec![(pred, false)]),
+                },
+                Some(pred),
+            ),
+        };
+        match seen.iter_mut().find(|s| s.0 == k) {
+            Some(s) => {
+                if !merge(&mut s.1, &obs, preds) {
+                    if !skip_internal {
                         return Err(Violation::Internal { txn: id, key: k });
                     }
+                } else if !s.2 {
+                    if let Some(r) = reads.iter_mut().find(|r| r.key == k) {
+                        r.seen = s.1.clone();
+                    }
                 }
-                None => {
-                    seen.push((k, v, false));
-                    reads.push((k, v));
-                }
-            },
-            RegOp::Write(k, v) => match seen.iter_mut().find(|s| s.0 == k) {
-                Some(s) => {
-                    s.1 = v;
-                    s.2 = true;
-                }
-                None => seen.push((k, v, true)),
-            },
+            }
+            None => {
+                seen.push((k, obs.clone(), false));
+                reads.push(ExtRead {
+                    key: k,
+                    seen: obs,
+                    pred,
+                });
+            }
         }
     }
-    let writes = seen.iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect();
+    let writes = seen
+        .iter()
+        .filter(|s| s.2)
+        .map(|s| {
+            let Seen::Value(v) = s.1 else {
+                unreachable!("a written key holds its value")
+            };
+            (s.0, v)
+        })
+        .collect();
     Ok((reads, writes))
 }
 
-pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Violation> {
+pub(super) fn build(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+) -> Result<Polygraph, Violation> {
     let n = h.len() + 1;
     let mut vars = 0usize;
     let mut fresh = || {
@@ -156,13 +245,13 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     for (i, t) in h.iter().enumerate() {
         let id = i as u32 + 1;
         if t.committed {
-            let (r, w) = summarise_reads(t, id, opts.skip_internal)?;
+            let (r, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
             if opts.isolation.has_reads() {
                 reads[id as usize] = r;
             }
             writes[id as usize] = w;
         } else {
-            let (_, w) = summarise_reads(t, id, opts.skip_internal)?;
+            let (_, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
             writes[id as usize] = w;
             inc[id as usize] = Some(lit(fresh(), true));
         }
@@ -229,7 +318,12 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     }
     // Writers per key (final writes), in id order; the initial transaction
     // writes nil to every key.
-    let mut keys: Vec<u64> = writes.iter().chain(&reads).flatten().map(|w| w.0).collect();
+    let mut keys: Vec<u64> = writes
+        .iter()
+        .flatten()
+        .map(|w| w.0)
+        .chain(reads.iter().flatten().map(|r: &ExtRead| r.key))
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     let key_ix = |k: u64| keys.binary_search(&k).expect("key");
@@ -248,14 +342,43 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     // Read-from candidates of every external read, before the version
     // order: a read with one committed candidate is a known edge.
     let mut all_reads: Vec<(u32, u64, RegValue, Vec<u32>)> = Vec::new();
+    // Per read of `all_reads`: the predicate micro-op that made it.
+    let mut read_pred: Vec<Option<u32>> = Vec::new();
     for (s, rs) in reads.iter().enumerate() {
         let s = s as u32;
-        for &(k, v) in rs {
-            let cands: Vec<u32> = writers[key_ix(k)]
-                .iter()
-                .copied()
-                .filter(|&t| t != s && final_write(t, k) == Some(v))
-                .collect();
+        for r in rs {
+            let k = r.key;
+            let (v, cands) = match &r.seen {
+                Seen::Value(v) => (
+                    *v,
+                    writers[key_ix(k)]
+                        .iter()
+                        .copied()
+                        .filter(|&t| t != s && final_write(t, k) == Some(*v))
+                        .collect::<Vec<u32>>(),
+                ),
+                Seen::Class(cs) => {
+                    let fits = |t: u32| {
+                        final_write(t, k)
+                            .is_some_and(|v| cs.iter().all(|&(p, m)| preds.eval(p, v) == m))
+                    };
+                    let others = writers[key_ix(k)].iter().copied().filter(|&t| t != s);
+                    // Every version fits: whichever the read saw, the
+                    // predicate could not tell them apart.
+                    if others.clone().all(fits) {
+                        continue;
+                    }
+                    let cands: Vec<u32> = others.filter(|&t| fits(t)).collect();
+                    if cands.is_empty() {
+                        return Err(Violation::PredicateUnexplained {
+                            txn: s,
+                            key: k,
+                            pred: r.pred.expect("class reads come from predicates"),
+                        });
+                    }
+                    (None, cands)
+                }
+            };
             if cands.is_empty() && opts.skip_unexplained {
                 continue;
             }
@@ -267,6 +390,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 });
             }
             all_reads.push((s, k, v, cands));
+            read_pred.push(r.pred);
         }
     }
     let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
@@ -372,7 +496,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     });
     // Per read (with lost updates): each candidate and its literal.
     let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
-    for (s, k, v, cands) in all_reads {
+    for ((s, k, v, cands), pred) in all_reads.into_iter().zip(read_pred) {
         let ki = key_ix(k);
         let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
         let mut clause = Vec::new();
@@ -398,7 +522,14 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             edges.push(Edge {
                 from: t,
                 to: s,
-                kind: EdgeKind::Wr { key: k, value: v },
+                kind: match pred {
+                    None => EdgeKind::Wr { key: k, value: v },
+                    Some(pred) => EdgeKind::PredWr {
+                        key: k,
+                        value: final_write(t, k).expect("a candidate writes the key"),
+                        pred,
+                    },
+                },
                 reason: cond(t, s, wr.as_slice()),
             });
             if !opts.isolation.has_rw() {
@@ -416,7 +547,14 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                     edges.push(Edge {
                         from: s,
                         to: *b,
-                        kind: EdgeKind::Rw { key: k, via: t },
+                        kind: match pred {
+                            None => EdgeKind::Rw { key: k, via: t },
+                            Some(pred) => EdgeKind::PredRw {
+                                key: k,
+                                via: t,
+                                pred,
+                            },
+                        },
                         reason,
                     });
                 }
