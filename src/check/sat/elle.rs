@@ -224,7 +224,29 @@ pub fn check_history(
         Verdict::Valid(_) => {}
         Verdict::Unknown => validity = Validity::Unknown,
         // Reported by the facts above (the solver skipped them).
-        Verdict::Invalid(Violation::Internal { .. } | Violation::Unwritten { .. }) => {}
+        // Reported by the facts above (the solver skipped them), except
+        // disagreements a predicate takes part in, which only the solver
+        // sees.
+        Verdict::Invalid(Violation::Internal { txn, key }) => {
+            if !anomalies.iter().any(|(k, _)| k == "internal") {
+                anomalies.push((
+                    "internal".to_string(),
+                    vec![Value::kw_map(vec![
+                        ("op", h.op_value(rh[txn as usize - 1].index as usize)),
+                        ("key", h.atom_value(atoms[key as usize])),
+                        (
+                            "predicate",
+                            Value::Str(
+                                "no single version of the key fits what the transaction saw of it"
+                                    .into(),
+                            ),
+                        ),
+                    ])],
+                ));
+                seqs.push("internal");
+            }
+        }
+        Verdict::Invalid(Violation::Unwritten { .. }) => {}
         Verdict::Invalid(Violation::PredicateUnexplained { txn, key, pred }) => {
             let pos = rh[txn as usize - 1].index as usize;
             let mop = h

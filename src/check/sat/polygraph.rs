@@ -195,8 +195,11 @@ fn summarise_reads(
         };
         match seen.iter_mut().find(|s| s.0 == k) {
             Some(s) => {
+                // Item-only disagreements are the caller's to report with
+                // `skip_internal`; one a predicate takes part in is not.
+                let by_predicate = pred.is_some() || matches!(s.1, Seen::Class(_));
                 if !merge(&mut s.1, &obs, preds) {
-                    if !skip_internal {
+                    if !skip_internal || by_predicate {
                         return Err(Violation::Internal { txn: id, key: k });
                     }
                 } else if !s.2 {
