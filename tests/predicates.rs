@@ -25,7 +25,7 @@ fn case_dir() -> PathBuf {
 }
 
 /// How many histories `test-histories/predicates/` holds.
-const EXPECTED_CASES: usize = 17;
+const EXPECTED_CASES: usize = 16;
 
 /// Every case: `ellery check -q OPTS NAME.edn` prints `NAME.expected.edn`
 /// (one line) and exits with the code its verdict implies.
@@ -74,11 +74,11 @@ fn bad_predicates_are_input_errors_with_positions() {
     for (text, want) in [
         (
             "{:index 0 :type :invoke :process 0 :f :txn :value [[:w 1 1]\n [:rp [:like 3] {}]]}\n",
-            ":2:6: expected a predicate: [:= v]",
+            ":2:7: expected a predicate: [:= v]",
         ),
         (
             "{:index 0 :type :invoke :process 0 :f :txn :value [[:rp [:< 3] {1 2 1 3}]]}\n",
-            ":1:62: expected each key once in [:rp PRED RESULT], found 1 twice",
+            ":1:64: expected each key once in [:rp PRED RESULT], found 1 twice",
         ),
         (
             "{:index 0 :type :invoke :process 0 :f :txn :value [[:wp [:< 3] 1]]}\n",
