@@ -124,7 +124,8 @@ pub fn check_history(
     let prohibited = opts.expectations.prohibited();
     let wanted = constraints(&prohibited);
     let real_time = wanted.iter().any(|c| c.real_time);
-    let (rh, atoms, preds) = reg_history_with_predicates(h, real_time)
+    let time_window = !wanted.is_empty() && wanted.iter().all(|c| c.real_time);
+    let (rh, atoms, preds) = reg_history_with_predicates(h, real_time, time_window)
         .map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
     let with_predicates = h.has_predicates();
     // Predicate micro-ops' returned rows are reads and their matched rows

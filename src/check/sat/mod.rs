@@ -144,20 +144,46 @@ pub fn reg_history(
     h: &History,
     real_time: bool,
 ) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
-    reg_history_with_predicates(h, real_time).map(|(rh, table, _)| (rh, table))
+    reg_history_with_predicates(h, real_time, false).map(|(rh, table, _)| (rh, table))
 }
 
 /// [`reg_history`], predicate micro-ops included: a predicate read becomes
 /// one [`RegOp::PredRead`] per returned row and per key of the universe
 /// that some written value could make it return (see `predicates`); a
 /// predicate write also writes its value to the keys it matched. Returns
-/// the predicates and values to evaluate them with.
+/// the predicates and values to evaluate them with. With `time_window`
+/// (every model checked keeps real-time order) an unreturned row counts
+/// only when a version the read can have seen in real time matches
+/// (`predicates::TimeIndex`).
 #[allow(clippy::type_complexity)]
 pub fn reg_history_with_predicates(
     h: &History,
     real_time: bool,
+    time_window: bool,
 ) -> Result<(RegHistory, Vec<crate::model::Atom>, PredTable), String> {
     let universe = h.has_predicates().then(|| predicates::Universe::new(h));
+    // Per predicate micro-op of an `:ok` op, its relevant keys, when the
+    // real-time windows decide them.
+    let mut windowed: Vec<Option<Vec<u32>>> = vec![None; h.predicates.len()];
+    if let (Some(u), true) = (&universe, time_window) {
+        let mut reads: Vec<(usize, &crate::model::Pred)> = Vec::new();
+        let mut which: Vec<u32> = Vec::new();
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type != OpType::Ok {
+                continue;
+            }
+            for m in h.mops(op) {
+                if let MopArg::Pred(p) = m.arg {
+                    reads.push((i, &h.predicates[p as usize].pred));
+                    which.push(p);
+                }
+            }
+        }
+        let index = predicates::TimeIndex::new(h, u);
+        for (p, keys) in which.into_iter().zip(index.relevant(h, &reads)) {
+            windowed[p as usize] = Some(keys);
+        }
+    }
     let mut table: Vec<crate::model::Atom> = Vec::new();
     let mut ids: hashbrown::HashMap<crate::model::Atom, u64> = Default::default();
     let mut id = |a: crate::model::Atom| {
@@ -193,7 +219,11 @@ pub fn reg_history_with_predicates(
                             seen,
                         });
                     }
-                    for k in u.relevant(&pm.pred) {
+                    let relevant = match windowed[p as usize].take() {
+                        Some(keys) => keys,
+                        None => u.relevant(&pm.pred),
+                    };
+                    for k in relevant {
                         let k = u.keys[k as usize];
                         if !pm.rows.iter().any(|r| r.0 == k) {
                             ops.push(RegOp::PredRead {

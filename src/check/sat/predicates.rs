@@ -348,3 +348,198 @@ pub(super) fn rw_step(
         text: StepText::Predicate { template },
     }
 }
+
+/// Client time for strict models (Vbox §4.2): a key's version a predicate
+/// read can have seen is one whose writer did not begin after the reader
+/// completed and is not followed, in real time, by another writer of the
+/// key that completed before the reader began (that writer's version would
+/// come later, and it came before the read). When no such version matches
+/// the predicate, the unreturned row constrains nothing and is left out.
+///
+/// Finding those keys without evaluating the predicate on every key:
+/// writes sweep into a per-key *tail* (a key's writes that completed at
+/// most `span` positions before its latest one, `span` being the longest
+/// transaction) indexed by value; a read's visible versions lie in the tail
+/// as of `span` positions before it began, or among the writes completed
+/// since; each key found is then checked exactly.
+pub(super) struct TimeIndex {
+    /// `:ok` writes `(completion, invocation, key, value)` by completion.
+    writes: Vec<(u32, u32, u32, Value)>,
+    /// Per key, its `:ok` writes `(completion, invocation, value)` by
+    /// completion, and the running maximum of their invocations.
+    per_key: Vec<Vec<(u32, u32, Value)>>,
+    prefix_max_invoke: Vec<Vec<u32>>,
+    /// `:info` writes `(invocation, key, value)`: they may take effect any
+    /// time after their invocation, so they are visible to every later read.
+    info: Vec<(u32, u32, Value)>,
+    /// The longest `:ok` transaction, in op positions.
+    span: u32,
+}
+
+impl TimeIndex {
+    pub(super) fn new(h: &History, u: &Universe) -> TimeIndex {
+        let ix: HashMap<Atom, u32> = u
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        let mut writes = Vec::new();
+        let mut info = Vec::new();
+        let mut span = 0;
+        for (i, op) in h.ops.iter().enumerate() {
+            let inv = h.invocation_of(i).unwrap_or(i) as u32;
+            let src = match op.op_type {
+                OpType::Ok => op,
+                OpType::Info => &h.ops[inv as usize],
+                _ => continue,
+            };
+            if op.op_type == OpType::Ok {
+                span = span.max(i as u32 - inv);
+            }
+            let mut push = |k: Atom, v: Option<Atom>| {
+                let (k, v) = (ix[&k], v.map_or(Value::Nil, |a| h.atom_value(a)));
+                match op.op_type {
+                    OpType::Ok => writes.push((i as u32, inv, k, v)),
+                    _ => info.push((inv, k, v)),
+                }
+            };
+            for m in h.mops(src) {
+                match (m.f, m.arg) {
+                    (MopFn::Write, MopArg::Atom(a)) => push(m.key, Some(a)),
+                    (MopFn::Write, _) => push(m.key, None),
+                    (MopFn::PredWrite, MopArg::Pred(p)) => {
+                        let p = &h.predicates[p as usize];
+                        for &(k, _) in &p.rows {
+                            push(k, p.write.flatten());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut per_key: Vec<Vec<(u32, u32, Value)>> = vec![Vec::new(); u.keys.len()];
+        for (c, i, k, v) in &writes {
+            per_key[*k as usize].push((*c, *i, v.clone()));
+        }
+        let prefix_max_invoke = per_key
+            .iter()
+            .map(|ws| {
+                ws.iter()
+                    .scan(0u32, |m, w| {
+                        *m = (*m).max(w.1);
+                        Some(*m)
+                    })
+                    .collect()
+            })
+            .collect();
+        TimeIndex {
+            writes,
+            per_key,
+            prefix_max_invoke,
+            info,
+            span,
+        }
+    }
+
+    /// Whether a version of key `k` that the reader (invoked at `ti`,
+    /// completed at `tc`) can have seen matches `pred`.
+    fn visible_match(&self, k: u32, pred: &crate::model::Pred, ti: u32, tc: u32) -> bool {
+        let ws = &self.per_key[k as usize];
+        let before = ws.partition_point(|w| w.0 < ti);
+        let m = match before {
+            0 => 0,
+            b => self.prefix_max_invoke[k as usize][b - 1],
+        };
+        let from = ws.partition_point(|w| w.0 < m);
+        let end = tc.saturating_add(self.span);
+        ws[from..]
+            .iter()
+            .take_while(|w| w.0 <= end)
+            .any(|w| w.1 < tc && w.0 != tc && pred.matches(Some(&w.2)))
+    }
+
+    /// For each predicate read `(position of its op, predicate)`, in any
+    /// order: the keys (indices into the universe, ascending) whose
+    /// visible versions include one the predicate matches.
+    pub(super) fn relevant(
+        &self,
+        h: &History,
+        reads: &[(usize, &crate::model::Pred)],
+    ) -> Vec<Vec<u32>> {
+        use std::collections::BTreeSet;
+        let mut order: Vec<usize> = (0..reads.len()).collect();
+        let invoked = |r: usize| h.invocation_of(reads[r].0).unwrap_or(reads[r].0) as u32;
+        order.sort_by_key(|&r| invoked(r));
+        let mut out = vec![Vec::new(); reads.len()];
+        // The tails: per key its writes (completion, value), and every
+        // tail value by (integer value, key); other values by key.
+        let mut tails: Vec<std::collections::VecDeque<(u32, Value)>> =
+            vec![Default::default(); self.per_key.len()];
+        let mut ints: BTreeSet<(i64, u32, u32)> = BTreeSet::new();
+        let mut others: BTreeSet<u32> = BTreeSet::new();
+        let mut swept = 0;
+        let mut found: Vec<u32> = Vec::new();
+        for r in order {
+            let (pos, pred) = reads[r];
+            let (ti, tc) = (invoked(r), pos as u32);
+            let horizon = ti.saturating_sub(self.span);
+            while swept < self.writes.len() && self.writes[swept].0 < horizon {
+                let (c, _, k, ref v) = self.writes[swept];
+                let tail = &mut tails[k as usize];
+                while tail.front().is_some_and(|f| f.0 + self.span < c) {
+                    let (fc, fv) = tail.pop_front().expect("front");
+                    if let Value::Int(n) = fv {
+                        ints.remove(&(n, k, fc));
+                    }
+                }
+                tail.push_back((c, v.clone()));
+                match v {
+                    Value::Int(n) => {
+                        ints.insert((*n, k, c));
+                    }
+                    _ => {
+                        others.insert(k);
+                    }
+                }
+                swept += 1;
+            }
+            found.clear();
+            let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
+            found.extend(
+                ints.range((lo, 0, 0)..=(hi, u32::MAX, u32::MAX))
+                    .filter(|e| pred.matches(Some(&Value::Int(e.0))))
+                    .map(|e| e.1),
+            );
+            found.extend(others.iter().copied());
+            let from = self.writes.partition_point(|w| w.0 < horizon);
+            let end = tc.saturating_add(self.span);
+            found.extend(
+                self.writes[from..]
+                    .iter()
+                    .take_while(|w| w.0 <= end)
+                    .filter(|w| w.1 < tc && pred.matches(Some(&w.3)))
+                    .map(|w| w.2),
+            );
+            found.extend(
+                self.info
+                    .iter()
+                    .filter(|w| w.0 < tc && pred.matches(Some(&w.2)))
+                    .map(|w| w.1),
+            );
+            found.sort_unstable();
+            found.dedup();
+            let info_match = |k: u32| {
+                self.info
+                    .iter()
+                    .any(|w| w.1 == k && w.0 < tc && pred.matches(Some(&w.2)))
+            };
+            out[r] = found
+                .iter()
+                .copied()
+                .filter(|&k| info_match(k) || self.visible_match(k, pred, ti, tc))
+                .collect();
+        }
+        out
+    }
+}
