@@ -130,7 +130,7 @@ pub fn check_history(
     let with_predicates = h.has_predicates();
     // Predicate micro-ops' returned rows are reads and their matched rows
     // writes for the facts (dirty reads, internal consistency).
-    let items = with_predicates.then(|| predicates::item_view(h));
+    let mut items = with_predicates.then(|| predicates::item_view(h));
     let hi = items.as_ref().unwrap_or(h);
     // Facts that hold in every resolution, in Elle's shapes.
     let mut anomalies: Vec<(String, Vec<Value>)> = Vec::new();
@@ -153,6 +153,8 @@ pub fn check_history(
     if !facts.lost_updates.is_empty() {
         anomalies.push(("lost-update".to_string(), facts.lost_updates));
     }
+    // Only the facts needed the item view.
+    items.take();
     let solve = |c: Constraint| {
         if c.isolation == Isolation::ReadUncommitted {
             // Only ww cycles count, and the version orders are free: order

@@ -348,18 +348,19 @@ pub(super) fn build(
     // transaction's nil first): a read's candidates without scanning every
     // writer of the key (a writer of many keys, such as a predicate write,
     // made that scan quadratic).
-    let mut by_value: hashbrown::HashMap<(u64, RegValue), Vec<u32>> = Default::default();
-    for &k in &keys {
-        by_value.entry((k, None)).or_default().push(0);
-    }
+    let mut by_value: Vec<(u64, RegValue, u32)> = keys.iter().map(|&k| (k, None, 0)).collect();
     for (t, ws) in writes.iter().enumerate() {
-        for &(k, v) in ws {
-            let list = by_value.entry((k, v)).or_default();
-            if list.last() != Some(&(t as u32)) {
-                list.push(t as u32);
-            }
-        }
+        by_value.extend(ws.iter().map(|&(k, v)| (k, v, t as u32)));
     }
+    by_value.sort_unstable();
+    by_value.dedup();
+    let writers_of = |k: u64, v: RegValue| {
+        let from = by_value.partition_point(|e| (e.0, e.1) < (k, v));
+        by_value[from..]
+            .iter()
+            .take_while(move |e| (e.0, e.1) == (k, v))
+            .map(|e| e.2)
+    };
     let mut all_reads: Vec<(u32, u64, RegValue, Vec<u32>)> = Vec::new();
     // Per read of `all_reads`: the predicate micro-op that made it.
     let mut read_pred: Vec<Option<u32>> = Vec::new();
@@ -370,9 +371,7 @@ pub(super) fn build(
             let (v, cands) = match &r.seen {
                 Seen::Value(v) => (
                     *v,
-                    by_value.get(&(k, *v)).map_or(Vec::new(), |ws| {
-                        ws.iter().copied().filter(|&t| t != s).collect::<Vec<u32>>()
-                    }),
+                    writers_of(k, *v).filter(|&t| t != s).collect::<Vec<u32>>(),
                 ),
                 Seen::Class(cs) => {
                     let fits = |t: u32| {

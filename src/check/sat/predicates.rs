@@ -444,7 +444,14 @@ impl TimeIndex {
 
     /// Whether a version of key `k` that the reader (invoked at `ti`,
     /// completed at `tc`) can have seen matches `pred`.
-    fn visible_match(&self, k: u32, pred: &crate::model::Pred, ti: u32, tc: u32) -> bool {
+    fn visible_match(
+        &self,
+        k: u32,
+        pred: &crate::model::Pred,
+        (lo, hi): (i64, i64),
+        ti: u32,
+        tc: u32,
+    ) -> bool {
         let ws = &self.per_key[k as usize];
         let before = ws.partition_point(|w| w.0 < ti);
         let m = match before {
@@ -456,7 +463,7 @@ impl TimeIndex {
         ws[from..]
             .iter()
             .take_while(|w| w.0 <= end)
-            .any(|w| w.1 < tc && w.0 != tc && pred.matches(Some(&w.2)))
+            .any(|w| w.1 < tc && w.0 != tc && may_match(&w.2, lo, hi) && pred.matches(Some(&w.2)))
     }
 
     /// For each predicate read `(position of its op, predicate)`, in any
@@ -505,7 +512,8 @@ impl TimeIndex {
                 swept += 1;
             }
             found.clear();
-            let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
+            let bounds = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
+            let (lo, hi) = bounds;
             found.extend(
                 ints.range((lo, 0, 0)..=(hi, u32::MAX, u32::MAX))
                     .filter(|e| pred.matches(Some(&Value::Int(e.0))))
@@ -518,7 +526,7 @@ impl TimeIndex {
                 self.writes[from..]
                     .iter()
                     .take_while(|w| w.0 <= end)
-                    .filter(|w| w.1 < tc && pred.matches(Some(&w.3)))
+                    .filter(|w| w.1 < tc && may_match(&w.3, lo, hi) && pred.matches(Some(&w.3)))
                     .map(|w| w.2),
             );
             found.extend(
@@ -537,9 +545,19 @@ impl TimeIndex {
             out[r] = found
                 .iter()
                 .copied()
-                .filter(|&k| info_match(k) || self.visible_match(k, pred, ti, tc))
+                .filter(|&k| info_match(k) || self.visible_match(k, pred, bounds, ti, tc))
                 .collect();
         }
         out
+    }
+}
+
+/// Whether `v` can match a predicate whose integer matches lie in
+/// `[lo, hi]` (a cheap test before evaluating the predicate).
+fn may_match(v: &Value, lo: i64, hi: i64) -> bool {
+    match v {
+        Value::Int(n) => (lo..=hi).contains(n),
+        Value::Nil => false,
+        _ => true,
     }
 }
