@@ -254,6 +254,16 @@ impl Builder {
         match (write, rows_form) {
             (false, Value::Map(entries)) => {
                 for (k, v) in entries {
+                    // elle-cli's JSON reading turned the object's string
+                    // keys into keywords; item micro-ops keep them strings.
+                    let json_key;
+                    let k = match (self.h.format, k) {
+                        (SourceFormat::Json, Value::Keyword(name)) => {
+                            json_key = Value::Str(name.clone());
+                            &json_key
+                        }
+                        _ => k,
+                    };
                     row(k, Some(v), self).map_err(|e| (*rows_at, e))?;
                 }
             }
