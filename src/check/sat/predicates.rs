@@ -359,9 +359,11 @@ pub(super) fn rw_step(
 /// Finding those keys without evaluating the predicate on every key:
 /// writes sweep into a per-key *tail* (a key's writes that completed at
 /// most `span` positions before its latest one, `span` being the longest
-/// transaction) indexed by value; a read's visible versions lie in the tail
-/// as of `span` positions before it began, or among the writes completed
-/// since; each key found is then checked exactly.
+/// writing transaction) indexed by value; a read's visible versions lie in
+/// the tail as of its beginning (the last writer that completed before it
+/// began was invoked at most `span` earlier, and every visible version
+/// completed after that invocation), or among the writes completed since
+/// that began before it ended; each key found is then checked exactly.
 pub(super) struct TimeIndex {
     /// `:ok` writes `(completion, invocation, key, value)` by completion.
     writes: Vec<(u32, u32, u32, Value)>,
@@ -372,7 +374,7 @@ pub(super) struct TimeIndex {
     /// `:info` writes `(invocation, key, value)`: they may take effect any
     /// time after their invocation, so they are visible to every later read.
     info: Vec<(u32, u32, Value)>,
-    /// The longest `:ok` transaction, in op positions.
+    /// The longest `:ok` transaction that writes, in op positions.
     span: u32,
 }
 
@@ -394,10 +396,10 @@ impl TimeIndex {
                 OpType::Info => &h.ops[inv as usize],
                 _ => continue,
             };
-            if op.op_type == OpType::Ok {
-                span = span.max(i as u32 - inv);
-            }
             let mut push = |k: Atom, v: Option<Atom>| {
+                if op.op_type == OpType::Ok {
+                    span = span.max(i as u32 - inv);
+                }
                 let (k, v) = (ix[&k], v.map_or(Value::Nil, |a| h.atom_value(a)));
                 match op.op_type {
                     OpType::Ok => writes.push((i as u32, inv, k, v)),
@@ -490,7 +492,7 @@ impl TimeIndex {
         for r in order {
             let (pos, pred) = reads[r];
             let (ti, tc) = (invoked(r), pos as u32);
-            let horizon = ti.saturating_sub(self.span);
+            let horizon = ti;
             while swept < self.writes.len() && self.writes[swept].0 < horizon {
                 let (c, _, k, ref v) = self.writes[swept];
                 let tail = &mut tails[k as usize];
