@@ -25,6 +25,35 @@ use crate::edn::Value;
 use crate::infer::{Step, StepKind, StepText};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
 
+/// What a predicate micro-op said of one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredSeen {
+    /// `:rp` returned the row with this value.
+    Returned(super::RegValue),
+    /// `:wp` matched the row (its value unknown, the predicate true).
+    Matched,
+    /// The row was not returned or matched: the version seen was absent or
+    /// made the predicate false.
+    Missed,
+}
+
+/// The predicates of a history's predicate micro-ops, and the values of
+/// the dense value ids, to evaluate a predicate on a version.
+#[derive(Clone, Debug, Default)]
+pub struct PredTable {
+    /// Per predicate micro-op (index of [`crate::model::History::predicates`]).
+    pub preds: Vec<crate::model::Pred>,
+    /// Per dense value id, its EDN value.
+    pub values: Vec<crate::edn::Value>,
+}
+
+impl PredTable {
+    /// Whether a version holding `v` matches predicate `p`.
+    pub fn eval(&self, p: u32, v: super::RegValue) -> bool {
+        self.preds[p as usize].matches(v.map(|v| &self.values[v as usize]))
+    }
+}
+
 /// Which keys could matter to a predicate: those with a written value
 /// (by an `:ok` or `:info` transaction) that the predicate matches.
 pub(super) struct Universe {
