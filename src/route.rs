@@ -115,6 +115,12 @@ fn check_transactional(
             Workload::CasRegister => unreachable!("routed to check_cas_register"),
         }
     };
+    // Predicate micro-ops (`:rp`/`:wp`, issue 18): only the exact checker
+    // reads them, under `auto` too.
+    if h.has_predicates() && matches!(opts.algorithm, Algorithm::Auto | Algorithm::Sat) {
+        opts.say(|| format!("{}: algorithm sat (predicate micro-ops)", h.origin));
+        return crate::check::sat::check_history(h, opts);
+    }
     match opts.algorithm {
         Algorithm::Infer => infer("--algorithm infer".into()),
         // `misuse` took sat on list-append histories.

@@ -44,10 +44,28 @@ pub struct GenArgs {
     /// (rw-register; 0: every value written once).
     #[arg(long, default_value_t = 0)]
     values: u64,
+    /// rw-register histories with predicate reads and writes (`:rp`,
+    /// `:wp`) from a strict-serializable database (`gen::predicates`);
+    /// `-w`, `--mode`, `--fault` and the fractions above do not apply.
+    #[arg(long)]
+    predicates: bool,
+    /// With `--predicates`: fraction of transactions with a predicate
+    /// micro-op.
+    #[arg(long, default_value_t = 0.2)]
+    pred_fraction: f64,
+    /// With `--predicates`: fraction of the value space a range covers.
+    #[arg(long, default_value_t = 0.01)]
+    pred_width: f64,
+    /// With `--predicates`: predicate faults to inject (repeatable).
+    #[arg(long = "pred-fault", value_enum)]
+    pred_faults: Vec<super::predicates::PredFault>,
 }
 
 /// Runs `ellery gen`, writing the history to standard output.
 pub fn run(a: GenArgs) -> i32 {
+    if a.predicates {
+        return run_predicates(a);
+    }
     let opts = GenOptions {
         workload: a.workload,
         mode: a.mode,
@@ -67,6 +85,29 @@ pub fn run(a: GenArgs) -> i32 {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match generate(&opts, &mut out).and_then(|_| out.flush()) {
         Ok(()) => 0,
+        Err(e) => {
+            eprintln!("ellery gen: {e}");
+            3
+        }
+    }
+}
+
+/// `ellery gen --predicates`.
+fn run_predicates(a: GenArgs) -> i32 {
+    let opts = super::predicates::PredGenOptions {
+        txns: a.txns,
+        processes: a.processes,
+        keys: a.keys,
+        max_mops: a.max_mops,
+        pred_fraction: a.pred_fraction,
+        width: a.pred_width,
+        faults: a.pred_faults,
+        seed: a.seed,
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match super::predicates::generate_predicates(&opts, &mut out).and_then(|_| out.flush()) {
+        Ok(_) => 0,
         Err(e) => {
             eprintln!("ellery gen: {e}");
             3

@@ -22,6 +22,7 @@ pub mod cas;
 pub mod cli;
 mod faults;
 mod mini;
+pub mod predicates;
 mod rng;
 mod sim;
 #[cfg(test)]

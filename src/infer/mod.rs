@@ -178,6 +178,12 @@ pub enum StepText {
         /// The earlier (or only) value, as Clojure prints it.
         value: String,
     },
+    /// A predicate step (`ellery`'s exact checker): the sentence with
+    /// `{a}` and `{b}` standing for the two transactions' names.
+    Predicate {
+        /// The sentence.
+        template: String,
+    },
     /// `process p executed A before B`.
     Process {
         /// The process.
@@ -203,6 +209,7 @@ impl Step {
             StepText::AppendWw { key, value, value2 } => {
                 format!("{b} appended {value2} after {a} appended {value} to {key}")
             }
+            StepText::Predicate { template } => template.replace("{a}", a).replace("{b}", b),
             StepText::AppendWr { key, value } => {
                 format!("{b} observed {a}'s append of {value} to key {key}")
             }

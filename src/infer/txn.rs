@@ -138,7 +138,7 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
                 // The first read of a key (an append to a key already
                 // written also lands here, as in Elle).
                 let seen = match m.arg {
-                    MopArg::Nil => Seen::Nil,
+                    MopArg::Nil | MopArg::Pred(_) => Seen::Nil,
                     MopArg::Atom(a) => Seen::One(a),
                     MopArg::List { start, len } => Seen::List(start, len),
                 };

@@ -10,6 +10,9 @@
 use crate::edn::Value;
 use hashbrown::HashMap;
 
+pub mod predicate;
+pub use predicate::{Pred, PredMop};
+
 /// A key or value of a micro-op, packed into 64 bits.
 ///
 /// Integers that fit in 63 bits are stored inline; everything else (keywords,
@@ -162,6 +165,10 @@ pub enum MopFn {
     Append,
     /// `:w` (also `:write`): write a register.
     Write,
+    /// `:rp`: a predicate read (argument [`MopArg::Pred`]).
+    PredRead,
+    /// `:wp`: a predicate write (argument [`MopArg::Pred`]).
+    PredWrite,
     /// Any other micro-op function; its name is interned as an atom.
     Other(Atom),
 }
@@ -181,6 +188,9 @@ pub enum MopArg {
         /// Number of elements.
         len: u32,
     },
+    /// A predicate micro-op's predicate and rows: an index into
+    /// [`History::predicates`].
+    Pred(u32),
 }
 
 /// A micro-op `[f k v]` inside a transaction.
@@ -259,6 +269,9 @@ pub struct History {
     pub elements: Vec<Atom>,
     /// Op values that are not micro-op vectors.
     pub other_values: Vec<Value>,
+    /// Predicates and rows of predicate micro-ops, referenced by
+    /// [`MopArg::Pred`].
+    pub predicates: Vec<PredMop>,
     /// Interned keys, values and function names.
     pub interner: Interner,
     /// Ops that were skipped because their `:process` is not an integer.
@@ -339,7 +352,7 @@ impl Workload {
             for m in h.mops(op) {
                 match m.f {
                     MopFn::Append => return Workload::ListAppend,
-                    MopFn::Write => writes = true,
+                    MopFn::Write | MopFn::PredRead | MopFn::PredWrite => writes = true,
                     _ => {}
                 }
             }
@@ -488,16 +501,46 @@ impl History {
         Value::Map(entries)
     }
 
-    /// A micro-op as an EDN vector `[f k v]`.
+    /// Whether some micro-op is a predicate read or write.
+    pub fn has_predicates(&self) -> bool {
+        !self.predicates.is_empty()
+    }
+
+    /// A micro-op as an EDN vector `[f k v]` (`[:rp PRED RESULT]`, `[:wp
+    /// PRED VALUE KEYS]` for predicate micro-ops).
     pub fn mop_value(&self, m: &Mop) -> Value {
+        if let MopArg::Pred(i) = m.arg {
+            let p = &self.predicates[i as usize];
+            let atom = |a: Option<Atom>| a.map_or(Value::Nil, |a| self.atom_value(a));
+            return Value::Vector(match p.write {
+                None => vec![
+                    Value::kw("rp"),
+                    p.form.clone(),
+                    Value::Map(
+                        p.rows
+                            .iter()
+                            .map(|&(k, v)| (self.atom_value(k), atom(v)))
+                            .collect(),
+                    ),
+                ],
+                Some(w) => vec![
+                    Value::kw("wp"),
+                    p.form.clone(),
+                    atom(w),
+                    Value::Vector(p.rows.iter().map(|&(k, _)| self.atom_value(k)).collect()),
+                ],
+            });
+        }
         let f = match m.f {
             MopFn::Read => Value::kw("r"),
             MopFn::Append => Value::kw("append"),
             MopFn::Write => Value::kw("w"),
+            MopFn::PredRead => Value::kw("rp"),
+            MopFn::PredWrite => Value::kw("wp"),
             MopFn::Other(a) => self.atom_value(a),
         };
         let arg = match m.arg {
-            MopArg::Nil => Value::Nil,
+            MopArg::Nil | MopArg::Pred(_) => Value::Nil,
             MopArg::Atom(a) => self.atom_value(a),
             MopArg::List { .. } => Value::Vector(
                 self.list(m.arg)

@@ -451,14 +451,20 @@ impl Reader<'_, '_> {
         }
         if self.src[i] == b'[' {
             let (m0, e0) = (self.b.h.mops.len(), self.b.h.elements.len());
+            let p0 = self.b.h.predicates.len();
             if let Some(r) = self.mops(i)? {
                 return Ok(r);
             }
             self.b.h.mops.truncate(m0);
             self.b.h.elements.truncate(e0);
+            self.b.h.predicates.truncate(p0);
         }
         let (v, e) = parse_value_at(self.src, i)?;
-        Ok((self.b.op_value(v), e))
+        let value = self
+            .b
+            .op_value(v)
+            .map_err(|m| ParseError::at(self.src, i, m))?;
+        Ok((value, e))
     }
 
     /// Decodes a micro-op vector at `i`; `None` if the value is not one (the
@@ -477,11 +483,16 @@ impl Reader<'_, '_> {
                 Some(b'[') => {}
                 _ => return Ok(None),
             }
+            let open = j;
             j = self.ws(j + 1)?;
             if src.get(j) != Some(&b':') {
                 return Ok(None);
             }
             let fe = token_end(src, j + 1);
+            if let w @ (b"rp" | b"wp") = &src[j + 1..fe] {
+                j = self.pred_mop(w == b"wp", fe, open)?;
+                continue;
+            }
             let f = match &src[j + 1..fe] {
                 b"r" => MopFn::Read,
                 b"append" => MopFn::Append,
@@ -527,6 +538,32 @@ impl Reader<'_, '_> {
             },
             j,
         )))
+    }
+
+    /// Reads the rest of a predicate micro-op (its name ends at `i`, it
+    /// opened at `open`) up to its closing `]`; returns the position after.
+    fn pred_mop(&mut self, write: bool, i: usize, open: usize) -> Result<usize, ParseError> {
+        let src = self.src;
+        let mut parts = Vec::new();
+        let mut k = i;
+        loop {
+            k = self.ws(k)?;
+            match src.get(k) {
+                Some(b']') => break,
+                None | Some(b')' | b'}') => return Err(unclosed(src, k, ']', open)),
+                Some(_) => {
+                    let (v, e) = parse_value_at(src, k)?;
+                    parts.push((v, k));
+                    k = e;
+                }
+            }
+        }
+        let mop = self
+            .b
+            .pred_mop(write, &parts, open)
+            .map_err(|(at, m)| ParseError::at(src, at, m))?;
+        self.b.h.mops.push(mop);
+        Ok(k + 1)
     }
 
     /// Reads a list argument (`[1 2]` or `(1 2)`) at `j` into the elements.

@@ -181,6 +181,7 @@ impl Builder {
             && self.h.mops.is_empty()
             && self.h.elements.is_empty()
             && self.h.other_values.is_empty()
+            && self.h.predicates.is_empty()
     }
 
     /// A builder over the same source with empty tables, for reading one
@@ -265,28 +266,156 @@ impl Builder {
         Ok(())
     }
 
+    /// Compiles a predicate micro-op, `[:rp PRED RESULT]` (`write` false)
+    /// or `[:wp PRED VALUE KEYS]`, from its parts after the name, each with
+    /// its position; `at` is the micro-op's own position. An error says
+    /// where (one of those positions) and what was expected.
+    pub(crate) fn pred_mop(
+        &mut self,
+        write: bool,
+        parts: &[(Value, usize)],
+        at: usize,
+    ) -> Result<Mop, (usize, String)> {
+        use crate::model::{Pred, PredMop};
+        let (name, arity, shape) = if write {
+            ("wp", 3, "[:wp PRED VALUE KEYS]")
+        } else {
+            ("rp", 2, "[:rp PRED RESULT]")
+        };
+        if parts.len() != arity {
+            return Err((
+                at,
+                format!(
+                    "expected a predicate micro-op {shape}, found :{name} with {} argument{}",
+                    parts.len(),
+                    if parts.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        let (form, form_at) = &parts[0];
+        let pred = Pred::parse(form).map_err(|e| (*form_at, e))?;
+        let mut rows: Vec<(Atom, Option<Atom>)> = Vec::new();
+        let (rows_form, rows_at) = &parts[arity - 1];
+        let mut row = |k: &Value, v: Option<&Value>, b: &mut Builder| -> Result<(), String> {
+            let key = b.h.interner.atom(k);
+            if rows.iter().any(|r| r.0 == key) {
+                return Err(format!(
+                    "expected each key once in {shape}, found {} twice",
+                    edn::pr_str(k)
+                ));
+            }
+            let value = match v {
+                None | Some(Value::Nil) => None,
+                Some(v) => Some(b.h.interner.atom(v)),
+            };
+            rows.push((key, value));
+            Ok(())
+        };
+        let bad = |what: &str| {
+            format!(
+                "expected {what} in {shape}, found {}",
+                edn::pr_str(rows_form)
+            )
+        };
+        match (write, rows_form) {
+            (false, Value::Map(entries)) => {
+                for (k, v) in entries {
+                    // elle-cli's JSON reading turned the object's string
+                    // keys into keywords; item micro-ops keep them strings.
+                    let json_key;
+                    let k = match (self.h.format, k) {
+                        (SourceFormat::Json, Value::Keyword(name)) => {
+                            json_key = Value::Str(name.clone());
+                            &json_key
+                        }
+                        _ => k,
+                    };
+                    row(k, Some(v), self).map_err(|e| (*rows_at, e))?;
+                }
+            }
+            // JSON objects have string keys only: a JSON RESULT may also be
+            // an array of [key, value] pairs.
+            (false, Value::Vector(pairs) | Value::List(pairs)) => {
+                for p in pairs {
+                    match p {
+                        Value::Vector(kv) | Value::List(kv) if kv.len() == 2 => {
+                            row(&kv[0], Some(&kv[1]), self).map_err(|e| (*rows_at, e))?
+                        }
+                        _ => {
+                            return Err((
+                                *rows_at,
+                                bad("RESULT as a map {key value} or [[key value] …]"),
+                            ))
+                        }
+                    }
+                }
+            }
+            (false, Value::Nil) => {}
+            (false, _) => return Err((*rows_at, bad("RESULT as a map {key value}"))),
+            (true, Value::Vector(keys) | Value::List(keys) | Value::Set(keys)) => {
+                for k in keys {
+                    row(k, None, self).map_err(|e| (*rows_at, e))?;
+                }
+            }
+            (true, Value::Nil) => {}
+            (true, _) => return Err((*rows_at, bad("KEYS as a vector of the keys matched"))),
+        }
+        let write = write.then(|| match &parts[1].0 {
+            Value::Nil => None,
+            v => Some(self.h.interner.atom(v)),
+        });
+        let i = self.h.predicates.len() as u32;
+        self.h.predicates.push(PredMop {
+            pred,
+            form: form.clone(),
+            rows,
+            write,
+        });
+        Ok(Mop {
+            f: if write.is_some() {
+                MopFn::PredWrite
+            } else {
+                MopFn::PredRead
+            },
+            key: self.h.nil_atom,
+            arg: MopArg::Pred(i),
+        })
+    }
+
     /// Classifies a generic `:value` (the slow path): micro-op vectors become
     /// [`OpValue::Mops`], `nil` [`OpValue::Nil`], the rest
-    /// [`OpValue::Other`].
-    pub(crate) fn op_value(&mut self, v: Value) -> OpValue {
+    /// [`OpValue::Other`]. A bad predicate micro-op is an error (without a
+    /// position: the caller names the op).
+    pub(crate) fn op_value(&mut self, v: Value) -> Result<OpValue, String> {
+        let pred_name = |p: &[Value]| match p.first() {
+            Some(Value::Keyword(k)) if k == "rp" => Some(false),
+            Some(Value::Keyword(k)) if k == "wp" => Some(true),
+            _ => None,
+        };
         let is_mops = match &v {
             Value::Vector(items) => items.iter().all(|m| {
-                matches!(m, Value::Vector(p) if p.len() == 3 && matches!(p[0], Value::Keyword(_)))
+                matches!(m, Value::Vector(p) if (p.len() == 3 && matches!(p[0], Value::Keyword(_))) || pred_name(p).is_some())
             }),
-            Value::Nil => return OpValue::Nil,
+            Value::Nil => return Ok(OpValue::Nil),
             _ => false,
         };
         if !is_mops {
             let i = self.h.other_values.len() as u32;
             self.h.other_values.push(v);
-            return OpValue::Other(i);
+            return Ok(OpValue::Other(i));
         }
         let Value::Vector(items) = v else {
-            return OpValue::Nil;
+            return Ok(OpValue::Nil);
         };
         let start = self.h.mops.len() as u32;
         for m in &items {
             let Value::Vector(p) = m else { continue };
+            if let Some(write) = pred_name(p) {
+                let parts: Vec<(Value, usize)> = p[1..].iter().map(|x| (x.clone(), 0)).collect();
+                let mop = self.pred_mop(write, &parts, 0).map_err(|e| e.1)?;
+                self.h.mops.push(mop);
+                continue;
+            }
             let f = match &p[0] {
                 Value::Keyword(k) if k == "r" => MopFn::Read,
                 Value::Keyword(k) if k == "append" => MopFn::Append,
@@ -311,10 +440,10 @@ impl Builder {
             };
             self.h.mops.push(Mop { f, key, arg });
         }
-        OpValue::Mops {
+        Ok(OpValue::Mops {
             start,
             len: items.len() as u32,
-        }
+        })
     }
 
     /// Builds a [`RawOp`] from a generic op map (the JSON path).
@@ -376,7 +505,9 @@ impl Builder {
                 ("process", Value::Int(p)) => op.process = Some(p),
                 ("process", _) => {}
                 ("f", v) => op.f = self.h.interner.atom(&v),
-                ("value", v) => op.value = self.op_value(v),
+                ("value", v) => {
+                    op.value = self.op_value(v).map_err(|e| ParseError::at(src, at, e))?
+                }
                 _ => {}
             }
         }

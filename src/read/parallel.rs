@@ -160,6 +160,7 @@ fn adopt(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<
     b.h.mops = part.h.mops;
     b.h.elements = part.h.elements;
     b.h.other_values = part.h.other_values;
+    b.h.predicates = part.h.predicates;
     b.h.ops.reserve(ops.len());
     b.h.pair.reserve(ops.len());
     for op in ops {
@@ -270,6 +271,7 @@ fn join(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<(
     let atom = |a: Atom| a.interned_slot().map_or(a, |s| table[s]);
     let (mops0, elements0) = (b.h.mops.len() as u32, b.h.elements.len() as u32);
     let others0 = b.h.other_values.len() as u32;
+    let predicates0 = b.h.predicates.len() as u32;
     b.h.elements.reserve_exact(part.h.elements.len());
     b.h.mops.reserve_exact(part.h.mops.len());
     b.h.elements
@@ -286,9 +288,19 @@ fn join(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<(
                 start: start + elements0,
                 len,
             },
+            MopArg::Pred(i) => MopArg::Pred(i + predicates0),
             MopArg::Nil => MopArg::Nil,
         },
     }));
+    b.h.predicates
+        .extend(part.h.predicates.into_iter().map(|mut p| {
+            for (key, value) in &mut p.rows {
+                *key = atom(*key);
+                *value = value.map(atom);
+            }
+            p.write = p.write.map(|w| w.map(atom));
+            p
+        }));
     b.h.other_values.extend(part.h.other_values);
     for mut op in ops {
         op.f = atom(op.f);
@@ -335,6 +347,17 @@ mod tests {
         for m in &h.mops {
             s += &format!("{:?} ", h.interner.value(m.key));
         }
+        for p in &h.predicates {
+            s += &format!("{:?} {:?} ", p.form, p.pred);
+            for (k, v) in &p.rows {
+                s += &format!(
+                    "{:?}={:?} ",
+                    h.interner.value(*k),
+                    v.map(|v| h.interner.value(v))
+                );
+            }
+            s += &format!("{:?} ", p.write.map(|w| w.map(|v| h.interner.value(v))));
+        }
         for op in &h.ops {
             s += &format!("{:?} ", h.interner.value(op.f));
         }
@@ -379,6 +402,32 @@ mod tests {
                         "seed {seed} parts {parts}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn predicate_histories_read_exactly_as_one_pass() {
+        for seed in 0..5 {
+            let opts = crate::gen::predicates::PredGenOptions {
+                txns: 300,
+                seed,
+                ..Default::default()
+            };
+            let mut src = Vec::new();
+            crate::gen::predicates::generate_predicates(&opts, &mut src).expect("generated");
+            let one =
+                crate::read::read_history_bytes(src.clone(), "h", crate::model::SourceFormat::Edn)
+                    .expect("reads");
+            assert!(one.has_predicates());
+            for parts in [2, 5] {
+                assert!(!cuts(&src, parts).is_empty());
+                let many = crate::read::read_edn_in_parts(src.clone(), "h", parts).expect("reads");
+                assert_eq!(
+                    fingerprint(&one),
+                    fingerprint(&many),
+                    "seed {seed} parts {parts}"
+                );
             }
         }
     }

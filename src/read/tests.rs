@@ -27,9 +27,12 @@ fn value_text(h: &History, op: &Op) -> String {
                         MopFn::Append => ":append".to_string(),
                         MopFn::Write => ":w".to_string(),
                         MopFn::Other(a) => format!("other {}", pr_str(&h.atom_value(a))),
+                        MopFn::PredRead | MopFn::PredWrite => {
+                            return pr_str(&h.mop_value(m));
+                        }
                     };
                     let arg = match m.arg {
-                        MopArg::Nil => "nil".to_string(),
+                        MopArg::Nil | MopArg::Pred(_) => "nil".to_string(),
                         MopArg::Atom(a) => pr_str(&h.atom_value(a)),
                         MopArg::List { .. } => {
                             let els: Vec<String> = h
@@ -627,4 +630,52 @@ fn json_lines_layout_and_errors() {
     );
     let e = read_history_bytes(b"\"x\"".to_vec(), "t.json", SourceFormat::Json).unwrap_err();
     assert_eq!(e.message, "expected an array of op objects, found \"x\"");
+}
+
+/// Predicate micro-ops read the same through the fast EDN path, the
+/// generic path (an odd value elsewhere in the vector) and JSON, and print
+/// back as written.
+#[test]
+fn predicate_mops_read_alike_on_every_path() {
+    let edn = "{:index 0 :type :ok :process 0 :f :txn :value [[:rp [:and [:>= 1] [:not [:= 3]]] {:x 1, :y nil}] [:wp [:in #{4 5}] nil [:z]]]}\n";
+    let odd = "{:index 0 :type :ok :process 0 :f :txn :value [[:rp [:and [:>= 1] [:not [:= 3]]] {:x 1, :y nil}] [:wp [:in #{4 5}] nil [:z]] [:r :k #{1}]]}\n";
+    let json = r#"[{"index":0,"type":"ok","process":0,"f":"txn","value":[["rp",["and",[">=",1],["not",["=",3]]],{"x":1,"y":null}],["wp",["in",[4,5]],null,["z"]]]}]"#;
+    let read = |text: &str, format| {
+        crate::read::read_history_bytes(text.as_bytes().to_vec(), "t", format).unwrap()
+    };
+    for (h, n) in [
+        (read(edn, SourceFormat::Edn), 2),
+        (read(odd, SourceFormat::Edn), 3),
+        (read(json, SourceFormat::Json), 2),
+    ] {
+        assert_eq!(h.predicates.len(), 2);
+        let mops = h.mops(&h.ops[0]);
+        assert_eq!(mops.len(), n);
+        assert_eq!(mops[0].f, MopFn::PredRead);
+        assert_eq!(mops[1].f, MopFn::PredWrite);
+        let p = &h.predicates[0];
+        assert!(p.pred.matches(Some(&crate::edn::Value::Int(2))));
+        assert!(!p.pred.matches(Some(&crate::edn::Value::Int(3))));
+        assert_eq!(p.rows.len(), 2);
+        assert_eq!(p.rows[1].1, None);
+        assert_eq!(h.predicates[1].write, Some(None));
+        let printed = (
+            pr_str(&h.mop_value(&mops[0])),
+            pr_str(&h.mop_value(&mops[1])),
+        );
+        if h.format == SourceFormat::Edn {
+            assert_eq!(
+                printed.0,
+                "[:rp [:and [:>= 1] [:not [:= 3]]] {:x 1, :y nil}]"
+            );
+            assert_eq!(printed.1, "[:wp [:in #{4 5}] nil [:z]]");
+        } else {
+            // JSON keys are strings, in RESULT objects too.
+            assert_eq!(
+                printed.0,
+                r#"[:rp ["and" [">=" 1] ["not" ["=" 3]]] {"x" 1, "y" nil}]"#
+            );
+            assert_eq!(printed.1, r#"[:wp ["in" [4 5]] nil ["z"]]"#);
+        }
+    }
 }

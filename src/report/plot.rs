@@ -84,6 +84,8 @@ fn mop_label(h: &History, m: &crate::model::Mop) -> String {
         MopFn::Append => "a".to_string(),
         MopFn::Read => "r".to_string(),
         MopFn::Write => "w".to_string(),
+        MopFn::PredRead => "rp".to_string(),
+        MopFn::PredWrite => "wp".to_string(),
         MopFn::Other(a) => match h.atom_value(a) {
             crate::edn::Value::Keyword(k) => k.rsplit('/').next().unwrap_or(&k).to_string(),
             other => pr_str(&other),

@@ -21,8 +21,9 @@
 //! version that both write it), which the solver avoids where it can.
 
 use super::{
-    check_serializable, classify_cycle, reg_history, verify_cycle, CycleEdge, EdgeKind, Isolation,
-    RegHistory, RegOp, RegValue, SatOptions, Verdict, Violation,
+    check_with_predicates, classify_cycle, predicates, reg_history_with_predicates,
+    verify_cycle_with, CycleEdge, EdgeKind, Isolation, RegHistory, RegOp, RegValue, SatOptions,
+    Verdict, Violation,
 };
 use crate::check::outcome::{CheckOptions, Outcome, Validity};
 use crate::check::ExplainedCycle;
@@ -123,14 +124,24 @@ pub fn check_history(
     let prohibited = opts.expectations.prohibited();
     let wanted = constraints(&prohibited);
     let real_time = wanted.iter().any(|c| c.real_time);
-    let (rh, atoms) =
-        reg_history(h, real_time).map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
+    let time_window = !wanted.is_empty() && wanted.iter().all(|c| c.real_time);
+    let (rh, atoms, preds) = reg_history_with_predicates(h, real_time, time_window)
+        .map_err(|e| input_error(h, format!("--algorithm sat: {e}")))?;
+    let with_predicates = h.has_predicates();
+    // Predicate micro-ops' returned rows are reads and their matched rows
+    // writes for the facts (dirty reads, internal consistency).
+    let mut items = with_predicates.then(|| predicates::item_view(h));
+    let hi = items.as_ref().unwrap_or(h);
     // Facts that hold in every resolution, in Elle's shapes.
     let mut anomalies: Vec<(String, Vec<Value>)> = Vec::new();
     let mut seqs: Vec<&str> = Vec::new();
-    let facts = super::facts::facts(h);
+    let facts = super::facts::facts(hi);
+    let mut internal = crate::infer::rw_register::internal_cases(hi);
+    if with_predicates {
+        internal.extend(predicates::internal_cases(h));
+    }
     for (kind, cases) in [
-        ("internal", crate::infer::rw_register::internal_cases(h)),
+        ("internal", internal),
         ("G1a", facts.g1a),
         ("G1b", facts.g1b),
     ] {
@@ -142,6 +153,8 @@ pub fn check_history(
     if !facts.lost_updates.is_empty() {
         anomalies.push(("lost-update".to_string(), facts.lost_updates));
     }
+    // Only the facts needed the item view.
+    items.take();
     let solve = |c: Constraint| {
         if c.isolation == Isolation::ReadUncommitted {
             // Only ww cycles count, and the version orders are free: order
@@ -161,7 +174,17 @@ pub fn check_history(
                 && c.isolation < Isolation::ConsistentView,
             ..SatOptions::default()
         };
-        let (verdict, stats) = check_serializable(&rh, &sat_opts);
+        if with_predicates
+            && !matches!(
+                c.isolation,
+                Isolation::Serializable | Isolation::SnapshotIsolation
+            )
+        {
+            // Predicate reads are decided for serializability and
+            // snapshot isolation only: say unknown rather than guess.
+            return Verdict::Unknown;
+        }
+        let (verdict, stats) = check_with_predicates(&rh, &preds, &sat_opts);
         if opts.verbose {
             eprintln!("ellery: {}: algorithm sat, {c:?}: {stats:?}", h.origin);
         }
@@ -169,6 +192,16 @@ pub fn check_history(
     };
     let mut verdicts: Vec<Verdict> = wanted.iter().map(|&c| solve(c)).collect();
     let mut unknown_cause = "timeout";
+    let unsupported = with_predicates
+        && wanted.iter().any(|c| {
+            !matches!(
+                c.isolation,
+                Isolation::Serializable | Isolation::SnapshotIsolation | Isolation::ReadUncommitted
+            )
+        });
+    if unsupported {
+        unknown_cause = "predicates-unsupported-model";
+    }
     if wanted.len() > 1 && verdicts.iter().all(|v| matches!(v, Verdict::Valid(_))) {
         // Each holds alone; the strongest class with every order holding
         // means one resolution meets them all.
@@ -194,7 +227,46 @@ pub fn check_history(
         Verdict::Valid(_) => {}
         Verdict::Unknown => validity = Validity::Unknown,
         // Reported by the facts above (the solver skipped them).
-        Verdict::Invalid(Violation::Internal { .. } | Violation::Unwritten { .. }) => {}
+        // Reported by the facts above (the solver skipped them), except
+        // disagreements a predicate takes part in, which only the solver
+        // sees.
+        Verdict::Invalid(Violation::Internal { txn, key }) => {
+            if !anomalies.iter().any(|(k, _)| k == "internal") {
+                anomalies.push((
+                    "internal".to_string(),
+                    vec![Value::kw_map(vec![
+                        ("op", h.op_value(rh[txn as usize - 1].index as usize)),
+                        ("key", h.atom_value(atoms[key as usize])),
+                        (
+                            "predicate",
+                            Value::Str(
+                                "no single version of the key fits what the transaction saw of it"
+                                    .into(),
+                            ),
+                        ),
+                    ])],
+                ));
+                seqs.push("internal");
+            }
+        }
+        Verdict::Invalid(Violation::Unwritten { .. }) => {}
+        Verdict::Invalid(Violation::PredicateUnexplained { txn, key, pred }) => {
+            let pos = rh[txn as usize - 1].index as usize;
+            let mop = h
+                .mops(&h.ops[pos])
+                .iter()
+                .find(|m| m.arg == crate::model::MopArg::Pred(pred))
+                .map_or(Value::Nil, |m| h.mop_value(m));
+            anomalies.push((
+                "G1a".to_string(),
+                vec![Value::kw_map(vec![
+                    ("op", h.op_value(pos)),
+                    ("mop", mop),
+                    ("key", h.atom_value(atoms[key as usize])),
+                    ("writer", Value::Nil),
+                ])],
+            ));
+        }
         Verdict::Invalid(Violation::LostUpdate { .. })
             if anomalies.iter().any(|(k, _)| k == "lost-update") => {}
         Verdict::Invalid(Violation::LostUpdate { key, value, txns }) => {
@@ -215,7 +287,7 @@ pub fn check_history(
         Verdict::Invalid(Violation::Cycle(c)) => {
             // A cycle the history does not justify would be a solver bug:
             // say so instead of claiming an anomaly.
-            if let Err(why) = verify_cycle(&rh, &c) {
+            if let Err(why) = verify_cycle_with(&rh, &preds, &c) {
                 eprintln!(
                     "ellery: {}: internal error, unverified SAT cycle: {why}",
                     h.origin
@@ -298,6 +370,16 @@ fn explain(h: &History, rh: &RegHistory, atoms: &[Atom], cycle: &[CycleEdge]) ->
                     atoms[key as usize],
                     final_write(via, key),
                     final_write(e.to, key),
+                ),
+                EdgeKind::PredWr { key, value, pred } => {
+                    predicates::wr_step(h, atoms[key as usize], val(value), pred)
+                }
+                EdgeKind::PredRw { key, via, pred } => predicates::rw_step(
+                    h,
+                    atoms[key as usize],
+                    final_write(via, key),
+                    final_write(e.to, key),
+                    pred,
                 ),
                 EdgeKind::Process => ProcessExplainer
                     .explain(h, a, b)

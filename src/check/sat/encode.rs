@@ -83,7 +83,7 @@ pub(super) fn encode(
             .copied()
             .filter(|&l| value(assign, l).is_none())
             .collect();
-        let rw = matches!(e.kind, EdgeKind::Rw { .. });
+        let rw = e.kind.is_rw();
         if !reason.is_empty() && implied(e.from, e.to, rw) {
             continue;
         }

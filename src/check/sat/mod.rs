@@ -33,13 +33,20 @@
 //! must be acyclic. Pruning and the 2-width clauses then reason about the
 //! induced graph (through the theory's layered graph).
 
+// Over 700 lines: this is the checker's shared surface (history
+// conversion, predicate micro-ops included, options, verdicts, edge kinds,
+// cycle verification and classification) that every submodule uses; the
+// algorithms live in the submodules.
+
 mod elle;
 mod encode;
 mod facts;
 mod lost_update;
 mod polygraph;
+mod predicates;
 mod prune;
 mod reach;
+mod reads;
 mod split;
 mod theory;
 
@@ -54,6 +61,7 @@ pub use facts::{
     dirty_read_cases, elle_dirty_reads_differ, inference_misreads, values_repeat, Misread,
 };
 use polygraph::{build, to_cycle};
+pub use predicates::{PredSeen, PredTable};
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
 
@@ -67,6 +75,17 @@ pub enum RegOp {
     Read(u64, RegValue),
     /// `[:w key value]`.
     Write(u64, RegValue),
+    /// A predicate micro-op's view of one key ([`PredTable`] holds the
+    /// predicate): a returned row, a row it matched (`:wp`), or a row it
+    /// did not return (Vbox's unknown θ-read).
+    PredRead {
+        /// The key.
+        key: u64,
+        /// The predicate micro-op (an index into [`History::predicates`]).
+        pred: u32,
+        /// What the predicate said of the key.
+        seen: PredSeen,
+    },
 }
 
 /// A transaction of a register history.
@@ -105,6 +124,46 @@ pub fn reg_history(
     h: &History,
     real_time: bool,
 ) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
+    reg_history_with_predicates(h, real_time, false).map(|(rh, table, _)| (rh, table))
+}
+
+/// [`reg_history`], predicate micro-ops included: a predicate read becomes
+/// one [`RegOp::PredRead`] per returned row and per key of the universe
+/// that some written value could make it return (see `predicates`); a
+/// predicate write also writes its value to the keys it matched. Returns
+/// the predicates and values to evaluate them with. With `time_window`
+/// (every model checked keeps real-time order) an unreturned row counts
+/// only when a version the read can have seen in real time matches
+/// (`predicates::TimeIndex`).
+#[allow(clippy::type_complexity)]
+pub fn reg_history_with_predicates(
+    h: &History,
+    real_time: bool,
+    time_window: bool,
+) -> Result<(RegHistory, Vec<crate::model::Atom>, PredTable), String> {
+    let universe = h.has_predicates().then(|| predicates::Universe::new(h));
+    // Per predicate micro-op of an `:ok` op, its relevant keys, when the
+    // real-time windows decide them.
+    let mut windowed: Vec<Option<Vec<u32>>> = vec![None; h.predicates.len()];
+    if let (Some(u), true) = (&universe, time_window) {
+        let mut reads: Vec<(usize, &crate::model::Pred)> = Vec::new();
+        let mut which: Vec<u32> = Vec::new();
+        for (i, op) in h.ops.iter().enumerate() {
+            if op.op_type != OpType::Ok {
+                continue;
+            }
+            for m in h.mops(op) {
+                if let MopArg::Pred(p) = m.arg {
+                    reads.push((i, &h.predicates[p as usize].pred));
+                    which.push(p);
+                }
+            }
+        }
+        let index = predicates::TimeIndex::new(h, u);
+        for (p, keys) in which.into_iter().zip(index.relevant(h, &reads)) {
+            windowed[p as usize] = Some(keys);
+        }
+    }
     let mut table: Vec<crate::model::Atom> = Vec::new();
     let mut ids: hashbrown::HashMap<crate::model::Atom, u64> = Default::default();
     let mut id = |a: crate::model::Atom| {
@@ -126,11 +185,50 @@ pub fn reg_history(
         let src = if committed { op } else { &h.ops[invoked] };
         let mut ops = Vec::new();
         for m in h.mops(src) {
+            if let (MopArg::Pred(p), Some(u)) = (m.arg, &universe) {
+                let pm = &h.predicates[p as usize];
+                if committed {
+                    for &(k, v) in &pm.rows {
+                        let seen = match pm.write {
+                            None => PredSeen::Returned(v.map(&mut id)),
+                            Some(_) => PredSeen::Matched,
+                        };
+                        ops.push(RegOp::PredRead {
+                            key: id(k),
+                            pred: p,
+                            seen,
+                        });
+                    }
+                    let relevant = match windowed[p as usize].take() {
+                        Some(keys) => keys,
+                        None => u.relevant(&pm.pred),
+                    };
+                    for k in relevant {
+                        let k = u.keys[k as usize];
+                        if !pm.rows.iter().any(|r| r.0 == k) {
+                            ops.push(RegOp::PredRead {
+                                key: id(k),
+                                pred: p,
+                                seen: PredSeen::Missed,
+                            });
+                        }
+                    }
+                }
+                if let Some(w) = pm.write {
+                    let w = w.map(&mut id);
+                    for &(k, _) in &pm.rows {
+                        ops.push(RegOp::Write(id(k), w));
+                    }
+                }
+                continue;
+            }
             let key = id(m.key);
             let value = match m.arg {
                 MopArg::Nil => None,
                 MopArg::Atom(a) => Some(id(a)),
-                MopArg::List { .. } => return Err(format!("op {}: list value", op.index)),
+                MopArg::List { .. } | MopArg::Pred(_) => {
+                    return Err(format!("op {}: list value", op.index))
+                }
             };
             match m.f {
                 MopFn::Read if committed => ops.push(RegOp::Read(key, value)),
@@ -160,7 +258,14 @@ pub fn reg_history(
             out[b as usize - 1].realtime_preds.push(a);
         }
     }
-    Ok((out, table))
+    let preds = PredTable {
+        preds: h.predicates.iter().map(|p| p.pred.clone()).collect(),
+        values: match universe {
+            Some(_) => table.iter().map(|&a| h.atom_value(a)).collect(),
+            None => Vec::new(),
+        },
+    };
+    Ok((out, table, preds))
 }
 
 /// The isolation level to decide: which cycles of a resolution's
@@ -320,6 +425,33 @@ pub enum EdgeKind {
         /// The transaction the source read from.
         via: u32,
     },
+    /// The target's predicate micro-op `pred` saw the source's version of
+    /// `key` (holding `value`): returned, matched, or not returned.
+    PredWr {
+        /// The key.
+        key: u64,
+        /// The value of the version seen.
+        value: RegValue,
+        /// The predicate micro-op (index of [`History::predicates`]).
+        pred: u32,
+    },
+    /// The source's predicate micro-op `pred` saw `via`'s version of `key`,
+    /// which the target overwrote.
+    PredRw {
+        /// The key.
+        key: u64,
+        /// The transaction whose version the predicate saw.
+        via: u32,
+        /// The predicate micro-op.
+        pred: u32,
+    },
+}
+
+impl EdgeKind {
+    /// Whether this is an anti-dependency (item or predicate).
+    pub fn is_rw(self) -> bool {
+        matches!(self, EdgeKind::Rw { .. } | EdgeKind::PredRw { .. })
+    }
 }
 
 /// One edge of a reported cycle, between graph ids (0 = initial transaction,
@@ -353,6 +485,17 @@ pub enum Violation {
         key: u64,
         /// The value read.
         value: RegValue,
+    },
+    /// A predicate micro-op's view of a key that no (possibly) committed
+    /// final write fits: a row a `:wp` matched that no version ever
+    /// matched, or views of one key that no single version satisfies.
+    PredicateUnexplained {
+        /// Graph id of the transaction.
+        txn: u32,
+        /// The key.
+        key: u64,
+        /// The predicate micro-op.
+        pred: u32,
     },
     /// A cycle in one resolution of the choices (edges in order, the last
     /// one returning to the first's source).
@@ -415,9 +558,19 @@ pub struct SatStats {
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
 /// isolation) of `h`, returning the verdict and counters.
 pub fn check_serializable(h: &RegHistory, opts: &SatOptions) -> (Verdict, SatStats) {
+    check_with_predicates(h, &PredTable::default(), opts)
+}
+
+/// [`check_serializable`] for a history with predicate micro-ops
+/// ([`RegOp::PredRead`], whose predicates `preds` holds).
+pub fn check_with_predicates(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+) -> (Verdict, SatStats) {
     let start = Instant::now();
     let mut stats = SatStats::default();
-    let verdict = solve(h, opts, start, &mut stats);
+    let verdict = solve(h, preds, opts, start, &mut stats);
     (verdict, stats)
 }
 
@@ -432,7 +585,13 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
     )
 }
 
-fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats) -> Verdict {
+fn solve(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+    start: Instant,
+    stats: &mut SatStats,
+) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
     let single_rw = opts.isolation == Isolation::ConsistentView;
     // The 2-width clauses are argued for plain or layered acyclicity with
@@ -443,7 +602,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, opts) {
+    let g = match build(h, preds, opts) {
         Ok(g) => g,
         Err(v) => return Verdict::Invalid(v),
     };
@@ -508,6 +667,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         Some(_) if opts.two_width => {
             return solve(
                 h,
+                preds,
                 &SatOptions {
                     two_width: false,
                     ..*opts
@@ -548,7 +708,7 @@ fn solve(h: &RegHistory, opts: &SatOptions, start: Instant, stats: &mut SatStats
         if !e.reason.iter().all(|&l| holds(l)) {
             continue;
         }
-        match (si, matches!(e.kind, EdgeKind::Rw { .. })) {
+        match (si, e.kind.is_rw()) {
             (false, true) if single_rw => {}
             (false, _) => adj[e.from as usize].push(e.to),
             (true, true) => adj[(n + e.from) as usize].push(e.to),
@@ -590,6 +750,16 @@ fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
 /// every edge justified by the transactions' reads and writes. Returns a
 /// description of the first problem.
 pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
+    verify_cycle_with(h, &PredTable::default(), cycle)
+}
+
+/// [`verify_cycle`] for a history with predicate micro-ops: a predicate
+/// edge needs the predicate's view of the key to fit the version.
+pub fn verify_cycle_with(
+    h: &RegHistory,
+    preds: &PredTable,
+    cycle: &[CycleEdge],
+) -> Result<(), String> {
     if cycle.is_empty() {
         return Err("empty cycle".into());
     }
@@ -619,6 +789,27 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
             }
         }
         None
+    };
+    // Whether committed `t`'s predicate micro-op `p` saw `k` in a version
+    // holding `v` (before any write of its own to `k`).
+    let pred_saw = |t: u32, p: u32, k: u64, v: RegValue| -> bool {
+        if t == 0 || !h[t as usize - 1].committed {
+            return false;
+        }
+        for op in &h[t as usize - 1].ops {
+            match *op {
+                RegOp::Write(kk, _) if kk == k => return false,
+                RegOp::PredRead { key, pred, seen } if key == k && pred == p => {
+                    return match seen {
+                        PredSeen::Returned(x) => x == v,
+                        PredSeen::Matched => preds.eval(p, v),
+                        PredSeen::Missed => !preds.eval(p, v),
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     };
     for (i, e) in cycle.iter().enumerate() {
         let next = cycle[(i + 1) % cycle.len()];
@@ -653,6 +844,17 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
                     && er(e.from, key) == fw(via, key)
                     && fw(e.to, key).is_some()
             }
+            EdgeKind::PredWr { key, value, pred } => {
+                e.from != e.to && fw(e.from, key) == Some(value) && pred_saw(e.to, pred, key, value)
+            }
+            EdgeKind::PredRw { key, via, pred } => {
+                e.from != e.to
+                    && e.to != 0
+                    && via != e.to
+                    && via != e.from
+                    && fw(via, key).is_some_and(|v| pred_saw(e.from, pred, key, v))
+                    && fw(e.to, key).is_some()
+            }
         };
         if !ok {
             return Err(format!("edge {i} ({e:?}) is not justified by the history"));
@@ -663,16 +865,28 @@ pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
 
 /// Elle's anomaly type for a cycle ([`crate::check::classify_kinds`]): G0,
 /// G1c, G-single-item, G2-item or G-nonadjacent-item, `-process` when it
-/// uses session order.
+/// uses session order. A cycle through a predicate edge is Adya's
+/// predicate-level anomaly: `G-single`, `G-nonadjacent`, `G2` (no `-item`).
 pub fn classify_cycle(cycle: &[CycleEdge]) -> String {
+    let name = classify_items(cycle);
+    let predicate = cycle
+        .iter()
+        .any(|e| matches!(e.kind, EdgeKind::PredWr { .. } | EdgeKind::PredRw { .. }));
+    match predicate {
+        true => name.replacen("-item", "", 1),
+        false => name,
+    }
+}
+
+fn classify_items(cycle: &[CycleEdge]) -> String {
     use crate::infer::StepKind;
     let kinds: Vec<StepKind> = cycle
         .iter()
         .map(|e| match e.kind {
             EdgeKind::Process => StepKind::Process,
             EdgeKind::Realtime => StepKind::Realtime,
-            EdgeKind::Wr { .. } => StepKind::Wr,
-            EdgeKind::Rw { .. } => StepKind::Rw,
+            EdgeKind::Wr { .. } | EdgeKind::PredWr { .. } => StepKind::Wr,
+            EdgeKind::Rw { .. } | EdgeKind::PredRw { .. } => StepKind::Rw,
             // The initial transaction has no predecessor, so its edges never
             // lie on a cycle; counting them as ww would be harmless.
             EdgeKind::Ww { .. } | EdgeKind::Init => StepKind::Ww,

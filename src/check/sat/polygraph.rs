@@ -7,7 +7,10 @@ use batsat::{Lit, Var};
 use super::lost_update::LostUpdates;
 use super::prune::PRUNE_MAX_BYTES;
 use super::reach::Reach;
-use super::{CycleEdge, EdgeKind, RegHistory, RegOp, RegTxn, RegValue, SatOptions, Violation};
+#[cfg(test)]
+pub(super) use super::reads::summarise;
+use super::reads::{summarise_reads, ExtRead, Seen};
+use super::{CycleEdge, EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
 use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
 #[derive(Clone, Debug)]
@@ -93,57 +96,11 @@ pub(super) fn lit(v: usize, positive: bool) -> Lit {
     Lit::new(Var::unsafe_from_idx(v as u32), positive)
 }
 
-/// The first external read and the final write of each key, and the INT
-/// check. Returns `(external reads, final writes)`; the reads of an `:info`
-/// transaction are ignored.
-#[allow(clippy::type_complexity)]
-#[cfg(test)]
-pub(super) fn summarise(
-    t: &RegTxn,
-    id: u32,
-) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
-    summarise_reads(t, id, false)
-}
-
-/// [`summarise`]; with `skip_internal` a read that disagrees with the
-/// transaction's own earlier read or write is no violation (it is not
-/// external either, so it adds nothing).
-#[allow(clippy::type_complexity)]
-fn summarise_reads(
-    t: &RegTxn,
-    id: u32,
-    skip_internal: bool,
-) -> Result<(Vec<(u64, RegValue)>, Vec<(u64, RegValue)>), Violation> {
-    let mut seen: Vec<(u64, RegValue, bool)> = Vec::new(); // key, last value, written
-    let mut reads = Vec::new();
-    for op in &t.ops {
-        match *op {
-            RegOp::Read(_, _) if !t.committed => {}
-            RegOp::Read(k, v) => match seen.iter().find(|s| s.0 == k) {
-                Some(s) => {
-                    if s.1 != v && !skip_internal {
-                        return Err(Violation::Internal { txn: id, key: k });
-                    }
-                }
-                None => {
-                    seen.push((k, v, false));
-                    reads.push((k, v));
-                }
-            },
-            RegOp::Write(k, v) => match seen.iter_mut().find(|s| s.0 == k) {
-                Some(s) => {
-                    s.1 = v;
-                    s.2 = true;
-                }
-                None => seen.push((k, v, true)),
-            },
-        }
-    }
-    let writes = seen.iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect();
-    Ok((reads, writes))
-}
-
-pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Violation> {
+pub(super) fn build(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+) -> Result<Polygraph, Violation> {
     let n = h.len() + 1;
     let mut vars = 0usize;
     let mut fresh = || {
@@ -156,13 +113,13 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     for (i, t) in h.iter().enumerate() {
         let id = i as u32 + 1;
         if t.committed {
-            let (r, w) = summarise_reads(t, id, opts.skip_internal)?;
+            let (r, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
             if opts.isolation.has_reads() {
                 reads[id as usize] = r;
             }
             writes[id as usize] = w;
         } else {
-            let (_, w) = summarise_reads(t, id, opts.skip_internal)?;
+            let (_, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
             writes[id as usize] = w;
             inc[id as usize] = Some(lit(fresh(), true));
         }
@@ -229,7 +186,12 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     }
     // Writers per key (final writes), in id order; the initial transaction
     // writes nil to every key.
-    let mut keys: Vec<u64> = writes.iter().chain(&reads).flatten().map(|w| w.0).collect();
+    let mut keys: Vec<u64> = writes
+        .iter()
+        .flatten()
+        .map(|w| w.0)
+        .chain(reads.iter().flatten().map(|r: &ExtRead| r.key))
+        .collect();
     keys.sort_unstable();
     keys.dedup();
     let key_ix = |k: u64| keys.binary_search(&k).expect("key");
@@ -247,15 +209,70 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     };
     // Read-from candidates of every external read, before the version
     // order: a read with one committed candidate is a known edge.
+    // The writers of each final `(key, value)`, by id (the initial
+    // transaction's nil first): a read's candidates without scanning every
+    // writer of the key (a writer of many keys, such as a predicate write,
+    // made that scan quadratic).
+    let mut by_value: Vec<(u64, RegValue, u32)> = keys.iter().map(|&k| (k, None, 0)).collect();
+    for (t, ws) in writes.iter().enumerate() {
+        by_value.extend(ws.iter().map(|&(k, v)| (k, v, t as u32)));
+    }
+    by_value.sort_unstable();
+    by_value.dedup();
+    let writers_of = |k: u64, v: RegValue| {
+        let from = by_value.partition_point(|e| (e.0, e.1) < (k, v));
+        by_value[from..]
+            .iter()
+            .take_while(move |e| (e.0, e.1) == (k, v))
+            .map(|e| e.2)
+    };
     let mut all_reads: Vec<(u32, u64, RegValue, Vec<u32>)> = Vec::new();
+    // Per read of `all_reads`: the predicate micro-op that made it.
+    let mut read_pred: Vec<Option<u32>> = Vec::new();
     for (s, rs) in reads.iter().enumerate() {
         let s = s as u32;
-        for &(k, v) in rs {
-            let cands: Vec<u32> = writers[key_ix(k)]
-                .iter()
-                .copied()
-                .filter(|&t| t != s && final_write(t, k) == Some(v))
-                .collect();
+        for r in rs {
+            let k = r.key;
+            let (v, cands) = match &r.seen {
+                Seen::Value(v) => (
+                    *v,
+                    writers_of(k, *v).filter(|&t| t != s).collect::<Vec<u32>>(),
+                ),
+                Seen::Class(cs) => {
+                    let fits = |t: u32| {
+                        final_write(t, k)
+                            .is_some_and(|v| cs.iter().all(|&(p, m)| preds.eval(p, v) == m))
+                    };
+                    let visible = visible_in_real_time(h, &writers[key_ix(k)], s, opts.real_time);
+                    let others = writers[key_ix(k)]
+                        .iter()
+                        .copied()
+                        .filter(|&t| t != s && visible(t));
+                    // Every version fits: whichever the read saw, the
+                    // predicate could not tell them apart.
+                    if others.clone().all(fits) {
+                        continue;
+                    }
+                    let mut cands: Vec<u32> = others.filter(|&t| fits(t)).collect();
+                    if cands.is_empty() && opts.real_time {
+                        // Only real time rules the fitting versions out:
+                        // keep them, the solver reports the cycle.
+                        cands = writers[key_ix(k)]
+                            .iter()
+                            .copied()
+                            .filter(|&t| t != s && fits(t))
+                            .collect();
+                    }
+                    if cands.is_empty() {
+                        return Err(Violation::PredicateUnexplained {
+                            txn: s,
+                            key: k,
+                            pred: r.pred.expect("class reads come from predicates"),
+                        });
+                    }
+                    (None, cands)
+                }
+            };
             if cands.is_empty() && opts.skip_unexplained {
                 continue;
             }
@@ -267,6 +284,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                 });
             }
             all_reads.push((s, k, v, cands));
+            read_pred.push(r.pred);
         }
     }
     let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
@@ -372,7 +390,7 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
     });
     // Per read (with lost updates): each candidate and its literal.
     let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
-    for (s, k, v, cands) in all_reads {
+    for ((s, k, v, cands), pred) in all_reads.into_iter().zip(read_pred) {
         let ki = key_ix(k);
         let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
         let mut clause = Vec::new();
@@ -398,7 +416,14 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             edges.push(Edge {
                 from: t,
                 to: s,
-                kind: EdgeKind::Wr { key: k, value: v },
+                kind: match pred {
+                    None => EdgeKind::Wr { key: k, value: v },
+                    Some(pred) => EdgeKind::PredWr {
+                        key: k,
+                        value: final_write(t, k).expect("a candidate writes the key"),
+                        pred,
+                    },
+                },
                 reason: cond(t, s, wr.as_slice()),
             });
             if !opts.isolation.has_rw() {
@@ -416,7 +441,14 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
                     edges.push(Edge {
                         from: s,
                         to: *b,
-                        kind: EdgeKind::Rw { key: k, via: t },
+                        kind: match pred {
+                            None => EdgeKind::Rw { key: k, via: t },
+                            Some(pred) => EdgeKind::PredRw {
+                                key: k,
+                                via: t,
+                                pred,
+                            },
+                        },
                         reason,
                     });
                 }
@@ -441,6 +473,39 @@ pub(super) fn build(h: &RegHistory, opts: &SatOptions) -> Result<Polygraph, Viol
             .collect(),
         lost_updates,
     })
+}
+
+/// With `real_time`, which writers of a key (graph ids, 0 the initial
+/// transaction) reader `s` can have seen: not invoked after `s` completed,
+/// and not followed in real time by a committed writer that completed
+/// before `s` began (whose version, later, came before the read). Without
+/// it, every writer. Vbox's time-based constraint avoidance for predicate
+/// reads; exact, since the others would close a cycle with real time.
+fn visible_in_real_time<'a>(
+    h: &'a RegHistory,
+    writers: &[u32],
+    s: u32,
+    real_time: bool,
+) -> impl Fn(u32) -> bool + use<'a> {
+    let reader = &h[s as usize - 1];
+    let (began, ended) = (reader.invoked, reader.index);
+    let latest = writers
+        .iter()
+        .filter(|&&w| real_time && w != 0 && w != s)
+        .map(|&w| &h[w as usize - 1])
+        .filter(|t| t.committed && t.index < began)
+        .map(|t| t.invoked)
+        .max();
+    move |w: u32| {
+        if !real_time {
+            return true;
+        }
+        if w == 0 {
+            return latest.is_none();
+        }
+        let t = &h[w as usize - 1];
+        t.invoked < ended && (!t.committed || latest.is_none_or(|m| t.index >= m))
+    }
 }
 
 /// The write chains of one key: `writers` (the initial transaction first,

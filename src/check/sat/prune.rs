@@ -71,7 +71,7 @@ fn add_known(
 }
 
 fn is_rw(g: &Polygraph, i: usize) -> bool {
-    matches!(g.edges[i].kind, super::EdgeKind::Rw { .. })
+    g.edges[i].kind.is_rw()
 }
 
 /// Pruning outcome: `Err` is a violation. Stops early once `expired()`.

@@ -209,7 +209,7 @@ fn is_write(f: MopFn) -> bool {
 /// The version a read micro-op observed.
 fn read_version(h: &History, m: &Mop) -> Ver {
     match m.arg {
-        MopArg::Nil => None,
+        MopArg::Nil | MopArg::Pred(_) => None,
         MopArg::Atom(a) => Some(a),
         MopArg::List { .. } => h.list(m.arg).last().copied(),
     }
