@@ -142,6 +142,14 @@ struct Exec<'a> {
     /// Inserted keys not in the universe (abstract reading, while building it).
     new_recs: Vec<(usize, Vec<i64>)>,
     error: Option<InsertKeyUnknown>,
+    /// Abstract reading split on unknown MIN/MAX results over a key field:
+    /// the results taken at the first choice points, in order.
+    forced: Vec<Option<i64>>,
+    /// Choice points met so far; the candidates of the first unforced one.
+    met: usize,
+    pending: Option<Vec<Option<i64>>>,
+    /// Alive flags a forced case implies (the MIN's record, a pinned row's).
+    assumed: BTreeMap<usize, i64>,
 }
 
 fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
@@ -183,6 +191,7 @@ impl Exec<'_> {
                 self.fp.read_vals.insert(k, v[k]);
                 AV::Known(v[k])
             }
+            None if self.assumed.contains_key(&k) => AV::Known(self.assumed.get(&k).copied()),
             None if f == t.alive() && !self.churn[*table] => AV::Known(self.uni.init[k]),
             None => AV::Unknown,
         }
@@ -325,6 +334,16 @@ impl Exec<'_> {
 
     /// The records of `table` a WHERE matches, each surely or maybe.
     fn scan(&mut self, table: usize, pred: Option<&Pred>, maybe: bool) -> Vec<(usize, bool)> {
+        // `key = unknown local` in the abstract reading: split on the
+        // local's value (the same record is then read and written).
+        if let (None, Some(Pred::Cmp(f, CmpOp::Eq, e))) = (self.view, pred) {
+            let pk = *f < self.prog.tables[table].fields.len() && self.prog.tables[table].pk[*f];
+            if pk && self.expr(e) == AV::Unknown && self.pinnable(e) {
+                if let Some(c) = self.choice(table, *f) {
+                    self.pin(e, c);
+                }
+            }
+        }
         let mut out = Vec::new();
         for &rec in &self.uni.by_table[table] {
             let keys = match pred {
@@ -402,6 +421,99 @@ impl Exec<'_> {
         }
     }
 
+    /// An unknown MIN/MAX result over a key field in the abstract reading.
+    fn choose(&mut self, table: usize, field: Option<usize>, agg: Agg) -> AV {
+        let t = &self.prog.tables[table];
+        match field.filter(|&f| t.pk[f] && agg != Agg::Count && self.view.is_none()) {
+            Some(f) => match self.choice(table, f) {
+                Some(Some(m)) => {
+                    if t.pk_fields().len() == 1 {
+                        if let Some(rec) = self.uni.find(table, &[m]) {
+                            self.assume_alive(rec);
+                        }
+                    }
+                    AV::Known(Some(m))
+                }
+                Some(None) => AV::Known(None),
+                None => AV::Unknown,
+            },
+            None => AV::Unknown,
+        }
+    }
+
+    /// A choice point of the abstract reading over the values of key field
+    /// `f` of `table`: the forced value here, or (past them) None, with the
+    /// candidates (NULL and every key in the universe) noted for the driver
+    /// ([`alternatives`]) to split on.
+    fn choice(&mut self, table: usize, f: usize) -> Option<Option<i64>> {
+        let i = self.met;
+        self.met += 1;
+        if let Some(&v) = self.forced.get(i) {
+            return Some(v);
+        }
+        if i == self.forced.len() {
+            let t = &self.prog.tables[table];
+            let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
+            let mut c: Vec<Option<i64>> = self.uni.by_table[table]
+                .iter()
+                .map(|&r| Some(self.uni.recs[r].1[ki]))
+                .collect();
+            c.push(None);
+            c.sort_unstable();
+            c.dedup();
+            self.pending = Some(c);
+        }
+        None
+    }
+
+    fn assume_alive(&mut self, rec: usize) {
+        let t = &self.prog.tables[self.uni.recs[rec].0];
+        self.assumed.insert(self.uni.key(rec, t.alive()), 1);
+    }
+
+    /// Whether an unknown value can be fixed by [`Exec::pin`]: a local, or
+    /// the field of a one-row local.
+    fn pinnable(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Var(v) => match &self.locals[*v] {
+                Local::Val(_) => true,
+                Local::Rows(rows, Some(_)) => rows.len() == 1,
+                _ => false,
+            },
+            Expr::Dot(v, _) => matches!(&self.locals[*v], Local::Rows(rows, _) if rows.len() == 1),
+            _ => false,
+        }
+    }
+
+    /// Fixes a [`Exec::pinnable`] value (a case of a split: NULL means the
+    /// one row is absent).
+    fn pin(&mut self, e: &Expr, c: Option<i64>) {
+        let (v, f) = match e {
+            Expr::Var(v) => (*v, None),
+            Expr::Dot(v, f) => (*v, Some(*f)),
+            _ => return,
+        };
+        match &mut self.locals[v] {
+            Local::Val(a) => *a = AV::Known(c),
+            Local::Rows(rows, first) => {
+                let Some(f) = f.or(*first) else { return };
+                match c {
+                    None => rows.clear(),
+                    Some(x) => {
+                        let rec = rows[0].rec;
+                        self.assume_alive(rec);
+                        let Local::Rows(rows, _) = &mut self.locals[v] else {
+                            return;
+                        };
+                        rows[0].maybe = false;
+                        rows[0].vals[f] = AV::Known(Some(x));
+                    }
+                }
+            }
+            Local::AnyRows => {}
+        }
+    }
+
     /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
     fn run_maybe(&mut self, stmts: &[Stmt]) {
         let before = self.locals.clone();
@@ -464,7 +576,7 @@ impl Exec<'_> {
                     }
                 }
                 let result = if unknown {
-                    AV::Unknown
+                    self.choose(*table, *field, *agg)
                 } else {
                     AV::Known(match agg {
                         Agg::Min => vals.iter().copied().min(),
@@ -602,6 +714,10 @@ pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64
         fp: Footprint::default(),
         new_recs: Vec::new(),
         error: None,
+        forced: Vec::new(),
+        met: 0,
+        pending: None,
+        assumed: BTreeMap::new(),
     };
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
@@ -699,6 +815,52 @@ pub struct Analysis {
     pub descs: Vec<Desc>,
     /// Per descriptor: the keys it may read/write (true: surely).
     pub footprints: Vec<Footprint>,
+    /// Per descriptor: its footprints split by the results of its MIN/MAX
+    /// over key fields (every run has one of them), or empty when it has
+    /// no such choice or too many cases ([`MAX_ALTERNATIVES`]).
+    pub alts: Vec<Vec<Footprint>>,
+}
+
+/// The most footprint cases per descriptor.
+pub const MAX_ALTERNATIVES: usize = 64;
+
+/// The abstract footprints of `d` for every combination of MIN/MAX results
+/// (the paper's value reasoning for aggregates: a run whose MIN is m reads
+/// no record beyond m and writes only what that result leads to), found by
+/// re-running with the results of the choice points met so far forced.
+fn alternatives(prog: &Program, uni: &Universe, churn: &[bool], d: &Desc) -> Vec<Footprint> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
+    while let Some(forced) = stack.pop() {
+        let mut ex = Exec {
+            prog,
+            uni,
+            view: None,
+            churn,
+            locals: fresh_locals(prog, d),
+            fp: Footprint::default(),
+            new_recs: Vec::new(),
+            error: None,
+            forced: forced.clone(),
+            met: 0,
+            pending: None,
+            assumed: BTreeMap::new(),
+        };
+        ex.run(&prog.txns[d.txn].body, false);
+        match ex.pending {
+            Some(cands) => {
+                for c in cands.into_iter().rev() {
+                    stack.push([forced.clone(), vec![c]].concat());
+                }
+            }
+            None if forced.is_empty() => return Vec::new(),
+            None => out.push(ex.fp),
+        }
+        if out.len() + stack.len() > MAX_ALTERNATIVES {
+            return Vec::new();
+        }
+    }
+    out
 }
 
 /// Builds the universe (initial records, then the records INSERTs name,
@@ -757,6 +919,10 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
                 fp: Footprint::default(),
                 new_recs: Vec::new(),
                 error: None,
+                forced: Vec::new(),
+                met: 0,
+                pending: None,
+                assumed: BTreeMap::new(),
             };
             ex.run(&prog.txns[d.txn].body, false);
             if let Some(e) = ex.error {
@@ -771,10 +937,15 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
             fps.push(ex.fp);
         }
         if !added {
+            let alts = descs
+                .iter()
+                .map(|d| alternatives(prog, &uni, &ch, d))
+                .collect();
             return Ok(Analysis {
                 uni,
                 descs,
                 footprints: fps,
+                alts,
             });
         }
     }
