@@ -6,8 +6,9 @@
 //!
 //! Semantics (the paper's §3 with its simplifying assumptions): every read
 //! comes from the instance's view (never its own writes); a WHERE scans the
-//! records its key-field atoms do not rule out, reading their `Alive` and,
-//! when alive, the non-key fields it mentions; SELECT reads the selected
+//! records its key-field atoms do not rule out, reading the non-key fields
+//! it mentions and, when they match, `Alive` (the paper's footprints, §4:
+//! a SELECT reads `Alive` of matching records only); SELECT reads the selected
 //! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
 //! INSERT writes `Alive = 1` and the given fields. (Over 700 lines: the
 //! two readings share one interpreter, so they cannot disagree.)
@@ -353,23 +354,24 @@ impl Exec<'_> {
             if keys == T3::F {
                 continue;
             }
+            // The WHERE fields first; Alive only of a matching record (the
+            // paper's footprints, §4: a DELETE of a record the WHERE does
+            // not match is no dependency).
+            let full = match pred {
+                Some(p) => self.pred(p, rec, Some(maybe)),
+                None => T3::T,
+            };
+            if full == T3::F {
+                continue;
+            }
             let alive = self.prog.tables[table].alive();
-            let m = maybe;
-            let alive = match self.read(rec, alive, m) {
+            let alive = match self.read(rec, alive, maybe || full == T3::U) {
                 AV::Known(Some(1)) => T3::T,
                 AV::Known(_) => T3::F,
                 AV::Unknown => T3::U,
             };
-            if alive == T3::F {
-                continue;
-            }
-            let m = maybe || alive == T3::U;
-            let full = match pred {
-                Some(p) => self.pred(p, rec, Some(m)),
-                None => T3::T,
-            };
-            if full != T3::F {
-                out.push((rec, m || full == T3::U));
+            if alive != T3::F {
+                out.push((rec, maybe || alive == T3::U || full == T3::U));
             }
         }
         out
