@@ -385,8 +385,8 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
         let (ser, pc, cc) = match ax.model {
             Model::Ser => (true, false, false),
             Model::Pc | Model::Si => (false, true, false),
-            Model::Cc => (false, false, true),
-            Model::Ec | Model::Psi => (false, false, false),
+            Model::Cc | Model::Psi => (false, false, true),
+            Model::Ec => (false, false, false),
         };
         for a in 0..n {
             for b in 0..n {
