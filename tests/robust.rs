@@ -252,7 +252,7 @@ fn witnesses_are_rejected_by_the_checker() {
         );
         n += 1;
     }
-    assert_eq!(n, 14, "witnesses checked");
+    assert_eq!(n, 12, "witnesses checked");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

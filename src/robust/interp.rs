@@ -10,11 +10,16 @@
 //! it mentions and, when they match, `Alive` (the paper's footprints, §4:
 //! a SELECT reads `Alive` of matching records only); SELECT reads the selected
 //! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
-//! INSERT writes `Alive = 1` and the given fields. (Over 700 lines: the
-//! two readings share one interpreter, so they cannot disagree.)
+//! INSERT writes `Alive = 1` and the given fields. The abstract reading
+//! can also be split by case (a MIN/MAX result, a looked-up key's value):
+//! [`analysis`] runs it once per case. (About 700 lines: the two readings
+//! share one interpreter, so they cannot disagree.)
 
 use super::syntax::{Agg, ArithOp, CmpOp, Cond, Expr, Pred, Program, Stmt};
 use std::collections::{BTreeMap, HashMap};
+
+mod analysis;
+pub use analysis::{analyse, descriptors, Analysis, MAX_ALTERNATIVES};
 
 /// A value: known (NULL is `None`) or, in the abstract reading, unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +156,9 @@ struct Exec<'a> {
     pending: Option<Vec<Option<i64>>>,
     /// Alive flags a forced case implies (the MIN's record, a pinned row's).
     assumed: BTreeMap<usize, i64>,
+    /// Key lookups in the case "the value is no key of the table": the
+    /// local (variable, field), its value then, and the table.
+    excluded: Vec<(usize, Option<usize>, Local, usize)>,
 }
 
 fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
@@ -340,8 +348,27 @@ impl Exec<'_> {
         if let (None, Some(Pred::Cmp(f, CmpOp::Eq, e))) = (self.view, pred) {
             let pk = *f < self.prog.tables[table].fields.len() && self.prog.tables[table].pk[*f];
             if pk && self.expr(e) == AV::Unknown && self.pinnable(e) {
-                if let Some(c) = self.choice(table, *f) {
-                    self.pin(e, c);
+                let (v, g) = match e {
+                    Expr::Var(v) => (*v, None),
+                    Expr::Dot(v, g) => (*v, Some(*g)),
+                    _ => unreachable!("pinnable"),
+                };
+                let now = self.locals[v].clone();
+                let gone = |x: &(usize, Option<usize>, Local, usize)| {
+                    (x.0, x.1, &x.2, x.3) == (v, g, &now, table)
+                };
+                if self.excluded.iter().any(gone) {
+                    return Vec::new();
+                }
+                match self.choice(table, *f) {
+                    Some(Some(c)) => self.pin(e, c),
+                    // NULL or a value that is no key here: nothing matches
+                    // (the local stays unknown for its other uses).
+                    Some(None) => {
+                        self.excluded.push((v, g, now, table));
+                        return Vec::new();
+                    }
+                    None => {}
                 }
             }
         }
@@ -487,33 +514,28 @@ impl Exec<'_> {
         }
     }
 
-    /// Fixes a [`Exec::pinnable`] value (a case of a split: NULL means the
-    /// one row is absent).
-    fn pin(&mut self, e: &Expr, c: Option<i64>) {
+    /// Fixes a [`Exec::pinnable`] value to `x` (a case of a split; a
+    /// row-valued local's one row then exists).
+    fn pin(&mut self, e: &Expr, x: i64) {
         let (v, f) = match e {
             Expr::Var(v) => (*v, None),
             Expr::Dot(v, f) => (*v, Some(*f)),
             _ => return,
         };
-        match &mut self.locals[v] {
-            Local::Val(a) => *a = AV::Known(c),
+        let rec = match &mut self.locals[v] {
+            Local::Val(a) => {
+                *a = AV::Known(Some(x));
+                return;
+            }
             Local::Rows(rows, first) => {
                 let Some(f) = f.or(*first) else { return };
-                match c {
-                    None => rows.clear(),
-                    Some(x) => {
-                        let rec = rows[0].rec;
-                        self.assume_alive(rec);
-                        let Local::Rows(rows, _) = &mut self.locals[v] else {
-                            return;
-                        };
-                        rows[0].maybe = false;
-                        rows[0].vals[f] = AV::Known(Some(x));
-                    }
-                }
+                rows[0].maybe = false;
+                rows[0].vals[f] = AV::Known(Some(x));
+                rows[0].rec
             }
-            Local::AnyRows => {}
-        }
+            Local::AnyRows => return,
+        };
+        self.assume_alive(rec);
     }
 
     /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
@@ -720,235 +742,8 @@ pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64
         met: 0,
         pending: None,
         assumed: BTreeMap::new(),
+        excluded: Vec::new(),
     };
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
-}
-
-/// Every descriptor of the program, transaction by transaction, parameters
-/// in lexicographic order of their domains.
-pub fn descriptors(prog: &Program) -> Vec<Desc> {
-    let mut out = Vec::new();
-    for (ti, t) in prog.txns.iter().enumerate() {
-        let mut cur = vec![0usize; t.params];
-        loop {
-            out.push(Desc {
-                txn: ti,
-                params: cur
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &c)| t.domains[i][c])
-                    .collect(),
-            });
-            let mut i = t.params;
-            loop {
-                if i == 0 {
-                    break;
-                }
-                i -= 1;
-                cur[i] += 1;
-                if cur[i] < t.domains[i].len() {
-                    break;
-                }
-                cur[i] = 0;
-                if i == 0 {
-                    i = usize::MAX;
-                    break;
-                }
-            }
-            if t.params == 0 || i == usize::MAX {
-                break;
-            }
-        }
-    }
-    out
-}
-
-fn churn(stmts: &[Stmt], out: &mut [bool]) {
-    for s in stmts {
-        match s {
-            Stmt::Insert { table, .. } | Stmt::Delete { table, .. } => out[*table] = true,
-            Stmt::If(_, a, b) => {
-                churn(a, out);
-                churn(b, out);
-            }
-            Stmt::Foreach(_, _, b) => churn(b, out),
-            _ => {}
-        }
-    }
-}
-
-fn build_universe(prog: &Program, recs: &[(usize, Vec<i64>)], alive_init: usize) -> Universe {
-    let mut u = Universe {
-        by_table: vec![Vec::new(); prog.tables.len()],
-        ..Default::default()
-    };
-    let mut sorted: Vec<(usize, (usize, Vec<i64>))> = recs.iter().cloned().enumerate().collect();
-    sorted.sort_by(|a, b| a.1.cmp(&b.1));
-    for (orig, (table, key)) in sorted {
-        let rec = u.recs.len();
-        u.index.insert((table, key.clone()), rec);
-        u.by_table[table].push(rec);
-        u.base.push(u.init.len());
-        let t = &prog.tables[table];
-        let init = orig < alive_init;
-        let mut ki = 0;
-        for f in 0..t.fields.len() {
-            if t.pk[f] {
-                u.init.push(Some(key[ki]));
-                ki += 1;
-            } else {
-                u.init.push(None);
-            }
-        }
-        u.init.push(Some(i64::from(init)));
-        u.recs.push((table, key));
-    }
-    u
-}
-
-/// The analysed program: universe, descriptors and their abstract
-/// footprints.
-#[derive(Clone, Debug)]
-pub struct Analysis {
-    /// Records and keys.
-    pub uni: Universe,
-    /// Descriptors.
-    pub descs: Vec<Desc>,
-    /// Per descriptor: the keys it may read/write (true: surely).
-    pub footprints: Vec<Footprint>,
-    /// Per descriptor: its footprints split by the results of its MIN/MAX
-    /// over key fields (every run has one of them), or empty when it has
-    /// no such choice or too many cases ([`MAX_ALTERNATIVES`]).
-    pub alts: Vec<Vec<Footprint>>,
-}
-
-/// The most footprint cases per descriptor.
-pub const MAX_ALTERNATIVES: usize = 64;
-
-/// The abstract footprints of `d` for every combination of MIN/MAX results
-/// (the paper's value reasoning for aggregates: a run whose MIN is m reads
-/// no record beyond m and writes only what that result leads to), found by
-/// re-running with the results of the choice points met so far forced.
-fn alternatives(prog: &Program, uni: &Universe, churn: &[bool], d: &Desc) -> Vec<Footprint> {
-    let mut out = Vec::new();
-    let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
-    while let Some(forced) = stack.pop() {
-        let mut ex = Exec {
-            prog,
-            uni,
-            view: None,
-            churn,
-            locals: fresh_locals(prog, d),
-            fp: Footprint::default(),
-            new_recs: Vec::new(),
-            error: None,
-            forced: forced.clone(),
-            met: 0,
-            pending: None,
-            assumed: BTreeMap::new(),
-        };
-        ex.run(&prog.txns[d.txn].body, false);
-        match ex.pending {
-            Some(cands) => {
-                for c in cands.into_iter().rev() {
-                    stack.push([forced.clone(), vec![c]].concat());
-                }
-            }
-            None if forced.is_empty() => return Vec::new(),
-            None => out.push(ex.fp),
-        }
-        if out.len() + stack.len() > MAX_ALTERNATIVES {
-            return Vec::new();
-        }
-    }
-    out
-}
-
-/// Builds the universe (initial records, then the records INSERTs name,
-/// to a fixpoint) and the abstract footprints.
-pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
-    let mut recs: Vec<(usize, Vec<i64>)> = Vec::new();
-    let mut init_vals: BTreeMap<(usize, Vec<i64>), Vec<i64>> = BTreeMap::new();
-    for init in &prog.inits {
-        let t = &prog.tables[init.table];
-        let pks = t.pk_fields();
-        let mut keys: Vec<Vec<i64>> = vec![vec![]];
-        for &f in &pks {
-            keys = keys
-                .into_iter()
-                .flat_map(|k| {
-                    init.values[f]
-                        .iter()
-                        .map(move |&v| [k.clone(), vec![v]].concat())
-                })
-                .collect();
-        }
-        for k in keys {
-            let vals: Vec<i64> = (0..t.fields.len()).map(|f| init.values[f][0]).collect();
-            init_vals.insert((init.table, k.clone()), vals);
-            if !recs.contains(&(init.table, k.clone())) {
-                recs.push((init.table, k));
-            }
-        }
-    }
-    let n_init = recs.len();
-    let mut ch = vec![false; prog.tables.len()];
-    for t in &prog.txns {
-        churn(&t.body, &mut ch);
-    }
-    let descs = descriptors(prog);
-    loop {
-        let mut uni = build_universe(prog, &recs, n_init);
-        for ((table, key), vals) in &init_vals {
-            let rec = uni.find(*table, key).expect("initial record");
-            for (f, v) in vals.iter().enumerate() {
-                if !prog.tables[*table].pk[f] {
-                    let k = uni.key(rec, f);
-                    uni.init[k] = Some(*v);
-                }
-            }
-        }
-        let mut fps = Vec::new();
-        let mut added = false;
-        for d in &descs {
-            let mut ex = Exec {
-                prog,
-                uni: &uni,
-                view: None,
-                churn: &ch,
-                locals: fresh_locals(prog, d),
-                fp: Footprint::default(),
-                new_recs: Vec::new(),
-                error: None,
-                forced: Vec::new(),
-                met: 0,
-                pending: None,
-                assumed: BTreeMap::new(),
-            };
-            ex.run(&prog.txns[d.txn].body, false);
-            if let Some(e) = ex.error {
-                return Err(e);
-            }
-            for r in ex.new_recs {
-                if !recs.contains(&r) {
-                    recs.push(r);
-                    added = true;
-                }
-            }
-            fps.push(ex.fp);
-        }
-        if !added {
-            let alts = descs
-                .iter()
-                .map(|d| alternatives(prog, &uni, &ch, d))
-                .collect();
-            return Ok(Analysis {
-                uni,
-                descs,
-                footprints: fps,
-                alts,
-            });
-        }
-    }
 }
