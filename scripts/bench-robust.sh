@@ -28,10 +28,11 @@ for m in ec cc psi pc si serializable; do for k in 3 4; do q long-fork.rob -c $m
 q long-fork.rob -c si -k 4 --prove inductive
 for m in psi si serializable; do q write-skew.rob -c $m -k 2; done
 q tpcc.rob -c ec -k 2
-q tpcc.rob -c psi -k 3
-for k in 2 3 4; do q tpcc.rob -c psi,cc -k $k; done
+for k in 2 3 4; do q tpcc.rob -c psi -k $k; done
 for k in 2 3 4; do q tpcc.rob -c si -k $k; done
+q tpcc.rob -c si -k 4 --prove inductive
 q courseware.rob -c ec -k 2
 for k in 3 4; do q courseware-psi.rob -k $k; done
 for k in 4 5; do q courseware-si.rob -k $k; done
+q courseware-si.rob -k 5 --prove shortest-path
 rm -f /tmp/bench-robust.$$ /tmp/bench-robust-out.$$

@@ -126,22 +126,16 @@ fn table() -> Vec<Row> {
         t.push(("write-skew.rob", vec![m], 2, None, skew.clone()));
     }
     t.push(("write-skew.rob", vec![Ser], 2, None, Want::None));
-    // TPC-C (§6.1): lost updates under EC at k = 2; under PSI made causal
-    // (psi,cc) nothing at k = 2, 3 and a long fork at k = 4 (New-Order,
-    // Payment, two Order-Status); nothing under SI at k = 4. The paper's
-    // PSI axiom alone (no causality) already admits a 3-instance G-single.
+    // TPC-C (§6.1): lost updates under EC at k = 2; under PSI nothing at
+    // k = 2, 3 and a long fork at k = 4 (New-Order, Payment, two
+    // Order-Status); nothing under SI at k = 4. (PSI is causal: the
+    // write-conflict axiom alone admits a 3-instance G-single, as
+    // `psi_is_causal` shows.)
     t.push(("tpcc.rob", vec![Ec], 2, None, lost.clone()));
-    t.push((
-        "tpcc.rob",
-        vec![Psi],
-        3,
-        None,
-        Want::Violation(GSingle, None, 3),
-    ));
     for k in 2..=3 {
-        t.push(("tpcc.rob", vec![Psi, Cc], k, None, Want::None));
+        t.push(("tpcc.rob", vec![Psi], k, None, Want::None));
     }
-    t.push(("tpcc.rob", vec![Psi, Cc], 4, None, fork.clone()));
+    t.push(("tpcc.rob", vec![Psi], 4, None, fork.clone()));
     for k in 2..=4 {
         t.push(("tpcc.rob", vec![Si], k, None, Want::None));
     }
@@ -194,13 +188,6 @@ fn witnesses_are_rejected_by_the_checker() {
         4,
         None,
         Want::Violation(GNonadjacent, None, 4),
-    ));
-    rows.push((
-        "courseware-si.rob",
-        vec![],
-        5,
-        None,
-        Want::Violation(G2, None, 5),
     ));
     for (i, (file, models, k, prove, want)) in rows.into_iter().enumerate() {
         let Want::Violation(kind, _, _) = want else {
@@ -265,7 +252,7 @@ fn witnesses_are_rejected_by_the_checker() {
         );
         n += 1;
     }
-    assert_eq!(n, 14, "witnesses checked");
+    assert_eq!(n, 12, "witnesses checked");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -592,8 +579,8 @@ fn pair_anomalies(
 fn courseware_k2_anomalies_under_ec() {
     let (_, l) = program("courseware.rob");
     let want = vec![
-        ("AddStudent", "AddStudent", GSingle, None),
-        ("AddCourse", "AddCourse", GSingle, None),
+        ("AddStudent", "AddStudent", GSingle, Some("lost update")),
+        ("AddCourse", "AddCourse", GSingle, Some("lost update")),
         ("RemStudent", "RemStudent", GSingle, Some("lost update")),
         ("RemStudent", "Enroll", G2, Some("write skew")),
         ("RemCourse", "RemCourse", GSingle, Some("lost update")),
@@ -612,8 +599,9 @@ fn courseware_k2_anomalies_under_ec() {
 /// The strengthened Courseware: Enroll under PSI gives the paper's long
 /// fork at k = 4 (two Enrolls of a new student into a new course, each
 /// seeing only one of AddStudent, AddCourse); Enroll under SI has nothing
-/// at k = 4, but (unlike the paper's unpublished program) this modelling
-/// has a 5-instance G2-item cycle, so neither proof can succeed.
+/// up to k = 5 (the 5-instance G2-item found before came from reading the
+/// `Alive` of students a SELECT's WHERE does not match; the paper's
+/// footprints read it only for matching records).
 #[test]
 fn courseware_strengthened() {
     let (_, l) = program("courseware-psi.rob");
@@ -626,10 +614,7 @@ fn courseware_strengthened() {
     assert_eq!(answer(&l, &opts(&[], 4, None, Engine::Sat)), fork);
     let (_, l) = program("courseware-si.rob");
     assert_eq!(answer(&l, &opts(&[], 4, None, Engine::Sat)), Want::None);
-    assert_eq!(
-        answer(&l, &opts(&[], 5, None, Engine::Sat)),
-        Want::Violation(G2, None, 5)
-    );
+    assert_eq!(answer(&l, &opts(&[], 5, None, Engine::Sat)), Want::None);
 }
 
 /// Digest N-2: the concrete lost update, without any solver: two withdraws
@@ -738,5 +723,66 @@ fn violations_propagate_to_weaker_models() {
                 );
             }
         }
+    }
+}
+
+/// TPC-C under SI, inductive method (§6.1): with the MIN/MAX result and
+/// key-lookup case splits (each Delivery reads no new order beyond its MIN,
+/// and reads and writes the same customer) the 2-instance cycle guard is
+/// discharged; Lemma 11's two-edge path condition is not, because order
+/// ids are parameters here (a Delivery may find an older id missing),
+/// where the paper ties them to the district's counter by value reasoning.
+#[test]
+fn tpcc_si_inductive_passes_the_guard() {
+    let (_, l) = program("tpcc.rob");
+    let delivery = l.prog.txns.iter().position(|t| t.name == "Delivery");
+    let d = l.an.descs.iter().position(|d| Some(d.txn) == delivery);
+    // MIN = NULL; 1 or 2 with the order's customer 1, 2 or no order row.
+    assert_eq!(l.an.alts[d.unwrap()].len(), 7);
+    let ax = robust::axioms(&l.prog, &[Si]);
+    assert_eq!(
+        robust::prove_inductive(&l, &ax, None),
+        robust::ProofOutcome::Failed(
+            "inductive: a two-edge dependency path ending ar-before both others is not excluded"
+                .into()
+        )
+    );
+}
+
+/// `psi` includes causal visibility (Sovran et al.'s PSI, which the paper
+/// cites): a reader that sees a writer's effect sees what that writer saw.
+/// The causality violation W1 → W2 → R (W2 saw W1, R sees W2 but not W1)
+/// is valid under `ec` and invalid under `cc`, `psi`, `si`, in the replay
+/// axioms and in both engines (as a 3-instance G-single under `ec` only).
+#[test]
+fn psi_is_causal() {
+    use ellery::robust::exec::Execution;
+    use ellery::robust::exec::{axioms_hold_at, best_cycle, classify, dependencies, replay};
+    use ellery::robust::syntax::{Axiom, Scope};
+    let src = "table X (id pk, v)\ninit X { id: 1..2, v: 0 }\n\
+        txn W1() { UPDATE X SET v = 1 WHERE id = 1; }\n\
+        txn W2() { SELECT v AS a FROM X WHERE id = 1; UPDATE X SET v = a WHERE id = 2; }\n\
+        txn R() { SELECT v AS b FROM X WHERE id = 2; SELECT v AS c FROM X WHERE id = 1; }\n";
+    let l = robust::load(src).unwrap();
+    let ex = Execution {
+        descs: vec![0, 1, 2],
+        vis: vec![0, 0b01, 0b10],
+    };
+    let reps = replay(&l.prog, &l.an, &ex);
+    let cycle = best_cycle(3, &dependencies(&reps)).unwrap();
+    assert_eq!(classify(&cycle), GSingle);
+    for (m, valid) in [(Ec, true), (Cc, false), (Psi, false), (Si, false)] {
+        let ax = [Axiom {
+            model: m,
+            scope: Scope::Global,
+        }];
+        let ok = (0..3).all(|j| axioms_hold_at(&ax, &[0, 1, 2], &ex.vis, &reps, j));
+        assert_eq!(ok, valid, "{m:?}");
+    }
+    let (_, tp) = program("tpcc.rob");
+    for k in [3, 4] {
+        let a = answer(&tp, &opts(&[Psi], k, None, Engine::Sat));
+        let b = answer(&tp, &opts(&[Psi, Cc], k, None, Engine::Sat));
+        assert_eq!(a, b, "k = {k}");
     }
 }

@@ -94,7 +94,7 @@ pub fn axioms_hold_at(
             Model::Ec => (false, false, false, false),
             Model::Cc => (false, false, false, true),
             Model::Pc => (false, false, true, false),
-            Model::Psi => (false, true, false, false),
+            Model::Psi => (false, true, false, true),
             Model::Si => (false, true, true, false),
             Model::Ser => (true, false, false, false),
         };

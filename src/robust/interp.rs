@@ -6,14 +6,20 @@
 //!
 //! Semantics (the paper's §3 with its simplifying assumptions): every read
 //! comes from the instance's view (never its own writes); a WHERE scans the
-//! records its key-field atoms do not rule out, reading their `Alive` and,
-//! when alive, the non-key fields it mentions; SELECT reads the selected
+//! records its key-field atoms do not rule out, reading the non-key fields
+//! it mentions and, when they match, `Alive` (the paper's footprints, §4:
+//! a SELECT reads `Alive` of matching records only); SELECT reads the selected
 //! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
-//! INSERT writes `Alive = 1` and the given fields. (Over 700 lines: the
-//! two readings share one interpreter, so they cannot disagree.)
+//! INSERT writes `Alive = 1` and the given fields. The abstract reading
+//! can also be split by case (a MIN/MAX result, a looked-up key's value):
+//! [`analysis`] runs it once per case. (About 700 lines: the two readings
+//! share one interpreter, so they cannot disagree.)
 
 use super::syntax::{Agg, ArithOp, CmpOp, Cond, Expr, Pred, Program, Stmt};
 use std::collections::{BTreeMap, HashMap};
+
+mod analysis;
+pub use analysis::{analyse, descriptors, Analysis, MAX_ALTERNATIVES};
 
 /// A value: known (NULL is `None`) or, in the abstract reading, unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +148,17 @@ struct Exec<'a> {
     /// Inserted keys not in the universe (abstract reading, while building it).
     new_recs: Vec<(usize, Vec<i64>)>,
     error: Option<InsertKeyUnknown>,
+    /// Abstract reading split on unknown MIN/MAX results over a key field:
+    /// the results taken at the first choice points, in order.
+    forced: Vec<Option<i64>>,
+    /// Choice points met so far; the candidates of the first unforced one.
+    met: usize,
+    pending: Option<Vec<Option<i64>>>,
+    /// Alive flags a forced case implies (the MIN's record, a pinned row's).
+    assumed: BTreeMap<usize, i64>,
+    /// Key lookups in the case "the value is no key of the table": the
+    /// local (variable, field), its value then, and the table.
+    excluded: Vec<(usize, Option<usize>, Local, usize)>,
 }
 
 fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
@@ -183,6 +200,7 @@ impl Exec<'_> {
                 self.fp.read_vals.insert(k, v[k]);
                 AV::Known(v[k])
             }
+            None if self.assumed.contains_key(&k) => AV::Known(self.assumed.get(&k).copied()),
             None if f == t.alive() && !self.churn[*table] => AV::Known(self.uni.init[k]),
             None => AV::Unknown,
         }
@@ -325,6 +343,35 @@ impl Exec<'_> {
 
     /// The records of `table` a WHERE matches, each surely or maybe.
     fn scan(&mut self, table: usize, pred: Option<&Pred>, maybe: bool) -> Vec<(usize, bool)> {
+        // `key = unknown local` in the abstract reading: split on the
+        // local's value (the same record is then read and written).
+        if let (None, Some(Pred::Cmp(f, CmpOp::Eq, e))) = (self.view, pred) {
+            let pk = *f < self.prog.tables[table].fields.len() && self.prog.tables[table].pk[*f];
+            if pk && self.expr(e) == AV::Unknown && self.pinnable(e) {
+                let (v, g) = match e {
+                    Expr::Var(v) => (*v, None),
+                    Expr::Dot(v, g) => (*v, Some(*g)),
+                    _ => unreachable!("pinnable"),
+                };
+                let now = self.locals[v].clone();
+                let gone = |x: &(usize, Option<usize>, Local, usize)| {
+                    (x.0, x.1, &x.2, x.3) == (v, g, &now, table)
+                };
+                if self.excluded.iter().any(gone) {
+                    return Vec::new();
+                }
+                match self.choice(table, *f) {
+                    Some(Some(c)) => self.pin(e, c),
+                    // NULL or a value that is no key here: nothing matches
+                    // (the local stays unknown for its other uses).
+                    Some(None) => {
+                        self.excluded.push((v, g, now, table));
+                        return Vec::new();
+                    }
+                    None => {}
+                }
+            }
+        }
         let mut out = Vec::new();
         for &rec in &self.uni.by_table[table] {
             let keys = match pred {
@@ -334,23 +381,24 @@ impl Exec<'_> {
             if keys == T3::F {
                 continue;
             }
+            // The WHERE fields first; Alive only of a matching record (the
+            // paper's footprints, §4: a DELETE of a record the WHERE does
+            // not match is no dependency).
+            let full = match pred {
+                Some(p) => self.pred(p, rec, Some(maybe)),
+                None => T3::T,
+            };
+            if full == T3::F {
+                continue;
+            }
             let alive = self.prog.tables[table].alive();
-            let m = maybe;
-            let alive = match self.read(rec, alive, m) {
+            let alive = match self.read(rec, alive, maybe || full == T3::U) {
                 AV::Known(Some(1)) => T3::T,
                 AV::Known(_) => T3::F,
                 AV::Unknown => T3::U,
             };
-            if alive == T3::F {
-                continue;
-            }
-            let m = maybe || alive == T3::U;
-            let full = match pred {
-                Some(p) => self.pred(p, rec, Some(m)),
-                None => T3::T,
-            };
-            if full != T3::F {
-                out.push((rec, m || full == T3::U));
+            if alive != T3::F {
+                out.push((rec, maybe || alive == T3::U || full == T3::U));
             }
         }
         out
@@ -400,6 +448,94 @@ impl Exec<'_> {
                 }
             }
         }
+    }
+
+    /// An unknown MIN/MAX result over a key field in the abstract reading.
+    fn choose(&mut self, table: usize, field: Option<usize>, agg: Agg) -> AV {
+        let t = &self.prog.tables[table];
+        match field.filter(|&f| t.pk[f] && agg != Agg::Count && self.view.is_none()) {
+            Some(f) => match self.choice(table, f) {
+                Some(Some(m)) => {
+                    if t.pk_fields().len() == 1 {
+                        if let Some(rec) = self.uni.find(table, &[m]) {
+                            self.assume_alive(rec);
+                        }
+                    }
+                    AV::Known(Some(m))
+                }
+                Some(None) => AV::Known(None),
+                None => AV::Unknown,
+            },
+            None => AV::Unknown,
+        }
+    }
+
+    /// A choice point of the abstract reading over the values of key field
+    /// `f` of `table`: the forced value here, or (past them) None, with the
+    /// candidates (NULL and every key in the universe) noted for the driver
+    /// ([`alternatives`]) to split on.
+    fn choice(&mut self, table: usize, f: usize) -> Option<Option<i64>> {
+        let i = self.met;
+        self.met += 1;
+        if let Some(&v) = self.forced.get(i) {
+            return Some(v);
+        }
+        if i == self.forced.len() {
+            let t = &self.prog.tables[table];
+            let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
+            let mut c: Vec<Option<i64>> = self.uni.by_table[table]
+                .iter()
+                .map(|&r| Some(self.uni.recs[r].1[ki]))
+                .collect();
+            c.push(None);
+            c.sort_unstable();
+            c.dedup();
+            self.pending = Some(c);
+        }
+        None
+    }
+
+    fn assume_alive(&mut self, rec: usize) {
+        let t = &self.prog.tables[self.uni.recs[rec].0];
+        self.assumed.insert(self.uni.key(rec, t.alive()), 1);
+    }
+
+    /// Whether an unknown value can be fixed by [`Exec::pin`]: a local, or
+    /// the field of a one-row local.
+    fn pinnable(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Var(v) => match &self.locals[*v] {
+                Local::Val(_) => true,
+                Local::Rows(rows, Some(_)) => rows.len() == 1,
+                _ => false,
+            },
+            Expr::Dot(v, _) => matches!(&self.locals[*v], Local::Rows(rows, _) if rows.len() == 1),
+            _ => false,
+        }
+    }
+
+    /// Fixes a [`Exec::pinnable`] value to `x` (a case of a split; a
+    /// row-valued local's one row then exists).
+    fn pin(&mut self, e: &Expr, x: i64) {
+        let (v, f) = match e {
+            Expr::Var(v) => (*v, None),
+            Expr::Dot(v, f) => (*v, Some(*f)),
+            _ => return,
+        };
+        let rec = match &mut self.locals[v] {
+            Local::Val(a) => {
+                *a = AV::Known(Some(x));
+                return;
+            }
+            Local::Rows(rows, first) => {
+                let Some(f) = f.or(*first) else { return };
+                rows[0].maybe = false;
+                rows[0].vals[f] = AV::Known(Some(x));
+                rows[0].rec
+            }
+            Local::AnyRows => return,
+        };
+        self.assume_alive(rec);
     }
 
     /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
@@ -464,7 +600,7 @@ impl Exec<'_> {
                     }
                 }
                 let result = if unknown {
-                    AV::Unknown
+                    self.choose(*table, *field, *agg)
                 } else {
                     AV::Known(match agg {
                         Agg::Min => vals.iter().copied().min(),
@@ -602,180 +738,12 @@ pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64
         fp: Footprint::default(),
         new_recs: Vec::new(),
         error: None,
+        forced: Vec::new(),
+        met: 0,
+        pending: None,
+        assumed: BTreeMap::new(),
+        excluded: Vec::new(),
     };
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
-}
-
-/// Every descriptor of the program, transaction by transaction, parameters
-/// in lexicographic order of their domains.
-pub fn descriptors(prog: &Program) -> Vec<Desc> {
-    let mut out = Vec::new();
-    for (ti, t) in prog.txns.iter().enumerate() {
-        let mut cur = vec![0usize; t.params];
-        loop {
-            out.push(Desc {
-                txn: ti,
-                params: cur
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &c)| t.domains[i][c])
-                    .collect(),
-            });
-            let mut i = t.params;
-            loop {
-                if i == 0 {
-                    break;
-                }
-                i -= 1;
-                cur[i] += 1;
-                if cur[i] < t.domains[i].len() {
-                    break;
-                }
-                cur[i] = 0;
-                if i == 0 {
-                    i = usize::MAX;
-                    break;
-                }
-            }
-            if t.params == 0 || i == usize::MAX {
-                break;
-            }
-        }
-    }
-    out
-}
-
-fn churn(stmts: &[Stmt], out: &mut [bool]) {
-    for s in stmts {
-        match s {
-            Stmt::Insert { table, .. } | Stmt::Delete { table, .. } => out[*table] = true,
-            Stmt::If(_, a, b) => {
-                churn(a, out);
-                churn(b, out);
-            }
-            Stmt::Foreach(_, _, b) => churn(b, out),
-            _ => {}
-        }
-    }
-}
-
-fn build_universe(prog: &Program, recs: &[(usize, Vec<i64>)], alive_init: usize) -> Universe {
-    let mut u = Universe {
-        by_table: vec![Vec::new(); prog.tables.len()],
-        ..Default::default()
-    };
-    let mut sorted: Vec<(usize, (usize, Vec<i64>))> = recs.iter().cloned().enumerate().collect();
-    sorted.sort_by(|a, b| a.1.cmp(&b.1));
-    for (orig, (table, key)) in sorted {
-        let rec = u.recs.len();
-        u.index.insert((table, key.clone()), rec);
-        u.by_table[table].push(rec);
-        u.base.push(u.init.len());
-        let t = &prog.tables[table];
-        let init = orig < alive_init;
-        let mut ki = 0;
-        for f in 0..t.fields.len() {
-            if t.pk[f] {
-                u.init.push(Some(key[ki]));
-                ki += 1;
-            } else {
-                u.init.push(None);
-            }
-        }
-        u.init.push(Some(i64::from(init)));
-        u.recs.push((table, key));
-    }
-    u
-}
-
-/// The analysed program: universe, descriptors and their abstract
-/// footprints.
-#[derive(Clone, Debug)]
-pub struct Analysis {
-    /// Records and keys.
-    pub uni: Universe,
-    /// Descriptors.
-    pub descs: Vec<Desc>,
-    /// Per descriptor: the keys it may read/write (true: surely).
-    pub footprints: Vec<Footprint>,
-}
-
-/// Builds the universe (initial records, then the records INSERTs name,
-/// to a fixpoint) and the abstract footprints.
-pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
-    let mut recs: Vec<(usize, Vec<i64>)> = Vec::new();
-    let mut init_vals: BTreeMap<(usize, Vec<i64>), Vec<i64>> = BTreeMap::new();
-    for init in &prog.inits {
-        let t = &prog.tables[init.table];
-        let pks = t.pk_fields();
-        let mut keys: Vec<Vec<i64>> = vec![vec![]];
-        for &f in &pks {
-            keys = keys
-                .into_iter()
-                .flat_map(|k| {
-                    init.values[f]
-                        .iter()
-                        .map(move |&v| [k.clone(), vec![v]].concat())
-                })
-                .collect();
-        }
-        for k in keys {
-            let vals: Vec<i64> = (0..t.fields.len()).map(|f| init.values[f][0]).collect();
-            init_vals.insert((init.table, k.clone()), vals);
-            if !recs.contains(&(init.table, k.clone())) {
-                recs.push((init.table, k));
-            }
-        }
-    }
-    let n_init = recs.len();
-    let mut ch = vec![false; prog.tables.len()];
-    for t in &prog.txns {
-        churn(&t.body, &mut ch);
-    }
-    let descs = descriptors(prog);
-    loop {
-        let mut uni = build_universe(prog, &recs, n_init);
-        for ((table, key), vals) in &init_vals {
-            let rec = uni.find(*table, key).expect("initial record");
-            for (f, v) in vals.iter().enumerate() {
-                if !prog.tables[*table].pk[f] {
-                    let k = uni.key(rec, f);
-                    uni.init[k] = Some(*v);
-                }
-            }
-        }
-        let mut fps = Vec::new();
-        let mut added = false;
-        for d in &descs {
-            let mut ex = Exec {
-                prog,
-                uni: &uni,
-                view: None,
-                churn: &ch,
-                locals: fresh_locals(prog, d),
-                fp: Footprint::default(),
-                new_recs: Vec::new(),
-                error: None,
-            };
-            ex.run(&prog.txns[d.txn].body, false);
-            if let Some(e) = ex.error {
-                return Err(e);
-            }
-            for r in ex.new_recs {
-                if !recs.contains(&r) {
-                    recs.push(r);
-                    added = true;
-                }
-            }
-            fps.push(ex.fp);
-        }
-        if !added {
-            return Ok(Analysis {
-                uni,
-                descs,
-                footprints: fps,
-            });
-        }
-    }
 }

@@ -14,8 +14,10 @@
 //!
 //! Models (the paper's axioms; `vis ⊆ ar`, atomic visibility and
 //! last-writer-wins always hold): `ec` nothing more; `cc` vis transitive;
-//! `pc` ar;vis ⊆ vis; `psi` two writers of a key are visible in ar order
-//! (the paper's PSI, without causality); `si` = psi ∧ pc; `serializable`
+//! `pc` ar;vis ⊆ vis; `psi` two writers of a key are visible in ar order,
+//! and vis transitive (PSI as the paper's reference for it, Sovran et al.,
+//! defines it: the paper's Ψ_PSI states only the write-conflict axiom, but
+//! its TPC-C results at k = 3 need causality); `si` = psi ∧ pc; `serializable`
 //! vis = ar. Scoped annotations in the program file: `model T: M` applies
 //! pair axioms (psi, serializable) to pairs with an instance of T and
 //! observer axioms (cc, pc, and si's pc part) to observers of type T;

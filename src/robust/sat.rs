@@ -228,10 +228,36 @@ fn encode(
     // Footprints: read/write literals per slot and written key.
     let mut keys: Vec<usize> = descs
         .iter()
-        .flat_map(|&d| an.footprints[d].writes.keys().copied())
+        .flat_map(|&d| std::iter::once(&an.footprints[d]).chain(&an.alts[d]))
+        .flat_map(|fp| fp.writes.keys().copied())
         .collect();
     keys.sort_unstable();
     keys.dedup();
+    // A descriptor with MIN/MAX cases: each slot selecting it takes (at
+    // least) one case, whose footprint bounds its reads and writes.
+    let mut cases: Vec<Vec<(Lit, &super::interp::Footprint)>> = vec![vec![]; n];
+    for i in 0..n {
+        for &d in &descs {
+            let sel = e.sel[i][d].expect("allowed descriptor");
+            if an.alts[d].is_empty() {
+                cases[i].push((sel, &an.footprints[d]));
+                continue;
+            }
+            let mut some = vec![!sel];
+            for fp in &an.alts[d] {
+                let c = e.var();
+                e.clause(&[!c, sel]);
+                some.push(c);
+                cases[i].push((c, fp));
+            }
+            for a in 1..some.len() {
+                for b in a + 1..some.len() {
+                    e.clause(&[!some[a], !some[b]]);
+                }
+            }
+            e.clause(&some);
+        }
+    }
     let mut r = vec![vec![!t; keys.len()]; n];
     let mut w = vec![vec![!t; keys.len()]; n];
     for i in 0..n {
@@ -239,15 +265,13 @@ fn encode(
             for (is_w, table) in [(false, &mut r), (true, &mut w)] {
                 let mut may = Vec::new();
                 let mut sure = Vec::new();
-                for &d in &descs {
-                    let fp = &an.footprints[d];
+                for &(l, fp) in &cases[i] {
                     let st = if is_w {
                         fp.writes.get(&k).map(|x| x.1)
                     } else {
                         fp.reads.get(&k).copied()
                     };
                     if let Some(st) = st {
-                        let l = e.sel[i][d].expect("allowed descriptor");
                         may.push(l);
                         if st {
                             sure.push(l);
@@ -361,8 +385,8 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
         let (ser, pc, cc) = match ax.model {
             Model::Ser => (true, false, false),
             Model::Pc | Model::Si => (false, true, false),
-            Model::Cc => (false, false, true),
-            Model::Ec | Model::Psi => (false, false, false),
+            Model::Cc | Model::Psi => (false, false, true),
+            Model::Ec => (false, false, false),
         };
         for a in 0..n {
             for b in 0..n {

@@ -263,7 +263,7 @@ pub enum Model {
     Cc,
     /// Prefix: ar ; vis ⊆ vis.
     Pc,
-    /// The paper's parallel SI: WW ⊆ vis.
+    /// Parallel SI: WW ⊆ vis, vis transitive (see the module doc).
     Psi,
     /// Snapshot isolation: PSI ∧ PC.
     Si,
