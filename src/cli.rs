@@ -12,6 +12,7 @@
 
 mod diff_cmd;
 mod elle_cli;
+mod watch_cmd;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
@@ -54,6 +55,9 @@ enum Command {
     /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input;
     /// 4 on an internal error).
     Diff(diff_cmd::DiffArgs),
+    /// Check a growing history online, in rounds (exit codes as check).
+    #[command(after_help = EXIT_CODES)]
+    Watch(watch_cmd::WatchArgs),
 }
 
 /// Workloads.
@@ -243,7 +247,8 @@ pub fn run(args: &[String]) -> i32 {
     let first = args.get(1).map(String::as_str);
     let subcommand = matches!(
         first,
-        Some("check" | "gen" | "diff" | "help" | "--help" | "-h" | "--version" | "-V") | None
+        Some("check" | "gen" | "diff" | "watch" | "help" | "--help" | "-h" | "--version" | "-V")
+            | None
     );
     if !subcommand {
         return elle_cli::run_elle_cli(args);
@@ -260,6 +265,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Check(a) => run_check(a),
         Command::Gen(g) => crate::gen::cli::run(g),
         Command::Diff(d) => diff_cmd::run_diff(d),
+        Command::Watch(w) => watch_cmd::run_watch(w),
     }
 }
 

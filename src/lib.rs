@@ -27,3 +27,4 @@ pub mod pipeline;
 pub mod read;
 pub mod report;
 pub mod route;
+pub mod watch;

@@ -1,0 +1,467 @@
+//! Garbage collection without fences: list-append under a model that forbids
+//! real-time anomalies (`strict-serializable`, `strong-snapshot-isolation`,
+//! …), where the version order of each key is read off the lists and real
+//! time orders every future transaction after every completed one.
+//!
+//! # What is forgotten, and why that is safe
+//!
+//! Let `now` be the end of the stream read so far and `open` the earliest
+//! invocation still pending. A set `F` of retained `:ok` transactions is
+//! forgotten when (fixpoint, [`ListGc::collect`]):
+//!
+//! * (a) each `T` in `F` completed before `open`, and no transaction outside
+//!   `F` completed before `T` was invoked (no real-time or process edge
+//!   enters `F`);
+//! * (b) every element `T` appended is either in the longest list read so
+//!   far (`L_k`) with every element before it appended by `F`, or unread,
+//!   in which case its key is *closable*: all of `L_k` is appended by `F`,
+//!   nobody outside `F` appended to `k` unread or read `k`, and the unread
+//!   appenders of `k` are totally ordered by real time (no ww edge can enter
+//!   `F`, and the order of the unread elements is forced);
+//! * (c) every element `T` read was appended by `F` (no wr edge enters `F`);
+//! * (d) every `:ok` read of `k` outside `F` contains `T`'s elements (no rw
+//!   edge enters `F`).
+//!
+//! So no edge from outside `F` enters `F` now. A future transaction `R` is
+//! invoked after every member of `F` completed (they completed before
+//! `open` ≤ `now`), so each can reach it by real time, and `R` can only add
+//! an edge into `F` by reading a list of `k` that does not start with the
+//! forgotten prefix `B_k` (elements of `F` in version order): a stale read
+//! (G-single-item-realtime) or a list incompatible with one read before
+//! (incompatible-order) — both make the whole history invalid under the
+//! models this applies to. Every new `:ok` read is compared with `B_k`
+//! (a 61-bit polynomial hash of the prefix and its length: memory per key,
+//! not per element); a mismatch is an immediate rejection (Cobra's
+//! tombstones), otherwise the prefix is cut off the read, so the retained
+//! history reads as if `B_k` were the initial state. Cycles inside `F` were
+//! searched for before `F` was forgotten (each round checks everything
+//! retained), and no cycle can enter `F` from outside, so forgetting `F`
+//! hides no cycle: the rounds find an anomaly iff the whole history has one.
+//!
+//! Without real time a future read may legally return an old list (Cobra
+//! §4.1), so list-append under `serializable` gets no collection here (it
+//! needs fences).
+
+use super::store::{Arg, Store, Txn};
+use crate::model::{Atom, MopFn, OpType};
+use hashbrown::{HashMap, HashSet};
+
+/// The forgotten prefix of a key's list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Base {
+    /// Number of forgotten elements.
+    pub len: u32,
+    /// Polynomial hash of those elements.
+    pub hash: u64,
+}
+
+const MODULUS: u128 = (1 << 61) - 1;
+const MULTIPLIER: u128 = 0x1f3a_5c7e_9b2d_4e61 % MODULUS;
+
+/// Extends a prefix hash by one element.
+fn extend(hash: u64, a: Atom) -> u64 {
+    // Mixing first keeps nearby integers (the usual elements) apart.
+    let x = atom_bits(a).wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128 % MODULUS;
+    ((hash as u128 * MULTIPLIER + x + 1) % MODULUS) as u64
+}
+
+fn atom_bits(a: Atom) -> u64 {
+    match a.as_int() {
+        Some(n) => n as u64,
+        None => a.interned_slot().unwrap_or(0) as u64 | (1 << 63),
+    }
+}
+
+/// How many transactions one collection forgot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Collected {
+    /// `:ok` transactions forgotten.
+    pub ok: usize,
+    /// `:fail` transactions forgotten with them.
+    pub failed: usize,
+}
+
+/// The collector's state: the forgotten prefix of each key.
+#[derive(Default, Debug)]
+pub struct ListGc {
+    /// Forgotten prefix per key.
+    pub bases: HashMap<Atom, Base>,
+}
+
+/// A new `:ok` read that does not extend its key's forgotten prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The key.
+    pub key: Atom,
+    /// Length of the forgotten prefix.
+    pub base_len: u32,
+}
+
+impl ListGc {
+    /// Compares the reads of a new completion with the forgotten prefixes:
+    /// matching reads lose the prefix, others become `nil` and are returned
+    /// (an `:ok` one is an immediate rejection). Returns whether any read
+    /// changed.
+    pub fn admit(&self, ok: bool, mops: &mut [super::store::WMop]) -> (bool, Vec<Mismatch>) {
+        let mut changed = false;
+        let mut bad = Vec::new();
+        for m in mops.iter_mut() {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            let Some(base) = self.bases.get(&m.key) else {
+                continue;
+            };
+            let Arg::List(list) = &mut m.arg else {
+                continue;
+            };
+            let n = base.len as usize;
+            let matches =
+                list.len() >= n && list[..n].iter().fold(0, |h, &a| extend(h, a)) == base.hash;
+            changed = true;
+            if matches {
+                list.drain(..n);
+            } else {
+                if ok {
+                    bad.push(Mismatch {
+                        key: m.key,
+                        base_len: base.len,
+                    });
+                }
+                m.arg = Arg::Nil;
+            }
+        }
+        (changed, bad)
+    }
+
+    /// Forgets what can be forgotten (module docs); returns how much.
+    /// Gives up (forgets nothing) on histories whose reads disagree or whose
+    /// elements repeat: those are reported by the round's check.
+    pub fn collect(&mut self, store: &mut Store) -> Collected {
+        let Some(plan) = Plan::new(store) else {
+            return Collected::default();
+        };
+        let Some((forget, extensions)) = plan.fixpoint(store) else {
+            return Collected::default();
+        };
+        if forget.is_empty() {
+            return Collected::default();
+        }
+        let mut done = Collected::default();
+        for s in &forget {
+            store.txns.remove(s);
+            done.ok += 1;
+        }
+        // Failed transactions have no edges; forget those that ended before
+        // the oldest pending invocation along with the others.
+        let open = plan.open;
+        let failed: Vec<u64> = store
+            .txns
+            .iter()
+            .filter(|(_, t)| t.outcome() == OpType::Fail && t.end().is_some_and(|e| e < open))
+            .map(|(&s, _)| s)
+            .collect();
+        for s in failed {
+            store.txns.remove(&s);
+            done.failed += 1;
+        }
+        for (key, elements) in extensions {
+            let base = self.bases.entry(key).or_default();
+            let cut = elements.len();
+            for a in elements {
+                base.hash = extend(base.hash, a);
+            }
+            base.len += cut as u32;
+            trim_reads(store, key, cut);
+        }
+        done
+    }
+}
+
+/// Cuts the first `cut` elements off every retained read of `key`
+/// (re-rendering those ops); reads too short (only `:info` ones can be)
+/// become `nil`.
+fn trim_reads(store: &mut Store, key: Atom, cut: usize) {
+    let mut rerender = Vec::new();
+    for (&s, t) in store.txns.iter_mut() {
+        let Some(mops) = t.mops.as_mut() else {
+            continue;
+        };
+        let mut changed = false;
+        for m in mops.iter_mut() {
+            if m.f != MopFn::Read || m.key != key {
+                continue;
+            }
+            if let Arg::List(l) = &mut m.arg {
+                if l.len() >= cut {
+                    l.drain(..cut);
+                } else {
+                    m.arg = Arg::Nil;
+                }
+                changed = true;
+            }
+        }
+        if changed && t.comp.is_some() {
+            rerender.push(s);
+        }
+    }
+    for s in rerender {
+        let t = &store.txns[&s];
+        let text = store.render_op(t, t.comp.as_ref().unwrap(), t.mops.as_deref());
+        store.txns.get_mut(&s).unwrap().comp.as_mut().unwrap().text = text;
+    }
+}
+
+/// What one collection looks at.
+struct Plan {
+    /// The earliest pending invocation (or past the end).
+    open: u64,
+    /// The longest `:ok` read of each key: (elements).
+    longest: HashMap<Atom, Vec<Atom>>,
+    /// Position of each element in its key's longest read.
+    position: HashMap<(Atom, Atom), usize>,
+    /// Appender (start) of each appended element.
+    appender: HashMap<(Atom, Atom), u64>,
+    /// Unread elements per key: (appender start, element).
+    unread: HashMap<Atom, Vec<(u64, Atom)>>,
+}
+
+impl Plan {
+    fn new(store: &Store) -> Option<Plan> {
+        let open = store.open.values().copied().min().unwrap_or(u64::MAX);
+        let mut longest: HashMap<Atom, Vec<Atom>> = HashMap::new();
+        let mut appender = HashMap::new();
+        for (&s, t) in &store.txns {
+            let Some(mops) = &t.mops else { continue };
+            for m in mops {
+                match (&m.f, &m.arg) {
+                    (MopFn::Read, Arg::List(l)) if t.outcome() == OpType::Ok => {
+                        let cur = longest.entry(m.key).or_default();
+                        if l.len() > cur.len() {
+                            if l[..cur.len()] != cur[..] {
+                                return None;
+                            }
+                            *cur = l.clone();
+                        } else if l[..] != cur[..l.len()] {
+                            return None;
+                        }
+                    }
+                    (MopFn::Append, Arg::Atom(e)) => {
+                        if appender.insert((m.key, *e), s).is_some_and(|p| p != s) {
+                            return None;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut position = HashMap::new();
+        for (&k, l) in &longest {
+            for (i, &e) in l.iter().enumerate() {
+                if position.insert((k, e), i).is_some() {
+                    return None;
+                }
+            }
+        }
+        let mut unread: HashMap<Atom, Vec<(u64, Atom)>> = HashMap::new();
+        for (&(k, e), &s) in &appender {
+            if !position.contains_key(&(k, e)) {
+                unread.entry(k).or_default().push((s, e));
+            }
+        }
+        for v in unread.values_mut() {
+            v.sort_unstable();
+        }
+        Some(Plan {
+            open,
+            longest,
+            position,
+            appender,
+            unread,
+        })
+    }
+
+    /// The largest set satisfying (a)–(d), and the elements each key's
+    /// forgotten prefix grows by; `None` when the fixpoint takes too long
+    /// (then nothing is forgotten: always safe).
+    #[allow(clippy::type_complexity)]
+    fn fixpoint(&self, store: &Store) -> Option<(Vec<u64>, Vec<(Atom, Vec<Atom>)>)> {
+        let mut c: HashSet<u64> = store
+            .txns
+            .iter()
+            .filter(|(_, t)| t.outcome() == OpType::Ok && t.end().is_some_and(|e| e < self.open))
+            .map(|(&s, _)| s)
+            .collect();
+        for _pass in 0..64 {
+            let view = View::new(self, store, &c);
+            let before = c.len();
+            c.retain(|s| view.keeps(self, &store.txns[s]));
+            if c.len() == before {
+                let mut ext = Vec::new();
+                for (&k, l) in &self.longest {
+                    let j = view.prefix_in_c[&k];
+                    let mut grow: Vec<Atom> = l[..j].to_vec();
+                    if view.closable.contains(&k) {
+                        for &(s, _) in dedup_starts(&self.unread[&k]).iter() {
+                            grow.extend(appends_of(&store.txns[&s], k));
+                        }
+                    }
+                    if !grow.is_empty() {
+                        ext.push((k, grow));
+                    }
+                }
+                for (&k, u) in &self.unread {
+                    if !self.longest.contains_key(&k) && view.closable.contains(&k) {
+                        let mut grow = Vec::new();
+                        for &(s, _) in dedup_starts(u).iter() {
+                            grow.extend(appends_of(&store.txns[&s], k));
+                        }
+                        ext.push((k, grow));
+                    }
+                }
+                let mut forget: Vec<u64> = c.into_iter().collect();
+                forget.sort_unstable();
+                return Some((forget, ext));
+            }
+        }
+        None
+    }
+}
+
+fn dedup_starts(v: &[(u64, Atom)]) -> Vec<(u64, Atom)> {
+    let mut out: Vec<(u64, Atom)> = Vec::new();
+    for &x in v {
+        if out.last().is_none_or(|l| l.0 != x.0) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// A transaction's appends to `k`, in its order.
+fn appends_of(t: &Txn, k: Atom) -> Vec<Atom> {
+    t.mops
+        .iter()
+        .flatten()
+        .filter(|m| m.f == MopFn::Append && m.key == k)
+        .filter_map(|m| match m.arg {
+            Arg::Atom(a) => Some(a),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Facts about the complement of the candidate set, recomputed per pass.
+struct View {
+    /// Earliest completion of a retained `:ok`/`:info` transaction outside
+    /// the candidates.
+    first_end_outside: u64,
+    /// Shortest `:ok` read of each key outside the candidates.
+    shortest_outside: HashMap<Atom, usize>,
+    /// Length of the longest prefix of each key's longest read appended by
+    /// candidates.
+    prefix_in_c: HashMap<Atom, usize>,
+    /// Keys whose unread elements may be forgotten (module docs, (b)).
+    closable: HashSet<Atom>,
+}
+
+impl View {
+    fn new(plan: &Plan, store: &Store, c: &HashSet<u64>) -> View {
+        let mut first_end_outside = u64::MAX;
+        let mut shortest_outside: HashMap<Atom, usize> = HashMap::new();
+        let mut appends_outside: HashSet<Atom> = HashSet::new();
+        for (&s, t) in &store.txns {
+            if c.contains(&s) {
+                continue;
+            }
+            if matches!(t.outcome(), OpType::Ok | OpType::Info) {
+                if let Some(e) = t.end() {
+                    first_end_outside = first_end_outside.min(e);
+                }
+            }
+            for m in t.mops.iter().flatten() {
+                match (&m.f, &m.arg) {
+                    (MopFn::Read, Arg::List(l)) if t.outcome() == OpType::Ok => {
+                        let e = shortest_outside.entry(m.key).or_insert(usize::MAX);
+                        *e = (*e).min(l.len());
+                    }
+                    (MopFn::Append, Arg::Atom(e))
+                        if t.outcome() != OpType::Fail
+                            && !plan.position.contains_key(&(m.key, *e)) =>
+                    {
+                        appends_outside.insert(m.key);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut prefix_in_c = HashMap::new();
+        for (&k, l) in &plan.longest {
+            let j = l
+                .iter()
+                .take_while(|&&e| plan.appender.get(&(k, e)).is_some_and(|s| c.contains(s)))
+                .count();
+            prefix_in_c.insert(k, j);
+        }
+        let mut closable = HashSet::new();
+        for (&k, u) in &plan.unread {
+            let whole = plan
+                .longest
+                .get(&k)
+                .is_none_or(|l| prefix_in_c[&k] == l.len());
+            let ok = whole
+                && !appends_outside.contains(&k)
+                && !shortest_outside.contains_key(&k)
+                && u.iter().all(|(s, _)| c.contains(s))
+                && chained(store, &dedup_starts(u));
+            if ok {
+                closable.insert(k);
+            }
+        }
+        View {
+            first_end_outside,
+            shortest_outside,
+            prefix_in_c,
+            closable,
+        }
+    }
+
+    /// Whether candidate `t` may stay a candidate ((a)–(d)).
+    fn keeps(&self, plan: &Plan, t: &Txn) -> bool {
+        if t.start() > self.first_end_outside {
+            return false; // (a)
+        }
+        for m in t.mops.iter().flatten() {
+            match (&m.f, &m.arg) {
+                (MopFn::Append, Arg::Atom(e)) => match plan.position.get(&(m.key, *e)) {
+                    Some(&p) => {
+                        if p >= self.prefix_in_c[&m.key] // (b)
+                            || p >= self.shortest_outside.get(&m.key).copied().unwrap_or(usize::MAX)
+                        {
+                            return false; // (d)
+                        }
+                    }
+                    None if !self.closable.contains(&m.key) => return false, // (b)
+                    None => {}
+                },
+                (MopFn::Read, Arg::List(l)) => {
+                    if l.len() > self.prefix_in_c.get(&m.key).copied().unwrap_or(0) {
+                        return false; // (c)
+                    }
+                }
+                (MopFn::Append, _) => return false,
+                _ => {}
+            }
+        }
+        true
+    }
+}
+
+/// Whether the transactions starting at `starts` (sorted) are totally
+/// ordered by real time: each completed before the next was invoked.
+fn chained(store: &Store, starts: &[(u64, Atom)]) -> bool {
+    starts.windows(2).all(|w| {
+        let a = &store.txns[&w[0].0];
+        a.end().is_some_and(|e| e < w[1].0)
+    })
+}
