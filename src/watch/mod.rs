@@ -521,5 +521,23 @@ impl Watcher {
     }
 }
 
+/// Adds `by` to every "line N" a message mentions.
+fn shift_line_mentions(msg: &str, by: u64) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(at) = rest.find("line ") {
+        out.push_str(&rest[..at + 5]);
+        rest = &rest[at + 5..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<u64>() {
+            Ok(n) => out.push_str(&(n + by).to_string()),
+            Err(_) => out.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests;

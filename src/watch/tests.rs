@@ -1,1 +1,98 @@
+//! Unit tests of the watcher's helpers and of list-append collection.
 
+use super::store::{Arg, WMop};
+use super::*;
+use crate::model::Atom;
+
+#[test]
+fn line_mentions_shift() {
+    assert_eq!(
+        shift_line_mentions("expected ] to close [ at line 7, column 53", 120),
+        "expected ] to close [ at line 127, column 53"
+    );
+    assert_eq!(shift_line_mentions("no lines here", 5), "no lines here");
+}
+
+fn read(k: i64, els: &[i64]) -> WMop {
+    WMop {
+        f: MopFn::Read,
+        key: Atom::int(k).unwrap(),
+        arg: Arg::List(els.iter().map(|&e| Atom::int(e).unwrap()).collect()),
+    }
+}
+
+fn opts() -> WatchOptions {
+    WatchOptions {
+        check: CheckOptions::default(),
+        rw: RwOptions::default(),
+        workload: None,
+        format: SourceFormat::Edn,
+        origin: "t".into(),
+        collect: true,
+    }
+}
+
+/// Appends 1, 2 to key 5 and reads them back in three rounds; the first
+/// two transactions are collected, and later reads are compared with the
+/// collected prefix: extending it is fine, contradicting it is a rejection.
+#[test]
+fn collected_prefix_trims_and_rejects() {
+    let mut w = Watcher::new(opts());
+    let h =
+        "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 5 1] [:append 5 2]]}\n\
+             {:index 1, :type :ok, :process 0, :f :txn, :value [[:append 5 1] [:append 5 2]]}\n\
+             {:index 2, :type :invoke, :process 1, :f :txn, :value [[:r 5 nil]]}\n\
+             {:index 3, :type :ok, :process 1, :f :txn, :value [[:r 5 [1 2]]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty());
+    assert_eq!(r.collected.ok, 2);
+    assert_eq!(w.retained(), 0);
+    let Collector::List(g) = &w.collector else {
+        panic!("list-append under strict-serializable collects")
+    };
+    let mut ok = vec![read(5, &[1, 2, 3])];
+    assert_eq!(g.admit(true, &mut ok), (true, vec![]));
+    assert_eq!(ok, vec![read(5, &[3])]);
+    for bad in [&[1][..], &[2, 1], &[1, 3, 2]] {
+        let mut m = vec![read(5, bad)];
+        let (changed, rejected) = g.admit(true, &mut m);
+        assert!(changed);
+        assert_eq!(rejected.len(), 1, "{bad:?}");
+        assert_eq!(m[0].arg, Arg::Nil);
+    }
+    let mut other = vec![read(6, &[1])];
+    assert_eq!(g.admit(true, &mut other), (false, vec![]));
+    let late = "{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil]]}\n\
+                {:index 5, :type :ok, :process 2, :f :txn, :value [[:r 5 [1]]]}\n";
+    w.ingest(late.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert_eq!(r.new.len(), 1);
+    assert_eq!(r.new[0].0, COLLECTED_READ);
+    assert!(w.flagged());
+    assert!(matches!(w.finish(None), Final::Recheck(_)));
+}
+
+/// A transaction concurrent with a pending invocation is kept: the pending
+/// one may still read an older list legally.
+#[test]
+fn pending_invocation_blocks_collection() {
+    let mut w = Watcher::new(opts());
+    let h = "{:index 0, :type :invoke, :process 1, :f :txn, :value [[:r 5 nil]]}\n\
+             {:index 1, :type :invoke, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 2, :type :ok, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 3, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil]]}\n\
+             {:index 4, :type :ok, :process 2, :f :txn, :value [[:r 5 [1]]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert_eq!(r.collected.ok, 0);
+    let done = "{:index 5, :type :ok, :process 1, :f :txn, :value [[:r 5 []]]}\n";
+    w.ingest(done.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(
+        r.new.is_empty(),
+        "reading [] concurrently is fine: {:?}",
+        r.new
+    );
+    assert_eq!(r.collected.ok, 3);
+}
