@@ -228,8 +228,13 @@ impl Watcher {
     pub fn ingest(&mut self, fragment: Vec<u8>) -> Result<(), InputError> {
         let lines = memchr::memchr_iter(b'\n', &fragment).count() as u64;
         let (h, indexed) =
-            crate::read::read_fragment(fragment, &self.opts.origin, self.opts.format)
-                .map_err(|e| self.shift(e))?;
+            crate::read::read_fragment(fragment, &self.opts.origin, self.opts.format).map_err(
+                |mut e| {
+                    // The reader's messages name fragment lines ("at line 7").
+                    e.message = shift_line_mentions(&e.message, self.lines_done);
+                    self.shift(e)
+                },
+            )?;
         if let (Some(now), Some(before)) = (indexed, self.indexed) {
             if now != before && !h.ops.is_empty() {
                 let msg = if before {
