@@ -38,6 +38,18 @@
 //! retained), and no cycle can enter `F` from outside, so forgetting `F`
 //! hides no cycle: the rounds find an anomaly iff the whole history has one.
 //!
+//! Unread appends whose order real time does not force (concurrent last
+//! appends to a key, typically one Jepsen retired) are forgotten as a
+//! *loose block* when each of their transactions has unread elements on
+//! that key only: later reads must show the block right after the prefix,
+//! in some order (anything else is rejected). The first `:ok` read that
+//! shows the order makes it part of the prefix; since the collector no
+//! longer knows the paths among the forgotten transactions, it cannot tell
+//! whether that order closes a cycle, so the verdict is then left to the
+//! check of the whole history at the end (`--verbose` says so). Without
+//! loose blocks every retired key's last concurrent appends would stay
+//! forever and, by (a), keep everything after them.
+//!
 //! Without real time a future read may legally return an old list (Cobra
 //! §4.1), so list-append under `serializable` gets no collection here (it
 //! needs fences).
@@ -53,6 +65,19 @@ pub struct Base {
     pub len: u32,
     /// Polynomial hash of those elements.
     pub hash: u64,
+    /// Forgotten unread elements whose order real time does not force
+    /// (concurrent last appends, e.g. of a key Jepsen retired): they must
+    /// follow the prefix, as a block, in some order.
+    pub loose: Option<Loose>,
+}
+
+/// An unordered block of forgotten unread elements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Loose {
+    /// How many.
+    pub count: u32,
+    /// Order-independent hash (sum of mixed elements).
+    pub sum: u64,
 }
 
 const MODULUS: u128 = (1 << 61) - 1;
@@ -60,9 +85,18 @@ const MULTIPLIER: u128 = 0x1f3a_5c7e_9b2d_4e61 % MODULUS;
 
 /// Extends a prefix hash by one element.
 fn extend(hash: u64, a: Atom) -> u64 {
-    // Mixing first keeps nearby integers (the usual elements) apart.
-    let x = atom_bits(a).wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128 % MODULUS;
-    ((hash as u128 * MULTIPLIER + x + 1) % MODULUS) as u64
+    ((hash as u128 * MULTIPLIER + mix(a) as u128 % MODULUS + 1) % MODULUS) as u64
+}
+
+/// An element's bits, mixed (keeps nearby integers, the usual elements,
+/// apart).
+fn mix(a: Atom) -> u64 {
+    let x = atom_bits(a).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^ (x >> 29)
+}
+
+fn loose_sum(els: &[Atom]) -> u64 {
+    els.iter().fold(0u64, |s, &a| s.wrapping_add(mix(a)))
 }
 
 fn atom_bits(a: Atom) -> u64 {
@@ -88,6 +122,17 @@ pub struct ListGc {
     pub bases: HashMap<Atom, Base>,
 }
 
+/// What [`ListGc::admit`] did to a completion's reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Admitted {
+    /// Some read changed (the op must be re-rendered).
+    pub changed: bool,
+    /// `:ok` reads that contradict a forgotten prefix.
+    pub rejected: Vec<Mismatch>,
+    /// An `:ok` read revealed the order of a loose block.
+    pub revealed: bool,
+}
+
 /// A new `:ok` read that does not extend its key's forgotten prefix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mismatch {
@@ -101,29 +146,48 @@ impl ListGc {
     /// Compares the reads of a new completion with the forgotten prefixes:
     /// matching reads lose the prefix, others become `nil` and are returned
     /// (an `:ok` one is an immediate rejection). Returns whether any read
-    /// changed.
-    pub fn admit(&self, ok: bool, mops: &mut [super::store::WMop]) -> (bool, Vec<Mismatch>) {
-        let mut changed = false;
-        let mut bad = Vec::new();
+    /// changed, and whether an `:ok` read revealed the order of a loose
+    /// block (which could close a cycle among forgotten transactions that
+    /// the collector no longer sees: the caller defers the verdict to a
+    /// check of the whole history).
+    pub fn admit(&mut self, ok: bool, mops: &mut [super::store::WMop]) -> Admitted {
+        let mut out = Admitted::default();
         for m in mops.iter_mut() {
             if m.f != MopFn::Read {
                 continue;
             }
-            let Some(base) = self.bases.get(&m.key) else {
+            let Some(base) = self.bases.get_mut(&m.key) else {
                 continue;
             };
             let Arg::List(list) = &mut m.arg else {
                 continue;
             };
             let n = base.len as usize;
-            let matches =
+            let mut matches =
                 list.len() >= n && list[..n].iter().fold(0, |h, &a| extend(h, a)) == base.hash;
-            changed = true;
-            if matches {
-                list.drain(..n);
+            let mut cut = n;
+            if let (true, Some(l)) = (matches, base.loose) {
+                let end = n + l.count as usize;
+                matches = list.len() >= end && loose_sum(&list[n..end]) == l.sum;
+                if matches && ok {
+                    // The block's order is now known: it joins the prefix.
+                    for &a in &list[n..end] {
+                        base.hash = extend(base.hash, a);
+                    }
+                    base.len += l.count;
+                    base.loose = None;
+                    out.revealed = true;
+                }
+                cut = end;
+            }
+            out.changed = true;
+            if matches && (ok || base.loose.is_none()) {
+                list.drain(..cut);
+            } else if matches {
+                m.arg = Arg::Nil;
             } else {
                 if ok {
-                    bad.push(Mismatch {
+                    out.rejected.push(Mismatch {
                         key: m.key,
                         base_len: base.len,
                     });
@@ -131,7 +195,7 @@ impl ListGc {
                 m.arg = Arg::Nil;
             }
         }
-        (changed, bad)
+        out
     }
 
     /// Forgets what can be forgotten (module docs); returns how much.
@@ -141,7 +205,7 @@ impl ListGc {
         let Some(plan) = Plan::new(store) else {
             return Collected::default();
         };
-        let Some((forget, extensions)) = plan.fixpoint(store) else {
+        let Some((forget, extensions)) = plan.fixpoint(store, self) else {
             return Collected::default();
         };
         if forget.is_empty() {
@@ -165,14 +229,20 @@ impl ListGc {
             store.txns.remove(&s);
             done.failed += 1;
         }
-        for (key, elements) in extensions {
-            let base = self.bases.entry(key).or_default();
-            let cut = elements.len();
-            for a in elements {
+        for g in extensions {
+            let base = self.bases.entry(g.key).or_default();
+            let cut = g.ordered.len();
+            for a in g.ordered {
                 base.hash = extend(base.hash, a);
             }
             base.len += cut as u32;
-            trim_reads(store, key, cut);
+            if !g.loose.is_empty() {
+                base.loose = Some(Loose {
+                    count: g.loose.len() as u32,
+                    sum: loose_sum(&g.loose),
+                });
+            }
+            trim_reads(store, g.key, cut);
         }
         done
     }
@@ -224,6 +294,8 @@ struct Plan {
     appender: HashMap<(Atom, Atom), u64>,
     /// Unread elements per key: (appender start, element).
     unread: HashMap<Atom, Vec<(u64, Atom)>>,
+    /// Number of keys each transaction has unread elements on.
+    unread_keys: HashMap<u64, usize>,
 }
 
 impl Plan {
@@ -272,7 +344,14 @@ impl Plan {
         for v in unread.values_mut() {
             v.sort_unstable();
         }
+        let mut unread_keys: HashMap<u64, usize> = HashMap::new();
+        for v in unread.values() {
+            for (s, _) in dedup_starts(v) {
+                *unread_keys.entry(s).or_default() += 1;
+            }
+        }
         Some(Plan {
+            unread_keys,
             open,
             longest,
             position,
@@ -284,8 +363,7 @@ impl Plan {
     /// The largest set satisfying (a)–(d), and the elements each key's
     /// forgotten prefix grows by; `None` when the fixpoint takes too long
     /// (then nothing is forgotten: always safe).
-    #[allow(clippy::type_complexity)]
-    fn fixpoint(&self, store: &Store) -> Option<(Vec<u64>, Vec<(Atom, Vec<Atom>)>)> {
+    fn fixpoint(&self, store: &Store, gc: &ListGc) -> Option<(Vec<u64>, Vec<Growth>)> {
         let mut c: HashSet<u64> = store
             .txns
             .iter()
@@ -293,30 +371,37 @@ impl Plan {
             .map(|(&s, _)| s)
             .collect();
         for _pass in 0..64 {
-            let view = View::new(self, store, &c);
+            let view = View::new(self, store, &c, gc);
             let before = c.len();
             c.retain(|s| view.keeps(self, &store.txns[s]));
             if c.len() == before {
                 let mut ext = Vec::new();
-                for (&k, l) in &self.longest {
-                    let j = view.prefix_in_c[&k];
-                    let mut grow: Vec<Atom> = l[..j].to_vec();
-                    if view.closable.contains(&k) {
+                let mut keys: Vec<Atom> = self.longest.keys().copied().collect();
+                keys.extend(
+                    self.unread
+                        .keys()
+                        .filter(|k| !self.longest.contains_key(*k)),
+                );
+                for k in keys {
+                    let j = self.longest.get(&k).map_or(0, |_| view.prefix_in_c[&k]);
+                    let mut g = Growth {
+                        key: k,
+                        ordered: self.longest.get(&k).map_or(Vec::new(), |l| l[..j].to_vec()),
+                        loose: Vec::new(),
+                    };
+                    if let Some(&chained) = view.closable.get(&k) {
+                        let mut ghosts = Vec::new();
                         for &(s, _) in dedup_starts(&self.unread[&k]).iter() {
-                            grow.extend(appends_of(&store.txns[&s], k));
+                            ghosts.extend(appends_of(&store.txns[&s], k));
+                        }
+                        if chained {
+                            g.ordered.extend(ghosts);
+                        } else {
+                            g.loose = ghosts;
                         }
                     }
-                    if !grow.is_empty() {
-                        ext.push((k, grow));
-                    }
-                }
-                for (&k, u) in &self.unread {
-                    if !self.longest.contains_key(&k) && view.closable.contains(&k) {
-                        let mut grow = Vec::new();
-                        for &(s, _) in dedup_starts(u).iter() {
-                            grow.extend(appends_of(&store.txns[&s], k));
-                        }
-                        ext.push((k, grow));
+                    if !g.ordered.is_empty() || !g.loose.is_empty() {
+                        ext.push(g);
                     }
                 }
                 let mut forget: Vec<u64> = c.into_iter().collect();
@@ -326,6 +411,15 @@ impl Plan {
         }
         None
     }
+}
+
+/// How one key's forgotten prefix grows.
+struct Growth {
+    key: Atom,
+    /// Elements in known order.
+    ordered: Vec<Atom>,
+    /// Then a block in unknown order.
+    loose: Vec<Atom>,
 }
 
 fn dedup_starts(v: &[(u64, Atom)]) -> Vec<(u64, Atom)> {
@@ -361,12 +455,13 @@ struct View {
     /// Length of the longest prefix of each key's longest read appended by
     /// candidates.
     prefix_in_c: HashMap<Atom, usize>,
-    /// Keys whose unread elements may be forgotten (module docs, (b)).
-    closable: HashSet<Atom>,
+    /// Keys whose unread elements may be forgotten (module docs, (b)), and
+    /// whether real time orders them.
+    closable: HashMap<Atom, bool>,
 }
 
 impl View {
-    fn new(plan: &Plan, store: &Store, c: &HashSet<u64>) -> View {
+    fn new(plan: &Plan, store: &Store, c: &HashSet<u64>, gc: &ListGc) -> View {
         let mut first_end_outside = u64::MAX;
         let mut shortest_outside: HashMap<Atom, usize> = HashMap::new();
         let mut appends_outside: HashSet<Atom> = HashSet::new();
@@ -403,7 +498,7 @@ impl View {
                 .count();
             prefix_in_c.insert(k, j);
         }
-        let mut closable = HashSet::new();
+        let mut closable = HashMap::new();
         for (&k, u) in &plan.unread {
             let whole = plan
                 .longest
@@ -413,9 +508,19 @@ impl View {
                 && !appends_outside.contains(&k)
                 && !shortest_outside.contains_key(&k)
                 && u.iter().all(|(s, _)| c.contains(s))
-                && chained(store, &dedup_starts(u));
-            if ok {
-                closable.insert(k);
+                && gc.bases.get(&k).is_none_or(|b| b.loose.is_none());
+            let starts = dedup_starts(u);
+            let chained = chained(store, &starts);
+            // An unordered block only of appenders with no unread element
+            // elsewhere: reads of two keys could otherwise reveal opposite
+            // orders of the same two transactions (G0) that no round sees.
+            let single = || {
+                starts
+                    .iter()
+                    .all(|&(s, _)| plan.unread_keys.get(&s) == Some(&1))
+            };
+            if ok && (chained || single()) {
+                closable.insert(k, chained);
             }
         }
         View {
@@ -441,7 +546,7 @@ impl View {
                             return false; // (d)
                         }
                     }
-                    None if !self.closable.contains(&m.key) => return false, // (b)
+                    None if !self.closable.contains_key(&m.key) => return false, // (b)
                     None => {}
                 },
                 (MopFn::Read, Arg::List(l)) => {

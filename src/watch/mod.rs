@@ -131,6 +131,10 @@ pub struct Watcher {
     /// Immediate rejections found while reading, for the next round.
     immediate: Vec<(String, Value)>,
     flagged: bool,
+    /// A collected loose block's order was revealed (see [`gc::Admitted`]).
+    deferred: bool,
+    /// Some round's graph had an edge (so the whole history's has).
+    saw_graph: bool,
     new_ops: u64,
     stats: Stats,
     /// Notes for the user (each said once).
@@ -155,6 +159,8 @@ impl Watcher {
             found: Vec::new(),
             immediate: Vec::new(),
             flagged: false,
+            deferred: false,
+            saw_graph: false,
             new_ops: 0,
             stats: Stats::default(),
             notes: Vec::new(),
@@ -353,9 +359,16 @@ impl Watcher {
         };
         let mut rec = rec;
         let mut mops = mops.or(t.mops.take());
-        if let (Collector::List(g), Some(ms)) = (&self.collector, mops.as_mut()) {
-            let (changed, bad) = g.admit(op.op_type == OpType::Ok, ms);
-            for b in bad {
+        if let (Collector::List(g), Some(ms)) = (&mut self.collector, mops.as_mut()) {
+            let admitted = g.admit(op.op_type == OpType::Ok, ms);
+            if admitted.revealed && !self.deferred {
+                self.deferred = true;
+                self.notes.push(format!(
+                    "{}: line {}: a read revealed the order of concurrent appends that were collected unread; whether that order closes a cycle is decided by checking the whole history at the end",
+                    self.opts.origin, rec.line
+                ));
+            }
+            for b in admitted.rejected {
                 let mut m = h.op_map(op);
                 if let Value::Map(entries) = &mut m {
                     entries[0].1 = Value::Int(index as i64);
@@ -369,7 +382,7 @@ impl Watcher {
                     ]),
                 ));
             }
-            if changed {
+            if admitted.changed {
                 t.mops = None;
                 rec.text = self.store.render_op(&t, &rec, Some(ms));
             }
@@ -422,14 +435,16 @@ impl Watcher {
             .map_err(|e| self.unrender(e, &lines))?;
         let outcome = route::check(&h, &self.opts.check, workload, &self.opts.rw)
             .map_err(|e| self.unrender(e, &lines))?;
-        let collected_before = self.stats.forgotten > 0;
+        let mut empty = false;
         let mut valid = outcome.validity == Validity::Valid;
         if let Some(Value::Map(anomalies)) = outcome.result.get_kw("anomalies") {
             for (k, cases) in anomalies {
                 let Value::Keyword(t) = k else { continue };
-                if t == "empty-transaction-graph" && collected_before {
-                    // Everything retained was forgotten before: the whole
-                    // history has transactions.
+                if t == "empty-transaction-graph" {
+                    // No edge among what is retained: nothing to report
+                    // yet (later ops may add edges); whether the whole
+                    // history has a graph is settled in `finish`.
+                    empty = true;
                     valid = anomalies.len() == 1;
                     continue;
                 }
@@ -449,6 +464,7 @@ impl Watcher {
         if !valid {
             self.flagged = true;
         }
+        self.saw_graph |= !empty;
         if !self.flagged {
             if let Collector::List(g) = &mut self.collector {
                 round.collected = g.collect(&mut self.store);
@@ -513,8 +529,23 @@ impl Watcher {
     /// What to print at the end of input (module docs); call after the last
     /// round.
     pub fn finish(&self, last: Option<Outcome>) -> Final {
-        if self.flagged {
-            return Final::Recheck(Box::new(self.found_map()));
+        // Forgotten transactions without any edge seen: the whole history
+        // may be an empty graph (`:unknown`), which only `check` can say.
+        let undecided = self.stats.forgotten > 0 && !self.saw_graph;
+        if self.flagged || self.deferred || undecided {
+            let mut fallback = self.found_map();
+            if !self.flagged {
+                let cause = if self.deferred {
+                    "collected-order-revealed"
+                } else {
+                    "empty-transaction-graph"
+                };
+                fallback = Outcome::from_result(Value::kw_map(vec![
+                    ("valid?", Value::kw("unknown")),
+                    ("cause", Value::kw(cause)),
+                ]));
+            }
+            return Final::Recheck(Box::new(fallback));
         }
         if self.stats.forgotten > 0 {
             return Final::Valid;
