@@ -274,7 +274,9 @@ pub fn generate_fenced(
         return bad("fences (--fences) are rw-register transactions: use -w rw-register");
     }
     if f.every == 0 || f.key >= 0 {
-        return bad("--fences needs N >= 1 and a negative --fence-key (generated keys are 0, 1, 2, ...)");
+        return bad(
+            "--fences needs N >= 1 and a negative --fence-key (generated keys are 0, 1, 2, ...)",
+        );
     }
     sim::Sim::new(opts, out).with_fences(f).run()
 }

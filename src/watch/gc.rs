@@ -40,13 +40,15 @@
 //!
 //! Unread appends whose order real time does not force (concurrent last
 //! appends to a key, typically one Jepsen retired) are forgotten as a
-//! *loose block* when each of their transactions has unread elements on
-//! that key only: later reads must show the block right after the prefix,
+//! *loose block*: later reads must show the block right after the prefix,
 //! in some order (anything else is rejected). The first `:ok` read that
-//! shows the order makes it part of the prefix; since the collector no
-//! longer knows the paths among the forgotten transactions, it cannot tell
-//! whether that order closes a cycle, so the verdict is then left to the
-//! check of the whole history at the end (`--verbose` says so). Without
+//! shows the order makes it part of the prefix; orders that reads of
+//! several keys reveal among the same forgotten transactions are kept and
+//! a cycle among them is rejected at once (G0 of collected transactions).
+//! Since the collector no longer knows the other paths among the forgotten
+//! transactions, it cannot tell whether a revealed order closes a longer
+//! cycle, so the verdict is then left to the check of the whole history
+//! at the end (a note says so). Without
 //! loose blocks every retired key's last concurrent appends would stay
 //! forever and, by (a), keep everything after them.
 //!
@@ -59,7 +61,7 @@ use crate::model::{Atom, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
 /// The forgotten prefix of a key's list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Base {
     /// Number of forgotten elements.
     pub len: u32,
@@ -72,12 +74,10 @@ pub struct Base {
 }
 
 /// An unordered block of forgotten unread elements.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Loose {
-    /// How many.
-    pub count: u32,
-    /// Order-independent hash (sum of mixed elements).
-    pub sum: u64,
+    /// Each element and its transaction (start position), sorted.
+    pub owners: Vec<(Atom, u64)>,
 }
 
 const MODULUS: u128 = (1 << 61) - 1;
@@ -95,8 +95,24 @@ fn mix(a: Atom) -> u64 {
     x ^ (x >> 29)
 }
 
-fn loose_sum(els: &[Atom]) -> u64 {
-    els.iter().fold(0u64, |s, &a| s.wrapping_add(mix(a)))
+/// The transactions of a loose block in the order a read shows, or `None`
+/// when the read does not hold exactly the block's elements.
+fn block_order(block: &Loose, read: &[Atom]) -> Option<Vec<u64>> {
+    let mut sorted = read.to_vec();
+    sorted.sort_unstable();
+    let els: Vec<Atom> = block.owners.iter().map(|o| o.0).collect();
+    if sorted != els {
+        return None;
+    }
+    let mut order: Vec<u64> = Vec::new();
+    for a in read {
+        let i = block.owners.binary_search_by_key(a, |o| o.0).ok()?;
+        let t = block.owners[i].1;
+        if order.last() != Some(&t) {
+            order.push(t);
+        }
+    }
+    Some(order)
 }
 
 fn atom_bits(a: Atom) -> u64 {
@@ -120,6 +136,29 @@ pub struct Collected {
 pub struct ListGc {
     /// Forgotten prefix per key.
     pub bases: HashMap<Atom, Base>,
+    /// Orders reads revealed among the transactions of loose blocks
+    /// (ww edges), to catch reads of two keys that order the same
+    /// forgotten transactions both ways.
+    revealed: HashMap<u64, Vec<u64>>,
+}
+
+impl ListGc {
+    /// Adds the edge `a → b` to the revealed orders; false when `b` already
+    /// reaches `a` (a cycle of forgotten transactions).
+    fn reveal(&mut self, a: u64, b: u64) -> bool {
+        let mut stack = vec![b];
+        let mut seen = HashSet::new();
+        while let Some(x) = stack.pop() {
+            if x == a {
+                return false;
+            }
+            if seen.insert(x) {
+                stack.extend(self.revealed.get(&x).into_iter().flatten());
+            }
+        }
+        self.revealed.entry(a).or_default().push(b);
+        true
+    }
 }
 
 /// What [`ListGc::admit`] did to a completion's reads.
@@ -166,31 +205,40 @@ impl ListGc {
             let mut matches =
                 list.len() >= n && list[..n].iter().fold(0, |h, &a| extend(h, a)) == base.hash;
             let mut cut = n;
-            if let (true, Some(l)) = (matches, base.loose) {
-                let end = n + l.count as usize;
-                matches = list.len() >= end && loose_sum(&list[n..end]) == l.sum;
+            let mut order = None;
+            if let (true, Some(l)) = (matches, &base.loose) {
+                let end = n + l.owners.len();
+                order = (list.len() >= end)
+                    .then(|| block_order(l, &list[n..end]))
+                    .flatten();
+                matches = order.is_some();
                 if matches && ok {
                     // The block's order is now known: it joins the prefix.
                     for &a in &list[n..end] {
                         base.hash = extend(base.hash, a);
                     }
-                    base.len += l.count;
+                    base.len += l.owners.len() as u32;
                     base.loose = None;
                     out.revealed = true;
+                } else {
+                    order = None;
                 }
                 cut = end;
             }
+            let (key, base_len, loose_left) = (m.key, base.len, base.loose.is_some());
+            if let Some(order) = order {
+                if !order.windows(2).all(|w| self.reveal(w[0], w[1])) {
+                    out.rejected.push(Mismatch { key, base_len });
+                }
+            }
             out.changed = true;
-            if matches && (ok || base.loose.is_none()) {
+            if matches && (ok || !loose_left) {
                 list.drain(..cut);
             } else if matches {
                 m.arg = Arg::Nil;
             } else {
                 if ok {
-                    out.rejected.push(Mismatch {
-                        key: m.key,
-                        base_len: base.len,
-                    });
+                    out.rejected.push(Mismatch { key, base_len });
                 }
                 m.arg = Arg::Nil;
             }
@@ -237,10 +285,9 @@ impl ListGc {
             }
             base.len += cut as u32;
             if !g.loose.is_empty() {
-                base.loose = Some(Loose {
-                    count: g.loose.len() as u32,
-                    sum: loose_sum(&g.loose),
-                });
+                let mut owners = g.loose;
+                owners.sort_unstable();
+                base.loose = Some(Loose { owners });
             }
             trim_reads(store, g.key, cut);
         }
@@ -294,8 +341,6 @@ struct Plan {
     appender: HashMap<(Atom, Atom), u64>,
     /// Unread elements per key: (appender start, element).
     unread: HashMap<Atom, Vec<(u64, Atom)>>,
-    /// Number of keys each transaction has unread elements on.
-    unread_keys: HashMap<u64, usize>,
 }
 
 impl Plan {
@@ -344,14 +389,8 @@ impl Plan {
         for v in unread.values_mut() {
             v.sort_unstable();
         }
-        let mut unread_keys: HashMap<u64, usize> = HashMap::new();
-        for v in unread.values() {
-            for (s, _) in dedup_starts(v) {
-                *unread_keys.entry(s).or_default() += 1;
-            }
-        }
+
         Some(Plan {
-            unread_keys,
             open,
             longest,
             position,
@@ -390,14 +429,13 @@ impl Plan {
                         loose: Vec::new(),
                     };
                     if let Some(&chained) = view.closable.get(&k) {
-                        let mut ghosts = Vec::new();
                         for &(s, _) in dedup_starts(&self.unread[&k]).iter() {
-                            ghosts.extend(appends_of(&store.txns[&s], k));
-                        }
-                        if chained {
-                            g.ordered.extend(ghosts);
-                        } else {
-                            g.loose = ghosts;
+                            let els = appends_of(&store.txns[&s], k);
+                            if chained {
+                                g.ordered.extend(els);
+                            } else {
+                                g.loose.extend(els.into_iter().map(|e| (e, s)));
+                            }
                         }
                     }
                     if !g.ordered.is_empty() || !g.loose.is_empty() {
@@ -418,8 +456,8 @@ struct Growth {
     key: Atom,
     /// Elements in known order.
     ordered: Vec<Atom>,
-    /// Then a block in unknown order.
-    loose: Vec<Atom>,
+    /// Then a block in unknown order (element, transaction).
+    loose: Vec<(Atom, u64)>,
 }
 
 fn dedup_starts(v: &[(u64, Atom)]) -> Vec<(u64, Atom)> {
@@ -509,18 +547,8 @@ impl View {
                 && !shortest_outside.contains_key(&k)
                 && u.iter().all(|(s, _)| c.contains(s))
                 && gc.bases.get(&k).is_none_or(|b| b.loose.is_none());
-            let starts = dedup_starts(u);
-            let chained = chained(store, &starts);
-            // An unordered block only of appenders with no unread element
-            // elsewhere: reads of two keys could otherwise reveal opposite
-            // orders of the same two transactions (G0) that no round sees.
-            let single = || {
-                starts
-                    .iter()
-                    .all(|&(s, _)| plan.unread_keys.get(&s) == Some(&1))
-            };
-            if ok && (chained || single()) {
-                closable.insert(k, chained);
+            if ok {
+                closable.insert(k, chained(store, &dedup_starts(u)));
             }
         }
         View {

@@ -114,7 +114,10 @@ fn loose_block_revealed_defers_to_whole_check() {
         panic!()
     };
     assert_eq!(
-        g.bases[&Atom::int(5).unwrap()].loose.map(|l| l.count),
+        g.bases[&Atom::int(5).unwrap()]
+            .loose
+            .as_ref()
+            .map(|l| l.owners.len()),
         Some(2)
     );
     let late = "{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil]]}\n\
@@ -129,4 +132,26 @@ fn loose_block_revealed_defers_to_whole_check() {
                  {:index 7, :type :ok, :process 3, :f :txn, :value [[:r 5 [2]]]}\n";
     w.ingest(stale.as_bytes().to_vec()).unwrap();
     assert_eq!(w.round().unwrap().new[0].0, COLLECTED_READ);
+}
+
+/// Two concurrent transactions append to keys 5 and 6, unread, and are
+/// collected as loose blocks; reads that order them one way on 5 and the
+/// other way on 6 are a G0 among collected transactions: rejected at once.
+#[test]
+fn opposite_orders_of_collected_blocks_are_rejected() {
+    let mut w = Watcher::new(opts());
+    let h =
+        "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 5 1] [:append 6 1]]}\n\
+             {:index 1, :type :invoke, :process 1, :f :txn, :value [[:append 5 2] [:append 6 2]]}\n\
+             {:index 2, :type :ok, :process 0, :f :txn, :value [[:append 5 1] [:append 6 1]]}\n\
+             {:index 3, :type :ok, :process 1, :f :txn, :value [[:append 5 2] [:append 6 2]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    assert_eq!(w.round().unwrap().collected.ok, 2);
+    let late = "{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil] [:r 6 nil]]}\n\
+                {:index 5, :type :ok, :process 2, :f :txn, :value [[:r 5 [1 2]] [:r 6 [2 1]]]}\n";
+    w.ingest(late.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert_eq!(r.new.len(), 1, "{:?}", r.new);
+    assert_eq!(r.new[0].0, COLLECTED_READ);
+    assert!(w.flagged());
 }
