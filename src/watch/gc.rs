@@ -277,6 +277,7 @@ impl ListGc {
             store.txns.remove(&s);
             done.failed += 1;
         }
+        let mut cuts: HashMap<Atom, usize> = HashMap::new();
         for g in extensions {
             let base = self.bases.entry(g.key).or_default();
             let cut = g.ordered.len();
@@ -289,16 +290,21 @@ impl ListGc {
                 owners.sort_unstable();
                 base.loose = Some(Loose { owners });
             }
-            trim_reads(store, g.key, cut);
+            if cut > 0 {
+                cuts.insert(g.key, cut);
+            }
+        }
+        if !cuts.is_empty() {
+            trim_reads(store, &cuts);
         }
         done
     }
 }
 
-/// Cuts the first `cut` elements off every retained read of `key`
+/// Cuts the first `cuts[key]` elements off every retained read of `key`
 /// (re-rendering those ops); reads too short (only `:info` ones can be)
 /// become `nil`.
-fn trim_reads(store: &mut Store, key: Atom, cut: usize) {
+fn trim_reads(store: &mut Store, cuts: &HashMap<Atom, usize>) {
     let mut rerender = Vec::new();
     for (&s, t) in store.txns.iter_mut() {
         let Some(mops) = t.mops.as_mut() else {
@@ -306,9 +312,9 @@ fn trim_reads(store: &mut Store, key: Atom, cut: usize) {
         };
         let mut changed = false;
         for m in mops.iter_mut() {
-            if m.f != MopFn::Read || m.key != key {
+            let Some(&cut) = cuts.get(&m.key).filter(|_| m.f == MopFn::Read) else {
                 continue;
-            }
+            };
             if let Arg::List(l) = &mut m.arg {
                 if l.len() >= cut {
                     l.drain(..cut);
@@ -403,17 +409,24 @@ impl Plan {
     /// forgotten prefix grows by; `None` when the fixpoint takes too long
     /// (then nothing is forgotten: always safe).
     fn fixpoint(&self, store: &Store, gc: &ListGc) -> Option<(Vec<u64>, Vec<Growth>)> {
-        let mut c: HashSet<u64> = store
-            .txns
-            .iter()
-            .filter(|(_, t)| t.outcome() == OpType::Ok && t.end().is_some_and(|e| e < self.open))
-            .map(|(&s, _)| s)
-            .collect();
+        let txs: Vec<(u64, &Txn)> = store.txns.iter().map(|(&s, t)| (s, t)).collect();
+        let mut c = Cands {
+            index: txs.iter().enumerate().map(|(i, &(s, _))| (s, i)).collect(),
+            member: txs
+                .iter()
+                .map(|(_, t)| t.outcome() == OpType::Ok && t.end().is_some_and(|e| e < self.open))
+                .collect(),
+        };
         for _pass in 0..64 {
-            let view = View::new(self, store, &c, gc);
-            let before = c.len();
-            c.retain(|s| view.keeps(self, &store.txns[s]));
-            if c.len() == before {
+            let view = View::new(self, &txs, &c, gc);
+            let mut dropped = false;
+            for (i, (_, t)) in txs.iter().enumerate() {
+                if c.member[i] && !view.keeps(self, t) {
+                    c.member[i] = false;
+                    dropped = true;
+                }
+            }
+            if !dropped {
                 let mut ext = Vec::new();
                 let mut keys: Vec<Atom> = self.longest.keys().copied().collect();
                 keys.extend(
@@ -442,8 +455,12 @@ impl Plan {
                         ext.push(g);
                     }
                 }
-                let mut forget: Vec<u64> = c.into_iter().collect();
-                forget.sort_unstable();
+                let forget: Vec<u64> = txs
+                    .iter()
+                    .zip(&c.member)
+                    .filter(|(_, &m)| m)
+                    .map(|((s, _), _)| *s)
+                    .collect();
                 return Some((forget, ext));
             }
         }
@@ -483,6 +500,18 @@ fn appends_of(t: &Txn, k: Atom) -> Vec<Atom> {
         .collect()
 }
 
+/// The candidate set: a flag per retained transaction (in start order).
+struct Cands {
+    index: HashMap<u64, usize>,
+    member: Vec<bool>,
+}
+
+impl Cands {
+    fn contains(&self, start: &u64) -> bool {
+        self.index.get(start).is_some_and(|&i| self.member[i])
+    }
+}
+
 /// Facts about the complement of the candidate set, recomputed per pass.
 struct View {
     /// Earliest completion of a retained `:ok`/`:info` transaction outside
@@ -499,12 +528,12 @@ struct View {
 }
 
 impl View {
-    fn new(plan: &Plan, store: &Store, c: &HashSet<u64>, gc: &ListGc) -> View {
+    fn new(plan: &Plan, txs: &[(u64, &Txn)], c: &Cands, gc: &ListGc) -> View {
         let mut first_end_outside = u64::MAX;
         let mut shortest_outside: HashMap<Atom, usize> = HashMap::new();
         let mut appends_outside: HashSet<Atom> = HashSet::new();
-        for (&s, t) in &store.txns {
-            if c.contains(&s) {
+        for (i, (_, t)) in txs.iter().enumerate() {
+            if c.member[i] {
                 continue;
             }
             if matches!(t.outcome(), OpType::Ok | OpType::Info) {
@@ -548,7 +577,7 @@ impl View {
                 && u.iter().all(|(s, _)| c.contains(s))
                 && gc.bases.get(&k).is_none_or(|b| b.loose.is_none());
             if ok {
-                closable.insert(k, chained(store, &dedup_starts(u)));
+                closable.insert(k, chained(txs, &c.index, &dedup_starts(u)));
             }
         }
         View {
@@ -592,9 +621,9 @@ impl View {
 
 /// Whether the transactions starting at `starts` (sorted) are totally
 /// ordered by real time: each completed before the next was invoked.
-fn chained(store: &Store, starts: &[(u64, Atom)]) -> bool {
+fn chained(txs: &[(u64, &Txn)], index: &HashMap<u64, usize>, starts: &[(u64, Atom)]) -> bool {
     starts.windows(2).all(|w| {
-        let a = &store.txns[&w[0].0];
+        let a = txs[index[&w[0].0]].1;
         a.end().is_some_and(|e| e < w[1].0)
     })
 }
