@@ -72,6 +72,11 @@ pub(super) struct WatchArgs {
     /// Never forget transactions (memory grows with the history).
     #[arg(long)]
     no_gc: bool,
+    /// Do not copy standard input to a temporary file; then, when an
+    /// anomaly is found, the final map lists the anomalies the rounds found
+    /// instead of re-checking the whole history.
+    #[arg(long)]
+    no_spool: bool,
     /// Checking algorithm of each round.
     #[arg(long, value_enum, default_value = "auto")]
     algorithm: crate::route::Algorithm,
@@ -166,7 +171,7 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
     };
     // Standard input is copied to a file so that the whole history can be
     // re-checked at the end (module docs of crate::watch).
-    let spool_path = (stdin && !a.stop_on_first).then(|| {
+    let spool_path = (stdin && !a.stop_on_first && !a.no_spool).then(|| {
         std::env::temp_dir().join(format!(
             "ellery-watch-{}.{}",
             std::process::id(),
@@ -202,8 +207,12 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         Err(msg) => Err(msg),
         Ok(Ended::Stopped(code)) => Ok(code),
         Ok(Ended::Input(last)) => {
-            let recheck_path = spool_path.clone().unwrap_or_else(|| a.file.clone());
-            Ok(finish(a, &w, last, &recheck_path, &check))
+            let recheck_path = match &spool_path {
+                Some(p) => Some(p.clone()),
+                None if stdin => None,
+                None => Some(a.file.clone()),
+            };
+            Ok(finish(a, &w, last, recheck_path.as_deref(), &check))
         }
     };
     if let Some(p) = spool_path {
@@ -328,7 +337,7 @@ fn finish(
     a: &WatchArgs,
     w: &Watcher,
     last: Option<Outcome>,
-    whole: &Path,
+    whole: Option<&Path>,
     check: &CheckOptions,
 ) -> i32 {
     let out = |v: &Value| println!("{}", line(a.output, v));
@@ -342,6 +351,11 @@ fn finish(
             EXIT_VALID
         }
         Final::Recheck(fallback) => {
+            let Some(whole) = whole else {
+                eprintln!("ellery: standard input was not kept (--no-spool); the map below lists the anomalies the rounds found");
+                out(&fallback.result);
+                return exit_code(fallback.validity);
+            };
             let plot = PlotOptions {
                 format: PlotFormat::Svg,
                 timeout: Duration::from_millis(5000),

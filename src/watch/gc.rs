@@ -369,10 +369,10 @@ impl Plan {
                             return None;
                         }
                     }
-                    (MopFn::Append, Arg::Atom(e)) => {
-                        if appender.insert((m.key, *e), s).is_some_and(|p| p != s) {
-                            return None;
-                        }
+                    (MopFn::Append, Arg::Atom(e))
+                        if appender.insert((m.key, *e), s).is_some_and(|p| p != s) =>
+                    {
+                        return None;
                     }
                     _ => {}
                 }
@@ -595,21 +595,26 @@ impl View {
         }
         for m in t.mops.iter().flatten() {
             match (&m.f, &m.arg) {
-                (MopFn::Append, Arg::Atom(e)) => match plan.position.get(&(m.key, *e)) {
-                    Some(&p) => {
-                        if p >= self.prefix_in_c[&m.key] // (b)
-                            || p >= self.shortest_outside.get(&m.key).copied().unwrap_or(usize::MAX)
-                        {
-                            return false; // (d)
+                (MopFn::Append, Arg::Atom(e)) => {
+                    let shortest = self.shortest_outside.get(&m.key).copied();
+                    let bad = match plan.position.get(&(m.key, *e)) {
+                        // (b): read, after candidates only; (d): in every
+                        // read outside.
+                        Some(&p) => {
+                            p >= self.prefix_in_c[&m.key] || p >= shortest.unwrap_or(usize::MAX)
                         }
+                        // (b): unread, on a closable key.
+                        None => !self.closable.contains_key(&m.key),
+                    };
+                    if bad {
+                        return false;
                     }
-                    None if !self.closable.contains_key(&m.key) => return false, // (b)
-                    None => {}
-                },
-                (MopFn::Read, Arg::List(l)) => {
-                    if l.len() > self.prefix_in_c.get(&m.key).copied().unwrap_or(0) {
-                        return false; // (c)
-                    }
+                }
+                // (c): every element read appended by candidates.
+                (MopFn::Read, Arg::List(l))
+                    if l.len() > self.prefix_in_c.get(&m.key).copied().unwrap_or(0) =>
+                {
+                    return false;
                 }
                 (MopFn::Append, _) => return false,
                 _ => {}

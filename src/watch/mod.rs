@@ -17,14 +17,24 @@
 //!   with `check`'s own code ([`Final::Outcome`]), so the maps are equal
 //!   (ops are re-read from the same text; an `:index` missing in the source
 //!   is written into it, as `check` prints it);
-//! * something was forgotten and no round found anything: the whole history
-//!   is valid (garbage collection hides no cycle, see [`gc`]), and
-//!   `check`'s map for a valid history is `{:valid? true}` ([`Final::Valid`]);
-//! * some round found an anomaly (or could not decide): the caller re-checks
-//!   the whole history from its file (standard input is spooled to a
-//!   temporary file) with `check` itself ([`Final::Recheck`]); when that is
-//!   impossible (`--max-memory`), the map of the anomalies the rounds found
-//!   is printed instead (same types, maybe fewer cases).
+//! * something was forgotten, no round found anything and some round's
+//!   graph had an edge: the whole history is valid (garbage collection
+//!   hides no cycle, see [`gc`]), and `check`'s map for a valid history with
+//!   edges is `{:valid? true}` ([`Final::Valid`]);
+//! * otherwise (some round found an anomaly or could not decide; a read
+//!   revealed the order of a collected loose block, see [`gc`]; or
+//!   everything forgotten had no edge, so the whole history may be an empty
+//!   graph): the caller re-checks the whole history from its file (standard
+//!   input is spooled to a temporary file) with `check` itself
+//!   ([`Final::Recheck`]); when that is impossible (`--max-memory`,
+//!   `--no-spool`), the map of the anomalies the rounds found is printed
+//!   instead (same types, maybe fewer cases).
+//!
+//! Streamed anomalies are those of the retained history at each round: a
+//! prefix of the history, so an anomaly in it is one of the whole history
+//! (except a read of a value that only a later, not yet invoked,
+//! transaction writes: reported as a read nobody wrote, `G1a`, though the
+//! whole history may be fine under models without real time).
 
 pub mod gc;
 pub mod source;
