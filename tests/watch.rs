@@ -199,11 +199,7 @@ fn collection_forgets_and_stays_exact() {
     assert_eq!(text(&watch.stdout).trim(), "{:valid? true}");
     assert_eq!(watch.status.code(), Some(0));
     let err = text(&watch.stderr);
-    let last = err
-        .lines()
-        .filter(|l| l.contains(" retained, "))
-        .next_back()
-        .unwrap();
+    let last = err.lines().rfind(|l| l.contains(" retained, ")).unwrap();
     // Every transaction but the last few (still concurrent with the
     // frontier) was forgotten.
     let retained: usize = last
