@@ -202,6 +202,9 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         format,
         origin: origin.clone(),
         collect: !a.no_gc,
+        // 20,000 ops without a mention: the key is most likely retired
+        // (Jepsen's active keys are mentioned every few dozen ops).
+        loose_idle_ops: 20_000,
     });
     let code = match watch_loop(a, &mut w, &rx) {
         Err(msg) => Err(msg),

@@ -140,6 +140,15 @@ pub struct ListGc {
     /// (ww edges), to catch reads of two keys that order the same
     /// forgotten transactions both ways.
     revealed: HashMap<u64, Vec<u64>>,
+    /// The last op (position) that mentioned each key.
+    pub touched: HashMap<Atom, u64>,
+    /// A loose block is only formed on a key no op mentioned for this many
+    /// ops (a retired key, most likely): a read of an active key would soon
+    /// reveal its order and leave the verdict to the whole check, whereas
+    /// keeping its appenders a little longer lets a read order them.
+    pub loose_idle_ops: u64,
+    /// The position of the next op (set by the caller before collecting).
+    pub now: u64,
 }
 
 impl ListGc {
@@ -576,8 +585,15 @@ impl View {
                 && !shortest_outside.contains_key(&k)
                 && u.iter().all(|(s, _)| c.contains(s))
                 && gc.bases.get(&k).is_none_or(|b| b.loose.is_none());
+            let idle = gc
+                .touched
+                .get(&k)
+                .is_none_or(|&t| gc.now.saturating_sub(t) >= gc.loose_idle_ops);
             if ok {
-                closable.insert(k, chained(txs, &c.index, &dedup_starts(u)));
+                let chained = chained(txs, &c.index, &dedup_starts(u));
+                if chained || idle {
+                    closable.insert(k, chained);
+                }
             }
         }
         View {

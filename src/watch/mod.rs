@@ -64,6 +64,8 @@ pub struct WatchOptions {
     pub origin: String,
     /// Whether garbage collection may forget transactions.
     pub collect: bool,
+    /// See [`gc::ListGc::loose_idle_ops`].
+    pub loose_idle_ops: u64,
 }
 
 /// What the final result map is (module docs).
@@ -211,7 +213,9 @@ impl Watcher {
         let auto = self.opts.check.algorithm == route::Algorithm::Auto;
         self.collector = match wl {
             Workload::ListAppend if self.opts.collect && realtime && auto => {
-                Collector::List(gc::ListGc::default())
+                let mut g = gc::ListGc::default();
+                g.loose_idle_ops = self.opts.loose_idle_ops;
+                Collector::List(g)
             }
             _ if !self.opts.collect => Collector::None,
             _ => {
@@ -332,6 +336,11 @@ impl Watcher {
             line: op.span.line as u64 + self.lines_done,
         };
         let f = self.store.interner.atom(&h.atom_value(op.f));
+        if let Collector::List(g) = &mut self.collector {
+            for m in mops.iter().flatten() {
+                g.touched.insert(m.key, pos);
+            }
+        }
         if op.op_type == OpType::Invoke {
             if let Some(prev) = self.store.open.insert(op.process, pos) {
                 let prev_line = self.store.txns[&prev].inv.as_ref().map_or(0, |o| o.line);
@@ -477,6 +486,7 @@ impl Watcher {
         self.saw_graph |= !empty;
         if !self.flagged {
             if let Collector::List(g) = &mut self.collector {
+                g.now = self.next_pos;
                 round.collected = g.collect(&mut self.store);
                 self.stats.forgotten += round.collected.ok as u64;
                 self.stats.forgotten_failed += round.collected.failed as u64;

@@ -29,6 +29,7 @@ fn opts() -> WatchOptions {
         format: SourceFormat::Edn,
         origin: "t".into(),
         collect: true,
+        loose_idle_ops: 0,
     }
 }
 
