@@ -215,7 +215,7 @@ fn collection_forgets_and_stays_exact() {
 }
 
 #[test]
-fn standard_input_and_json() {
+fn standard_input_and_stop_on_first() {
     let dir = Scratch::new("watch-stdin");
     let p = gen(
         &dir,
@@ -358,4 +358,27 @@ fn cobra_logs() {
     );
     assert_eq!(watch.status.code(), Some(1));
     assert!(text(&watch.stdout).lines().count() >= 2);
+}
+
+/// elle-cli JSON, one object per line (here a stale read spread over
+/// rounds of two ops): watch gives check's map.
+#[test]
+fn json_lines() {
+    let dir = Scratch::new("watch-json");
+    let h = r#"{"index": 0, "type": "invoke", "process": 0, "f": "txn", "value": [["append", 1, 1]]}
+{"index": 1, "type": "ok", "process": 0, "f": "txn", "value": [["append", 1, 1]]}
+{"index": 2, "type": "invoke", "process": 1, "f": "txn", "value": [["r", 1, null]]}
+{"index": 3, "type": "ok", "process": 1, "f": "txn", "value": [["r", 1, [1]]]}
+{"index": 4, "type": "invoke", "process": 2, "f": "txn", "value": [["r", 1, null]]}
+{"index": 5, "type": "ok", "process": 2, "f": "txn", "value": [["r", 1, []]]}
+"#;
+    let p = dir.file("h.json", h);
+    let out = same_as_check(s(&p), "strict-serializable", "2");
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .contains(":G-single-item-realtime"),
+        "{out}"
+    );
 }

@@ -259,6 +259,11 @@ impl ListGc {
     /// Gives up (forgets nothing) on histories whose reads disagree or whose
     /// elements repeat: those are reported by the round's check.
     pub fn collect(&mut self, store: &mut Store) -> Collected {
+        // Keys not mentioned for the idle window count as idle without an
+        // entry: forgetting old entries keeps this map as small as the
+        // window.
+        let (now, idle) = (self.now, self.loose_idle_ops);
+        self.touched.retain(|_, t| now.saturating_sub(*t) < idle);
         let Some(plan) = Plan::new(store) else {
             return Collected::default();
         };
