@@ -16,6 +16,7 @@ mod diff_cmd;
 mod elle_cli;
 mod models;
 mod robust_cmd;
+mod watch_cmd;
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;
@@ -70,6 +71,9 @@ enum Command {
     /// Static robustness of transactional programs under a weak model
     /// (exit 0 robust, 1 not robust, 2 unknown, 3 bad input).
     Robust(robust_cmd::RobustArgs),
+    /// Check a growing history online, in rounds (exit codes as check).
+    #[command(after_help = EXIT_CODES)]
+    Watch(watch_cmd::WatchArgs),
 }
 
 /// Workloads.
@@ -294,8 +298,18 @@ pub fn run(args: &[String]) -> i32 {
     let first = args.get(1).map(String::as_str);
     let subcommand = matches!(
         first,
-        Some("check" | "gen" | "diff" | "robust" | "help" | "--help" | "-h" | "--version" | "-V")
-            | None
+        Some(
+            "check"
+                | "gen"
+                | "diff"
+                | "robust"
+                | "watch"
+                | "help"
+                | "--help"
+                | "-h"
+                | "--version"
+                | "-V"
+        ) | None
     );
     if !subcommand {
         return elle_cli::run_elle_cli(args);
@@ -313,6 +327,7 @@ pub fn run(args: &[String]) -> i32 {
         Command::Gen(g) => crate::gen::cli::run(g),
         Command::Diff(d) => diff_cmd::run_diff(d),
         Command::Robust(r) => robust_cmd::run_robust(r),
+        Command::Watch(w) => watch_cmd::run_watch(w),
     }
 }
 

@@ -50,6 +50,7 @@ pub mod read;
 pub mod report;
 pub mod robust;
 pub mod route;
+pub mod watch;
 
 pub use check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
 pub use model::Workload;

@@ -1,6 +1,6 @@
 //! `ellery gen`: command-line access to the generator.
 
-use super::{generate, Fault, GenOptions, Mode, Workload};
+use super::{generate_fenced, Fault, FenceOptions, GenOptions, Mode, Workload};
 use std::io::Write;
 
 /// Arguments of `ellery gen`.
@@ -59,6 +59,14 @@ pub struct GenArgs {
     /// With `--predicates`: predicate faults to inject (repeatable).
     #[arg(long = "pred-fault", value_enum)]
     pred_faults: Vec<super::predicates::PredFault>,
+    /// Each process issues a fence transaction (`[[:r K v] [:w K v']]`)
+    /// after every N of its transactions (rw-register; for `ellery
+    /// watch`'s garbage collection).
+    #[arg(long, value_name = "N")]
+    fences: Option<usize>,
+    /// The fence key (negative).
+    #[arg(long, value_name = "K", default_value_t = -1, allow_hyphen_values = true)]
+    fence_key: i64,
 }
 
 /// Runs `ellery gen`, writing the history to standard output.
@@ -83,7 +91,11 @@ pub fn run(a: GenArgs) -> i32 {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match generate(&opts, &mut out).and_then(|_| out.flush()) {
+    let fences = a.fences.map(|every| FenceOptions {
+        every,
+        key: a.fence_key,
+    });
+    match generate_fenced(&opts, fences, &mut out).and_then(|_| out.flush()) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("ellery gen: {e}");

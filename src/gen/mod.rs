@@ -248,6 +248,41 @@ pub struct GenSummary {
     pub effect_order: Vec<u64>,
 }
 
+/// Fence transactions (Cobra's write fences; the shared fence convention):
+/// every process issues `[[:r K v] [:w K v']]` on the reserved key `K`
+/// after every `every` of its own transactions, `v'` from a counter
+/// starting at 1. Fences count towards `txns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FenceOptions {
+    /// Transactions of a process between two of its fences (at least 1).
+    pub every: usize,
+    /// The fence key: negative, since generated keys are 0, 1, 2, ….
+    pub key: i64,
+}
+
+/// [`generate`], with fence transactions interleaved (rw-register only;
+/// `None` is [`generate`]).
+pub fn generate_fenced(
+    opts: &GenOptions,
+    fences: Option<FenceOptions>,
+    out: &mut impl io::Write,
+) -> io::Result<GenSummary> {
+    let Some(f) = fences else {
+        return generate(opts, out);
+    };
+    validate(opts)?;
+    let bad = |msg: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, msg.to_string()));
+    if opts.workload != Workload::RwRegister {
+        return bad("fences (--fences) are rw-register transactions: use -w rw-register");
+    }
+    if f.every == 0 || f.key >= 0 {
+        return bad(
+            "--fences needs N >= 1 and a negative --fence-key (generated keys are 0, 1, 2, ...)",
+        );
+    }
+    sim::Sim::new(opts, out).with_fences(f).run()
+}
+
 /// Checks options for consistency; errors are `InvalidInput`.
 pub fn validate(opts: &GenOptions) -> io::Result<()> {
     let bad = |msg: String| Err(io::Error::new(io::ErrorKind::InvalidInput, msg));

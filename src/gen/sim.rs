@@ -153,6 +153,9 @@ pub(super) struct Sim<'a, W: Write> {
     in_flight: usize,
     pub summary: GenSummary,
     effects: Vec<((u64, u64), u64)>,
+    /// Fence transactions: the options, the fence key's internal index and
+    /// each slot's transactions since its last fence.
+    fence: Option<(super::FenceOptions, u64, Vec<usize>)>,
 }
 
 impl<'a, W: Write> Sim<'a, W> {
@@ -176,12 +179,34 @@ impl<'a, W: Write> Sim<'a, W> {
             in_flight: 0,
             summary: GenSummary::default(),
             effects: Vec::new(),
+            fence: None,
         };
         for _ in 0..opts.keys {
             let k = sim.fresh_key();
             sim.pool.push(k);
         }
         sim
+    }
+
+    /// Interleaves fence transactions (see [`super::FenceOptions`]).
+    pub fn with_fences(mut self, f: super::FenceOptions) -> Self {
+        let key = self.fresh_key();
+        let n = self.slots.len();
+        self.fence = Some((f, key, vec![0; n]));
+        self
+    }
+
+    /// This slot's next transaction: a fence when it is due.
+    fn fence_due(&mut self, i: usize) -> Option<Vec<Mop>> {
+        let (f, key, since) = self.fence.as_mut()?;
+        let key = *key;
+        if since[i] < f.every {
+            since[i] += 1;
+            return None;
+        }
+        since[i] = 0;
+        let v = self.next_value(key);
+        Some(vec![Mop::read(key), Mop::write(key, v)])
     }
 
     /// Runs the whole simulation and returns its summary.
@@ -261,8 +286,13 @@ impl<'a, W: Write> Sim<'a, W> {
             self.rng.range(1, opts.max_mops as u64) as usize
         };
         let mut mops = Vec::with_capacity(n.max(4));
-        if opts.mini {
+        let fence = self.fence_due(i);
+        let n = if fence.is_some() { 0 } else { n };
+        if opts.mini && fence.is_none() {
             self.mini_mops(&mut mops);
+        }
+        if let Some(f) = fence {
+            mops = f;
         }
         for _ in 0..n {
             let read = self.rng.chance(opts.read_fraction);
@@ -281,7 +311,9 @@ impl<'a, W: Write> Sim<'a, W> {
             }
         }
         let r = self.rng.unit();
-        let plan = if r < opts.fail_fraction {
+        let plan = if self.is_fence(&mops) {
+            Plan::Ok
+        } else if r < opts.fail_fraction {
             Plan::Fail
         } else if r < opts.fail_fraction + opts.info_fraction {
             Plan::Info {
@@ -305,6 +337,10 @@ impl<'a, W: Write> Sim<'a, W> {
         });
         self.in_flight += 1;
         Ok(())
+    }
+
+    fn is_fence(&self, mops: &[Mop]) -> bool {
+        matches!(&self.fence, Some((_, k, _)) if mops.first().is_some_and(|m| m.key == *k))
     }
 
     /// A random mini-transaction over two distinct keys of the pool (one
@@ -553,6 +589,7 @@ impl<'a, W: Write> Sim<'a, W> {
             OpType::Fail => s.fail += 1,
             OpType::Info => s.info += 1,
         }
+        let fence_key = self.fence.as_ref().map(|(f, k, _)| (*k, f.key));
         let b = &mut self.buf;
         b.extend_from_slice(b"{:index ");
         push_u64(b, idx);
@@ -572,7 +609,7 @@ impl<'a, W: Write> Sim<'a, W> {
             match m.kind {
                 Kind::Read => {
                     b.extend_from_slice(b"[:r ");
-                    push_u64(b, m.key);
+                    push_key(b, m.key, fence_key);
                     b.push(b' ');
                     match reads
                         .as_mut()
@@ -594,7 +631,7 @@ impl<'a, W: Write> Sim<'a, W> {
                 }
                 Kind::Write => {
                     b.extend_from_slice(if list { b"[:append " } else { b"[:w " });
-                    push_u64(b, m.key);
+                    push_key(b, m.key, fence_key);
                     b.push(b' ');
                     push_u64(b, m.value);
                 }
@@ -607,6 +644,15 @@ impl<'a, W: Write> Sim<'a, W> {
             self.buf.clear();
         }
         Ok(idx)
+    }
+}
+
+/// Writes a key: its number, or the fence key's text for the fence's
+/// internal key.
+fn push_key(b: &mut Vec<u8>, key: u64, fence: Option<(u64, i64)>) {
+    match fence {
+        Some((k, text)) if k == key => b.extend_from_slice(text.to_string().as_bytes()),
+        _ => push_u64(b, key),
     }
 }
 

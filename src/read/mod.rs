@@ -121,6 +121,26 @@ pub fn read_edn_file_in_blocks(path: &Path, block_bytes: usize) -> Result<Histor
     }
 }
 
+/// Reads a fragment of a growing history (whole op lines; `ellery watch`):
+/// as [`read_history_bytes`], and also says whether the fragment's ops carry
+/// `:index` (`None` when it has no ops), since a fragment's dense indices
+/// start at 0 and the caller must shift them.
+pub fn read_fragment(
+    bytes: Vec<u8>,
+    origin: &str,
+    format: SourceFormat,
+) -> Result<(History, Option<bool>), InputError> {
+    let source = Arc::new(bytes);
+    let mut b = Builder::new(source.clone(), origin, format);
+    let res = match format {
+        SourceFormat::Edn => fast::read(&source, &mut b),
+        SourceFormat::Json => json::read(&source, &mut b),
+    };
+    res.map_err(|e| e.into_input_error(origin))?;
+    let indexed = b.indexed;
+    Ok((b.finish(), indexed))
+}
+
 /// An op as read, before index assignment and pairing.
 pub(crate) struct RawOp {
     /// `:index`, if present.

@@ -1,0 +1,627 @@
+//! Online checking (`ellery watch`): a history is read as it grows and
+//! checked in rounds, in memory bounded by what garbage collection keeps.
+//!
+//! Each round checks everything retained (the transactions not forgotten,
+//! with the ops that arrived since the last round) through the ordinary
+//! checker ([`route::check`]) and reports the anomalies it had not reported
+//! before. Garbage collection ([`gc`]) forgets transactions that no future
+//! transaction can put on a cycle; where no safe rule applies (rw-register,
+//! or list-append under a model without real time, and no fences yet), all
+//! is retained and the watcher says once that memory will grow.
+//!
+//! # The final result map
+//!
+//! [`Watcher::finish`] tells the caller what to print at the end of input,
+//! so that it equals `ellery check` on the whole history:
+//! * nothing was ever forgotten: the last round checked the whole history
+//!   with `check`'s own code ([`Final::Outcome`]), so the maps are equal
+//!   (ops are re-read from the same text; an `:index` missing in the source
+//!   is written into it, as `check` prints it);
+//! * something was forgotten, no round found anything and some round's
+//!   graph had an edge: the whole history is valid (garbage collection
+//!   hides no cycle, see [`gc`]), and `check`'s map for a valid history with
+//!   edges is `{:valid? true}` ([`Final::Valid`]);
+//! * otherwise (some round found an anomaly or could not decide; a read
+//!   revealed the order of a collected loose block, see [`gc`]; or
+//!   everything forgotten had no edge, so the whole history may be an empty
+//!   graph): the caller re-checks the whole history from its file (standard
+//!   input is spooled to a temporary file) with `check` itself
+//!   ([`Final::Recheck`]); when that is impossible (`--max-memory`,
+//!   `--no-spool`), the map of the anomalies the rounds found is printed
+//!   instead (same types, maybe fewer cases).
+//!
+//! Streamed anomalies are those of the retained history at each round: a
+//! prefix of the history, so an anomaly in it is one of the whole history
+//! (except a read of a value that only a later, not yet invoked,
+//! transaction writes: reported as a read nobody wrote, `G1a`, though the
+//! whole history may be fine under models without real time).
+
+pub mod gc;
+pub mod source;
+pub mod store;
+
+use crate::edn::{pr_str, Value};
+use crate::error::InputError;
+use crate::infer::rw_register::RwOptions;
+use crate::model::Workload;
+use crate::model::{History, MopArg, MopFn, OpType, OpValue, SourceFormat};
+use crate::route::{self, CheckOptions, Outcome, Validity};
+use hashbrown::HashSet;
+use store::{Arg, OpRec, Store, Txn, WMop};
+
+/// What a watch checks, and how.
+#[derive(Clone, Debug)]
+pub struct WatchOptions {
+    /// The check of each round (models, timeouts, algorithm).
+    pub check: CheckOptions,
+    /// Elle's rw-register options.
+    pub rw: RwOptions,
+    /// The workload, or `None` to detect it from the first write or append.
+    pub workload: Option<Workload>,
+    /// The input format.
+    pub format: SourceFormat,
+    /// The input's name in messages.
+    pub origin: String,
+    /// Whether garbage collection may forget transactions.
+    pub collect: bool,
+    /// See [`gc::ListGc::loose_idle_ops`].
+    pub loose_idle_ops: u64,
+}
+
+/// What the final result map is (module docs).
+#[derive(Debug)]
+pub enum Final {
+    /// The last round checked the whole history: print its outcome.
+    Outcome(Box<Outcome>),
+    /// The whole history is valid: `{:valid? true}`.
+    Valid,
+    /// Re-check the whole history with `check`; if that is impossible, the
+    /// given map of the anomalies the rounds found.
+    Recheck(Box<Outcome>),
+}
+
+/// What one round found.
+#[derive(Debug, Default)]
+pub struct Round {
+    /// Anomalies not reported before: (type, case), in the result map's
+    /// order.
+    pub new: Vec<(String, Value)>,
+    /// The round's check of the retained history, if it ran.
+    pub outcome: Option<Outcome>,
+    /// What garbage collection forgot after it.
+    pub collected: gc::Collected,
+}
+
+/// Counters for the progress line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Completions read.
+    pub txns: u64,
+    /// Client ops read.
+    pub ops: u64,
+    /// Rounds run.
+    pub rounds: u64,
+    /// `:ok` transactions forgotten.
+    pub forgotten: u64,
+    /// `:fail` transactions forgotten.
+    pub forgotten_failed: u64,
+}
+
+/// How transactions are forgotten.
+#[derive(Debug)]
+enum Collector {
+    /// Not decided yet (workload unknown).
+    Undecided,
+    /// Everything is retained.
+    None,
+    /// list-append with real time ([`gc`]).
+    List(gc::ListGc),
+}
+
+/// The anomaly type of a read that contradicts a forgotten prefix (a stale
+/// read or an incompatible order, named when the whole history is
+/// re-checked).
+pub const COLLECTED_READ: &str = "read-of-collected-version";
+
+/// An online checker: feed it fragments ([`Watcher::ingest`]), run rounds
+/// ([`Watcher::round`]), then ask for the final map ([`Watcher::finish`]).
+pub struct Watcher {
+    opts: WatchOptions,
+    store: Store,
+    collector: Collector,
+    /// File lines consumed by earlier fragments.
+    lines_done: u64,
+    /// Ops (client or not) before the current fragment: dense indices.
+    dense_base: u64,
+    next_pos: u64,
+    last_index: Option<u64>,
+    indexed: Option<bool>,
+    workload: Option<Workload>,
+    reported: HashSet<String>,
+    /// Every anomaly reported, by type, in report order.
+    found: Vec<(String, Vec<Value>)>,
+    /// Immediate rejections found while reading, for the next round.
+    immediate: Vec<(String, Value)>,
+    flagged: bool,
+    /// A collected loose block's order was revealed (see [`gc::Admitted`]).
+    deferred: bool,
+    /// Some round's graph had an edge (so the whole history's has).
+    saw_graph: bool,
+    new_ops: u64,
+    stats: Stats,
+    /// Notes for the user (each said once).
+    pub notes: Vec<String>,
+}
+
+impl Watcher {
+    /// A watcher with nothing read yet.
+    pub fn new(opts: WatchOptions) -> Watcher {
+        let workload = opts.workload;
+        let mut w = Watcher {
+            opts,
+            store: Store::default(),
+            collector: Collector::Undecided,
+            lines_done: 0,
+            dense_base: 0,
+            next_pos: 0,
+            last_index: None,
+            indexed: None,
+            workload: None,
+            reported: HashSet::new(),
+            found: Vec::new(),
+            immediate: Vec::new(),
+            flagged: false,
+            deferred: false,
+            saw_graph: false,
+            new_ops: 0,
+            stats: Stats::default(),
+            notes: Vec::new(),
+        };
+        if let Some(wl) = workload {
+            w.set_workload(wl);
+        }
+        w
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Transactions retained now.
+    pub fn retained(&self) -> usize {
+        self.store.txns.len()
+    }
+
+    /// Ops read since the last round.
+    pub fn new_ops(&self) -> u64 {
+        self.new_ops
+    }
+
+    /// Whether some round found an anomaly or could not decide.
+    pub fn flagged(&self) -> bool {
+        self.flagged
+    }
+
+    fn set_workload(&mut self, wl: Workload) {
+        self.workload = Some(wl);
+        let exp = &self.opts.check.expectations;
+        let prohibited = exp.prohibited();
+        let realtime = ["G0-realtime", "G1c-realtime", "G-single-item-realtime"]
+            .iter()
+            .all(|t| prohibited.contains(t));
+        let auto = self.opts.check.algorithm == route::Algorithm::Auto;
+        self.collector = match wl {
+            Workload::ListAppend if self.opts.collect && realtime && auto => {
+                let mut g = gc::ListGc::default();
+                g.loose_idle_ops = self.opts.loose_idle_ops;
+                Collector::List(g)
+            }
+            _ if !self.opts.collect => Collector::None,
+            _ => {
+                let why = match wl {
+                    Workload::ListAppend if !auto => "list-append is collected under --algorithm auto only",
+                    Workload::ListAppend => "list-append without real-time order in the models (strict-serializable, strong-*) needs fence transactions, not supported yet",
+                    Workload::RwRegister => "rw-register needs fence transactions, not supported yet",
+                    Workload::CasRegister => "cas-register histories are not checked in rounds",
+                };
+                self.notes.push(format!(
+                    "{}: nothing can be forgotten safely ({why}): memory grows with the history",
+                    self.opts.origin
+                ));
+                Collector::None
+            }
+        };
+    }
+
+    /// Moves an error of the current fragment to its place in the file.
+    fn shift(&self, mut e: InputError) -> InputError {
+        if e.line > 0 {
+            e.line = e
+                .line
+                .saturating_add(self.lines_done.min(u32::MAX as u64) as u32);
+        }
+        e.file = self.opts.origin.clone();
+        e
+    }
+
+    /// Reads a fragment of whole lines.
+    pub fn ingest(&mut self, fragment: Vec<u8>) -> Result<(), InputError> {
+        let lines = memchr::memchr_iter(b'\n', &fragment).count() as u64;
+        let (h, indexed) =
+            crate::read::read_fragment(fragment, &self.opts.origin, self.opts.format).map_err(
+                |mut e| {
+                    // The reader's messages name fragment lines ("at line 7").
+                    e.message = shift_line_mentions(&e.message, self.lines_done);
+                    self.shift(e)
+                },
+            )?;
+        if let Some(p) = h.ops.iter().position(|op| {
+            h.mops(op)
+                .iter()
+                .any(|m| matches!(m.f, MopFn::PredRead | MopFn::PredWrite))
+        }) {
+            let msg = "expected item micro-ops: ellery watch does not check predicate reads and writes yet (ellery check does)";
+            return Err(self.shift(h.error_at(p, msg.into())));
+        }
+        if let (Some(now), Some(before)) = (indexed, self.indexed) {
+            if now != before && !h.ops.is_empty() {
+                let msg = if before {
+                    "expected an op map with an :index (the first op has one), found one without"
+                } else {
+                    "expected an op map without :index (the first op has none), found one with"
+                };
+                return Err(self.shift(h.error_at(0, msg.into())));
+            }
+        }
+        if self.indexed.is_none() {
+            self.indexed = indexed;
+        }
+        let indexed = indexed.unwrap_or(false);
+        for i in 0..h.ops.len() {
+            self.add_op(&h, i, indexed)?;
+        }
+        self.dense_base += (h.ops.len() + h.non_client_ops) as u64;
+        self.lines_done += lines;
+        Ok(())
+    }
+
+    fn add_op(&mut self, h: &History, i: usize, indexed: bool) -> Result<(), InputError> {
+        let op = &h.ops[i];
+        let index = if indexed {
+            op.index
+        } else {
+            self.dense_base + op.index
+        };
+        if indexed && i == 0 {
+            if let Some(last) = self.last_index.filter(|&l| index <= l) {
+                return Err(self.shift(h.error_at(i, format!(
+                    "expected an op with an :index greater than the previous op's ({last}), found :index {index} (ops must be in :index order, each once)"
+                ))));
+            }
+        }
+        self.last_index = Some(index);
+        let mops = match op.value {
+            OpValue::Mops { .. } => Some(self.convert_mops(h, op)),
+            _ => {
+                let f = h.atom_value(op.f);
+                if matches!(&f, Value::Keyword(k) if ["read", "write", "cas"].contains(&k.as_str()))
+                {
+                    return Err(self.shift(h.error_at(i, "expected a transaction (:value a vector of micro-ops); ellery watch checks list-append and rw-register histories, not cas-register ops".into())));
+                }
+                None
+            }
+        };
+        if self.workload.is_none() {
+            let f = mops.iter().flatten().map(|m| m.f);
+            let wl = f.clone().find_map(|f| match f {
+                MopFn::Append => Some(Workload::ListAppend),
+                MopFn::Write => Some(Workload::RwRegister),
+                _ => None,
+            });
+            if let Some(wl) = wl {
+                self.set_workload(wl);
+            }
+        }
+        let text: Box<[u8]> = if indexed && self.opts.format == SourceFormat::Edn {
+            h.source.slice(op.span).into_owned().into_boxed_slice()
+        } else {
+            let mut m = h.op_map(op);
+            if let Value::Map(entries) = &mut m {
+                entries[0].1 = Value::Int(index as i64);
+            }
+            pr_str(&m).into_bytes().into_boxed_slice()
+        };
+        let pos = self.next_pos;
+        self.next_pos += 1;
+        self.stats.ops += 1;
+        self.new_ops += 1;
+        let rec = OpRec {
+            pos,
+            index,
+            time: op.time,
+            op_type: op.op_type,
+            text,
+            line: op.span.line as u64 + self.lines_done,
+        };
+        let f = self.store.interner.atom(&h.atom_value(op.f));
+        if let Collector::List(g) = &mut self.collector {
+            for m in mops.iter().flatten() {
+                g.touched.insert(m.key, pos);
+            }
+        }
+        if op.op_type == OpType::Invoke {
+            if let Some(prev) = self.store.open.insert(op.process, pos) {
+                let prev_line = self.store.txns[&prev].inv.as_ref().map_or(0, |o| o.line);
+                return Err(self.shift(h.error_at(
+                    i,
+                    format!(
+                        "process {} invoked again at line {} before its invocation at line {prev_line} completed",
+                        op.process, rec.line
+                    ),
+                )));
+            }
+            self.store.txns.insert(
+                pos,
+                Txn {
+                    process: op.process,
+                    f,
+                    inv: Some(rec),
+                    comp: None,
+                    mops,
+                },
+            );
+            return Ok(());
+        }
+        self.stats.txns += 1;
+        let start = self.store.open.remove(&op.process);
+        let mut t = match start.and_then(|s| self.store.txns.remove(&s)) {
+            Some(t) => t,
+            None => Txn {
+                process: op.process,
+                f,
+                inv: None,
+                comp: None,
+                mops: None,
+            },
+        };
+        let mut rec = rec;
+        let mut mops = mops.or(t.mops.take());
+        if let (Collector::List(g), Some(ms)) = (&mut self.collector, mops.as_mut()) {
+            let admitted = g.admit(op.op_type == OpType::Ok, ms);
+            if admitted.revealed && !self.deferred {
+                self.deferred = true;
+                self.notes.push(format!(
+                    "{}: line {}: a read revealed the order of concurrent appends that were collected unread; whether that order closes a cycle is decided by checking the whole history at the end",
+                    self.opts.origin, rec.line
+                ));
+            }
+            for b in admitted.rejected {
+                let mut m = h.op_map(op);
+                if let Value::Map(entries) = &mut m {
+                    entries[0].1 = Value::Int(index as i64);
+                }
+                self.immediate.push((
+                    COLLECTED_READ.to_string(),
+                    Value::kw_map(vec![
+                        ("op", m),
+                        ("key", self.store.interner.value(b.key)),
+                        ("collected-prefix-length", Value::Int(b.base_len as i64)),
+                    ]),
+                ));
+            }
+            if admitted.changed {
+                t.mops = None;
+                rec.text = self.store.render_op(&t, &rec, Some(ms));
+            }
+        }
+        t.mops = mops;
+        t.comp = Some(rec);
+        self.store.txns.insert(t.start(), t);
+        Ok(())
+    }
+
+    fn convert_mops(&mut self, h: &History, op: &crate::model::Op) -> Vec<WMop> {
+        let interner = &mut self.store.interner;
+        let mut atom = |a: crate::model::Atom| match a.as_int() {
+            Some(_) => a,
+            None => interner.atom(&h.atom_value(a)),
+        };
+        h.mops(op)
+            .iter()
+            .map(|m| WMop {
+                f: match m.f {
+                    MopFn::Other(a) => MopFn::Other(atom(a)),
+                    f => f,
+                },
+                key: atom(m.key),
+                arg: match m.arg {
+                    // Predicates are refused when read (`ingest`).
+                    MopArg::Nil | MopArg::Pred(_) => Arg::Nil,
+                    MopArg::Atom(a) => Arg::Atom(atom(a)),
+                    MopArg::List { .. } => {
+                        Arg::List(h.list(m.arg).iter().map(|&a| atom(a)).collect())
+                    }
+                },
+            })
+            .collect()
+    }
+
+    /// Checks what is retained (with the ops read since the last round),
+    /// reports what is new, then forgets what can be forgotten.
+    pub fn round(&mut self) -> Result<Round, InputError> {
+        let mut round = Round::default();
+        for (t, case) in std::mem::take(&mut self.immediate) {
+            self.flagged = true;
+            self.note_found(&t, case.clone());
+            round.new.push((t, case));
+        }
+        self.new_ops = 0;
+        self.stats.rounds += 1;
+        let workload = self.workload.unwrap_or(Workload::ListAppend);
+        let (text, lines) = self.store.render();
+        let h = crate::read::read_history_bytes(text, &self.opts.origin, SourceFormat::Edn)
+            .map_err(|e| self.unrender(e, &lines))?;
+        let opts = CheckOptions {
+            workload: Some(workload),
+            rw: self.opts.rw,
+            ..self.opts.check.clone()
+        };
+        let outcome = route::check(&h, &opts).map_err(|e| {
+            let text = e.to_string();
+            match e.into_input() {
+                Some(e) => self.unrender(e, &lines),
+                // Usage errors name no op: they are the options', whatever
+                // the history.
+                None => InputError {
+                    kind: Default::default(),
+                    file: self.opts.origin.clone(),
+                    line: 0,
+                    column: 0,
+                    message: text,
+                },
+            }
+        })?;
+        let mut empty = false;
+        let mut valid = outcome.validity == Validity::Valid;
+        if let Some(Value::Map(anomalies)) = outcome.result.get_kw("anomalies") {
+            for (k, cases) in anomalies {
+                let Value::Keyword(t) = k else { continue };
+                if t == "empty-transaction-graph" {
+                    // No edge among what is retained: nothing to report
+                    // yet (later ops may add edges); whether the whole
+                    // history has a graph is settled in `finish`.
+                    empty = true;
+                    valid = anomalies.len() == 1;
+                    continue;
+                }
+                let cases = match cases {
+                    Value::Vector(v) | Value::List(v) => v.clone(),
+                    other => vec![other.clone()],
+                };
+                for c in cases {
+                    let key = format!("{t} {}", pr_str(&c));
+                    if self.reported.insert(key) {
+                        self.note_found(t, c.clone());
+                        round.new.push((t.clone(), c));
+                    }
+                }
+            }
+        }
+        if !valid {
+            self.flagged = true;
+        }
+        self.saw_graph |= !empty;
+        if !self.flagged {
+            if let Collector::List(g) = &mut self.collector {
+                g.now = self.next_pos;
+                round.collected = g.collect(&mut self.store);
+                self.stats.forgotten += round.collected.ok as u64;
+                self.stats.forgotten_failed += round.collected.failed as u64;
+            }
+        }
+        round.outcome = Some(outcome);
+        Ok(round)
+    }
+
+    fn note_found(&mut self, t: &str, case: Value) {
+        match self.found.iter_mut().find(|(k, _)| k == t) {
+            Some((_, v)) => v.push(case),
+            None => self.found.push((t.to_string(), vec![case])),
+        }
+    }
+
+    /// Moves an error about the retained history to the op's file line.
+    fn unrender(&self, mut e: InputError, lines: &[u64]) -> InputError {
+        if e.line >= 1 {
+            if let Some(&l) = lines.get(e.line as usize - 1) {
+                e.line = l.min(u32::MAX as u64) as u32;
+            }
+        }
+        e.file = self.opts.origin.clone();
+        e
+    }
+
+    /// The map of every anomaly the rounds reported (Elle's result map over
+    /// them): what `--stop-on-first` prints, and the fallback when the whole
+    /// history cannot be re-checked.
+    pub fn found_map(&self) -> Outcome {
+        let exp = &self.opts.check.expectations;
+        let mut map = crate::check::result::result_map(exp, &self.found, &[]);
+        // The watcher's own immediate rejections are no Elle type, so the
+        // result map leaves them out: add them (they make it invalid).
+        if let Some((t, cases)) = self.found.iter().find(|(t, _)| t == COLLECTED_READ) {
+            let entry = (Value::kw(t), Value::Vector(cases.clone()));
+            match &mut map {
+                Value::Map(e) if e.len() > 1 => {
+                    e[0].1 = Value::Bool(false);
+                    if let Value::List(types) = &mut e[1].1 {
+                        types.push(Value::kw(t));
+                    }
+                    if let Value::Map(a) = &mut e[2].1 {
+                        a.push(entry);
+                    }
+                }
+                _ => {
+                    map = Value::kw_map(vec![
+                        ("valid?", Value::Bool(false)),
+                        ("anomaly-types", Value::List(vec![Value::kw(t)])),
+                        ("anomalies", Value::Map(vec![entry])),
+                    ])
+                }
+            }
+        }
+        Outcome::from_result(map)
+    }
+
+    /// What to print at the end of input (module docs); call after the last
+    /// round.
+    pub fn finish(&self, last: Option<Outcome>) -> Final {
+        // Forgotten transactions without any edge seen: the whole history
+        // may be an empty graph (`:unknown`), which only `check` can say.
+        let undecided = self.stats.forgotten > 0 && !self.saw_graph;
+        if self.flagged || self.deferred || undecided {
+            let mut fallback = self.found_map();
+            if !self.flagged {
+                let cause = if self.deferred {
+                    "collected-order-revealed"
+                } else {
+                    "empty-transaction-graph"
+                };
+                fallback = Outcome::from_result(Value::kw_map(vec![
+                    ("valid?", Value::kw("unknown")),
+                    ("cause", Value::kw(cause)),
+                ]));
+            }
+            return Final::Recheck(Box::new(fallback));
+        }
+        if self.stats.forgotten > 0 {
+            return Final::Valid;
+        }
+        match last {
+            Some(o) => Final::Outcome(Box::new(o)),
+            None => Final::Valid,
+        }
+    }
+}
+
+/// Adds `by` to every "line N" a message mentions.
+fn shift_line_mentions(msg: &str, by: u64) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(at) = rest.find("line ") {
+        out.push_str(&rest[..at + 5]);
+        rest = &rest[at + 5..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<u64>() {
+            Ok(n) => out.push_str(&(n + by).to_string()),
+            Err(_) => out.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! Unit tests of the watcher's helpers and of list-append collection.
+
+use super::store::{Arg, WMop};
+use super::*;
+use crate::model::Atom;
+
+#[test]
+fn line_mentions_shift() {
+    assert_eq!(
+        shift_line_mentions("expected ] to close [ at line 7, column 53", 120),
+        "expected ] to close [ at line 127, column 53"
+    );
+    assert_eq!(shift_line_mentions("no lines here", 5), "no lines here");
+}
+
+fn read(k: i64, els: &[i64]) -> WMop {
+    WMop {
+        f: MopFn::Read,
+        key: Atom::int(k).unwrap(),
+        arg: Arg::List(els.iter().map(|&e| Atom::int(e).unwrap()).collect()),
+    }
+}
+
+fn opts() -> WatchOptions {
+    WatchOptions {
+        check: CheckOptions::default(),
+        rw: RwOptions::default(),
+        workload: None,
+        format: SourceFormat::Edn,
+        origin: "t".into(),
+        collect: true,
+        loose_idle_ops: 0,
+    }
+}
+
+/// Appends 1, 2 to key 5 and reads them back in three rounds; the first
+/// two transactions are collected, and later reads are compared with the
+/// collected prefix: extending it is fine, contradicting it is a rejection.
+#[test]
+fn collected_prefix_trims_and_rejects() {
+    let mut w = Watcher::new(opts());
+    let h =
+        "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 5 1] [:append 5 2]]}\n\
+             {:index 1, :type :ok, :process 0, :f :txn, :value [[:append 5 1] [:append 5 2]]}\n\
+             {:index 2, :type :invoke, :process 1, :f :txn, :value [[:r 5 nil]]}\n\
+             {:index 3, :type :ok, :process 1, :f :txn, :value [[:r 5 [1 2]]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty());
+    assert_eq!(r.collected.ok, 2);
+    assert_eq!(w.retained(), 0);
+    let Collector::List(g) = &mut w.collector else {
+        panic!("list-append under strict-serializable collects")
+    };
+    let mut ok = vec![read(5, &[1, 2, 3])];
+    let a = g.admit(true, &mut ok);
+    assert!(a.changed && a.rejected.is_empty() && !a.revealed);
+    assert_eq!(ok, vec![read(5, &[3])]);
+    for bad in [&[1][..], &[2, 1], &[1, 3, 2]] {
+        let mut m = vec![read(5, bad)];
+        let a = g.admit(true, &mut m);
+        assert!(a.changed);
+        assert_eq!(a.rejected.len(), 1, "{bad:?}");
+        assert_eq!(m[0].arg, Arg::Nil);
+    }
+    let mut other = vec![read(6, &[1])];
+    assert_eq!(g.admit(true, &mut other), Default::default());
+    let late = "{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil]]}\n\
+                {:index 5, :type :ok, :process 2, :f :txn, :value [[:r 5 [1]]]}\n";
+    w.ingest(late.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert_eq!(r.new.len(), 1);
+    assert_eq!(r.new[0].0, COLLECTED_READ);
+    assert!(w.flagged());
+    assert!(matches!(w.finish(None), Final::Recheck(_)));
+}
+
+/// A transaction concurrent with a pending invocation is kept: the pending
+/// one may still read an older list legally.
+#[test]
+fn pending_invocation_blocks_collection() {
+    let mut w = Watcher::new(opts());
+    let h = "{:index 0, :type :invoke, :process 1, :f :txn, :value [[:r 5 nil]]}\n\
+             {:index 1, :type :invoke, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 2, :type :ok, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 3, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil]]}\n\
+             {:index 4, :type :ok, :process 2, :f :txn, :value [[:r 5 [1]]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert_eq!(r.collected.ok, 0);
+    let done = "{:index 5, :type :ok, :process 1, :f :txn, :value [[:r 5 []]]}\n";
+    w.ingest(done.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(
+        r.new.is_empty(),
+        "reading [] concurrently is fine: {:?}",
+        r.new
+    );
+    assert_eq!(r.collected.ok, 3);
+}
+
+/// Two concurrent appends nobody read are collected as an unordered block;
+/// a later read fixes their order, which the collector cannot judge any
+/// more, so the verdict is left to a check of the whole history.
+#[test]
+fn loose_block_revealed_defers_to_whole_check() {
+    let mut w = Watcher::new(opts());
+    let h = "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 1, :type :invoke, :process 1, :f :txn, :value [[:append 5 2]]}\n\
+             {:index 2, :type :ok, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 3, :type :ok, :process 1, :f :txn, :value [[:append 5 2]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    assert_eq!(w.round().unwrap().collected.ok, 2);
+    let Collector::List(g) = &w.collector else {
+        panic!()
+    };
+    assert_eq!(
+        g.bases[&Atom::int(5).unwrap()]
+            .loose
+            .as_ref()
+            .map(|l| l.owners.len()),
+        Some(2)
+    );
+    let late = "{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil]]}\n\
+                {:index 5, :type :ok, :process 2, :f :txn, :value [[:r 5 [2 1 ]]]}\n";
+    w.ingest(late.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty());
+    assert!(!w.flagged());
+    assert!(matches!(w.finish(None), Final::Recheck(_)));
+    // Only one of the two: a stale read, rejected at once.
+    let stale = "{:index 6, :type :invoke, :process 3, :f :txn, :value [[:r 5 nil]]}\n\
+                 {:index 7, :type :ok, :process 3, :f :txn, :value [[:r 5 [2]]]}\n";
+    w.ingest(stale.as_bytes().to_vec()).unwrap();
+    assert_eq!(w.round().unwrap().new[0].0, COLLECTED_READ);
+}
+
+/// Two concurrent transactions append to keys 5 and 6, unread, and are
+/// collected as loose blocks; reads that order them one way on 5 and the
+/// other way on 6 are a G0 among collected transactions: rejected at once.
+#[test]
+fn opposite_orders_of_collected_blocks_are_rejected() {
+    let mut w = Watcher::new(opts());
+    let h =
+        "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 5 1] [:append 6 1]]}\n\
+             {:index 1, :type :invoke, :process 1, :f :txn, :value [[:append 5 2] [:append 6 2]]}\n\
+             {:index 2, :type :ok, :process 0, :f :txn, :value [[:append 5 1] [:append 6 1]]}\n\
+             {:index 3, :type :ok, :process 1, :f :txn, :value [[:append 5 2] [:append 6 2]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    assert_eq!(w.round().unwrap().collected.ok, 2);
+    let late = "{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 5 nil] [:r 6 nil]]}\n\
+                {:index 5, :type :ok, :process 2, :f :txn, :value [[:r 5 [1 2]] [:r 6 [2 1]]]}\n";
+    w.ingest(late.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert_eq!(r.new.len(), 1, "{:?}", r.new);
+    assert_eq!(r.new[0].0, COLLECTED_READ);
+    assert!(w.flagged());
+}

@@ -1,0 +1,384 @@
+//! `ellery watch`: round-by-round checking gives `ellery check`'s answer on
+//! the whole history (valid histories and every injected fault), garbage
+//! collection hides no anomaly whose cycle reaches back over many rounds, a
+//! read of a collected version is rejected at once, and bad input names its
+//! file, line and column.
+
+mod common;
+
+use common::{s, Scratch};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn ellery(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ellery"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ellery");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(b) = stdin {
+        input.write_all(b).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The last line of watch's output (the final map) must be check's output,
+/// and the exit codes equal; returns watch's whole stdout.
+fn same_as_check(path: &str, models: &str, round: &str) -> String {
+    let check = ellery(&["check", "-c", models, path], None);
+    let watch = ellery(&["watch", "-q", "-c", models, "--round", round, path], None);
+    let out = text(&watch.stdout);
+    let last = out.lines().last().unwrap_or("").to_string();
+    assert_eq!(
+        last,
+        text(&check.stdout).trim_end(),
+        "{path} under {models}: watch's final map differs from check's; stderr: {}",
+        text(&watch.stderr)
+    );
+    assert_eq!(
+        watch.status.code(),
+        check.status.code(),
+        "{path}: exit codes"
+    );
+    out
+}
+
+fn gen(dir: &Scratch, name: &str, args: &[&str]) -> String {
+    let out = ellery(&[&["gen"][..], args].concat(), None);
+    assert!(out.status.success(), "gen {args:?}: {}", text(&out.stderr));
+    s(&dir.file(name, &text(&out.stdout))).to_string()
+}
+
+const FAULTS: [&str; 7] = [
+    "aborted-read",
+    "intermediate-read",
+    "lost-update",
+    "write-skew",
+    "stale-read",
+    "cyclic-information-flow",
+    "dirty-write",
+];
+
+#[test]
+fn list_append_rounds_equal_one_shot() {
+    let dir = Scratch::new("watch-la");
+    let valid = gen(&dir, "valid.edn", &["-n", "3000", "--seed", "7"]);
+    let out = same_as_check(&valid, "strict-serializable", "200");
+    assert_eq!(out.trim(), "{:valid? true}");
+    same_as_check(&valid, "serializable", "500");
+    for (i, f) in FAULTS.iter().enumerate() {
+        let seed = (11 + i).to_string();
+        let p = gen(
+            &dir,
+            &format!("{f}.edn"),
+            &["-n", "3000", "--seed", &seed, "--fault", f],
+        );
+        let out = same_as_check(&p, "strict-serializable", "200");
+        assert!(
+            out.lines().count() >= 2,
+            "{f}: the anomaly is reported before the final map: {out}"
+        );
+        assert!(
+            out.lines().last().unwrap().starts_with("{:valid? false"),
+            "{f}: {out}"
+        );
+    }
+}
+
+#[test]
+fn rw_register_rounds_equal_one_shot() {
+    let dir = Scratch::new("watch-rw");
+    let valid = gen(
+        &dir,
+        "valid.edn",
+        &["-w", "rw-register", "-n", "2000", "--seed", "3"],
+    );
+    same_as_check(&valid, "serializable", "300");
+    for (i, f) in FAULTS
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f != "dirty-write")
+    {
+        let seed = (21 + i).to_string();
+        let p = gen(
+            &dir,
+            &format!("{f}.edn"),
+            &[
+                "-w",
+                "rw-register",
+                "-n",
+                "2000",
+                "--seed",
+                &seed,
+                "--fault",
+                f,
+            ],
+        );
+        same_as_check(&p, "strict-serializable", "300");
+    }
+}
+
+/// A history where key 1 is appended and read early, many rounds of other
+/// traffic follow (so the early transactions are collected), and then a
+/// process reads key 1 as empty: a stale read whose cycle reaches back to
+/// the first round.
+fn stale_after_many_rounds(filler: usize) -> String {
+    let mut h = String::new();
+    let mut i = 0;
+    let mut op = |h: &mut String, ty: &str, p: u32, v: &str| {
+        h.push_str(&format!(
+            "{{:index {i}, :time {}, :type :{ty}, :process {p}, :f :txn, :value {v}}}\n",
+            i * 10
+        ));
+        i += 1;
+    };
+    op(&mut h, "invoke", 0, "[[:append 1 1]]");
+    op(&mut h, "ok", 0, "[[:append 1 1]]");
+    op(&mut h, "invoke", 1, "[[:r 1 nil]]");
+    op(&mut h, "ok", 1, "[[:r 1 [1]]]");
+    for n in 0..filler {
+        let k = 100 + n;
+        op(&mut h, "invoke", 2, &format!("[[:append {k} 1]]"));
+        op(&mut h, "ok", 2, &format!("[[:append {k} 1]]"));
+        op(&mut h, "invoke", 3, &format!("[[:r {k} nil]]"));
+        op(&mut h, "ok", 3, &format!("[[:r {k} [1]]]"));
+    }
+    op(&mut h, "invoke", 4, "[[:r 1 nil]]");
+    op(&mut h, "ok", 4, "[[:r 1 []]]");
+    h
+}
+
+#[test]
+fn gc_hides_no_cycle_reaching_back_many_rounds() {
+    let dir = Scratch::new("watch-back");
+    let p = dir.file("stale.edn", &stale_after_many_rounds(200));
+    let out = same_as_check(s(&p), "strict-serializable", "20");
+    // The early transactions were collected, so the stale read is rejected
+    // when it is read (a read of a collected version), and the final map is
+    // check's own (G-single-item-realtime).
+    assert!(
+        out.contains("{:read-of-collected-version [{:op {:index 805"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .contains(":G-single-item-realtime"),
+        "{out}"
+    );
+    // Without collection the round itself finds the cycle.
+    let watch = ellery(&["watch", "-q", "--no-gc", "--round", "20", s(&p)], None);
+    let first = text(&watch.stdout);
+    assert!(
+        first
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("{:G-single-item-realtime [{:cycle"),
+        "{first}"
+    );
+}
+
+#[test]
+fn collection_forgets_and_stays_exact() {
+    let dir = Scratch::new("watch-gc");
+    let p = dir.file(
+        "ok.edn",
+        &stale_after_many_rounds(200).replace("[[:r 1 []]]", "[[:r 1 [1]]]"),
+    );
+    let watch = ellery(&["watch", "-q", "--verbose", "--round", "20", s(&p)], None);
+    assert_eq!(text(&watch.stdout).trim(), "{:valid? true}");
+    assert_eq!(watch.status.code(), Some(0));
+    let err = text(&watch.stderr);
+    let last = err.lines().rfind(|l| l.contains(" retained, ")).unwrap();
+    // Every transaction but the last few (still concurrent with the
+    // frontier) was forgotten.
+    let retained: usize = last
+        .split(", ")
+        .find(|p| p.ends_with(" retained"))
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retained <= 4, "{last}");
+}
+
+#[test]
+fn standard_input_and_stop_on_first() {
+    let dir = Scratch::new("watch-stdin");
+    let p = gen(
+        &dir,
+        "w.edn",
+        &["-n", "1000", "--seed", "2", "--fault", "write-skew"],
+    );
+    let bytes = std::fs::read(&p).unwrap();
+    let check = ellery(&["check", &p], None);
+    let watch = ellery(&["watch", "-q", "--round", "100", "-"], Some(&bytes));
+    assert_eq!(
+        text(&watch.stdout).lines().last().unwrap(),
+        text(&check.stdout).trim_end()
+    );
+    assert_eq!(watch.status.code(), Some(1));
+    let stop = ellery(
+        &["watch", "-q", "--round", "100", "--stop-on-first", "-"],
+        Some(&bytes),
+    );
+    assert_eq!(stop.status.code(), Some(1));
+    assert!(text(&stop.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with("{:valid? false, :anomaly-types (:G2-item)"));
+}
+
+#[test]
+fn bad_input_names_file_line_column() {
+    let dir = Scratch::new("watch-bad");
+    let mut h = stale_after_many_rounds(30).replace("[[:r 1 []]]", "[[:r 1 [1]]]");
+    h.push_str("{:index 999, :type :ok, :process 9, :f :txn, :value [[:r 1 [1]]\n");
+    let p = dir.file("bad.edn", &h);
+    let watch = ellery(&["watch", "-q", "--round", "10", s(&p)], None);
+    assert_eq!(watch.status.code(), Some(3));
+    // The same message as check's: the position and the "at line" of the
+    // opening bracket are the file's, not the fragment's.
+    let check = ellery(&["check", s(&p)], None);
+    assert_eq!(text(&watch.stderr), text(&check.stderr));
+    assert!(
+        text(&watch.stderr).contains("at line 127, column 53"),
+        "{}",
+        text(&watch.stderr)
+    );
+    let dup = dir.file(
+        "dup.edn",
+        &stale_after_many_rounds(30).replacen(":index 50,", ":index 3,", 1),
+    );
+    let watch = ellery(&["watch", "-q", "--round", "10", s(&dup)], None);
+    assert_eq!(watch.status.code(), Some(3));
+    assert!(
+        text(&watch.stderr).contains(&format!(
+            "{}:51:1: expected an op with an :index greater",
+            s(&dup)
+        )),
+        "{}",
+        text(&watch.stderr)
+    );
+}
+
+/// `gen --fences N`: every process issues `[[:r -1 v] [:w -1 v']]` after
+/// every N of its transactions, the written values 1, 2, 3, … in order, and
+/// watch gives check's answer on such histories.
+#[test]
+fn gen_fences_follow_the_convention() {
+    let dir = Scratch::new("watch-fences");
+    let p = gen(
+        &dir,
+        "f.edn",
+        &[
+            "-w",
+            "rw-register",
+            "-n",
+            "600",
+            "-p",
+            "4",
+            "--seed",
+            "5",
+            "--mode",
+            "serializable",
+            "--fences",
+            "3",
+        ],
+    );
+    let h = std::fs::read_to_string(&p).unwrap();
+    let mut per_process: std::collections::BTreeMap<String, Vec<bool>> = Default::default();
+    let mut written = Vec::new();
+    for line in h.lines().filter(|l| l.contains(":type :ok")) {
+        let process = line
+            .split(":process ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .to_string();
+        let fence = line.contains("[:r -1 ");
+        if fence {
+            assert!(line.contains("[:w -1 "), "{line}");
+            assert_eq!(line.matches("-1 ").count(), 2, "only the fence key: {line}");
+            let w = line
+                .split("[:w -1 ")
+                .nth(1)
+                .unwrap()
+                .split(']')
+                .next()
+                .unwrap();
+            written.push(w.parse::<u64>().unwrap());
+        }
+        per_process.entry(process).or_default().push(fence);
+    }
+    for (p, seq) in &per_process {
+        for (i, &f) in seq.iter().enumerate() {
+            assert_eq!(f, i % 4 == 3, "process {p}: transaction {i}");
+        }
+    }
+    written.sort_unstable();
+    assert_eq!(written, (1..=written.len() as u64).collect::<Vec<_>>());
+    same_as_check(&p, "serializable", "100");
+    let bad = ellery(&["gen", "--fences", "3"], None);
+    assert_eq!(bad.status.code(), Some(3));
+    assert!(text(&bad.stderr).contains("-w rw-register"));
+}
+
+/// A Cobra log directory is read once and checked in rounds, with check's
+/// answer (its default model, strong-session-serializable, included).
+#[test]
+fn cobra_logs() {
+    let Some(peers) = common::corpus_dir("peers") else {
+        return;
+    };
+    let d = peers.join("cobra/ser-violation/cock-G2");
+    let check = ellery(&["check", "-q", "-f", "cobra", s(&d)], None);
+    let watch = ellery(
+        &["watch", "-q", "-f", "cobra", "--round", "50", s(&d)],
+        None,
+    );
+    assert_eq!(
+        text(&watch.stdout).lines().last().unwrap(),
+        text(&check.stdout).trim_end()
+    );
+    assert_eq!(watch.status.code(), Some(1));
+    assert!(text(&watch.stdout).lines().count() >= 2);
+}
+
+/// elle-cli JSON, one object per line (here a stale read spread over
+/// rounds of two ops): watch gives check's map.
+#[test]
+fn json_lines() {
+    let dir = Scratch::new("watch-json");
+    let h = r#"{"index": 0, "type": "invoke", "process": 0, "f": "txn", "value": [["append", 1, 1]]}
+{"index": 1, "type": "ok", "process": 0, "f": "txn", "value": [["append", 1, 1]]}
+{"index": 2, "type": "invoke", "process": 1, "f": "txn", "value": [["r", 1, null]]}
+{"index": 3, "type": "ok", "process": 1, "f": "txn", "value": [["r", 1, [1]]]}
+{"index": 4, "type": "invoke", "process": 2, "f": "txn", "value": [["r", 1, null]]}
+{"index": 5, "type": "ok", "process": 2, "f": "txn", "value": [["r", 1, []]]}
+"#;
+    let p = dir.file("h.json", h);
+    let out = same_as_check(s(&p), "strict-serializable", "2");
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .contains(":G-single-item-realtime"),
+        "{out}"
+    );
+}
