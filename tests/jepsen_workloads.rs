@@ -7,9 +7,9 @@
 //! updates), the MTC shapes and unique values, fence placement per process,
 //! and the predicate micro-ops' documented shape.
 //!
-//! Until ellery reads predicate micro-ops (issue 18) the suite prints a
-//! `PENDING` line instead of asserting the two predicate verdicts; this test
-//! shows that line on standard error, so the gap is never a silent pass.
+//! The suite prints a `PENDING` line instead of asserting the two predicate
+//! verdicts when the binary refuses predicate micro-ops; since they are
+//! checked (issue 18), such a line fails this test.
 //!
 //! Needs `java` and Clojure's jar, as `tests/jepsen_shim.rs`.
 
@@ -59,12 +59,9 @@ fn clojure_workload_suite_passes_against_the_binary() {
     for line in &pending {
         eprintln!("{line}");
     }
-    let expected = ASSERTIONS
-        + if pending.is_empty() {
-            PREDICATE_VERDICT_ASSERTIONS
-        } else {
-            0
-        };
+    // Issue 18 has landed: the predicate verdicts must be asserted.
+    assert!(pending.is_empty(), "predicate verdicts pending:\n{report}");
+    let expected = ASSERTIONS + PREDICATE_VERDICT_ASSERTIONS;
     assert_eq!(
         number_after(&stdout, "Ran "),
         Some(TESTS),
@@ -81,11 +78,9 @@ fn clojure_workload_suite_passes_against_the_binary() {
     );
 }
 
-/// Shown as ignored by every `cargo test` until issue 18 lands: then run it
-/// (`cargo test --test jepsen_workloads -- --ignored`), drop the `ignore`,
-/// and the suite above asserts the two predicate verdicts by itself.
+/// The smallest history with both predicate micro-ops is checked (the
+/// probe the Clojure suite uses to decide whether to assert verdicts).
 #[test]
-#[ignore = "PENDING issue 18: ellery does not check :rp/:wp micro-ops yet, so the predicate workload's verdicts are not asserted"]
 fn ellery_checks_the_predicate_workloads_micro_ops() {
     let t = common::Scratch::new("predicate-probe");
     let h = t.file(

@@ -545,11 +545,15 @@ impl TimeIndex {
             found.clear();
             let bounds = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
             let (lo, hi) = bounds;
-            found.extend(
-                ints.range((lo, 0, 0)..=(hi, u32::MAX, u32::MAX))
-                    .filter(|e| pred.matches(Some(&Value::Int(e.0))))
-                    .map(|e| e.1),
-            );
+            // `lo > hi`: no integer matches (`[:between 5 3]`, or an `:and`
+            // of disjoint ranges).
+            if lo <= hi {
+                found.extend(
+                    ints.range((lo, 0, 0)..=(hi, u32::MAX, u32::MAX))
+                        .filter(|e| pred.matches(Some(&Value::Int(e.0))))
+                        .map(|e| e.1),
+                );
+            }
             found.extend(others.iter().copied());
             let from = self.writes.partition_point(|w| w.0 < horizon);
             let end = tc.saturating_add(self.span);
