@@ -174,11 +174,9 @@ fn peer_format(path: &Path, format: Option<InputFormat>) -> Option<PeerFormat> {
     }
 }
 
+/// What a check looks for, as `check` and `watch` take it.
 #[derive(clap::Args, Debug)]
-struct CheckArgs {
-    /// Workload (default: detected from the history's operations).
-    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
-    workload: Workload,
+struct ModelArgs {
     /// Consistency models expected to hold (comma-separated).
     #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
     consistency_models: Vec<String>,
@@ -188,6 +186,15 @@ struct CheckArgs {
     /// Time allowed to search one strongly connected component, in ms.
     #[arg(short = 's', long = "cycle-search-timeout", default_value_t = 1000)]
     cycle_search_timeout: u64,
+}
+
+#[derive(clap::Args, Debug)]
+struct CheckArgs {
+    /// Workload (default: detected from the history's operations).
+    #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
+    workload: Workload,
+    #[command(flatten)]
+    models: ModelArgs,
     /// Write explanation files (`<anomaly>.txt`) into this directory.
     #[arg(short = 'd', long)]
     directory: Option<PathBuf>,
@@ -571,7 +578,7 @@ fn run_check(a: CheckArgs) -> i32 {
         eprintln!("ellery: {msg}");
         return EXIT_BAD_INPUT;
     }
-    let exp = match expectations(&a.consistency_models, &a.anomalies) {
+    let exp = match expectations(&a.models.consistency_models, &a.models.anomalies) {
         Ok(e) => e,
         Err(msg) => {
             eprintln!("ellery: {msg}");
@@ -585,7 +592,7 @@ fn run_check(a: CheckArgs) -> i32 {
     };
     let opts = CheckOptions {
         expectations: exp,
-        cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
+        cycle_search_timeout: Duration::from_millis(a.models.cycle_search_timeout),
         verbose: a.verbose,
         trace: a.verbose.then_some(print_trace),
         plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),

@@ -18,7 +18,11 @@ pub(super) fn refuse_usage(a: &CheckArgs) -> Result<(), String> {
     if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         return Err("standard input (-) is named more than once; it can be read only once".into());
     }
-    if a.consistency_models.iter().all(|m| m.trim().is_empty()) && !a.consistency_models.is_empty()
+    if a.models
+        .consistency_models
+        .iter()
+        .all(|m| m.trim().is_empty())
+        && !a.models.consistency_models.is_empty()
     {
         return Err(
             "expected at least one consistency model after -c (e.g. -c serializable), found none"

@@ -5,7 +5,7 @@
 //! (see [`crate::watch`] for exactly when and how).
 
 use super::{
-    check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags, Workload,
+    check_caught, expectations, Failed, InputFormat, MemoryFlag, ModelArgs, RwFlags, Workload,
     PEER_DEFAULT_MODEL,
 };
 use crate::edn::{pr_str, Value};
@@ -33,15 +33,8 @@ pub(super) struct WatchArgs {
     /// Workload (default: detected from the first append or write).
     #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
     workload: Workload,
-    /// Consistency models expected to hold (comma-separated).
-    #[arg(short = 'c', long = "consistency-models", value_delimiter = ',')]
-    consistency_models: Vec<String>,
-    /// Extra anomalies to look for (comma-separated).
-    #[arg(short = 'a', long, value_delimiter = ',')]
-    anomalies: Vec<String>,
-    /// Time allowed to search one strongly connected component, in ms.
-    #[arg(short = 's', long = "cycle-search-timeout", default_value_t = 1000)]
-    cycle_search_timeout: u64,
+    #[command(flatten)]
+    models: ModelArgs,
     /// Write the final check's explanation files and plots here (when the
     /// history is re-checked at the end, i.e. when an anomaly was found).
     #[arg(short = 'd', long)]
@@ -110,10 +103,10 @@ pub(super) fn run_watch(a: WatchArgs) -> i32 {
 }
 
 fn run(a: &WatchArgs) -> Result<i32, String> {
-    let exp = expectations(&a.consistency_models, &a.anomalies)?;
+    let exp = expectations(&a.models.consistency_models, &a.models.anomalies)?;
     let check = CheckOptions {
         expectations: exp,
-        cycle_search_timeout: Duration::from_millis(a.cycle_search_timeout),
+        cycle_search_timeout: Duration::from_millis(a.models.cycle_search_timeout),
         sat_timeout: (a.sat_timeout > 0).then(|| Duration::from_millis(a.sat_timeout)),
         algorithm: a.algorithm,
         ..CheckOptions::default()

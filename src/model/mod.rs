@@ -173,6 +173,21 @@ pub enum MopFn {
     Other(Atom),
 }
 
+impl MopFn {
+    /// The keyword name (without colon) ellery writes for a built-in
+    /// function; `None` for [`MopFn::Other`], whose name is interned.
+    pub fn keyword(self) -> Option<&'static str> {
+        Some(match self {
+            MopFn::Read => "r",
+            MopFn::Append => "append",
+            MopFn::Write => "w",
+            MopFn::PredRead => "rp",
+            MopFn::PredWrite => "wp",
+            MopFn::Other(_) => return None,
+        })
+    }
+}
+
 /// The argument or result of a micro-op.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum MopArg {
@@ -532,12 +547,8 @@ impl History {
             });
         }
         let f = match m.f {
-            MopFn::Read => Value::kw("r"),
-            MopFn::Append => Value::kw("append"),
-            MopFn::Write => Value::kw("w"),
-            MopFn::PredRead => Value::kw("rp"),
-            MopFn::PredWrite => Value::kw("wp"),
             MopFn::Other(a) => self.atom_value(a),
+            f => Value::kw(f.keyword().unwrap_or_default()),
         };
         let arg = match m.arg {
             MopArg::Nil | MopArg::Pred(_) => Value::Nil,

@@ -143,14 +143,10 @@ impl Store {
 
     /// A micro-op as EDN.
     pub fn mop_value(&self, m: &WMop) -> Value {
+        // (Predicate micro-ops are refused when read: `Watcher::ingest`.)
         let f = match m.f {
-            MopFn::Read => Value::kw("r"),
-            MopFn::Append => Value::kw("append"),
-            MopFn::Write => Value::kw("w"),
-            // Refused when read (`Watcher::ingest`).
-            MopFn::PredRead => Value::kw("rp"),
-            MopFn::PredWrite => Value::kw("wp"),
             MopFn::Other(a) => self.interner.value(a),
+            f => Value::kw(f.keyword().unwrap_or_default()),
         };
         let arg = match &m.arg {
             Arg::Nil => Value::Nil,
