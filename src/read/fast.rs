@@ -34,6 +34,33 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     r.run()
 }
 
+/// Reads the op maps of `src` (a block of whole lines that starts at file
+/// offset `base`) straight into `b`, as [`read`] does for a whole file:
+/// the one-thread path of the block reader ([`super::parallel`]). Errors
+/// carry positions within the block; the caller re-reads the whole file
+/// to report them.
+pub(super) fn read_block(src: &[u8], base: u64, b: &mut Builder) -> Result<(), ParseError> {
+    let mut r = Reader {
+        src,
+        b,
+        stack: Vec::new(),
+        cache: HashMap::new(),
+        last_f: (0, 0, Atom::default()),
+        collected: None,
+        base,
+    };
+    let mut i = r.ws(0)?;
+    while i < src.len() {
+        i = r.record_map(i).unwrap_or(i);
+        if src[i] != b'{' {
+            return Err(err(src, i, "an op map"));
+        }
+        i = r.op(i)?;
+        i = r.ws(i)?;
+    }
+    Ok(())
+}
+
 /// Reads the op maps of `src[start..]`, one part of a one-op-per-line
 /// history cut at line starts (see [`super::parallel`]): values go into
 /// `b`'s tables, the ops are returned in order instead of pushed, because

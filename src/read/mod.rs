@@ -41,7 +41,7 @@ pub fn read_history_file(path: &Path) -> Result<History, Error> {
     if origin != "-" && detect_format(path) == SourceFormat::Edn {
         let big = std::fs::metadata(path).is_ok_and(|m| m.len() >= KEEP_IN_MEMORY_BYTES as u64);
         if big {
-            if let Some(mut h) = parallel::read_file(path, &origin, parallel::BLOCK_BYTES) {
+            if let Some(mut h) = parallel::read_file(path, &origin, parallel::BLOCK_BYTES, None) {
                 h.source = SourceText::File(path.to_path_buf());
                 return Ok(h);
             }
@@ -112,7 +112,7 @@ pub fn read_edn_in_parts(
 /// [`read_history_file`]'s. For tests and benchmarks of the block reader.
 pub fn read_edn_file_in_blocks(path: &Path, block_bytes: usize) -> Result<History, Error> {
     let origin = path.display().to_string();
-    match parallel::read_file(path, &origin, block_bytes) {
+    match parallel::read_file(path, &origin, block_bytes, None) {
         Some(mut h) => {
             h.source = SourceText::File(path.to_path_buf());
             Ok(h)
