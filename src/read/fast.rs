@@ -22,16 +22,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     b.h.pair.reserve(src.len() / 100);
     b.h.mops.reserve(src.len() / 40);
     b.h.elements.reserve(src.len() / 40);
-    let mut r = Reader {
-        src,
-        b,
-        stack: Vec::new(),
-        cache: HashMap::new(),
-        last_f: (0, 0, Atom::default()),
-        collected: None,
-        base: 0,
-    };
-    r.run()
+    Reader::new(src, b, 0, None).run()
 }
 
 /// Reads the op maps of `src` (a block of whole lines that starts at file
@@ -40,25 +31,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
 /// carry positions within the block; the caller re-reads the whole file
 /// to report them.
 pub(super) fn read_block(src: &[u8], base: u64, b: &mut Builder) -> Result<(), ParseError> {
-    let mut r = Reader {
-        src,
-        b,
-        stack: Vec::new(),
-        cache: HashMap::new(),
-        last_f: (0, 0, Atom::default()),
-        collected: None,
-        base,
-    };
-    let mut i = r.ws(0)?;
-    while i < src.len() {
-        i = r.record_map(i).unwrap_or(i);
-        if src[i] != b'{' {
-            return Err(err(src, i, "an op map"));
-        }
-        i = r.op(i)?;
-        i = r.ws(i)?;
-    }
-    Ok(())
+    Reader::new(src, b, base, None).op_lines(0)
 }
 
 /// Reads the op maps of `src[start..]`, one part of a one-op-per-line
@@ -72,24 +45,9 @@ pub(super) fn read_part(
     start: usize,
     b: &mut Builder,
 ) -> Result<Vec<RawOp>, ParseError> {
-    let mut r = Reader {
-        src,
-        b,
-        stack: Vec::new(),
-        cache: HashMap::new(),
-        last_f: (0, 0, Atom::default()),
-        collected: Some(Vec::with_capacity((src.len() - start) / 100)),
-        base,
-    };
-    let mut i = r.ws(start)?;
-    while i < src.len() {
-        i = r.record_map(i).unwrap_or(i);
-        if src[i] != b'{' {
-            return Err(err(src, i, "an op map"));
-        }
-        i = r.op(i)?;
-        i = r.ws(i)?;
-    }
+    let collected = Vec::with_capacity((src.len() - start) / 100);
+    let mut r = Reader::new(src, b, base, Some(collected));
+    r.op_lines(start)?;
     Ok(r.collected.take().unwrap_or_default())
 }
 
@@ -172,7 +130,39 @@ fn unclosed(src: &[u8], at: usize, close: char, open: usize) -> ParseError {
     )
 }
 
-impl Reader<'_, '_> {
+impl<'s, 'b> Reader<'s, 'b> {
+    fn new(
+        src: &'s [u8],
+        b: &'b mut Builder,
+        base: u64,
+        collected: Option<Vec<RawOp>>,
+    ) -> Reader<'s, 'b> {
+        Reader {
+            src,
+            b,
+            stack: Vec::new(),
+            cache: HashMap::new(),
+            last_f: (0, 0, Atom::default()),
+            collected,
+            base,
+        }
+    }
+
+    /// Reads op maps from `start` to the end of `src`, one after another
+    /// (a block or part of a one-op-per-line history).
+    fn op_lines(&mut self, start: usize) -> Result<(), ParseError> {
+        let src = self.src;
+        let mut i = self.ws(start)?;
+        while i < src.len() {
+            i = self.record_map(i).unwrap_or(i);
+            if src[i] != b'{' {
+                return Err(err(src, i, "an op map"));
+            }
+            i = self.op(i)?;
+            i = self.ws(i)?;
+        }
+        Ok(())
+    }
     #[inline(always)]
     fn ws(&mut self, i: usize) -> Result<usize, ParseError> {
         // Fast path: a single space (the usual separator) then a form.

@@ -161,6 +161,34 @@ struct Exec<'a> {
     excluded: Vec<(usize, Option<usize>, Local, usize)>,
 }
 
+impl<'a> Exec<'a> {
+    /// A fresh run of transaction instance `d`: concrete with a view,
+    /// abstract without.
+    fn new(
+        prog: &'a Program,
+        uni: &'a Universe,
+        view: Option<&'a [Option<i64>]>,
+        churn: &'a [bool],
+        d: &Desc,
+    ) -> Exec<'a> {
+        Exec {
+            prog,
+            uni,
+            view,
+            churn,
+            locals: fresh_locals(prog, d),
+            fp: Footprint::default(),
+            new_recs: Vec::new(),
+            error: None,
+            forced: Vec::new(),
+            met: 0,
+            pending: None,
+            assumed: BTreeMap::new(),
+            excluded: Vec::new(),
+        }
+    }
+}
+
 fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
     match op {
         ArithOp::Add => a.checked_add(b),
@@ -729,21 +757,7 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 /// Runs an instance of `d` on a concrete view (a value per key id).
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
-    let mut ex = Exec {
-        prog,
-        uni,
-        view: Some(view),
-        churn: &churn,
-        locals: fresh_locals(prog, d),
-        fp: Footprint::default(),
-        new_recs: Vec::new(),
-        error: None,
-        forced: Vec::new(),
-        met: 0,
-        pending: None,
-        assumed: BTreeMap::new(),
-        excluded: Vec::new(),
-    };
+    let mut ex = Exec::new(prog, uni, Some(view), &churn, d);
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
 }

@@ -195,21 +195,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let mut fps = Vec::new();
         let mut added = false;
         for d in &descs {
-            let mut ex = Exec {
-                prog,
-                uni: &uni,
-                view: None,
-                churn: &ch,
-                locals: fresh_locals(prog, d),
-                fp: Footprint::default(),
-                new_recs: Vec::new(),
-                error: None,
-                forced: Vec::new(),
-                met: 0,
-                pending: None,
-                assumed: BTreeMap::new(),
-                excluded: Vec::new(),
-            };
+            let mut ex = Exec::new(prog, &uni, None, &ch, d);
             ex.run(&prog.txns[d.txn].body, false);
             if let Some(e) = ex.error {
                 return Err(e);
