@@ -6,8 +6,8 @@
 //! cargo run --release --example cas_bench -- FILE [TIMEOUT_S]
 //! ```
 
+use ellery::check::linearizable::register::registers;
 use ellery::check::linearizable::{check_chain, check_keys, check_search, Algorithm, LinOptions};
-use ellery::infer::register::registers;
 use std::time::{Duration, Instant};
 
 fn main() {

@@ -357,7 +357,7 @@ fn check_cas_register(h: &History, opts: &CheckOptions) -> Result<Outcome, Input
             "auto: per key, the lwt chain where written values are unique, else the wgl search (see :analyzer)"
         }
         Algorithm::Lwt => {
-            let regs = crate::infer::register::registers(h)?;
+            let regs = crate::check::linearizable::register::registers(h)?;
             for k in &regs.keys {
                 if let Err(r) = crate::check::linearizable::chain_or_refusal(&k.ops) {
                     let key = k

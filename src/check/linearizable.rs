@@ -1,6 +1,6 @@
 //! Linearizability of compare-and-set registers (Knossos's `cas-register`
 //! model): a register starting at `nil`, with `:read`, `:write` and
-//! `:cas [old new]` ops (see [`crate::infer::register`] for how client ops
+//! `:cas [old new]` ops (see [`register`] for how client ops
 //! become register ops, and for `jepsen.independent` keys).
 //!
 //! Linearizability is local (Herlihy–Wing), so every key is checked on its
@@ -65,7 +65,7 @@
 //! `{:valid? …, :results {k result, …}, :failures [k …]}` with keys in
 //! order of first appearance, `:failures` listing the invalid keys.
 
-use crate::infer::register::{RegFn, RegOp, NIL};
+use crate::check::linearizable::register::{RegFn, RegOp, NIL};
 use hashbrown::HashSet;
 use std::time::Instant;
 
@@ -598,6 +598,7 @@ pub fn check_search(ops: &[RegOp], deadline: Option<Instant>, max_configs: usize
 
 mod history;
 mod precheck;
+pub mod register;
 
 pub(crate) use history::result_value;
 pub use history::{check_history, check_keys};

@@ -10,10 +10,10 @@
 //! `:last-consistent-states` print as Knossos's `Mutex` record does as a
 //! map: `{:locked? false}`.
 
+use crate::check::linearizable::register::{KeyHistory, RegFn, RegOp, NEVER, NIL};
 use crate::check::linearizable::{check_key, result_value, LinOptions};
 use crate::edn::{pr_str, Value};
 use crate::error::InputError;
-use crate::infer::register::{KeyHistory, RegFn, RegOp, NEVER, NIL};
 use crate::model::{History, OpType};
 
 /// The state id of a held lock (free is [`NIL`]).

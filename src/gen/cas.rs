@@ -323,9 +323,9 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<Ca
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::linearizable::register::registers;
     use crate::check::linearizable::{check_history, check_keys, LinOptions};
     use crate::edn::Value;
-    use crate::infer::register::registers;
     use crate::model::SourceFormat;
     use crate::read::read_history_bytes;
 

@@ -1,9 +1,9 @@
 //! Whole histories: every key checked (in parallel), and the result map.
 
 use super::{check_key, KeyResult, LinOptions, Verdict};
+use crate::check::linearizable::register::{registers, KeyHistory, Registers};
 use crate::edn::Value;
 use crate::error::InputError;
-use crate::infer::register::{registers, KeyHistory, Registers};
 use crate::model::History;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -4,7 +4,7 @@
 //! which on a few hundred concurrent ops (crashed writes above all) takes
 //! minutes and gigabytes.
 
-use crate::infer::register::{RegFn, RegOp, NIL};
+use crate::check::linearizable::register::{RegFn, RegOp, NIL};
 
 /// Configurations the search may memoise when it only refines a known
 /// verdict (about 0.1 s and tens of MB).

@@ -1,9 +1,9 @@
 //! Hand-written histories and a brute-force cross-check of both algorithms.
 
 use super::*;
+use crate::check::linearizable::register::registers;
 use crate::edn::Value;
 use crate::gen::Rng;
-use crate::infer::register::registers;
 use crate::model::History;
 use crate::model::SourceFormat;
 use crate::read::read_history_bytes;

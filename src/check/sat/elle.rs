@@ -185,9 +185,7 @@ pub fn check_history(
             return Verdict::Unknown;
         }
         let (verdict, stats) = check_with_predicates(&rh, &preds, &sat_opts);
-        if opts.verbose {
-            eprintln!("ellery: {}: algorithm sat, {c:?}: {stats:?}", h.origin);
-        }
+        opts.say(|| format!("{}: algorithm sat, {c:?}: {stats:?}", h.origin));
         verdict
     };
     let mut verdicts: Vec<Verdict> = wanted.iter().map(|&c| solve(c)).collect();
@@ -288,10 +286,9 @@ pub fn check_history(
             // A cycle the history does not justify would be a solver bug:
             // say so instead of claiming an anomaly.
             if let Err(why) = verify_cycle_with(&rh, &preds, &c) {
-                eprintln!(
-                    "ellery: {}: internal error, unverified SAT cycle: {why}",
-                    h.origin
-                );
+                // The result says `:cause :unverified-cycle`; the detail
+                // goes to the trace (`--verbose`).
+                opts.say(|| format!("{}: internal error, unverified SAT cycle: {why}", h.origin));
                 validity = Validity::Unknown;
                 unknown_cause = "unverified-cycle";
             } else {
