@@ -545,8 +545,7 @@ fn plot_sources(
 ) -> Vec<(String, Option<String>)> {
     let out = |v: u32| analysis.graph.out_ids(v).to_vec();
     let explain = |a: u32, b: u32| inference.explain(history, a, b);
-    let dot =
-        |ops: &[u32]| crate::report::plot::dot_source(history, ops, &out, &explain, max_bytes);
+    let dot = |ops: &[u32]| crate::check::dot::dot_source(history, ops, &out, &explain, max_bytes);
     let mut plots = Vec::new();
     for (i, scc) in analysis.sccs.iter().enumerate() {
         plots.push((format!("sccs/{i}"), dot(scc)));

@@ -2,6 +2,7 @@
 //! graph, Elle's cycle-exists checks, then a search for each cycle anomaly
 //! type from most to least severe, bounded by the cycle-search timeout.
 
+pub mod dot;
 pub mod jepsen;
 pub mod linearizable;
 pub mod mutex;

@@ -412,7 +412,7 @@ fn cycle_dot(h: &History, c: &ExplainedCycle, max_bytes: usize) -> Option<String
             .position(|w| w[0] == a && w[1] == b)
             .map(|i| c.steps[i].clone())
     };
-    crate::report::plot::dot_source(h, &c.ops[1..], &next, &step, max_bytes)
+    crate::check::dot::dot_source(h, &c.ops[1..], &next, &step, max_bytes)
 }
 
 fn input_error(h: &History, message: String) -> crate::error::InputError {
