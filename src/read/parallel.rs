@@ -128,23 +128,20 @@ fn read_parts(
         part.h.elements.shrink_to_fit();
         Some((part, ops))
     };
-    let results: Vec<Option<(Builder, Vec<RawOp>)>> = if bounds.len() == 1 {
-        vec![read_one(bounds[0], b.empty_like())]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = bounds
-                .iter()
-                .map(|&bound| {
-                    let part = b.empty_like();
-                    scope.spawn(move || read_one(bound, part))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().ok().flatten())
-                .collect()
-        })
-    };
+    // `cuts` is never empty (both callers check), so there are two parts or more.
+    let results: Vec<Option<(Builder, Vec<RawOp>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .iter()
+            .map(|&bound| {
+                let part = b.empty_like();
+                scope.spawn(move || read_one(bound, part))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
     if results.iter().any(Option::is_none) {
         return None;
     }
