@@ -1,8 +1,9 @@
-//! Measures history-reading throughput (MB/s): ellery's reader as `check`
-//! runs it on bytes in memory (`ellery`: big inputs are cut into one part
-//! per free core), cut into exactly N parts read on N threads (`parts=N`;
-//! `parts=1` is the one-thread reader), or edn-rs on the same bytes, for
-//! comparison.
+//! Measures history-reading throughput (MB/s): ellery's reader on bytes in
+//! memory (`ellery`: one thread, unless `ELLERY_READ_THREADS` asks for
+//! parts; `check` reads big files in blocks instead, see
+//! `read::read_edn_file_in_blocks`), cut into exactly N parts read on N
+//! threads (`parts=N`; `parts=1` is the one-thread reader), or edn-rs on
+//! the same bytes, for comparison.
 //!
 //! Usage: `read_throughput FILE [ellery|parts=N|edn-rs] [RUNS]`. With
 //! `parts=N` the CPU column counts the calling thread only. Prints one line per

@@ -128,23 +128,20 @@ fn read_parts(
         part.h.elements.shrink_to_fit();
         Some((part, ops))
     };
-    let results: Vec<Option<(Builder, Vec<RawOp>)>> = if bounds.len() == 1 {
-        vec![read_one(bounds[0], b.empty_like())]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = bounds
-                .iter()
-                .map(|&bound| {
-                    let part = b.empty_like();
-                    scope.spawn(move || read_one(bound, part))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().ok().flatten())
-                .collect()
-        })
-    };
+    // `cuts` is never empty (both callers check), so there are two parts or more.
+    let results: Vec<Option<(Builder, Vec<RawOp>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .iter()
+            .map(|&bound| {
+                let part = b.empty_like();
+                scope.spawn(move || read_one(bound, part))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
     if results.iter().any(Option::is_none) {
         return None;
     }
@@ -508,9 +505,23 @@ mod tests {
         // What the block reader refuses, the whole read answers.
         let bad = dir.join("bad.edn");
         std::fs::write(&bad, b"{:index 0 :type :invoke :process 0 :f :txn :value [[:r 1 nil]]}\n{:index 0 :type :ok :process 0 :f :txn :value [[:r 1 nil]]}\n").expect("written");
-        assert!(read_file(&bad, "bad", 64, None).is_none());
-        let e = crate::read::read_edn_file_in_blocks(&bad, 64).expect_err("index error");
-        assert!(e.to_string().contains(":index greater"), "{e}");
+        // Both lines fit in one block (4096) or each in its own (100): the
+        // block reader itself must refuse the repeated index.
+        for block in [4096, 100] {
+            assert!(read_file(&bad, "bad", block, None).is_none(), "{block}");
+            let e = crate::read::read_edn_file_in_blocks(&bad, block).expect_err("index error");
+            assert!(e.to_string().contains(":index greater"), "{e}");
+        }
+        // A line longer than a block: refused, and the whole read reads it.
+        let long = dir.join("long.edn");
+        let src = b"{:index 0 :type :invoke :process 0 :f :txn :value [[:r 1 nil]]}\n{:index 1 :type :ok :process 0 :f :txn :value [[:r 1 nil]]}\n";
+        std::fs::write(&long, src).expect("written");
+        assert!(read_file(&long, "long", 32, None).is_none());
+        let one =
+            crate::read::read_history_bytes(src.to_vec(), "h", crate::model::SourceFormat::Edn)
+                .expect("reads");
+        let whole = crate::read::read_edn_file_in_blocks(&long, 32).expect("whole read");
+        assert_eq!(fingerprint(&one), fingerprint(&whole));
         std::fs::remove_dir_all(&dir).ok();
     }
 
