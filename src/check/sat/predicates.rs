@@ -142,7 +142,9 @@ impl Universe {
         let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
         let from = self.ints.partition_point(|&(n, _)| n < lo);
         let to = self.ints.partition_point(|&(n, _)| n <= hi);
-        if to - from <= self.keys.len() {
+        // `lo > hi` (`[:between 5 3]`): `from` may pass `to`, and no
+        // integer matches; the wide walk below finds none.
+        if from <= to && to - from <= self.keys.len() {
             // A narrow range: the writes in it.
             out.extend(
                 self.ints[from..to]
