@@ -142,7 +142,9 @@ impl Universe {
         let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
         let from = self.ints.partition_point(|&(n, _)| n < lo);
         let to = self.ints.partition_point(|&(n, _)| n <= hi);
-        if to - from <= self.keys.len() {
+        // `lo > hi` (`[:between 5 3]`): `from` may pass `to`, and no
+        // integer matches; the wide walk below finds none.
+        if from <= to && to - from <= self.keys.len() {
             // A narrow range: the writes in it.
             out.extend(
                 self.ints[from..to]
@@ -396,9 +398,9 @@ pub(super) fn rw_step(
 pub(super) struct TimeIndex {
     /// `:ok` writes `(completion, invocation, key, value)` by completion.
     writes: Vec<(u32, u32, u32, Value)>,
-    /// Per key, its `:ok` writes `(completion, invocation, value)` by
-    /// completion, and the running maximum of their invocations.
-    per_key: Vec<Vec<(u32, u32, Value)>>,
+    /// Per key, its `:ok` writes (indices into `writes`, so by
+    /// completion), and the running maximum of their invocations.
+    per_key: Vec<Vec<u32>>,
     prefix_max_invoke: Vec<Vec<u32>>,
     /// `:info` writes `(invocation, key, value)`: they may take effect any
     /// time after their invocation, so they are visible to every later read.
@@ -449,16 +451,16 @@ impl TimeIndex {
                 }
             }
         }
-        let mut per_key: Vec<Vec<(u32, u32, Value)>> = vec![Vec::new(); u.keys.len()];
-        for (c, i, k, v) in &writes {
-            per_key[*k as usize].push((*c, *i, v.clone()));
+        let mut per_key: Vec<Vec<u32>> = vec![Vec::new(); u.keys.len()];
+        for (j, w) in writes.iter().enumerate() {
+            per_key[w.2 as usize].push(j as u32);
         }
         let prefix_max_invoke = per_key
             .iter()
             .map(|ws| {
                 ws.iter()
-                    .scan(0u32, |m, w| {
-                        *m = (*m).max(w.1);
+                    .scan(0u32, |m, &j| {
+                        *m = (*m).max(writes[j as usize].1);
                         Some(*m)
                     })
                     .collect()
@@ -484,17 +486,19 @@ impl TimeIndex {
         tc: u32,
     ) -> bool {
         let ws = &self.per_key[k as usize];
-        let before = ws.partition_point(|w| w.0 < ti);
+        let w = |j: &u32| &self.writes[*j as usize];
+        let before = ws.partition_point(|j| w(j).0 < ti);
         let m = match before {
             0 => 0,
             b => self.prefix_max_invoke[k as usize][b - 1],
         };
-        let from = ws.partition_point(|w| w.0 < m);
+        let from = ws.partition_point(|j| w(j).0 < m);
         let end = tc.saturating_add(self.span);
         ws[from..]
             .iter()
+            .map(w)
             .take_while(|w| w.0 <= end)
-            .any(|w| w.1 < tc && w.0 != tc && may_match(&w.2, lo, hi) && pred.matches(Some(&w.2)))
+            .any(|w| w.1 < tc && w.0 != tc && may_match(&w.3, lo, hi) && pred.matches(Some(&w.3)))
     }
 
     /// For each predicate read `(position of its op, predicate)`, in any
