@@ -77,17 +77,33 @@ pub(super) fn summarise_reads(
     skip_internal: bool,
     preds: &PredTable,
 ) -> Result<(Vec<ExtRead>, Vec<(u64, RegValue)>), Violation> {
-    let mut seen: Vec<(u64, Seen, bool)> = Vec::new(); // key, what is known, written
+    // Per key: what is known, whether written, and its external read's
+    // position in `reads`. A predicate read expands to one op per key, so
+    // big transactions find keys through a map instead of a scan.
+    let mut seen: Vec<(u64, Seen, bool, Option<usize>)> = Vec::new();
+    let mut index: Option<hashbrown::HashMap<u64, usize>> =
+        (t.ops.len() > 16).then(hashbrown::HashMap::new);
+    let find = |seen: &[(u64, Seen, bool, Option<usize>)],
+                index: &Option<hashbrown::HashMap<u64, usize>>,
+                k: u64| match index {
+        Some(m) => m.get(&k).copied(),
+        None => seen.iter().position(|s| s.0 == k),
+    };
     let mut reads: Vec<ExtRead> = Vec::new();
     for op in &t.ops {
         let (k, obs, pred) = match *op {
             RegOp::Write(k, v) => {
-                match seen.iter_mut().find(|s| s.0 == k) {
-                    Some(s) => {
-                        s.1 = Seen::Value(v);
-                        s.2 = true;
+                match find(&seen, &index, k) {
+                    Some(i) => {
+                        seen[i].1 = Seen::Value(v);
+                        seen[i].2 = true;
                     }
-                    None => seen.push((k, Seen::Value(v), true)),
+                    None => {
+                        if let Some(m) = &mut index {
+                            m.insert(k, seen.len());
+                        }
+                        seen.push((k, Seen::Value(v), true, None));
+                    }
                 }
                 continue;
             }
@@ -103,8 +119,9 @@ pub(super) fn summarise_reads(
                 Some(pred),
             ),
         };
-        match seen.iter_mut().find(|s| s.0 == k) {
-            Some(s) => {
+        match find(&seen, &index, k) {
+            Some(i) => {
+                let s = &mut seen[i];
                 // Item-only disagreements are the caller's to report with
                 // `skip_internal`; one a predicate takes part in is not.
                 let by_predicate = pred.is_some() || matches!(s.1, Seen::Class(_));
@@ -113,13 +130,16 @@ pub(super) fn summarise_reads(
                         return Err(Violation::Internal { txn: id, key: k });
                     }
                 } else if !s.2 {
-                    if let Some(r) = reads.iter_mut().find(|r| r.key == k) {
-                        r.seen = s.1.clone();
+                    if let Some(r) = s.3 {
+                        reads[r].seen = s.1.clone();
                     }
                 }
             }
             None => {
-                seen.push((k, obs.clone(), false));
+                if let Some(m) = &mut index {
+                    m.insert(k, seen.len());
+                }
+                seen.push((k, obs.clone(), false, Some(reads.len())));
                 reads.push(ExtRead {
                     key: k,
                     seen: obs,
