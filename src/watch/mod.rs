@@ -605,22 +605,40 @@ impl Watcher {
     }
 }
 
-/// Adds `by` to every "line N" a message mentions.
+/// Adds `by` to every "line N" a message mentions, outside the quoted
+/// strings it copies from the input (`found "line 5"` is input, not a place).
 fn shift_line_mentions(msg: &str, by: u64) -> String {
     let mut out = String::with_capacity(msg.len());
     let mut rest = msg;
-    while let Some(at) = rest.find("line ") {
+    while let Some(at) = next_line_mention(rest) {
         out.push_str(&rest[..at + 5]);
         rest = &rest[at + 5..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         match rest[..digits].parse::<u64>() {
-            Ok(n) => out.push_str(&(n + by).to_string()),
+            Ok(n) => out.push_str(&n.saturating_add(by).to_string()),
             Err(_) => out.push_str(&rest[..digits]),
         }
         rest = &rest[digits..];
     }
     out.push_str(rest);
     out
+}
+
+/// Where the first "line " outside a double-quoted string (with `\`
+/// escapes, as `pr_str` writes them) starts.
+fn next_line_mention(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let (mut i, mut quoted) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if quoted => i += 1,
+            b'"' => quoted = !quoted,
+            b'l' if !quoted && b[i..].starts_with(b"line ") => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]
