@@ -26,9 +26,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Runs `gen ARGS | watch WATCH_ARGS -` and samples the watcher's RSS at 1M,
-# 5M and N transactions read (from its --verbose round lines).
+# 5M and N transactions read (from its --verbose round lines); fails unless
+# the final map's :valid? is EXPECT (a figure for a wrong verdict is no figure).
 run() {
-  local label=$1 gen_args=$2 watch_args=$3
+  local label=$1 gen_args=$2 watch_args=$3 expect=$4
   local log="$tmp/$label.log"
   local start=$SECONDS
   # shellcheck disable=SC2086
@@ -59,9 +60,13 @@ run() {
   echo "$label: $(grep '^time' "$log")  (wall ${secs}s for the pipeline)"
   echo "$label: last round: $(grep 'round ' "$log" | tail -n 1)"
   echo "$label: final map: $(tail -n 1 "$tmp/$label.out" | cut -c1-120)"
+  if ! tail -n 1 "$tmp/$label.out" | grep -q ":valid? $expect"; then
+    echo "$label: expected :valid? $expect" >&2
+    exit 1
+  fi
 }
 
-run list-append "-n $n -p 10 -k 100 --seed 1" "-c strict-serializable"
-run stale-read "-n $n -p 10 -k 100 --seed 1 --fault stale-read" "-c strict-serializable --stop-on-first"
+run list-append "-n $n -p 10 -k 100 --seed 1" "-c strict-serializable" true
+run stale-read "-n $n -p 10 -k 100 --seed 1 --fault stale-read" "-c strict-serializable --stop-on-first" false
 echo "stale-read: injected at about $((n / 2)) txns; reported in: $(grep 'round ' "$tmp/stale-read.log" | tail -n 1)"
-run rw-fences "-w rw-register -n $rw_n -p 10 -k 100 --seed 1 --mode serializable --fences 20" "-c serializable --algorithm infer"
+run rw-fences "-w rw-register -n $rw_n -p 10 -k 100 --seed 1 --mode serializable --fences 20" "-c serializable --algorithm infer" true

@@ -44,7 +44,7 @@ use crate::edn::{pr_str, Value};
 use crate::error::InputError;
 use crate::infer::rw_register::RwOptions;
 use crate::model::Workload;
-use crate::model::{History, MopArg, MopFn, OpType, OpValue, SourceFormat};
+use crate::model::{Atom, History, Interner, MopArg, MopFn, OpType, OpValue, SourceFormat};
 use crate::route::{self, CheckOptions, Outcome, Validity};
 use hashbrown::HashSet;
 use store::{Arg, OpRec, Store, Txn, WMop};
@@ -278,15 +278,23 @@ impl Watcher {
             self.indexed = indexed;
         }
         let indexed = indexed.unwrap_or(false);
+        // The fragment's atoms as the store's, each looked up once.
+        let mut xlate = vec![None; h.interner.len()];
         for i in 0..h.ops.len() {
-            self.add_op(&h, i, indexed)?;
+            self.add_op(&h, i, indexed, &mut xlate)?;
         }
         self.dense_base += (h.ops.len() + h.non_client_ops) as u64;
         self.lines_done += lines;
         Ok(())
     }
 
-    fn add_op(&mut self, h: &History, i: usize, indexed: bool) -> Result<(), InputError> {
+    fn add_op(
+        &mut self,
+        h: &History,
+        i: usize,
+        indexed: bool,
+        xlate: &mut [Option<Atom>],
+    ) -> Result<(), InputError> {
         let op = &h.ops[i];
         let index = if indexed {
             op.index
@@ -302,7 +310,7 @@ impl Watcher {
         }
         self.last_index = Some(index);
         let mops = match op.value {
-            OpValue::Mops { .. } => Some(self.convert_mops(h, op)),
+            OpValue::Mops { .. } => Some(self.convert_mops(h, op, xlate)),
             _ => {
                 let f = h.atom_value(op.f);
                 if matches!(&f, Value::Keyword(k) if ["read", "write", "cas"].contains(&k.as_str()))
@@ -344,7 +352,7 @@ impl Watcher {
             text,
             line: op.span.line as u64 + self.lines_done,
         };
-        let f = self.store.interner.atom(&h.atom_value(op.f));
+        let f = store_atom(&mut self.store.interner, h, xlate, op.f);
         if let Collector::List(g) = &mut self.collector {
             for m in mops.iter().flatten() {
                 g.touched.insert(m.key, pos);
@@ -421,12 +429,14 @@ impl Watcher {
         Ok(())
     }
 
-    fn convert_mops(&mut self, h: &History, op: &crate::model::Op) -> Vec<WMop> {
+    fn convert_mops(
+        &mut self,
+        h: &History,
+        op: &crate::model::Op,
+        xlate: &mut [Option<Atom>],
+    ) -> Vec<WMop> {
         let interner = &mut self.store.interner;
-        let mut atom = |a: crate::model::Atom| match a.as_int() {
-            Some(_) => a,
-            None => interner.atom(&h.atom_value(a)),
-        };
+        let mut atom = |a: Atom| store_atom(interner, h, xlate, a);
         h.mops(op)
             .iter()
             .map(|m| WMop {
@@ -605,22 +615,57 @@ impl Watcher {
     }
 }
 
-/// Adds `by` to every "line N" a message mentions.
+/// A fragment's atom as the store's: inline integers are the same; an
+/// interned value is interned in the store once per fragment (`xlate`, by
+/// the fragment's slot), not cloned out of the fragment for every use.
+fn store_atom(into: &mut Interner, h: &History, xlate: &mut [Option<Atom>], a: Atom) -> Atom {
+    let Some(slot) = a.interned_slot() else {
+        return a;
+    };
+    if let Some(&Some(b)) = xlate.get(slot) {
+        return b;
+    }
+    let b = into.atom(&h.atom_value(a));
+    if let Some(x) = xlate.get_mut(slot) {
+        *x = Some(b);
+    }
+    b
+}
+
+/// Adds `by` to every "line N" a message mentions, outside the quoted
+/// strings it copies from the input (`found "line 5"` is input, not a place).
 fn shift_line_mentions(msg: &str, by: u64) -> String {
     let mut out = String::with_capacity(msg.len());
     let mut rest = msg;
-    while let Some(at) = rest.find("line ") {
+    while let Some(at) = next_line_mention(rest) {
         out.push_str(&rest[..at + 5]);
         rest = &rest[at + 5..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         match rest[..digits].parse::<u64>() {
-            Ok(n) => out.push_str(&(n + by).to_string()),
+            Ok(n) => out.push_str(&n.saturating_add(by).to_string()),
             Err(_) => out.push_str(&rest[..digits]),
         }
         rest = &rest[digits..];
     }
     out.push_str(rest);
     out
+}
+
+/// Where the first "line " outside a double-quoted string (with `\`
+/// escapes, as `pr_str` writes them) starts.
+fn next_line_mention(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let (mut i, mut quoted) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if quoted => i += 1,
+            b'"' => quoted = !quoted,
+            b'l' if !quoted && b[i..].starts_with(b"line ") => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]

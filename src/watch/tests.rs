@@ -13,6 +13,21 @@ fn line_mentions_shift() {
     assert_eq!(shift_line_mentions("no lines here", 5), "no lines here");
 }
 
+#[test]
+fn line_mentions_leave_quoted_input_alone() {
+    // Text copied from the input is not a line number (it was rewritten).
+    assert_eq!(
+        shift_line_mentions(r#"at line 2, found "line 5", found "a\"line 5""#, 10),
+        r#"at line 12, found "line 5", found "a\"line 5""#
+    );
+    // A huge number in the input used to overflow the addition (a panic in
+    // debug builds).
+    assert_eq!(
+        shift_line_mentions("at line 18446744073709551615", 3),
+        "at line 18446744073709551615"
+    );
+}
+
 fn read(k: i64, els: &[i64]) -> WMop {
     WMop {
         f: MopFn::Read,
