@@ -114,3 +114,17 @@ fn set_full_unknown_without_stable_elements() {
         Some(&Value::List(vec![Value::Int(1)]))
     );
 }
+
+/// Values Clojure cannot compare (mixed classes, NaN) make `clj_sort` say
+/// so; the inconsistent comparisons must not panic the sort.
+#[test]
+fn clj_sort_of_incomparable_values_is_an_error_not_a_panic() {
+    let mut xs: Vec<Value> = (0..200)
+        .map(|i| match i % 3 {
+            0 => Value::Int(200 - i),
+            1 => Value::kw(&format!("k{i}")),
+            _ => Value::Float("##NaN".into()),
+        })
+        .collect();
+    assert!(super::clj_sort(&mut xs).is_err());
+}
