@@ -492,10 +492,12 @@ pub(crate) fn clj_compare(a: &Value, b: &Value) -> Option<Ordering> {
         }
         (Str(x), Str(y)) => x.encode_utf16().cmp(y.encode_utf16()),
         (Keyword(x), Keyword(y)) | (Symbol(x), Symbol(y)) => {
-            let split = |s: &str| match s.split_once('/') {
-                Some((ns, n)) if !n.is_empty() => (Some(ns.to_string()), n.to_string()),
-                _ => (None, s.to_string()),
-            };
+            fn split(s: &str) -> (Option<&str>, &str) {
+                match s.split_once('/') {
+                    Some((ns, n)) if !n.is_empty() => (Some(ns), n),
+                    _ => (None, s),
+                }
+            }
             split(x).cmp(&split(y))
         }
         (Bool(x), Bool(y)) => x.cmp(y),

@@ -128,3 +128,17 @@ fn clj_sort_of_incomparable_values_is_an_error_not_a_panic() {
         .collect();
     assert!(super::clj_sort(&mut xs).is_err());
 }
+
+/// Keywords compare as Clojure's do: by namespace (none first), then name.
+#[test]
+fn clj_compare_orders_keywords_by_namespace_then_name() {
+    let mut xs = vec![
+        Value::kw("b/a"),
+        Value::kw("z"),
+        Value::kw("a/z"),
+        Value::kw("a"),
+    ];
+    super::clj_sort(&mut xs).unwrap();
+    let names: Vec<String> = xs.iter().map(crate::edn::pr_str).collect();
+    assert_eq!(names, [":a", ":z", ":a/z", ":b/a"]);
+}
