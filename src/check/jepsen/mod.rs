@@ -88,7 +88,7 @@ pub struct JOp {
     /// `:f` and `:value` are read from it (see [`JOp::process`]).
     pub map: Value,
     /// Positions of `:process`, `:f` and `:value` in `map`'s entries.
-    fields: [u8; 3],
+    fields: [u32; 3],
     /// 1-based line and column of the op's opening brace.
     pub at: (u32, u32),
 }
@@ -274,7 +274,7 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
         let pos = |name: &str| {
             map.iter()
                 .position(|(k, _)| matches!(k, Value::Keyword(x) if x == name))
-                .unwrap_or(0) as u8
+                .unwrap_or(0) as u32
         };
         let fields = [pos("process"), pos("f"), pos("value")];
         h.pair.push(partner);

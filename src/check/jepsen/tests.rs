@@ -142,3 +142,14 @@ fn clj_compare_orders_keywords_by_namespace_then_name() {
     let names: Vec<String> = xs.iter().map(crate::edn::pr_str).collect();
     assert_eq!(names, [":a", ":z", ":a/z", ":b/a"]);
 }
+
+/// An op with thousands of extra keys still has its own `:value` (field
+/// positions past 255 once wrapped and read another key's value).
+#[test]
+fn value_of_an_op_with_many_keys() {
+    let extra: String = (0..2000).map(|i| format!(" :k{i} {i}")).collect();
+    let src = format!("{{:index 0, :type :invoke, :process 0, :f :add, :value 7{extra}}}\n");
+    let h = read_ops(src.as_bytes(), "h.edn", false).unwrap();
+    assert_eq!(h.ops[0].value(), &Value::Int(7));
+    assert_eq!(h.ops[0].process(), &Value::Int(0));
+}
