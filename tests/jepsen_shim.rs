@@ -11,7 +11,6 @@
 
 mod common;
 
-use common::number_after;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -45,29 +44,13 @@ fn clojure_suite_passes_against_the_binary() {
     };
     let corpus_root = corpus.parent().expect("corpus root").to_path_buf();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-
-    let out = Command::new("java")
-        .args([
-            "-cp",
-            &classpath,
-            "clojure.main",
-            "-m",
-            "ellery.jepsen-test",
-        ])
-        .current_dir(repo)
-        .env("ELLERY_BIN", env!("CARGO_BIN_EXE_ellery"))
-        .env("ELLERY_CORPUS_DIR", &corpus_root)
-        .env("ELLERY_REPO_DIR", repo)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run java");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let report = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
-    assert!(
-        out.status.success(),
-        "the Clojure suite failed ({}):\n{report}",
-        out.status
+    let (stdout, report) = common::run_clojure_suite(
+        &classpath,
+        "ellery.jepsen-test",
+        &[
+            ("ELLERY_CORPUS_DIR", corpus_root.as_os_str()),
+            ("ELLERY_REPO_DIR", repo.as_os_str()),
+        ],
     );
 
     let rw = binary_has_rw_register(&corpus_root);
@@ -77,18 +60,5 @@ fn clojure_suite_passes_against_the_binary() {
         "the suite's rw-register probe disagrees with the binary:\n{report}"
     );
     let expected = ASSERTIONS + if rw { RW_REGISTER_ASSERTIONS } else { 0 };
-    assert_eq!(
-        number_after(&stdout, "Ran "),
-        Some(TESTS),
-        "number of tests:\n{report}"
-    );
-    assert_eq!(
-        number_after(&stdout, "tests containing "),
-        Some(expected),
-        "number of assertions:\n{report}"
-    );
-    assert!(
-        stdout.contains("\n0 failures, 0 errors."),
-        "failures reported:\n{report}"
-    );
+    common::assert_suite_counts(&stdout, &report, TESTS, expected);
 }

@@ -15,9 +15,7 @@
 
 mod common;
 
-use common::number_after;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Tests and assertions in `ellery.jepsen.workloads-test`, without the
 /// predicate verdicts, and those. Update with the suite.
@@ -30,28 +28,8 @@ fn clojure_workload_suite_passes_against_the_binary() {
     let Some(classpath) = common::clojure_classpath() else {
         return;
     };
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("java")
-        .args([
-            "-cp",
-            &classpath,
-            "clojure.main",
-            "-m",
-            "ellery.jepsen.workloads-test",
-        ])
-        .current_dir(repo)
-        .env("ELLERY_BIN", env!("CARGO_BIN_EXE_ellery"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run java");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let report = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
-    assert!(
-        out.status.success(),
-        "the Clojure suite failed ({}):\n{report}",
-        out.status
-    );
+    let (stdout, report) =
+        common::run_clojure_suite(&classpath, "ellery.jepsen.workloads-test", &[]);
     let pending: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("PENDING"))
@@ -61,20 +39,11 @@ fn clojure_workload_suite_passes_against_the_binary() {
     }
     // Issue 18 has landed: the predicate verdicts must be asserted.
     assert!(pending.is_empty(), "predicate verdicts pending:\n{report}");
-    let expected = ASSERTIONS + PREDICATE_VERDICT_ASSERTIONS;
-    assert_eq!(
-        number_after(&stdout, "Ran "),
-        Some(TESTS),
-        "number of tests:\n{report}"
-    );
-    assert_eq!(
-        number_after(&stdout, "tests containing "),
-        Some(expected),
-        "number of assertions:\n{report}"
-    );
-    assert!(
-        stdout.contains("\n0 failures, 0 errors."),
-        "failures reported:\n{report}"
+    common::assert_suite_counts(
+        &stdout,
+        &report,
+        TESTS,
+        ASSERTIONS + PREDICATE_VERDICT_ASSERTIONS,
     );
 }
 

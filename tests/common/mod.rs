@@ -287,3 +287,54 @@ pub fn number_after(text: &str, prefix: &str) -> Option<usize> {
     let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
     digits.parse().ok()
 }
+
+/// Runs the Clojure test namespace `ns` (with `clojure_classpath`'s
+/// `classpath`) against this build's binary, with `env` added to its
+/// environment, and asserts it exited 0. Returns its stdout and a report
+/// (stdout and stderr) for assertion messages.
+#[allow(dead_code)]
+pub fn run_clojure_suite(
+    classpath: &str,
+    ns: &str,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (String, String) {
+    use std::process::{Command, Stdio};
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("java")
+        .args(["-cp", classpath, "clojure.main", "-m", ns])
+        .current_dir(repo)
+        .env("ELLERY_BIN", env!("CARGO_BIN_EXE_ellery"))
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run java");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(
+        out.status.success(),
+        "the Clojure suite failed ({}):\n{report}",
+        out.status
+    );
+    (stdout, report)
+}
+
+/// Asserts a clojure.test summary in `stdout`: `tests` tests, `assertions`
+/// assertions, no failure or error.
+#[allow(dead_code)]
+pub fn assert_suite_counts(stdout: &str, report: &str, tests: usize, assertions: usize) {
+    assert_eq!(
+        number_after(stdout, "Ran "),
+        Some(tests),
+        "number of tests:\n{report}"
+    );
+    assert_eq!(
+        number_after(stdout, "tests containing "),
+        Some(assertions),
+        "number of assertions:\n{report}"
+    );
+    assert!(
+        stdout.contains("\n0 failures, 0 errors."),
+        "failures reported:\n{report}"
+    );
+}

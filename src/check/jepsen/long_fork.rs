@@ -110,7 +110,7 @@ fn check_inner(h: &JHistory, n: i64) -> Result<Value, String> {
     let mut groups: Vec<(Vec<&Value>, Vec<usize>)> = Vec::new();
     for (i, (_, m)) in reads.iter().enumerate() {
         let mut keys: Vec<&Value> = m.iter().map(|(k, _)| *k).collect();
-        keys.sort_by_key(|k| pr_str(k));
+        keys.sort_by_cached_key(|k| pr_str(k));
         match groups.iter_mut().find(|(ks, _)| *ks == keys) {
             Some((_, rs)) => rs.push(i),
             None => groups.push((keys, vec![i])),

@@ -88,7 +88,7 @@ pub struct JOp {
     /// `:f` and `:value` are read from it (see [`JOp::process`]).
     pub map: Value,
     /// Positions of `:process`, `:f` and `:value` in `map`'s entries.
-    fields: [u8; 3],
+    fields: [u32; 3],
     /// 1-based line and column of the op's opening brace.
     pub at: (u32, u32),
 }
@@ -274,7 +274,7 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
         let pos = |name: &str| {
             map.iter()
                 .position(|(k, _)| matches!(k, Value::Keyword(x) if x == name))
-                .unwrap_or(0) as u8
+                .unwrap_or(0) as u32
         };
         let fields = [pos("process"), pos("f"), pos("value")];
         h.pair.push(partner);
@@ -492,10 +492,12 @@ pub(crate) fn clj_compare(a: &Value, b: &Value) -> Option<Ordering> {
         }
         (Str(x), Str(y)) => x.encode_utf16().cmp(y.encode_utf16()),
         (Keyword(x), Keyword(y)) | (Symbol(x), Symbol(y)) => {
-            let split = |s: &str| match s.split_once('/') {
-                Some((ns, n)) if !n.is_empty() => (Some(ns.to_string()), n.to_string()),
-                _ => (None, s.to_string()),
-            };
+            fn split(s: &str) -> (Option<&str>, &str) {
+                match s.split_once('/') {
+                    Some((ns, n)) if !n.is_empty() => (Some(ns), n),
+                    _ => (None, s),
+                }
+            }
             split(x).cmp(&split(y))
         }
         (Bool(x), Bool(y)) => x.cmp(y),

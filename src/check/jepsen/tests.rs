@@ -114,3 +114,42 @@ fn set_full_unknown_without_stable_elements() {
         Some(&Value::List(vec![Value::Int(1)]))
     );
 }
+
+/// Values Clojure cannot compare (mixed classes, NaN) make `clj_sort` say
+/// so; the inconsistent comparisons must not panic the sort.
+#[test]
+fn clj_sort_of_incomparable_values_is_an_error_not_a_panic() {
+    let mut xs: Vec<Value> = (0..200)
+        .map(|i| match i % 3 {
+            0 => Value::Int(200 - i),
+            1 => Value::kw(&format!("k{i}")),
+            _ => Value::Float("##NaN".into()),
+        })
+        .collect();
+    assert!(super::clj_sort(&mut xs).is_err());
+}
+
+/// Keywords compare as Clojure's do: by namespace (none first), then name.
+#[test]
+fn clj_compare_orders_keywords_by_namespace_then_name() {
+    let mut xs = vec![
+        Value::kw("b/a"),
+        Value::kw("z"),
+        Value::kw("a/z"),
+        Value::kw("a"),
+    ];
+    super::clj_sort(&mut xs).unwrap();
+    let names: Vec<String> = xs.iter().map(crate::edn::pr_str).collect();
+    assert_eq!(names, [":a", ":z", ":a/z", ":b/a"]);
+}
+
+/// An op with thousands of extra keys still has its own `:value` (field
+/// positions past 255 once wrapped and read another key's value).
+#[test]
+fn value_of_an_op_with_many_keys() {
+    let extra: String = (0..2000).map(|i| format!(" :k{i} {i}")).collect();
+    let src = format!("{{:index 0, :type :invoke, :process 0, :f :add, :value 7{extra}}}\n");
+    let h = read_ops(src.as_bytes(), "h.edn", false).unwrap();
+    assert_eq!(h.ops[0].value(), &Value::Int(7));
+    assert_eq!(h.ops[0].process(), &Value::Int(0));
+}
