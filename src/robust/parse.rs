@@ -238,7 +238,7 @@ impl Parser {
         let a = self.int()?;
         if self.eat_sym("..") {
             let b = self.int()?;
-            if b < a || b - a > 1000 {
+            if b.checked_sub(a).is_none_or(|d| !(0..=1000).contains(&d)) {
                 return self.err_at(
                     pos,
                     format!("range {a}..{b} must be ascending and hold at most 1001 values"),
