@@ -363,6 +363,18 @@ fn init_range_wider_than_i64_is_a_parse_error() {
     );
 }
 
+/// Ranges on several key fields multiply: their product is bounded at parse
+/// time instead of building a billion-record universe.
+#[test]
+fn init_key_product_is_bounded() {
+    let src = "table T (id pk, w pk, u pk, v)\ninit T { id: 1..1000, w: 1..1000, u: 1..1000, v: 0 }\ntxn A() { SKIP; }\n";
+    let got = robust::load(src).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(got, "2:6: init of `T` names more than 10000 records");
+    let ok =
+        "table T (id pk, w pk, v)\ninit T { id: 1..100, w: 1..100, v: 0 }\ntxn A() { SKIP; }\n";
+    assert!(robust::load(ok).is_ok());
+}
+
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
 impl Rng {
