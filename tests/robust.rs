@@ -351,6 +351,30 @@ fn parse_errors_name_line_and_column() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A range whose width overflows i64 is a parse error, not a panic (debug) or
+/// an unbounded allocation (release).
+#[test]
+fn init_range_wider_than_i64_is_a_parse_error() {
+    let src = "table T (id pk, v)\ninit T { id: -9223372036854775807..9223372036854775807, v: 0 }\ntxn A() { SKIP; }\n";
+    let got = robust::load(src).map(|_| ()).unwrap_err().to_string();
+    assert!(
+        got.contains("must be ascending and hold at most 1001 values"),
+        "{got}"
+    );
+}
+
+/// Ranges on several key fields multiply: their product is bounded at parse
+/// time instead of building a billion-record universe.
+#[test]
+fn init_key_product_is_bounded() {
+    let src = "table T (id pk, w pk, u pk, v)\ninit T { id: 1..1000, w: 1..1000, u: 1..1000, v: 0 }\ntxn A() { SKIP; }\n";
+    let got = robust::load(src).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(got, "2:6: init of `T` names more than 10000 records");
+    let ok =
+        "table T (id pk, w pk, v)\ninit T { id: 1..100, w: 1..100, v: 0 }\ntxn A() { SKIP; }\n";
+    assert!(robust::load(ok).is_ok());
+}
+
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
 impl Rng {

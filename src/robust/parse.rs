@@ -25,6 +25,9 @@ const SYMS: &[&str] = &[
     "/", ".",
 ];
 
+/// The most initial records one `init` line may name (the product of its key sets).
+const MAX_INIT_RECORDS: usize = 10_000;
+
 fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
     let mut out = Vec::new();
     let chars: Vec<char> = src.chars().collect();
@@ -238,7 +241,7 @@ impl Parser {
         let a = self.int()?;
         if self.eat_sym("..") {
             let b = self.int()?;
-            if b < a || b - a > 1000 {
+            if b.checked_sub(a).is_none_or(|d| !(0..=1000).contains(&d)) {
                 return self.err_at(
                     pos,
                     format!("range {a}..{b} must be ascending and hold at most 1001 values"),
@@ -397,6 +400,18 @@ impl Parser {
             }
         }
         self.sym("}")?;
+        // The initial records are the product of the key sets: bound it, or a
+        // few ranges on key fields ask for billions of records.
+        let n = values
+            .iter()
+            .flatten()
+            .try_fold(1usize, |n, v| n.checked_mul(v.len()));
+        if n.is_none_or(|n| n > MAX_INIT_RECORDS) {
+            return self.err_at(
+                pos,
+                format!("init of `{name}` names more than {MAX_INIT_RECORDS} records"),
+            );
+        }
         let mut out = Vec::new();
         for (fi, v) in values.into_iter().enumerate() {
             match v {

@@ -48,36 +48,22 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
             }
         }
     }
-    let mut out = Vec::new();
-    if failed.is_empty() {
-        return out;
-    }
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
-            continue;
-        }
-        for m in h.mops(op) {
-            if m.f != MopFn::Read {
-                continue;
-            }
-            if let Some(&w) = failed.get(&(m.key, arg_val(m.arg))) {
-                out.push(Value::kw_map(vec![
-                    ("op", h.op_value(i)),
-                    ("mop", h.mop_value(m)),
-                    ("writer", h.op_value(w as usize)),
-                ]));
-            }
-        }
-    }
-    out
+    reads_of(h, &failed, false)
 }
 
 /// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
 /// its own transaction.
 pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
     let intermediate = crate::infer::txn::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg));
+    reads_of(h, &intermediate, true)
+}
+
+/// The `:ok` reads of a value `writers` names (key, value → writer's
+/// position), as Elle's `{:op :mop :writer}` cases; `skip_own` drops reads
+/// whose writer is the reading op itself.
+fn reads_of(h: &History, writers: &HashMap<(Atom, Val), u32>, skip_own: bool) -> Vec<Value> {
     let mut out = Vec::new();
-    if intermediate.is_empty() {
+    if writers.is_empty() {
         return out;
     }
     for (i, op) in h.ops.iter().enumerate() {
@@ -88,8 +74,8 @@ pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
             if m.f != MopFn::Read {
                 continue;
             }
-            if let Some(&w) = intermediate.get(&(m.key, arg_val(m.arg))) {
-                if h.ops[w as usize].index != op.index {
+            if let Some(&w) = writers.get(&(m.key, arg_val(m.arg))) {
+                if !skip_own || h.ops[w as usize].index != op.index {
                     out.push(Value::kw_map(vec![
                         ("op", h.op_value(i)),
                         ("mop", h.mop_value(m)),

@@ -206,67 +206,41 @@ fn lost_update_and_internal_cases() {
 
 #[test]
 fn elle_errors_become_input_errors() {
-    let bytes = |s: &str| s.as_bytes().to_vec();
+    // Checks `src` as an rw-register history; the input error it must give.
+    let input_error = |src: &str, what: &str| {
+        let h = read_history_bytes(src.as_bytes().to_vec(), "h.edn", SourceFormat::Edn)
+            .expect("readable");
+        crate::check(
+            &h,
+            &CheckOptions {
+                algorithm: Algorithm::Infer,
+                workload: Some(Workload::RwRegister),
+                rw: RwOptions::default(),
+                ..CheckOptions::default()
+            },
+        )
+        .expect_err(what)
+        .into_input()
+        .expect("an input error")
+    };
     // A value written twice and read.
-    let h = read_history_bytes(
-        bytes("{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}\n{:type :ok, :process 2, :value [[:r :x 1]]}\n"),
-        "dup.edn",
-        SourceFormat::Edn,
-    )
-    .expect("readable");
-    let e = crate::check(
-        &h,
-        &CheckOptions {
-            algorithm: Algorithm::Infer,
-            workload: Some(Workload::RwRegister),
-            rw: RwOptions::default(),
-            ..CheckOptions::default()
-        },
-    )
-    .expect_err("duplicate write")
-    .into_input()
-    .expect("an input error");
+    let e = input_error(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}\n{:type :ok, :process 2, :value [[:r :x 1]]}\n",
+        "duplicate write",
+    );
     assert_eq!((e.line, e.column), (2, 1), "{e}");
     assert!(e.message.contains("more than one op"), "{e}");
     // Keys of two types (Elle's assert-type-sanity).
-    let h = read_history_bytes(
-        bytes("{:type :ok, :process 0, :value [[:w :x 1]]}\n  {:type :ok, :process 1, :value [[:w \"x\" 2]]}\n"),
-        "mixed.edn",
-        SourceFormat::Edn,
-    )
-    .expect("readable");
-    let e = crate::check(
-        &h,
-        &CheckOptions {
-            algorithm: Algorithm::Infer,
-            workload: Some(Workload::RwRegister),
-            rw: RwOptions::default(),
-            ..CheckOptions::default()
-        },
-    )
-    .expect_err("mixed keys")
-    .into_input()
-    .expect("an input error");
+    let e = input_error(
+        "{:type :ok, :process 0, :value [[:w :x 1]]}\n  {:type :ok, :process 1, :value [[:w \"x\" 2]]}\n",
+        "mixed keys",
+    );
     assert_eq!((e.line, e.column), (2, 3), "{e}");
     // Micro-ops other than :r and :w.
-    let h = read_history_bytes(
-        bytes("{:type :ok, :process 0, :value [[:append :x 1]]}\n"),
-        "append.edn",
-        SourceFormat::Edn,
-    )
-    .expect("readable");
-    let e = crate::check(
-        &h,
-        &CheckOptions {
-            algorithm: Algorithm::Infer,
-            workload: Some(Workload::RwRegister),
-            rw: RwOptions::default(),
-            ..CheckOptions::default()
-        },
-    )
-    .expect_err("append")
-    .into_input()
-    .expect("an input error");
+    let e = input_error(
+        "{:type :ok, :process 0, :value [[:append :x 1]]}\n",
+        "append",
+    );
     assert!(e.message.contains(":append"), "{e}");
 }
 

@@ -169,8 +169,8 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         }
         for k in keys {
             let vals: Vec<i64> = (0..t.fields.len()).map(|f| init.values[f][0]).collect();
-            init_vals.insert((init.table, k.clone()), vals);
-            if !recs.contains(&(init.table, k.clone())) {
+            // `recs` holds exactly the keys `init_vals` held before: no linear scan.
+            if init_vals.insert((init.table, k.clone()), vals).is_none() {
                 recs.push((init.table, k));
             }
         }
