@@ -520,6 +520,18 @@ pub(crate) fn clj_compare(a: &Value, b: &Value) -> Option<Ordering> {
 
 /// Sorts as Clojure's `sort` does, or says why it would throw.
 pub(crate) fn clj_sort(values: &mut [Value]) -> Result<(), String> {
+    // Refuse before sorting what Clojure could not compare (other types than
+    // the first value's, NaN): a comparator that is not a total order may
+    // make the standard sort panic.
+    if let Some(first) = values.first() {
+        if let Some(v) = values.iter().find(|v| clj_compare(first, v).is_none()) {
+            return Err(format!(
+                "cannot compare {} with {}",
+                crate::edn::pr_str(first),
+                crate::edn::pr_str(v)
+            ));
+        }
+    }
     let mut bad = None;
     values.sort_by(|a, b| {
         clj_compare(a, b).unwrap_or_else(|| {
