@@ -399,7 +399,81 @@ fn check_list_append_exact(
     history: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
-    list_append_with(history, opts, list_append::analyze_exact)
+    list_append::validate(history)?;
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    let extra = extra_graph(opts);
+    let inference = match list_append::analyze_exact(history, extra) {
+        Ok(i) => i,
+        Err(r) => return refused(history, r),
+    };
+    let outcome = check_inferred(history, opts, &inference, clock);
+    if outcome.validity != Validity::Valid || !list_append_orders_matter(opts) {
+        return Ok(outcome);
+    }
+    let open = list_append::open_orders(history, &inference);
+    if open.is_empty() {
+        return Ok(outcome);
+    }
+    let decided = list_append::decide_open_orders(
+        history,
+        extra,
+        &open,
+        LIST_APPEND_MAX_ORDERS,
+        |inf| {
+            let o = check_inferred(history, opts, inf, clock);
+            let passes = match o.validity {
+                Validity::Valid => Some(true),
+                Validity::Invalid => Some(false),
+                Validity::Unknown => None,
+            };
+            (passes, o)
+        },
+    );
+    let unknown = |cause: &str| {
+        Outcome::from_result(Value::kw_map(vec![
+            ("valid?", Value::kw("unknown")),
+            ("cause", Value::kw(cause)),
+        ]))
+    };
+    let say = |what: String| opts.say(|| format!("{}: {what}", history.origin));
+    Ok(match decided {
+        Ok(list_append::OrderDecision::SomeOrderPasses) => {
+            say(format!("{} orders of unrevealed appends tried; one passes", open.combinations()));
+            outcome
+        }
+        Ok(list_append::OrderDecision::EveryOrderFails(o)) => {
+            say(format!("each of the {} orders of the appends no read reveals has a forbidden cycle; the first order's is reported", open.combinations()));
+            o
+        }
+        Ok(list_append::OrderDecision::Undecided) => unknown("cycle-search-timeout"),
+        Ok(list_append::OrderDecision::TooMany(n)) => {
+            say(format!("{n} orders of unrevealed appends, over the limit of {LIST_APPEND_MAX_ORDERS}"));
+            unknown("too-many-unrevealed-append-orders")
+        }
+        Err(r) => return refused(history, r),
+    })
+}
+
+/// Orders of unrevealed list appends (see [`list_append::open_orders`])
+/// `auto` tries at most, in all.
+pub const LIST_APPEND_MAX_ORDERS: u64 = 4096;
+
+/// Whether the requested models can tell orders of unrevealed appends
+/// apart: only when they forbid some cycles with rw edges but not all
+/// (snapshot isolation, consistent view), or mix classes. Elle's graph
+/// decides the rest exactly: if its relevant edges are acyclic, ordering
+/// the appends by a topological order keeps them so.
+fn list_append_orders_matter(opts: &CheckOptions) -> bool {
+    use crate::check::sat::{constraints, Isolation};
+    let cs = constraints(&opts.expectations.prohibited());
+    cs.len() > 1
+        || cs.iter().any(|c| {
+            matches!(
+                c.isolation,
+                Isolation::SnapshotIsolation | Isolation::ConsistentView
+            )
+        })
 }
 
 type ListAnalysis = fn(&History, ExtraGraph) -> Result<Inference<'static>, Refusal>;

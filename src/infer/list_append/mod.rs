@@ -14,11 +14,13 @@ use hashbrown::{HashMap, HashSet};
 
 mod cases;
 mod explain;
+mod unrevealed;
 
 use cases::duplicates;
 pub(crate) use cases::{dirty_updates, g1a_cases, g1b_cases, internal_cases};
 pub use cases::{thin_air_reads, unrevealed_appends};
 use explain::AppendExplainer;
+pub use unrevealed::{analyze_ordered, decide_open_orders, open_orders, OpenOrders, OrderDecision};
 
 /// A list element or the initial (empty) state of a key.
 type Elem = Option<Atom>;
@@ -347,13 +349,24 @@ pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
 
 /// Runs the full list-append analysis.
 pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
+    analyze_with(h, extra, |_| {})
+}
+
+/// [`analyze`], with `orders` rewriting the inferred version orders before
+/// any edge is built (see [`analyze_ordered`]).
+fn analyze_with(
+    h: &History,
+    extra: ExtraGraph,
+    orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
+) -> Result<Inference<'static>, Refusal> {
     verify(h)?;
     let n = h.ops.len();
     let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
     let mut anomalies = Anomalies::default();
 
     // Indices over the possible (ok + info) ops.
-    let sv = sorted_values(h, is_possible);
+    let mut sv = sorted_values(h, is_possible);
+    orders(&mut sv.orders);
     let mut writes = HashMap::new();
     let mut reads: HashMap<(Atom, Elem), Vec<u32>> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {

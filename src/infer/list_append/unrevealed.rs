@@ -1,0 +1,293 @@
+//! Exact verdicts when no read reveals the order of a key's last appends
+//! (issue 22 §4).
+//!
+//! Elle (and [`analyze`]) orders the appended elements no read shows after
+//! the longest read, all at the same place: each gets a ww edge from the
+//! last shown element's writer and an rw edge from its readers, and none
+//! gets an edge from another. The real order is one of the total orders of
+//! these appends. Every choice's graph contains each of Elle's cycles
+//! (Elle's edges are paths with the same rw edges in it), so an inferred
+//! anomaly holds for every choice; but a choice adds ww edges between the
+//! unrevealed appends, which can close a cycle a model forbids where Elle
+//! sees one it allows (two transactions appending to a key, each with an rw
+//! edge to the other: G2-item as inferred, G-single-item under either
+//! order, so not snapshot isolation).
+//!
+//! The search is kept small by two facts. A new ww edge between two
+//! transactions lies on a new cycle only if they are in the same strongly
+//! connected component of Elle's graph: ordering the unrevealed appends of
+//! different components by a topological order of the components adds no
+//! cycle, and every cycle of another order maps to a closed walk of this
+//! one with the same rw edges (so as forbidden). So only the order within
+//! each component is a choice. An `:info` transaction whose appends no read
+//! shows takes part in no choice: dropping it (it may not have committed)
+//! only removes edges, and Elle's graph gives it no outgoing edge anyway.
+//! [`decide_open_orders`] then tries every remaining combination.
+
+use super::*;
+use crate::graph::scc::nontrivial_sccs;
+use crate::graph::{topological_order, DiGraph};
+
+/// One key whose unrevealed appends (by committed or observed `:info`
+/// transactions) come from two or more transactions: those transactions in
+/// blocks, in a topological order of the components of Elle's graph; the
+/// transactions of one block share a component and may come in any order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OpenKey {
+    key: Atom,
+    blocks: Vec<Vec<u32>>,
+}
+
+/// The choices of order an exact list-append verdict must try (see the
+/// module doc): empty when Elle's graph already decides.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpenOrders {
+    keys: Vec<OpenKey>,
+}
+
+impl OpenOrders {
+    /// Whether no choice can change the verdict (no block of two or more).
+    pub fn is_empty(&self) -> bool {
+        self.free_blocks().next().is_none()
+    }
+
+    /// How many combinations of orders there are (saturating).
+    pub fn combinations(&self) -> u64 {
+        self.free_blocks()
+            .map(|b| (2..=b.len() as u64).fold(1u64, |a, i| a.saturating_mul(i)))
+            .fold(1u64, |a, f| a.saturating_mul(f))
+    }
+
+    /// The keys with a choice, for messages.
+    pub fn keys(&self) -> impl Iterator<Item = Atom> + '_ {
+        self.keys.iter().map(|k| k.key)
+    }
+
+    fn free_blocks(&self) -> impl Iterator<Item = &Vec<u32>> {
+        self.keys
+            .iter()
+            .flat_map(|k| k.blocks.iter())
+            .filter(|b| b.len() > 1)
+    }
+}
+
+/// The orders left open by the reads of a list-append history whose Elle
+/// inference is `inference` (from [`analyze`] or [`super::analyze_exact`]
+/// on `h`).
+pub fn open_orders(h: &History, inference: &Inference<'_>) -> OpenOrders {
+    let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
+    let orders = sorted_values(h, is_possible).orders;
+    let revealed = |k: Atom, e: Atom| orders.get(&k).is_some_and(|o| o.indices.contains_key(&e));
+    let appends = |i: usize| {
+        h.mops(&h.ops[i])
+            .iter()
+            .filter(|m| m.f == MopFn::Append)
+            .map(|m| (m.key, append_value(m)))
+    };
+    let mut keys: Vec<Atom> = Vec::new();
+    let mut by_key: HashMap<Atom, Vec<u32>> = HashMap::new();
+    for i in 0..h.ops.len() {
+        let observed = match h.ops[i].op_type {
+            OpType::Ok => true,
+            OpType::Info => appends(i).any(|(k, e)| revealed(k, e)),
+            _ => false,
+        };
+        if !observed {
+            continue;
+        }
+        for (k, e) in appends(i) {
+            if revealed(k, e) {
+                continue;
+            }
+            let ops = by_key.entry(k).or_insert_with(|| {
+                keys.push(k);
+                Vec::new()
+            });
+            if ops.last() != Some(&(i as u32)) {
+                ops.push(i as u32);
+            }
+        }
+    }
+    keys.retain(|k| by_key[k].len() > 1);
+    if keys.is_empty() {
+        return OpenOrders::default();
+    }
+    let rank = component_ranks(h.ops.len(), &inference.edges);
+    let keys = keys
+        .into_iter()
+        .map(|key| {
+            let mut ops = by_key.remove(&key).expect("collected");
+            ops.sort_by_key(|&o| (rank[o as usize], o));
+            let blocks = ops
+                .chunk_by(|a, b| rank[*a as usize] == rank[*b as usize])
+                .map(|b| b.to_vec())
+                .collect();
+            OpenKey { key, blocks }
+        })
+        .collect();
+    OpenOrders { keys }
+}
+
+/// Each vertex's component's position in a topological order of the
+/// components of the graph on `0..n` with these edges (vertices of one
+/// strongly connected component share it).
+fn component_ranks(n: usize, edges: &[(u32, u32, crate::graph::Rels)]) -> Vec<u32> {
+    let g = DiGraph::from_edge_slice(n, edges);
+    let sccs = nontrivial_sccs(&g);
+    // Component ids: one per nontrivial SCC, then one per other vertex.
+    let mut comp: Vec<u32> = vec![u32::MAX; n];
+    for (c, scc) in sccs.iter().enumerate() {
+        for &v in scc {
+            comp[v as usize] = c as u32;
+        }
+    }
+    let mut next = sccs.len() as u32;
+    for c in comp.iter_mut().filter(|c| **c == u32::MAX) {
+        *c = next;
+        next += 1;
+    }
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); next as usize];
+    for (a, b, _) in g.edges() {
+        let (ca, cb) = (comp[a as usize], comp[b as usize]);
+        if ca != cb {
+            out[ca as usize].push(cb);
+        }
+    }
+    let order = topological_order(next as usize, |c| out[c as usize].clone())
+        .expect("the graph of components is acyclic");
+    let pos = crate::graph::positions(&order);
+    comp.iter().map(|&c| pos[c as usize]).collect()
+}
+
+/// [`analyze`] with each listed key's unrevealed appends in the given order
+/// of transactions (op positions; each one's unrevealed elements in its
+/// program order) after the elements the reads show.
+pub fn analyze_ordered(
+    h: &History,
+    extra: ExtraGraph,
+    orders: &[(Atom, Vec<u32>)],
+) -> Result<Inference<'static>, Refusal> {
+    analyze_with(h, extra, |inferred| {
+        for (k, ops) in orders {
+            let o = inferred.entry(*k).or_default();
+            for &op in ops {
+                for m in h.mops(&h.ops[op as usize]) {
+                    let e = append_value(m);
+                    if m.f == MopFn::Append && m.key == *k && !o.indices.contains_key(&e) {
+                        o.indices.insert(e, o.values.len());
+                        o.values.push(e);
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// What [`decide_open_orders`] found.
+#[derive(Debug)]
+pub enum OrderDecision<T> {
+    /// Some order passes the check: the inferred verdict stands.
+    SomeOrderPasses,
+    /// Every order fails it; the check's answer for the first order (in
+    /// history order of the transactions, lexicographically).
+    EveryOrderFails(T),
+    /// Some order's check was inconclusive and none passed.
+    Undecided,
+    /// More combinations than the limit.
+    TooMany(u64),
+}
+
+/// Tries every combination of `open`'s orders (at most `limit`), building
+/// each one's inference and asking `check` whether it passes (`Some(true)`),
+/// fails (`Some(false)`, with its answer) or cannot tell (`None`); stops at
+/// the first that passes.
+pub fn decide_open_orders<T>(
+    h: &History,
+    extra: ExtraGraph,
+    open: &OpenOrders,
+    limit: u64,
+    mut check: impl FnMut(&Inference<'static>) -> (Option<bool>, T),
+) -> Result<OrderDecision<T>, Refusal> {
+    let combinations = open.combinations();
+    if combinations > limit {
+        return Ok(OrderDecision::TooMany(combinations));
+    }
+    // The current permutation of every block, starting in history order.
+    let mut blocks: Vec<Vec<Vec<u32>>> = open.keys.iter().map(|k| k.blocks.clone()).collect();
+    let mut first = None;
+    let mut undecided = false;
+    loop {
+        let orders: Vec<(Atom, Vec<u32>)> = open
+            .keys
+            .iter()
+            .zip(&blocks)
+            .map(|(k, bs)| (k.key, bs.concat()))
+            .collect();
+        let inference = analyze_ordered(h, extra, &orders)?;
+        match check(&inference) {
+            (Some(true), _) => return Ok(OrderDecision::SomeOrderPasses),
+            (Some(false), answer) => {
+                first.get_or_insert(answer);
+            }
+            (None, _) => undecided = true,
+        }
+        // The next combination: an odometer over the blocks' permutations.
+        let mut advanced = false;
+        for b in blocks.iter_mut().flatten().filter(|b| b.len() > 1) {
+            if next_permutation(b) {
+                advanced = true;
+                break;
+            }
+            // `next_permutation` wrapped the block back to sorted order.
+        }
+        if !advanced {
+            break;
+        }
+    }
+    Ok(match first {
+        Some(answer) if !undecided => OrderDecision::EveryOrderFails(answer),
+        _ => OrderDecision::Undecided,
+    })
+}
+
+/// Rearranges `xs` into the next permutation in lexicographic order;
+/// `false` (and `xs` sorted again) after the last.
+fn next_permutation(xs: &mut [u32]) -> bool {
+    let Some(i) = (1..xs.len()).rev().find(|&i| xs[i - 1] < xs[i]) else {
+        xs.reverse();
+        return false;
+    };
+    let j = (i..xs.len())
+        .rev()
+        .find(|&j| xs[j] > xs[i - 1])
+        .expect("a larger element after the pivot");
+    xs.swap(i - 1, j);
+    xs[i..].reverse();
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_permutation;
+
+    #[test]
+    fn permutations_run_through_every_order_and_wrap() {
+        let mut xs = [1, 2, 3];
+        let mut seen = vec![xs.to_vec()];
+        while next_permutation(&mut xs) {
+            seen.push(xs.to_vec());
+        }
+        assert_eq!(
+            seen,
+            vec![
+                vec![1, 2, 3],
+                vec![1, 3, 2],
+                vec![2, 1, 3],
+                vec![2, 3, 1],
+                vec![3, 1, 2],
+                vec![3, 2, 1]
+            ]
+        );
+        assert_eq!(xs, [1, 2, 3]);
+    }
+}
