@@ -424,7 +424,7 @@ fn check_list_append_exact(
         history,
         extra,
         &open,
-        LIST_APPEND_MAX_ORDERS,
+        LIST_APPEND_MAX_ORDERS.min(LIST_APPEND_ORDER_WORK / history.ops.len().max(1) as u64),
         |inf| {
             let o = check_inferred(history, opts, inf, clock);
             let passes = match o.validity {
@@ -453,7 +453,7 @@ fn check_list_append_exact(
         }
         Ok(list_append::OrderDecision::Undecided) => unknown("cycle-search-timeout"),
         Ok(list_append::OrderDecision::TooMany(n)) => {
-            say(format!("{n} orders of unrevealed appends, over the limit of {LIST_APPEND_MAX_ORDERS}"));
+            say(format!("{n} orders of unrevealed appends, over the limit of {LIST_APPEND_MAX_ORDERS} (and {LIST_APPEND_ORDER_WORK} ops checked in all)"));
             unknown("too-many-unrevealed-append-orders")
         }
         Err(r) => return refused(history, r),
@@ -469,6 +469,10 @@ fn only_empty_graph(o: &Outcome) -> bool {
 /// Orders of unrevealed list appends (see [`list_append::open_orders`])
 /// `auto` tries at most, in all.
 pub const LIST_APPEND_MAX_ORDERS: u64 = 4096;
+
+/// The orders tried times the history's ops, at most: each order is a
+/// whole inference and cycle search (a 10,000-op history: 1,000 orders).
+pub const LIST_APPEND_ORDER_WORK: u64 = 10_000_000;
 
 /// Whether the requested models can tell orders of unrevealed appends
 /// apart: only when they forbid some cycles with rw edges but not all

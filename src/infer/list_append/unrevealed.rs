@@ -58,9 +58,12 @@ impl OpenOrders {
             .fold(1u64, |a, f| a.saturating_mul(f))
     }
 
-    /// The keys with a choice, for messages.
-    pub fn keys(&self) -> impl Iterator<Item = Atom> + '_ {
-        self.keys.iter().map(|k| k.key)
+    /// Each key with unrevealed appends by two or more transactions, and
+    /// those transactions (op positions) in blocks: in a topological order
+    /// of the components of Elle's graph, one block per component; only a
+    /// block of two or more is a choice.
+    pub fn blocks(&self) -> impl Iterator<Item = (Atom, &[Vec<u32>])> + '_ {
+        self.keys.iter().map(|k| (k.key, k.blocks.as_slice()))
     }
 
     fn free_blocks(&self) -> impl Iterator<Item = &Vec<u32>> {
