@@ -407,12 +407,7 @@ fn check_list_append_exact(
         Ok(i) => i,
         Err(r) => return refused(history, r),
     };
-    let mut outcome = check_inferred(history, opts, &inference, clock);
-    if only_empty_graph(&outcome) {
-        // No edge at all: no cycle under any order, nothing else to report.
-        opts.say(|| format!("{}: an empty transaction graph has no cycle under any order: valid (Elle: unknown)", history.origin));
-        outcome = Outcome::from_result(Value::kw_map(vec![("valid?", Value::Bool(true))]));
-    }
+    let outcome = check_inferred(history, opts, &inference, clock);
     if outcome.validity != Validity::Valid || !list_append_orders_matter(opts) {
         return Ok(outcome);
     }
@@ -458,12 +453,6 @@ fn check_list_append_exact(
         }
         Err(r) => return refused(history, r),
     })
-}
-
-/// Whether Elle's only finding is its empty transaction graph.
-fn only_empty_graph(o: &Outcome) -> bool {
-    matches!(o.result.get_kw("anomalies"), Some(Value::Map(m))
-        if m.len() == 1 && m[0].0 == Value::kw("empty-transaction-graph"))
 }
 
 /// Orders of unrevealed list appends (see [`list_append::open_orders`])

@@ -465,7 +465,18 @@ fn ellery(text: &str, model: &str, algorithm: Algorithm) -> Validity {
         algorithm,
         ..CheckOptions::default()
     };
-    ellery::check(&h, &opts).expect("checkable").validity
+    let o = ellery::check(&h, &opts).expect("checkable");
+    // Elle's empty transaction graph (no edge, so no cycle under any
+    // order) stays Elle's `:unknown` under auto too, for every workload:
+    // it is the exact answer `valid` here.
+    let only_empty_graph = matches!(o.result.get_kw("anomalies"),
+        Some(ellery::edn::Value::Map(m)) if m.len() == 1
+            && m[0].0 == ellery::edn::Value::kw("empty-transaction-graph"));
+    if only_empty_graph {
+        Validity::Valid
+    } else {
+        o.validity
+    }
 }
 
 #[test]
