@@ -345,7 +345,10 @@ fn check_mini(
             clock.elapsed().as_secs_f64()
         )
     });
-    Ok(check_inferred(h, opts, &analysis.inference, clock))
+    let mut outcome = check_inferred(h, opts, &analysis.inference, clock);
+    let cycles = outcome.cycles.iter().map(|c| (c.kind.as_str(), &c.ops[..]));
+    mini::placement_boundary(&mut outcome.result, cycles, &analysis.placed);
+    Ok(outcome)
 }
 
 /// Checks a cas-register history with the algorithm `opts.algorithm`

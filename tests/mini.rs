@@ -1052,7 +1052,10 @@ fn info_writer_follows_the_last_version() {
 /// under models that proscribe G-single: U read the initial y and wrote 5,
 /// and read T's x. T's y after 5 closes a G1c cycle; T's y before 5 makes
 /// U's read of the initial y stale (G-single). Read committed allows the
-/// latter, so `analyze_with(.., false)` adds no edge into T.
+/// latter, so `analyze_with(.., false)` adds no edge into T, and the G1c
+/// found under serializability proves only "G1c or G-single-item": `:not`
+/// is consistent view (what both rule out), not read committed, which the
+/// exact checker confirms holds.
 #[test]
 fn info_writer_placement_needs_g_single_models() {
     let h = edn("\
@@ -1061,13 +1064,24 @@ fn info_writer_placement_needs_g_single_models() {
 {:index 2, :time 2, :type :ok, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5] [:r :x 1]]}
 {:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}
 ");
-    let want = "{:valid? false, :anomaly-types (:G1c), :anomalies {:G1c [{:cycle [{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]} {:index 2, :time 2, :type :ok, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5] [:r :x 1]]} {:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}], :steps ({:type :wr, :key :x, :value 1, :a-mop-index 2, :b-mop-index 2} {:key :y, :value 5, :value' 1, :type :ww, :a-mop-index 1, :b-mop-index 3}), :type :G1c}]}, :not #{:read-committed}, :also-not #{:causal-cerone :consistent-view :cursor-stability :forward-consistent-view :monotonic-atomic-view :monotonic-snapshot-read :monotonic-view :parallel-snapshot-isolation :prefix :read-atomic :repeatable-read :serializable :snapshot-isolation :strong-read-committed :strong-serializable :strong-session-read-committed :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-atomic :update-serializable}}";
+    let want = "{:valid? false, :anomaly-types (:G1c), :anomalies {:G1c [{:cycle [{:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]} {:index 2, :time 2, :type :ok, :process 0, :f :txn, :value [[:r :y nil] [:w :y 5] [:r :x 1]]} {:index 3, :time 3, :type :info, :process 1, :f :txn, :value [[:r :x nil] [:r :y nil] [:w :x 1] [:w :y 1]]}], :steps ({:type :wr, :key :x, :value 1, :a-mop-index 2, :b-mop-index 2} {:key :y, :value 5, :value' 1, :type :ww, :a-mop-index 1, :b-mop-index 3}), :type :G1c}]}, :not #{:consistent-view :repeatable-read}, :also-not #{:forward-consistent-view :serializable :snapshot-isolation :strong-serializable :strong-session-serializable :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}";
     for algorithm in [Algorithm::Mini, Algorithm::Auto] {
         let p = printed(&h, "serializable", algorithm, Workload::RwRegister);
         assert_eq!(p, want, "{algorithm:?}");
     }
     assert!(!brute_force(&h, false));
-    // Ops 2 (U) and 3 (T).
+    let sat = |model| printed(&h, model, Algorithm::Sat, Workload::RwRegister);
+    assert_eq!(sat("read-committed"), "{:valid? true}");
+    assert!(
+        sat("consistent-view").starts_with("{:valid? false, :anomaly-types (:G-single-item)"),
+        "{}",
+        sat("consistent-view")
+    );
+    // Ops 2 (U) and 3 (T): the pair whose edge rests on the placement.
+    let placed = ellery::infer::mini::analyze(&h, Workload::RwRegister, ExtraGraph::None)
+        .expect("MT")
+        .placed;
+    assert_eq!(placed, vec![(2, 3)]);
     let ww = (2, 3, ellery::graph::Rels::WW);
     let strong =
         ellery::infer::mini::analyze_with(&h, Workload::RwRegister, ExtraGraph::None, true)

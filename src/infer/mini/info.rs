@@ -25,6 +25,10 @@ use super::*;
 ///
 /// Unobserved `:info` writes are dropped: assuming they did not happen only
 /// removes constraints.
+///
+/// Returns the (version slot, writer) of each write placed after its key's
+/// last version: the edges into the writer from that version's writer and
+/// readers rest on the placement (see [`super::boundary`]).
 // Long (about 165 lines) because it is one pass over the observed `:info`
 // transactions whose two placements (a list's predecessor, the key's last
 // version) share the bookkeeping of the chain ends; split, each half would
@@ -40,7 +44,7 @@ pub(super) fn attach_info(
     (node, txns): (&mut [u32], &mut Vec<MtTxn>),
     (succ, more): (&mut [Succ], &mut Vec<Vec<u32>>),
     edges: &mut Vec<(u32, u32, Rels)>,
-) -> Result<(), NotMini> {
+) -> Result<Vec<(u32, u32)>, NotMini> {
     let mut observed: Vec<u32> = Vec::new();
     for &s in ok_nodes {
         let t = &txns[node[s as usize] as usize];
@@ -56,7 +60,7 @@ pub(super) fn attach_info(
     observed.sort_unstable();
     observed.dedup();
     if observed.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     // Writes whose predecessor no read reveals: (key id, writer, write).
     let mut orphans: Vec<(u32, u32, usize)> = Vec::new();
@@ -141,8 +145,11 @@ pub(super) fn attach_info(
         }
     }
     if !immediate {
-        return Ok(());
+        return Ok(Vec::new());
     }
+    // (version slot, writer) of each write placed after its key's last
+    // version.
+    let mut placed: Vec<(u32, u32)> = Vec::new();
     orphans.sort_unstable();
     for (i, &(kid, pos, wi)) in orphans.iter().enumerate() {
         if let Some(&(kid2, pos2, _)) = orphans.get(i + 1) {
@@ -190,9 +197,10 @@ pub(super) fn attach_info(
         txns[u].writes[wi].2 = ver;
         txns[u].writes[wi].3 = true;
         push_succ(succ, more, t, pos);
+        placed.push((t, pos));
         if ver.is_some() {
             edges.push((recs[t as usize].pos, pos, Rels::WW));
         }
     }
-    Ok(())
+    Ok(placed)
 }

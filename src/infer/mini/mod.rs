@@ -68,12 +68,14 @@ use crate::graph::Rels;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, Workload, NO_OP};
 use hashbrown::HashMap;
 
+mod boundary;
 mod explain;
 mod info;
 mod lists;
 mod shapes;
 mod versions;
 
+pub use boundary::placement_boundary;
 use explain::MiniExplainer;
 use info::attach_info;
 use lists::{append_pred, check_list, list_thin_air};
@@ -156,6 +158,10 @@ pub struct MiniAnalysis {
     pub stats: MtStats,
     /// Whether some version was read-modify-written twice (DIVERGENCE).
     pub divergent: bool,
+    /// Transaction pairs (op positions, sorted) whose edge rests on an
+    /// `:info` write's placement after its key's last version (see
+    /// [`placement_boundary`]).
+    pub placed: Vec<(u32, u32)>,
 }
 
 /// A write's record in the unique-value index.
@@ -613,7 +619,7 @@ fn build(
         let ok_nodes: Vec<u32> = (0..n as u32)
             .filter(|&i| c.node[i as usize] != NONE)
             .collect();
-        attach_info(
+        let placements = attach_info(
             h,
             w,
             immediate,
@@ -632,6 +638,7 @@ fn build(
         let divergent = c.stats.divergences > 0;
         data_edges(&ok_nodes, &c, recs, &mut edges);
         c.stats.data_edges = edges.len();
+        let placed = placed_pairs(&placements, &ok_nodes, &c, recs);
         extra.add_edges(h, &mut edges);
 
         // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
@@ -666,8 +673,46 @@ fn build(
             },
             stats: c.stats,
             divergent,
+            placed,
         })
     })
+}
+
+/// The pairs whose edge rests on a placement `(slot, writer)` from
+/// [`attach_info`]: the ww edge from the version's writer and the rw edges
+/// from its committed readers.
+fn placed_pairs(
+    placements: &[(u32, u32)],
+    ok_nodes: &[u32],
+    c: &Committed,
+    recs: &[WriteRec],
+) -> Vec<(u32, u32)> {
+    let mut placed = Vec::new();
+    if placements.is_empty() {
+        return placed;
+    }
+    for &(slot, pos) in placements {
+        if let Some(r) = recs.get(slot as usize).filter(|r| r.pos != NONE) {
+            placed.push((r.pos, pos));
+        }
+    }
+    let mut by_slot: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &(slot, pos) in placements {
+        by_slot.entry(slot).or_default().push(pos);
+    }
+    for &s in ok_nodes {
+        let t = &c.txns[c.node[s as usize] as usize];
+        for slot in &t.read_slots[..t.nreads as usize] {
+            for &pos in by_slot.get(slot).into_iter().flatten() {
+                if pos != s {
+                    placed.push((s, pos));
+                }
+            }
+        }
+    }
+    placed.sort_unstable();
+    placed.dedup();
+    placed
 }
 
 /// Records `b` as a read-modify-writer of version `slot`.
