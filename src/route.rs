@@ -9,10 +9,11 @@
 //! * `auto` (the default): for rw-register, `mini` when its preconditions
 //!   hold (it is exact where Elle's version-order inference is partial),
 //!   otherwise `infer`; for list-append, always `infer`: the version order
-//!   is read off the lists, so the inference is already exact, it is as fast
-//!   as `mini`, and it gives Elle's own answers (the MT path differs from
-//!   Elle in small ways, e.g. no wr edge from an intermediate read, and
-//!   thin-air reads as G1a).
+//!   is read off the lists, so the inference is exact (but for the order of
+//!   appends no read reveals, which `auto` decides by trying each order
+//!   where the models tell them apart), it is as fast as `mini`, and it
+//!   gives Elle's own answers (the MT path differs from Elle in small ways,
+//!   e.g. no wr edge from an intermediate read, and thin-air reads as G1a).
 //! * `lwt`: cas-register histories only: the lightweight-transaction chain
 //!   (MTC's VL-LWT) on every key; a key whose values are not unique (or
 //!   that has a write of `nil`, or two blind writes in effect) is an error
@@ -393,11 +394,19 @@ fn check_list_append(
     history: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
-    list_append_with(history, opts, list_append::analyze)
+    list_append::validate(history)?;
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    match list_append::analyze(history, extra_graph(opts)) {
+        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
+        Err(r) => refused(history, r),
+    }
 }
 
 /// [`check_list_append`], plus the reads of elements nobody appended (`G1a`
-/// with `:writer nil`; Elle has no check for them): `--algorithm auto`.
+/// with `:writer nil`; Elle has no check for them), and, where the models
+/// tell them apart, every order of the appends no read reveals
+/// ([`list_append::decide_open_orders`]): `--algorithm auto`.
 fn check_list_append_exact(
     history: &History,
     opts: &CheckOptions,
@@ -414,57 +423,30 @@ fn check_list_append_exact(
     if outcome.validity != Validity::Valid || !list_append_orders_matter(opts) {
         return Ok(outcome);
     }
-    let open = list_append::open_orders(history, &inference);
-    if open.is_empty() {
-        return Ok(outcome);
-    }
-    let decided = list_append::decide_open_orders(
-        history,
-        extra,
-        &open,
-        LIST_APPEND_MAX_ORDERS.min(LIST_APPEND_ORDER_WORK / history.ops.len().max(1) as u64),
-        |inf| {
-            let o = check_inferred(history, opts, inf, clock);
-            let passes = match o.validity {
-                Validity::Valid => Some(true),
-                Validity::Invalid => Some(false),
-                Validity::Unknown => None,
-            };
-            (passes, o)
-        },
-    );
+    use list_append::OrderDecision as D;
+    let decided = match list_append::decide_open_orders(history, extra, &inference, |inf| {
+        let o = check_inferred(history, opts, inf, clock);
+        let passes = (o.validity != Validity::Unknown).then_some(o.validity == Validity::Valid);
+        (passes, o)
+    }) {
+        Ok(d) => d,
+        Err(r) => return refused(history, r),
+    };
+    opts.say(|| format!("{}: {}", history.origin, decided.describe()));
     let unknown = |cause: &str| {
-        Outcome::from_result(Value::kw_map(vec![
+        let map = vec![
             ("valid?", Value::kw("unknown")),
             ("cause", Value::kw(cause)),
-        ]))
+        ];
+        Outcome::from_result(Value::kw_map(map))
     };
-    let say = |what: String| opts.say(|| format!("{}: {what}", history.origin));
     Ok(match decided {
-        Ok(list_append::OrderDecision::SomeOrderPasses) => {
-            say(format!("{} orders of unrevealed appends tried; one passes", open.combinations()));
-            outcome
-        }
-        Ok(list_append::OrderDecision::EveryOrderFails(o)) => {
-            say(format!("each of the {} orders of the appends no read reveals has a forbidden cycle; the first order's is reported", open.combinations()));
-            o
-        }
-        Ok(list_append::OrderDecision::Undecided) => unknown("cycle-search-timeout"),
-        Ok(list_append::OrderDecision::TooMany(n)) => {
-            say(format!("{n} orders of unrevealed appends, over the limit of {LIST_APPEND_MAX_ORDERS} (and {LIST_APPEND_ORDER_WORK} ops checked in all)"));
-            unknown("too-many-unrevealed-append-orders")
-        }
-        Err(r) => return refused(history, r),
+        D::NoChoice | D::SomeOrderPasses(_) => outcome,
+        D::EveryOrderFails(_, o) => o,
+        D::Undecided(_) => unknown("cycle-search-timeout"),
+        D::TooMany(_) => unknown("too-many-unrevealed-append-orders"),
     })
 }
-
-/// Orders of unrevealed list appends (see [`list_append::open_orders`])
-/// `auto` tries at most, in all.
-pub const LIST_APPEND_MAX_ORDERS: u64 = 4096;
-
-/// The orders tried times the history's ops, at most: each order is a
-/// whole inference and cycle search (a 10,000-op history: 1,000 orders).
-pub const LIST_APPEND_ORDER_WORK: u64 = 10_000_000;
 
 /// Whether the requested models can tell orders of unrevealed appends
 /// apart: only when they forbid some cycles with rw edges but not all
@@ -481,22 +463,6 @@ fn list_append_orders_matter(opts: &CheckOptions) -> bool {
                 Isolation::SnapshotIsolation | Isolation::ConsistentView
             )
         })
-}
-
-type ListAnalysis = fn(&History, ExtraGraph) -> Result<Inference<'static>, Refusal>;
-
-fn list_append_with(
-    history: &History,
-    opts: &CheckOptions,
-    analyze: ListAnalysis,
-) -> Result<Outcome, crate::error::InputError> {
-    list_append::validate(history)?;
-    let clock = std::time::Instant::now();
-    starting(opts, "inferring dependencies");
-    match analyze(history, extra_graph(opts)) {
-        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
-        Err(r) => refused(history, r),
-    }
 }
 
 /// Tells the progress display (if any) that a phase starts.

@@ -200,7 +200,10 @@ fn edn(txns: &[Txn]) -> String {
                     Mop::Read(k, l) if known => format!(
                         "[:r :{} [{}]]",
                         KEYS[*k],
-                        l.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(" ")
+                        l.iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     ),
                     Mop::Read(k, _) => format!("[:r :{} nil]", KEYS[*k]),
                     Mop::Append(k, e) => format!("[:append :{} {e}]", KEYS[*k]),
@@ -213,10 +216,19 @@ fn edn(txns: &[Txn]) -> String {
             Status::Info => "info",
             Status::Fail => "fail",
         };
-        lines.push((txn.invoke, format!(":type :invoke, :process {t}, :f :txn, :value {}", value(false))));
+        lines.push((
+            txn.invoke,
+            format!(
+                ":type :invoke, :process {t}, :f :txn, :value {}",
+                value(false)
+            ),
+        ));
         lines.push((
             txn.complete,
-            format!(":type :{kind}, :process {t}, :f :txn, :value {}", value(txn.status == Status::Ok)),
+            format!(
+                ":type :{kind}, :process {t}, :f :txn, :value {}",
+                value(txn.status == Status::Ok)
+            ),
         ));
     }
     lines.sort();
@@ -247,7 +259,11 @@ fn brute_valid(txns: &[Txn], prohibited: &dyn Fn(&str) -> bool) -> bool {
         .collect();
     let writer = |k: usize, e: u32| -> usize {
         txns.iter()
-            .position(|t| t.mops.iter().any(|m| matches!(m, Mop::Append(kk, ee) if *kk == k && *ee == e)))
+            .position(|t| {
+                t.mops
+                    .iter()
+                    .any(|m| matches!(m, Mop::Append(kk, ee) if *kk == k && *ee == e))
+            })
             .expect("an appended element")
     };
     // Facts.
@@ -265,8 +281,19 @@ fn brute_valid(txns: &[Txn], prohibited: &dyn Fn(&str) -> bool) -> bool {
     }
     for (i, &(r1, k1, l1)) in reads.iter().enumerate() {
         for &(r2, k2, l2) in &reads[i + 1..] {
-            let appends = |t: usize, k: usize| txns[t].mops.iter().any(|m| matches!(m, Mop::Append(kk, _) if *kk == k));
-            if k1 == k2 && r1 != r2 && l1 == l2 && appends(r1, k1) && appends(r2, k1) && prohibited("lost-update") {
+            let appends = |t: usize, k: usize| {
+                txns[t]
+                    .mops
+                    .iter()
+                    .any(|m| matches!(m, Mop::Append(kk, _) if *kk == k))
+            };
+            if k1 == k2
+                && r1 != r2
+                && l1 == l2
+                && appends(r1, k1)
+                && appends(r2, k1)
+                && prohibited("lost-update")
+            {
                 return false;
             }
         }
@@ -500,7 +527,9 @@ fn auto_agrees_with_brute_force_on_random_list_append_histories() {
     let mut missed = [0usize; 4];
     let mut mismatches = Vec::new();
     while histories < n {
-        let Some(txns) = generate(&mut rng) else { continue };
+        let Some(txns) = generate(&mut rng) else {
+            continue;
+        };
         histories += 1;
         let text = edn(&txns);
         for (m, model) in MODELS.iter().enumerate() {

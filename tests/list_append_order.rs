@@ -137,8 +137,10 @@ fn blocks(h: &History) -> String {
             let bs: Vec<String> = bs
                 .iter()
                 .map(|b| {
-                    let idx: Vec<String> =
-                        b.iter().map(|&i| h.ops[i as usize].index.to_string()).collect();
+                    let idx: Vec<String> = b
+                        .iter()
+                        .map(|&i| h.ops[i as usize].index.to_string())
+                        .collect();
                     format!("[{}]", idx.join(" "))
                 })
                 .collect();
@@ -187,7 +189,10 @@ fn too_many_orders_are_unknown() {
     let mut text = String::new();
     for i in 0..8 {
         let value = |read: &str| {
-            format!("[[:r :a{i} {read}] [:append :a{} 1] [:append :z {i}]]", (i + 1) % 8)
+            format!(
+                "[[:r :a{i} {read}] [:append :a{} 1] [:append :z {i}]]",
+                (i + 1) % 8
+            )
         };
         text += &format!(
             "{{:index {}, :type :invoke, :process {i}, :f :txn, :value {}}}\n",

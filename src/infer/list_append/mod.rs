@@ -20,7 +20,10 @@ use cases::duplicates;
 pub(crate) use cases::{dirty_updates, g1a_cases, g1b_cases, internal_cases};
 pub use cases::{thin_air_reads, unrevealed_appends};
 use explain::AppendExplainer;
-pub use unrevealed::{analyze_ordered, decide_open_orders, open_orders, OpenOrders, OrderDecision};
+pub use unrevealed::{
+    analyze_ordered, decide_open_orders, open_orders, OpenOrders, OrderDecision, MAX_ORDERS,
+    ORDER_WORK,
+};
 
 /// A list element or the initial (empty) state of a key.
 type Elem = Option<Atom>;

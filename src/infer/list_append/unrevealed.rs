@@ -186,33 +186,67 @@ pub fn analyze_ordered(
     })
 }
 
-/// What [`decide_open_orders`] found.
+/// Orders [`decide_open_orders`] tries at most.
+pub const MAX_ORDERS: u64 = 4096;
+
+/// The orders tried times the history's ops, at most: each order is a
+/// whole inference and cycle search (a 10,000-op history: 1,000 orders).
+pub const ORDER_WORK: u64 = 10_000_000;
+
+/// What [`decide_open_orders`] found, with the number of combinations.
 #[derive(Debug)]
 pub enum OrderDecision<T> {
+    /// No order is a choice (see [`open_orders`]): Elle's graph decides.
+    NoChoice,
     /// Some order passes the check: the inferred verdict stands.
-    SomeOrderPasses,
+    SomeOrderPasses(u64),
     /// Every order fails it; the check's answer for the first order (in
     /// history order of the transactions, lexicographically).
-    EveryOrderFails(T),
+    EveryOrderFails(u64, T),
     /// Some order's check was inconclusive and none passed.
-    Undecided,
-    /// More combinations than the limit.
+    Undecided(u64),
+    /// More combinations than the limits ([`MAX_ORDERS`], [`ORDER_WORK`]).
     TooMany(u64),
 }
 
-/// Tries every combination of `open`'s orders (at most `limit`), building
-/// each one's inference and asking `check` whether it passes (`Some(true)`),
-/// fails (`Some(false)`, with its answer) or cannot tell (`None`); stops at
-/// the first that passes.
+impl<T> OrderDecision<T> {
+    /// A line for `--verbose`.
+    pub fn describe(&self) -> String {
+        match self {
+            OrderDecision::NoChoice => "no order of unrevealed appends is a choice".into(),
+            OrderDecision::SomeOrderPasses(n) => {
+                format!("{n} orders of the appends no read reveals; one has no forbidden cycle")
+            }
+            OrderDecision::EveryOrderFails(n, _) => format!(
+                "each of the {n} orders of the appends no read reveals has a forbidden cycle; the first order's is reported"
+            ),
+            OrderDecision::Undecided(n) => {
+                format!("{n} orders of the appends no read reveals; a cycle search timed out")
+            }
+            OrderDecision::TooMany(n) => format!(
+                "{n} orders of the appends no read reveals, over the limit ({MAX_ORDERS}, and {ORDER_WORK} ops checked in all)"
+            ),
+        }
+    }
+}
+
+/// Decides the orders [`open_orders`] finds in `inference` (Elle's, from
+/// [`analyze`] or [`super::analyze_exact`] on `h`): tries every combination
+/// (within the limits), building each one's inference and asking `check`
+/// whether it passes (`Some(true)`), fails (`Some(false)`, with its answer)
+/// or cannot tell (`None`); stops at the first that passes.
 pub fn decide_open_orders<T>(
     h: &History,
     extra: ExtraGraph,
-    open: &OpenOrders,
-    limit: u64,
+    inference: &Inference<'_>,
     mut check: impl FnMut(&Inference<'static>) -> (Option<bool>, T),
 ) -> Result<OrderDecision<T>, Refusal> {
+    let open = open_orders(h, inference);
+    if open.is_empty() {
+        return Ok(OrderDecision::NoChoice);
+    }
     let combinations = open.combinations();
-    if combinations > limit {
+    if combinations > MAX_ORDERS.min(ORDER_WORK / h.ops.len().max(1) as u64) {
         return Ok(OrderDecision::TooMany(combinations));
     }
     // The current permutation of every block, starting in history order.
@@ -228,28 +262,22 @@ pub fn decide_open_orders<T>(
             .collect();
         let inference = analyze_ordered(h, extra, &orders)?;
         match check(&inference) {
-            (Some(true), _) => return Ok(OrderDecision::SomeOrderPasses),
+            (Some(true), _) => return Ok(OrderDecision::SomeOrderPasses(combinations)),
             (Some(false), answer) => {
                 first.get_or_insert(answer);
             }
             (None, _) => undecided = true,
         }
-        // The next combination: an odometer over the blocks' permutations.
-        let mut advanced = false;
-        for b in blocks.iter_mut().flatten().filter(|b| b.len() > 1) {
-            if next_permutation(b) {
-                advanced = true;
-                break;
-            }
-            // `next_permutation` wrapped the block back to sorted order.
-        }
-        if !advanced {
+        // The next combination: an odometer over the blocks' permutations
+        // (`next_permutation` wraps a block back to sorted order).
+        let mut free = blocks.iter_mut().flatten().filter(|b| b.len() > 1);
+        if !free.any(|b| next_permutation(b)) {
             break;
         }
     }
     Ok(match first {
-        Some(answer) if !undecided => OrderDecision::EveryOrderFails(answer),
-        _ => OrderDecision::Undecided,
+        Some(answer) if !undecided => OrderDecision::EveryOrderFails(combinations, answer),
+        _ => OrderDecision::Undecided(combinations),
     })
 }
 

@@ -12,8 +12,10 @@
 //! (consistent view and stronger), not read committed. Elle's boundary is
 //! computed from the types found; this rewrites it for such cycles.
 
+use super::{Committed, WriteRec, NONE};
 use crate::consistency as cm;
 use crate::edn::Value;
+use hashbrown::HashMap;
 use std::collections::BTreeSet;
 
 /// Rewrites `result`'s `:not` and `:also-not` (Elle's boundary) where a
@@ -87,4 +89,41 @@ pub fn placement_boundary<'a>(
             *v = set(&also_not);
         }
     }
+}
+
+/// The pairs whose edge rests on a placement `(slot, writer)` from
+/// `attach_info`: the ww edge from the version's writer and the rw edges
+/// from its committed readers.
+pub(super) fn placed_pairs(
+    placements: &[(u32, u32)],
+    ok_nodes: &[u32],
+    c: &Committed,
+    recs: &[WriteRec],
+) -> Vec<(u32, u32)> {
+    let mut placed = Vec::new();
+    if placements.is_empty() {
+        return placed;
+    }
+    for &(slot, pos) in placements {
+        if let Some(r) = recs.get(slot as usize).filter(|r| r.pos != NONE) {
+            placed.push((r.pos, pos));
+        }
+    }
+    let mut by_slot: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &(slot, pos) in placements {
+        by_slot.entry(slot).or_default().push(pos);
+    }
+    for &s in ok_nodes {
+        let t = &c.txns[c.node[s as usize] as usize];
+        for slot in &t.read_slots[..t.nreads as usize] {
+            for &pos in by_slot.get(slot).into_iter().flatten() {
+                if pos != s {
+                    placed.push((s, pos));
+                }
+            }
+        }
+    }
+    placed.sort_unstable();
+    placed.dedup();
+    placed
 }

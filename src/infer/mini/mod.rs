@@ -69,13 +69,16 @@ use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, Workload, NO_OP};
 use hashbrown::HashMap;
 
 mod boundary;
+mod edges;
 mod explain;
 mod info;
 mod lists;
 mod shapes;
 mod versions;
 
+use boundary::placed_pairs;
 pub use boundary::placement_boundary;
+use edges::{data_edges, push_succ};
 use explain::MiniExplainer;
 use info::attach_info;
 use lists::{append_pred, check_list, list_thin_air};
@@ -551,48 +554,6 @@ fn read_has_source(
     Ok(good)
 }
 
-/// Phase 3 of [`build`]: wr, ww and rw edges out of the external reads of
-/// committed transactions (`ok_nodes`).
-fn data_edges(
-    ok_nodes: &[u32],
-    c: &Committed,
-    recs: &[WriteRec],
-    edges: &mut Vec<(u32, u32, Rels)>,
-) {
-    let (node, txns, succ, more) = (&c.node, &c.txns, &c.succ, &c.more);
-    for &s in ok_nodes {
-        let t = node[s as usize] as usize;
-        for ri in 0..txns[t].reads().len() {
-            let v = txns[t].reads()[ri].1;
-            let slot = txns[t].read_slots[ri] as usize;
-            let writer = recs.get(slot).map_or(NONE, |r| r.pos);
-            if v.is_some() {
-                edges.push((writer, s, Rels::WR));
-            }
-            let sc = succ[slot];
-            if sc.first == NONE {
-                continue;
-            }
-            let rest: &[u32] = if sc.more == NONE {
-                &[]
-            } else {
-                &more[sc.more as usize]
-            };
-            for &b in std::iter::once(&sc.first).chain(rest) {
-                if b == s {
-                    // s read-modify-wrote this version: ww from its
-                    // writer (none from the initial state).
-                    if v.is_some() {
-                        edges.push((writer, s, Rels::WW));
-                    }
-                } else {
-                    edges.push((s, b, Rels::RW));
-                }
-            }
-        }
-    }
-}
-
 /// [`analyze_with`]'s body, whose refusals are all [`NotMini`], in four
 /// phases: the unique-value index ([`index_writes`]), the committed
 /// transactions' reads ([`committed_reads`]), the observed `:info` writers
@@ -676,57 +637,6 @@ fn build(
             placed,
         })
     })
-}
-
-/// The pairs whose edge rests on a placement `(slot, writer)` from
-/// [`attach_info`]: the ww edge from the version's writer and the rw edges
-/// from its committed readers.
-fn placed_pairs(
-    placements: &[(u32, u32)],
-    ok_nodes: &[u32],
-    c: &Committed,
-    recs: &[WriteRec],
-) -> Vec<(u32, u32)> {
-    let mut placed = Vec::new();
-    if placements.is_empty() {
-        return placed;
-    }
-    for &(slot, pos) in placements {
-        if let Some(r) = recs.get(slot as usize).filter(|r| r.pos != NONE) {
-            placed.push((r.pos, pos));
-        }
-    }
-    let mut by_slot: HashMap<u32, Vec<u32>> = HashMap::new();
-    for &(slot, pos) in placements {
-        by_slot.entry(slot).or_default().push(pos);
-    }
-    for &s in ok_nodes {
-        let t = &c.txns[c.node[s as usize] as usize];
-        for slot in &t.read_slots[..t.nreads as usize] {
-            for &pos in by_slot.get(slot).into_iter().flatten() {
-                if pos != s {
-                    placed.push((s, pos));
-                }
-            }
-        }
-    }
-    placed.sort_unstable();
-    placed.dedup();
-    placed
-}
-
-/// Records `b` as a read-modify-writer of version `slot`.
-fn push_succ(succ: &mut [Succ], more: &mut Vec<Vec<u32>>, slot: u32, b: u32) {
-    let sc = &mut succ[slot as usize];
-    if sc.first == NONE {
-        sc.first = b;
-    } else {
-        if sc.more == NONE {
-            sc.more = more.len() as u32;
-            more.push(Vec::new());
-        }
-        more[sc.more as usize].push(b);
-    }
 }
 
 /// The pre-checks whose cases are Elle's own functions, in Elle's order
