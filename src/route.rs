@@ -145,7 +145,7 @@ fn check_transactional(
             }
         }
         Algorithm::Auto if workload == Workload::ListAppend && opts.confirm_with_sat => {
-            opts.say(|| format!("{}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended)", h.origin));
+            opts.say(|| format!("{}: algorithm infer (auto: list-append histories use Elle's inference, exact for lists, plus reads of elements nobody appended and the orders of appends no read reveals)", h.origin));
             check_list_append_exact(h, opts)
         }
         Algorithm::Auto if workload == Workload::ListAppend => infer(
@@ -424,8 +424,14 @@ fn check_list_append_exact(
         return Ok(outcome);
     }
     use list_append::OrderDecision as D;
+    // Each order's check, without its phase lines (up to thousands).
+    let quiet = CheckOptions {
+        trace: None,
+        progress: None,
+        ..opts.clone()
+    };
     let decided = match list_append::decide_open_orders(history, extra, &inference, |inf| {
-        let o = check_inferred(history, opts, inf, clock);
+        let o = check_inferred(history, &quiet, inf, clock);
         let passes = (o.validity != Validity::Unknown).then_some(o.validity == Validity::Valid);
         (passes, o)
     }) {
