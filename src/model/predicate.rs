@@ -215,6 +215,20 @@ pub struct PredMop {
     /// `:wp` only: the value written to every matched key (`Some(None)`
     /// deletes them).
     pub write: Option<Option<super::Atom>>,
+    /// The key universe the micro-op declared (its optional last element,
+    /// sorted, distinct): the rows the predicate ranged over. `None`: every
+    /// key of the history.
+    pub universe: Option<Vec<super::Atom>>,
+}
+
+impl PredMop {
+    /// Whether the predicate ranged over key `k` (it is in the declared
+    /// universe, or none was declared).
+    pub fn ranges_over(&self, k: super::Atom) -> bool {
+        self.universe
+            .as_ref()
+            .is_none_or(|u| u.binary_search(&k).is_ok())
+    }
 }
 
 #[cfg(test)]

@@ -205,7 +205,7 @@ pub fn reg_history_with_predicates(
                     };
                     for k in relevant {
                         let k = u.keys[k as usize];
-                        if !pm.rows.iter().any(|r| r.0 == k) {
+                        if pm.ranges_over(k) && !pm.rows.iter().any(|r| r.0 == k) {
                             ops.push(RegOp::PredRead {
                                 key: id(k),
                                 pred: p,

@@ -16,8 +16,10 @@
 //! the same read-from choice is exact there too.
 //!
 //! The key universe is every key of the history (of `:r`/`:w` micro-ops
-//! and of predicate rows). A key none of whose written versions could make
-//! the predicate true adds nothing and is left out before building.
+//! and of predicate rows), or the keys the micro-op declares (its optional
+//! last element, [`crate::model::PredMop::universe`]). A key none of whose
+//! written versions could make the predicate true adds nothing and is left
+//! out before building.
 
 use hashbrown::HashMap;
 
@@ -269,7 +271,7 @@ pub(super) fn internal_cases(h: &History) -> Vec<Value> {
                     break 'mops;
                 }
             }
-            for &(k, v) in &state {
+            for &(k, v) in state.iter().filter(|s| p.ranges_over(s.0)) {
                 let listed = p.rows.iter().any(|r| r.0 == k);
                 if listed != holds(v) {
                     let what = if listed {
