@@ -62,6 +62,11 @@ pub use facts::{
 };
 use polygraph::{build, to_cycle};
 pub use predicates::{PredSeen, PredTable};
+// For the inference's predicate dependencies (`crate::infer::predicates`).
+pub(crate) use predicates::{
+    inference_view, internal_cases as pred_internal_cases, rw_step as pred_rw_step,
+    wr_step as pred_wr_step,
+};
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
 
