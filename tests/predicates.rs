@@ -672,6 +672,40 @@ fn check_text(edn: &str, model: &str) -> ellery::check::outcome::Outcome {
     ellery::check::sat::check_history(&h, &opts).expect("checks")
 }
 
+/// The inference's predicate dependencies (`--algorithm infer`) raise no
+/// false alarm either: generated histories (unique values) are valid under
+/// it, and its graph is not empty (the predicate rows gave it edges).
+#[test]
+fn inferred_predicate_dependencies_raise_no_false_alarm() {
+    for seed in 0..4 {
+        let opts = ellery::gen::predicates::PredGenOptions {
+            txns: 150,
+            keys: 5 + seed as usize * 4,
+            pred_fraction: 0.5,
+            width: 0.3,
+            seed,
+            ..Default::default()
+        };
+        let (edn, _) = generated(&opts);
+        let h = ellery::read::read_history_bytes(edn.into_bytes(), "gen", SourceFormat::Edn)
+            .expect("reads");
+        for model in ["serializable", "strict-serializable"] {
+            let (expectations, _) = common::options(&format!("-c {model}"));
+            let opts = CheckOptions {
+                expectations,
+                algorithm: ellery::check::outcome::Algorithm::Infer,
+                ..CheckOptions::default()
+            };
+            let o = ellery::route::check(&h, &opts).expect("checks");
+            assert_eq!(
+                ellery::edn::pr_str(&o.result),
+                "{:valid? true}",
+                "seed {seed}, {model}"
+            );
+        }
+    }
+}
+
 /// No false alarm: generated histories without faults are valid under
 /// every model the exact checker decides with predicates.
 #[test]
