@@ -640,14 +640,21 @@ fn declared_universes_agree_with_brute_force() {
                 invalid += 1;
                 Validity::Invalid
             };
-            assert_eq!(verdict(&edn, model), expected, "case {i} under {model}:\n{edn}");
+            assert_eq!(
+                verdict(&edn, model),
+                expected,
+                "case {i} under {model}:\n{edn}"
+            );
         }
     }
     assert!(
         valid > n / 4 && invalid > n / 4,
         "{valid} valid, {invalid} invalid"
     );
-    assert!(n < 300 || changed > 0, "no declared universe changed a verdict");
+    assert!(
+        n < 300 || changed > 0,
+        "no declared universe changed a verdict"
+    );
     eprintln!("{n} histories: {valid} valid, {invalid} invalid, {changed} changed by the universe");
 }
 

@@ -188,15 +188,16 @@ impl Universe {
 /// computed on it (ops print from their source text, so cases show the
 /// original ops).
 pub(crate) fn item_view(h: &History) -> History {
-    item_view_with(h, &[]).0
+    item_view_with(h, &[], false).0
 }
 
 /// [`item_view`], each predicate micro-op `p` also reading the rows
-/// `misses[p]` (when `misses` has an entry for it); with, per micro-op of
-/// the view, the predicate micro-op it came from.
+/// `misses[p]` (when `misses` has an entry for it); with `origins`, per
+/// micro-op of the view, the predicate micro-op it came from (else empty).
 fn item_view_with(
     h: &History,
     misses: &[Vec<(Atom, Option<Atom>)>],
+    origins: bool,
 ) -> (History, Vec<Option<u32>>) {
     let mut out = History {
         mops: Vec::with_capacity(h.mops.len()),
@@ -237,11 +238,15 @@ fn item_view_with(
                                 },
                             });
                         }
-                        origin.resize(out.mops.len(), Some(p_id));
+                        if origins {
+                            origin.resize(out.mops.len(), Some(p_id));
+                        }
                     }
                     _ => {
                         out.mops.push(*m);
-                        origin.push(None);
+                        if origins {
+                            origin.push(None);
+                        }
                     }
                 }
             }
@@ -292,7 +297,7 @@ pub(crate) fn inference_view(h: &History) -> (History, Vec<Option<u32>>) {
             touched.extend(pm.rows.iter().map(|r| r.0));
         }
     }
-    item_view_with(h, &misses)
+    item_view_with(h, &misses, true)
 }
 
 /// Predicate micro-ops that contradict their own transaction: a returned
