@@ -126,6 +126,14 @@ fn check_transactional(
         opts.say(|| format!("{}: algorithm sat (predicate micro-ops)", h.origin));
         return crate::check::sat::check_history(h, opts);
     }
+    if h.has_predicates()
+        && workload == Workload::RwRegister
+        && matches!(opts.algorithm, Algorithm::Infer)
+    {
+        // `--algorithm infer`: predicate dependencies where certain.
+        opts.say(|| format!("{}: algorithm infer (predicate rows as reads)", h.origin));
+        return check_rw_register_predicates(h, opts);
+    }
     match opts.algorithm {
         Algorithm::Infer => infer("--algorithm infer".into()),
         // `misuse` took sat on list-append histories.
@@ -495,6 +503,21 @@ fn check_rw_register(
     match rw_register::analyze(history, extra_graph(opts), rw) {
         Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
         Err(r) => refused(history, r),
+    }
+}
+
+/// [`check_rw_register`] for a history with predicate micro-ops
+/// (`crate::infer::predicates`).
+fn check_rw_register_predicates(
+    history: &History,
+    opts: &CheckOptions,
+) -> Result<Outcome, crate::error::InputError> {
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    let (view, origin) = crate::check::sat::inference_view(history);
+    match crate::infer::predicates::analyze(history, &view, origin, extra_graph(opts), &opts.rw) {
+        Ok(inference) => Ok(check_inferred(&view, opts, &inference, clock)),
+        Err(r) => refused(&view, r),
     }
 }
 

@@ -28,7 +28,7 @@ fn case_dir() -> PathBuf {
 }
 
 /// How many histories `test-histories/predicates/` holds.
-const EXPECTED_CASES: usize = 16;
+const EXPECTED_CASES: usize = 23;
 
 /// Every case: `ellery check -q OPTS NAME.edn` prints `NAME.expected.edn`
 /// (one line) and exits with the code its verdict implies.
@@ -90,6 +90,20 @@ fn bad_predicates_are_input_errors_with_positions() {
         (
             "{:index 0 :type :invoke :process 0 :f :txn :value [[:wp [:< 3] 1 7]]}\n",
             ":1:66: expected KEYS as a vector of the keys matched in [:wp PRED VALUE KEYS], found 7",
+        ),
+        // A declared universe is a collection holding every returned or
+        // matched key.
+        (
+            "{:index 0 :type :invoke :process 0 :f :txn :value [[:rp [:< 3] {1 2} #{3}]]}\n",
+            ":1:70: expected UNIVERSE to hold every key returned by [:rp PRED RESULT], found 1 missing",
+        ),
+        (
+            "{:index 0 :type :invoke :process 0 :f :txn :value [[:rp [:< 3] {} 5]]}\n",
+            ":1:67: expected UNIVERSE, the set of keys the predicate ranged over, after [:rp PRED RESULT], found 5",
+        ),
+        (
+            "{:index 0 :type :invoke :process 0 :f :txn :value [[:wp [:< 3] 1 [2] [3]]]}\n",
+            ":1:70: expected UNIVERSE to hold every key matched in [:wp PRED VALUE KEYS], found 2 missing",
         ),
     ] {
         let path = scratch.file("h.edn", text);
@@ -177,14 +191,20 @@ fn val(v: Option<u8>) -> String {
     v.map_or("nil".into(), |v| v.to_string())
 }
 
-fn mops_edn(mops: &[M]) -> String {
+/// The micro-ops as EDN; with `declared`, every predicate micro-op names
+/// that key universe as its last element.
+fn mops_edn(mops: &[M], declared: Option<&[u8]>) -> String {
+    let universe = declared.map_or(String::new(), |u| {
+        let keys: Vec<String> = u.iter().map(|k| k.to_string()).collect();
+        format!(" #{{{}}}", keys.join(" "))
+    });
     let parts: Vec<String> = mops
         .iter()
         .map(|m| match m {
             M::R(k, v) => format!("[:r {k} {}]", val(*v)),
             M::W(k, v) => format!("[:w {k} {}]", val(*v)),
             M::Rp(p, rows) => format!(
-                "[:rp {} {{{}}}]",
+                "[:rp {} {{{}}}{universe}]",
                 p.edn(),
                 rows.iter()
                     .map(|(k, v)| format!("{k} {}", val(*v)))
@@ -192,7 +212,7 @@ fn mops_edn(mops: &[M]) -> String {
                     .join(", ")
             ),
             M::Wp(p, v, keys) => format!(
-                "[:wp {} {} [{}]]",
+                "[:wp {} {} [{}]{universe}]",
                 p.edn(),
                 val(*v),
                 keys.iter()
@@ -208,6 +228,11 @@ fn mops_edn(mops: &[M]) -> String {
 /// The history as EDN; each transaction's positions become those of its
 /// events in the file (ties broken as the file orders them).
 fn to_edn(txns: &mut [T]) -> String {
+    to_edn_declaring(txns, None)
+}
+
+/// [`to_edn`], every predicate micro-op declaring the universe `declared`.
+fn to_edn_declaring(txns: &mut [T], declared: Option<&[u8]>) -> String {
     let mut events: Vec<(usize, usize, bool)> = Vec::new();
     for (i, t) in txns.iter().enumerate() {
         events.push((t.invoke, i, false));
@@ -226,7 +251,7 @@ fn to_edn(txns: &mut [T]) -> String {
             "{{:index {index} :type {} :process {} :f :txn :value {}}}\n",
             if done { ":ok" } else { ":invoke" },
             t.process,
-            mops_edn(&t.mops)
+            mops_edn(&t.mops, declared)
         ));
     }
     out
@@ -272,7 +297,8 @@ fn writes_key(t: &T, k: u8) -> bool {
 /// transaction, a start point (the first `start[i]` commits are its
 /// snapshot, `start[i] <= i`) such that every transaction's observations
 /// hold on its snapshot plus its own writes, and no two overlapping
-/// transactions write a common key (first committer wins).
+/// transactions write a common key (first committer wins). Predicates range
+/// over `keys`.
 fn snapshot(txns: &[T], keys: &[u8]) -> bool {
     let n = txns.len();
     permutations(n).iter().any(|seq| {
@@ -281,9 +307,8 @@ fn snapshot(txns: &[T], keys: &[u8]) -> bool {
             let conflict = (0..n).any(|i| {
                 (i + 1..n).any(|j| {
                     i >= start[j]
-                        && keys
-                            .iter()
-                            .any(|&k| writes_key(&txns[seq[i]], k) && writes_key(&txns[seq[j]], k))
+                        && (0..8u8)
+                            .any(|k| writes_key(&txns[seq[i]], k) && writes_key(&txns[seq[j]], k))
                 })
             });
             let reads = !conflict
@@ -388,13 +413,17 @@ fn universe(txns: &[T]) -> Vec<u8> {
 }
 
 fn brute(txns: &[T], strict: bool) -> bool {
-    let keys = universe(txns);
+    brute_over(txns, strict, &universe(txns))
+}
+
+/// [`brute`] with predicates ranging over `keys`.
+fn brute_over(txns: &[T], strict: bool, keys: &[u8]) -> bool {
     permutations(txns.len()).iter().any(|order| {
         let respects = !strict
             || (0..order.len()).all(|i| {
                 (i + 1..order.len()).all(|j| txns[order[j]].complete > txns[order[i]].invoke)
             });
-        respects && executes(txns, order, &keys)
+        respects && executes(txns, order, keys)
     })
 }
 
@@ -569,6 +598,66 @@ fn predicate_histories_agree_with_brute_force() {
     eprintln!("{n} histories: {valid} valid, {invalid} invalid verdicts, {si_only} SI-only");
 }
 
+/// Declared key universes (`[:rp PRED RESULT UNIVERSE]`): the predicates
+/// range over the declared keys only. Random small histories, each
+/// predicate micro-op declaring the same universe (the keys its rows name,
+/// some other keys of the history, and a key nobody uses), agree with the
+/// reference run over that universe (`ELLERY_PRED_UNIVERSE_N` histories,
+/// default 600), and some verdicts differ from the undeclared ones.
+#[test]
+fn declared_universes_agree_with_brute_force() {
+    let n: usize = std::env::var("ELLERY_PRED_UNIVERSE_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(600);
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let (mut valid, mut invalid, mut changed) = (0, 0, 0);
+    for i in 0..n {
+        let mut txns = random_history(&mut rng);
+        let mut declared: Vec<u8> = vec![7];
+        for t in &txns {
+            for m in &t.mops {
+                match m {
+                    M::Rp(_, rows) => declared.extend(rows.iter().map(|r| r.0)),
+                    M::Wp(_, _, keys) => declared.extend(keys),
+                    _ => {}
+                }
+            }
+        }
+        declared.extend(universe(&txns).into_iter().filter(|_| rng.below(2) == 0));
+        declared.sort_unstable();
+        declared.dedup();
+        let edn = to_edn_declaring(&mut txns, Some(&declared));
+        for (model, strict) in [("serializable", false), ("strict-serializable", true)] {
+            let want = brute_over(&txns, strict, &declared);
+            if want != brute(&txns, strict) {
+                changed += 1;
+            }
+            let expected = if want {
+                valid += 1;
+                Validity::Valid
+            } else {
+                invalid += 1;
+                Validity::Invalid
+            };
+            assert_eq!(
+                verdict(&edn, model),
+                expected,
+                "case {i} under {model}:\n{edn}"
+            );
+        }
+    }
+    assert!(
+        valid > n / 4 && invalid > n / 4,
+        "{valid} valid, {invalid} invalid"
+    );
+    assert!(
+        n < 300 || changed > 0,
+        "no declared universe changed a verdict"
+    );
+    eprintln!("{n} histories: {valid} valid, {invalid} invalid, {changed} changed by the universe");
+}
+
 // ---------------------------------------------------------------------
 // Generated histories (`ellery gen --predicates`).
 
@@ -588,6 +677,40 @@ fn check_text(edn: &str, model: &str) -> ellery::check::outcome::Outcome {
         ..CheckOptions::default()
     };
     ellery::check::sat::check_history(&h, &opts).expect("checks")
+}
+
+/// The inference's predicate dependencies (`--algorithm infer`) raise no
+/// false alarm either: generated histories (unique values) are valid under
+/// it, and its graph is not empty (the predicate rows gave it edges).
+#[test]
+fn inferred_predicate_dependencies_raise_no_false_alarm() {
+    for seed in 0..4 {
+        let opts = ellery::gen::predicates::PredGenOptions {
+            txns: 150,
+            keys: 5 + seed as usize * 4,
+            pred_fraction: 0.5,
+            width: 0.3,
+            seed,
+            ..Default::default()
+        };
+        let (edn, _) = generated(&opts);
+        let h = ellery::read::read_history_bytes(edn.into_bytes(), "gen", SourceFormat::Edn)
+            .expect("reads");
+        for model in ["serializable", "strict-serializable"] {
+            let (expectations, _) = common::options(&format!("-c {model}"));
+            let opts = CheckOptions {
+                expectations,
+                algorithm: ellery::check::outcome::Algorithm::Infer,
+                ..CheckOptions::default()
+            };
+            let o = ellery::route::check(&h, &opts).expect("checks");
+            assert_eq!(
+                ellery::edn::pr_str(&o.result),
+                "{:valid? true}",
+                "seed {seed}, {model}"
+            );
+        }
+    }
 }
 
 /// No false alarm: generated histories without faults are valid under

@@ -96,7 +96,16 @@ impl CycleCase {
 /// G-nonadjacent-item, with -process/-realtime suffixes).
 pub fn classify(steps: &[Step]) -> String {
     let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
-    classify_kinds(&kinds)
+    let name = classify_kinds(&kinds);
+    // A step through a predicate's view makes the cycle Adya's
+    // predicate-level anomaly (`G-single`, not `G-single-item`).
+    match steps
+        .iter()
+        .any(|s| matches!(s.text, crate::infer::StepText::Predicate { .. }))
+    {
+        true => name.replacen("-item", "", 1),
+        false => name,
+    }
 }
 
 /// [`classify`] on the kinds of a cycle's steps, in cycle order (shared by

@@ -522,12 +522,13 @@ impl History {
     }
 
     /// A micro-op as an EDN vector `[f k v]` (`[:rp PRED RESULT]`, `[:wp
-    /// PRED VALUE KEYS]` for predicate micro-ops).
+    /// PRED VALUE KEYS]` for predicate micro-ops, plus the declared
+    /// universe if any).
     pub fn mop_value(&self, m: &Mop) -> Value {
         if let MopArg::Pred(i) = m.arg {
             let p = &self.predicates[i as usize];
             let atom = |a: Option<Atom>| a.map_or(Value::Nil, |a| self.atom_value(a));
-            return Value::Vector(match p.write {
+            let mut out = match p.write {
                 None => vec![
                     Value::kw("rp"),
                     p.form.clone(),
@@ -544,7 +545,11 @@ impl History {
                     atom(w),
                     Value::Vector(p.rows.iter().map(|&(k, _)| self.atom_value(k)).collect()),
                 ],
-            });
+            };
+            if let Some(u) = &p.universe {
+                out.push(Value::Set(u.iter().map(|&k| self.atom_value(k)).collect()));
+            }
+            return Value::Vector(out);
         }
         let f = match m.f {
             MopFn::Other(a) => self.atom_value(a),

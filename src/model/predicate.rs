@@ -72,6 +72,34 @@ impl Pred {
         }
     }
 
+    /// [`Self::matches`] on an integer row, without building a [`Value`]
+    /// (the checker evaluates predicates on many integer versions).
+    pub fn matches_int(&self, n: i64) -> bool {
+        let ord = |c: &Value| match c {
+            Value::Int(m) => Some(n.cmp(m)),
+            Value::Float(_) => order(&Value::Int(n), c),
+            _ => None,
+        };
+        match self {
+            Pred::All => true,
+            Pred::Cmp(op, c) => ord(c).is_some_and(|o| match op {
+                CmpOp::Eq => o == Ordering::Equal,
+                CmpOp::Lt => o == Ordering::Less,
+                CmpOp::Le => o != Ordering::Greater,
+                CmpOp::Gt => o == Ordering::Greater,
+                CmpOp::Ge => o != Ordering::Less,
+            }),
+            Pred::Between(lo, hi) => {
+                ord(lo).is_some_and(|o| o != Ordering::Less)
+                    && ord(hi).is_some_and(|o| o != Ordering::Greater)
+            }
+            Pred::In(vs) => vs.iter().any(|c| ord(c) == Some(Ordering::Equal)),
+            Pred::Not(p) => !p.matches_int(n),
+            Pred::And(ps) => ps.iter().all(|p| p.matches_int(n)),
+            Pred::Or(ps) => ps.iter().any(|p| p.matches_int(n)),
+        }
+    }
+
     fn holds(&self, v: &Value) -> bool {
         match self {
             Pred::All => true,
@@ -215,6 +243,20 @@ pub struct PredMop {
     /// `:wp` only: the value written to every matched key (`Some(None)`
     /// deletes them).
     pub write: Option<Option<super::Atom>>,
+    /// The key universe the micro-op declared (its optional last element,
+    /// sorted, distinct): the rows the predicate ranged over. `None`: every
+    /// key of the history.
+    pub universe: Option<Vec<super::Atom>>,
+}
+
+impl PredMop {
+    /// Whether the predicate ranged over key `k` (it is in the declared
+    /// universe, or none was declared).
+    pub fn ranges_over(&self, k: super::Atom) -> bool {
+        self.universe
+            .as_ref()
+            .is_none_or(|u| u.binary_search(&k).is_ok())
+    }
 }
 
 #[cfg(test)]
@@ -267,6 +309,42 @@ mod tests {
         assert!(e("[:in 3]").contains("set of values"));
         assert!(e("7").starts_with("expected a predicate"));
         assert!(e("[:not [:bad]]").ends_with("found [:bad]"));
+    }
+
+    /// `matches_int` agrees with `matches` on integers, against integer,
+    /// float and other constants.
+    #[test]
+    fn matches_int_agrees_with_matches() {
+        let forms = [
+            "[:= 3]",
+            "[:< 3]",
+            "[:<= 3]",
+            "[:> 3]",
+            "[:>= 3]",
+            "[:= 3.0]",
+            "[:< 2.5]",
+            "[:between 1 4]",
+            "[:between 1.5 4]",
+            "[:in #{1 3 :a}]",
+            "[:in [2.0 5]]",
+            "[:not [:= 2]]",
+            "[:and [:>= 1] [:< 4]]",
+            "[:or [:= 0] [:> 3]]",
+            "[:all]",
+            "[:= :a]",
+            "[:< \"b\"]",
+        ];
+        for f in forms {
+            for n in -1..6 {
+                assert_eq!(
+                    p(f).matches_int(n),
+                    p(f).matches(Some(&Value::Int(n))),
+                    "{f} on {n}"
+                );
+            }
+        }
+        assert!(p("[:= 3.0]").matches_int(3) && p("[:in [2.0 5]]").matches_int(2));
+        assert!(!p("[:< 2.5]").matches_int(3) && p("[:< 2.5]").matches_int(2));
     }
 
     /// Integer bounds cover every matching integer.

@@ -287,8 +287,9 @@ impl Builder {
     }
 
     /// Compiles a predicate micro-op, `[:rp PRED RESULT]` (`write` false)
-    /// or `[:wp PRED VALUE KEYS]`, from its parts after the name, each with
-    /// its position; `at` is the micro-op's own position. An error says
+    /// or `[:wp PRED VALUE KEYS]`, each optionally followed by UNIVERSE (the
+    /// keys the predicate ranged over), from its parts after the name, each
+    /// with its position; `at` is the micro-op's own position. An error says
     /// where (one of those positions) and what was expected.
     pub(crate) fn pred_mop(
         &mut self,
@@ -301,6 +302,11 @@ impl Builder {
             ("wp", 3, "[:wp PRED VALUE KEYS]")
         } else {
             ("rp", 2, "[:rp PRED RESULT]")
+        };
+        // An optional last part declares the key universe (issue 18).
+        let (parts, universe_form) = match parts.len() {
+            n if n == arity + 1 => (&parts[..arity], parts.last()),
+            _ => (parts, None),
         };
         if parts.len() != arity {
             return Err((
@@ -380,6 +386,35 @@ impl Builder {
             (true, Value::Nil) => {}
             (true, _) => return Err((*rows_at, bad("KEYS as a vector of the keys matched"))),
         }
+        let universe = match universe_form {
+            None => None,
+            Some((Value::Vector(keys) | Value::List(keys) | Value::Set(keys), u_at)) => {
+                let mut u: Vec<Atom> = keys.iter().map(|k| self.h.interner.atom(k)).collect();
+                u.sort_unstable();
+                u.dedup();
+                if let Some(&(k, _)) = rows.iter().find(|r| u.binary_search(&r.0).is_err()) {
+                    return Err((
+                        *u_at,
+                        format!(
+                            "expected UNIVERSE to hold every key {} {}, found {} missing",
+                            if write { "matched in" } else { "returned by" },
+                            shape,
+                            edn::pr_str(&self.h.atom_value(k))
+                        ),
+                    ));
+                }
+                Some(u)
+            }
+            Some((form, u_at)) => {
+                return Err((
+                    *u_at,
+                    format!(
+                        "expected UNIVERSE, the set of keys the predicate ranged over, after {shape}, found {}",
+                        edn::pr_str(form)
+                    ),
+                ))
+            }
+        };
         let write = write.then(|| match &parts[1].0 {
             Value::Nil => None,
             v => Some(self.h.interner.atom(v)),
@@ -390,6 +425,7 @@ impl Builder {
             form: form.clone(),
             rows,
             write,
+            universe,
         });
         Ok(Mop {
             f: if write.is_some() {

@@ -62,6 +62,11 @@ pub use facts::{
 };
 use polygraph::{build, to_cycle};
 pub use predicates::{PredSeen, PredTable};
+// For the inference's predicate dependencies (`crate::infer::predicates`).
+pub(crate) use predicates::{
+    inference_view, internal_cases as pred_internal_cases, rw_step as pred_rw_step,
+    wr_step as pred_wr_step,
+};
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
 
@@ -205,7 +210,7 @@ pub fn reg_history_with_predicates(
                     };
                     for k in relevant {
                         let k = u.keys[k as usize];
-                        if !pm.rows.iter().any(|r| r.0 == k) {
+                        if pm.ranges_over(k) && !pm.rows.iter().any(|r| r.0 == k) {
                             ops.push(RegOp::PredRead {
                                 key: id(k),
                                 pred: p,

@@ -16,8 +16,10 @@
 //! the same read-from choice is exact there too.
 //!
 //! The key universe is every key of the history (of `:r`/`:w` micro-ops
-//! and of predicate rows). A key none of whose written versions could make
-//! the predicate true adds nothing and is left out before building.
+//! and of predicate rows), or the keys the micro-op declares (its optional
+//! last element, [`crate::model::PredMop::universe`]). A key none of whose
+//! written versions could make the predicate true adds nothing and is left
+//! out before building.
 
 use hashbrown::HashMap;
 
@@ -50,7 +52,11 @@ pub struct PredTable {
 impl PredTable {
     /// Whether a version holding `v` matches predicate `p`.
     pub fn eval(&self, p: u32, v: super::RegValue) -> bool {
-        self.preds[p as usize].matches(v.map(|v| &self.values[v as usize]))
+        let pred = &self.preds[p as usize];
+        match v.map(|v| &self.values[v as usize]) {
+            Some(Value::Int(n)) => pred.matches_int(*n),
+            v => pred.matches(v),
+        }
     }
 }
 
@@ -137,7 +143,7 @@ impl Universe {
     /// The keys (indices into `keys`, ascending) with a written value the
     /// predicate matches.
     pub(super) fn relevant(&self, pred: &crate::model::Pred) -> Vec<u32> {
-        let matches = |n: i64| pred.matches(Some(&Value::Int(n)));
+        let matches = |n: i64| pred.matches_int(n);
         let mut out: Vec<u32> = Vec::new();
         let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
         let from = self.ints.partition_point(|&(n, _)| n < lo);
@@ -181,13 +187,26 @@ impl Universe {
 /// each matched key. The dirty-read and internal-consistency facts are
 /// computed on it (ops print from their source text, so cases show the
 /// original ops).
-pub(super) fn item_view(h: &History) -> History {
+pub(crate) fn item_view(h: &History) -> History {
+    item_view_with(h, &[], false).0
+}
+
+/// [`item_view`], each predicate micro-op `p` also reading the rows
+/// `misses[p]` (when `misses` has an entry for it); with `origins`, per
+/// micro-op of the view, the predicate micro-op it came from (else empty).
+fn item_view_with(
+    h: &History,
+    misses: &[Vec<(Atom, Option<Atom>)>],
+    origins: bool,
+) -> (History, Vec<Option<u32>>) {
     let mut out = History {
         mops: Vec::with_capacity(h.mops.len()),
         ops: Vec::with_capacity(h.ops.len()),
         ..h.clone()
     };
     out.predicates.clear();
+    let mut origin: Vec<Option<u32>> = Vec::new();
+    let arg = |v: Option<Atom>| v.map_or(MopArg::Nil, MopArg::Atom);
     for op in &h.ops {
         let mut op = *op;
         if let OpValue::Mops { .. } = op.value {
@@ -195,9 +214,17 @@ pub(super) fn item_view(h: &History) -> History {
             for m in h.mops(&op) {
                 match m.arg {
                     MopArg::Pred(p) => {
+                        let missed = misses.get(p as usize).map_or(&[][..], |m| &m[..]);
+                        for &(k, v) in missed {
+                            out.mops.push(Mop {
+                                f: MopFn::Read,
+                                key: k,
+                                arg: arg(v),
+                            });
+                        }
+                        let p_id = p;
                         let p = &h.predicates[p as usize];
                         for &(k, v) in &p.rows {
-                            let arg = |v: Option<Atom>| v.map_or(MopArg::Nil, MopArg::Atom);
                             out.mops.push(match p.write {
                                 None => Mop {
                                     f: MopFn::Read,
@@ -211,8 +238,16 @@ pub(super) fn item_view(h: &History) -> History {
                                 },
                             });
                         }
+                        if origins {
+                            origin.resize(out.mops.len(), Some(p_id));
+                        }
                     }
-                    _ => out.mops.push(*m),
+                    _ => {
+                        out.mops.push(*m);
+                        if origins {
+                            origin.push(None);
+                        }
+                    }
                 }
             }
             op.value = OpValue::Mops {
@@ -222,7 +257,47 @@ pub(super) fn item_view(h: &History) -> History {
         }
         out.ops.push(op);
     }
-    out
+    (out, origin)
+}
+
+/// The view Elle-style inference reads (`--algorithm infer`): the
+/// [`item_view`] plus the unreturned rows whose version is certain. A key
+/// the predicate ranged over but did not return (or match) was seen in a
+/// version it does not match; when every value written to the key (by an
+/// `:ok` or `:info` transaction) matches, that version can only be the
+/// initial `nil`, an item read `[:r k nil]`. Other unreturned rows leave a
+/// choice of versions and add nothing here (the exact checker decides
+/// them). Returns the view and, per micro-op of it, the predicate micro-op
+/// it came from.
+pub(crate) fn inference_view(h: &History) -> (History, Vec<Option<u32>>) {
+    let u = Universe::new(h);
+    let mut misses: Vec<Vec<(Atom, Option<Atom>)>> = vec![Vec::new(); h.predicates.len()];
+    for op in h.ops.iter().filter(|op| op.op_type == OpType::Ok) {
+        // Keys the transaction touched before: the predicate's view of
+        // them is no external read.
+        let mut touched: Vec<Atom> = Vec::new();
+        for m in h.mops(op) {
+            let MopArg::Pred(p) = m.arg else {
+                touched.push(m.key);
+                continue;
+            };
+            let pm = &h.predicates[p as usize];
+            for k in u.relevant(&pm.pred) {
+                let (key, ki) = (u.keys[k as usize], k as usize);
+                let certain = u.key_ints[ki].iter().all(|&n| pm.pred.matches_int(n))
+                    && u.key_others[ki].iter().all(|v| pm.pred.matches(Some(v)));
+                if certain
+                    && pm.ranges_over(key)
+                    && !touched.contains(&key)
+                    && !pm.rows.iter().any(|r| r.0 == key)
+                {
+                    misses[p as usize].push((key, None));
+                }
+            }
+            touched.extend(pm.rows.iter().map(|r| r.0));
+        }
+    }
+    item_view_with(h, &misses, true)
 }
 
 /// Predicate micro-ops that contradict their own transaction: a returned
@@ -231,7 +306,7 @@ pub(super) fn item_view(h: &History) -> History {
 /// not, or one it returned (matched) although the earlier value does not
 /// match. Elle's `internal` case shape, with the key and the value known
 /// before (`:expected`), one case per op.
-pub(super) fn internal_cases(h: &History) -> Vec<Value> {
+pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
     let mut out = Vec::new();
     let mut state: Vec<(Atom, Option<Atom>)> = Vec::new();
     let value = |v: Option<Atom>| v.map_or(Value::Nil, |a| h.atom_value(a));
@@ -269,7 +344,7 @@ pub(super) fn internal_cases(h: &History) -> Vec<Value> {
                     break 'mops;
                 }
             }
-            for &(k, v) in &state {
+            for &(k, v) in state.iter().filter(|s| p.ranges_over(s.0)) {
                 let listed = p.rows.iter().any(|r| r.0 == k);
                 if listed != holds(v) {
                     let what = if listed {
@@ -305,7 +380,7 @@ fn listed(h: &History, pred: u32, key: Atom) -> (Value, bool, bool) {
 
 /// A wr step into a predicate read: `b`'s predicate saw `a`'s version
 /// `key = value` (returned it, matched it, or did not return it).
-pub(super) fn wr_step(h: &History, key: Atom, value: Option<Atom>, pred: u32) -> Step {
+pub(crate) fn wr_step(h: &History, key: Atom, value: Option<Atom>, pred: u32) -> Step {
     let (form, listed, write) = listed(h, pred, key);
     let (k, v, f) = (
         crate::edn::pr_str(&h.atom_value(key)),
@@ -337,7 +412,7 @@ pub(super) fn wr_step(h: &History, key: Atom, value: Option<Atom>, pred: u32) ->
 
 /// An rw step out of a predicate read: `a`'s predicate saw `key = value`
 /// (returned, matched or missed), and `b` wrote the later version `value2`.
-pub(super) fn rw_step(
+pub(crate) fn rw_step(
     h: &History,
     key: Atom,
     value: Option<Atom>,
@@ -397,16 +472,34 @@ pub(super) fn rw_step(
 /// that began before it ended; each key found is then checked exactly.
 pub(super) struct TimeIndex {
     /// `:ok` writes `(completion, invocation, key, value)` by completion.
-    writes: Vec<(u32, u32, u32, Value)>,
+    writes: Vec<(u32, u32, u32, Val)>,
     /// Per key, its `:ok` writes (indices into `writes`, so by
     /// completion), and the running maximum of their invocations.
     per_key: Vec<Vec<u32>>,
     prefix_max_invoke: Vec<Vec<u32>>,
-    /// `:info` writes `(invocation, key, value)`: they may take effect any
-    /// time after their invocation, so they are visible to every later read.
-    info: Vec<(u32, u32, Value)>,
+    /// `:info` writes may take effect any time after their invocation, so
+    /// they are visible to every read that completes later. Per key, its
+    /// `:info` writes `(invocation, value)`; every integer one as
+    /// `(value, invocation, key)`, sorted, for range look-ups; the others
+    /// `(invocation, key, value)`. Indexed so that a read costs the writes
+    /// its predicate can match, not every `:info` write.
+    info_per_key: Vec<Vec<(u32, Val)>>,
+    info_ints: Vec<(i64, u32, u32)>,
+    info_others: Vec<(u32, u32, Val)>,
+    /// Values other than integers and `nil`, which [`Val::Other`] names.
+    others: Vec<Value>,
     /// The longest `:ok` transaction that writes, in op positions.
     span: u32,
+}
+
+/// A written value, small and cheap to copy: predicates evaluate integers
+/// directly ([`crate::model::Pred::matches_int`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Nil,
+    Int(i64),
+    /// An index into [`TimeIndex::others`].
+    Other(u32),
 }
 
 impl TimeIndex {
@@ -419,6 +512,8 @@ impl TimeIndex {
             .collect();
         let mut writes = Vec::new();
         let mut info = Vec::new();
+        let mut others = Vec::new();
+        let mut other_ix: HashMap<Atom, u32> = HashMap::new();
         let mut span = 0;
         for (i, op) in h.ops.iter().enumerate() {
             let inv = h.invocation_of(i).unwrap_or(i) as u32;
@@ -431,7 +526,17 @@ impl TimeIndex {
                 if op.op_type == OpType::Ok {
                     span = span.max(i as u32 - inv);
                 }
-                let (k, v) = (ix[&k], v.map_or(Value::Nil, |a| h.atom_value(a)));
+                let v = match v {
+                    None => Val::Nil,
+                    Some(a) => match a.as_int() {
+                        Some(n) => Val::Int(n),
+                        None => Val::Other(*other_ix.entry(a).or_insert_with(|| {
+                            others.push(h.atom_value(a));
+                            others.len() as u32 - 1
+                        })),
+                    },
+                };
+                let k = ix[&k];
                 match op.op_type {
                     OpType::Ok => writes.push((i as u32, inv, k, v)),
                     _ => info.push((inv, k, v)),
@@ -466,12 +571,37 @@ impl TimeIndex {
                     .collect()
             })
             .collect();
+        let mut info_per_key: Vec<Vec<(u32, Val)>> = vec![Vec::new(); u.keys.len()];
+        let mut info_ints = Vec::new();
+        let mut info_others = Vec::new();
+        for (inv, k, v) in info {
+            info_per_key[k as usize].push((inv, v));
+            match v {
+                Val::Int(n) => info_ints.push((n, inv, k)),
+                Val::Other(_) => info_others.push((inv, k, v)),
+                Val::Nil => {}
+            }
+        }
+        info_ints.sort_unstable();
         TimeIndex {
             writes,
             per_key,
             prefix_max_invoke,
-            info,
+            info_per_key,
+            info_ints,
+            info_others,
+            others,
             span,
+        }
+    }
+
+    /// Whether value `v` matches `pred`, whose integer matches lie in
+    /// `[lo, hi]`.
+    fn matches(&self, pred: &crate::model::Pred, (lo, hi): (i64, i64), v: Val) -> bool {
+        match v {
+            Val::Nil => false,
+            Val::Int(n) => (lo..=hi).contains(&n) && pred.matches_int(n),
+            Val::Other(i) => pred.matches(Some(&self.others[i as usize])),
         }
     }
 
@@ -481,7 +611,7 @@ impl TimeIndex {
         &self,
         k: u32,
         pred: &crate::model::Pred,
-        (lo, hi): (i64, i64),
+        bounds: (i64, i64),
         ti: u32,
         tc: u32,
     ) -> bool {
@@ -498,7 +628,7 @@ impl TimeIndex {
             .iter()
             .map(w)
             .take_while(|w| w.0 <= end)
-            .any(|w| w.1 < tc && w.0 != tc && may_match(&w.3, lo, hi) && pred.matches(Some(&w.3)))
+            .any(|w| w.1 < tc && w.0 != tc && self.matches(pred, bounds, w.3))
     }
 
     /// For each predicate read `(position of its op, predicate)`, in any
@@ -516,7 +646,7 @@ impl TimeIndex {
         let mut out = vec![Vec::new(); reads.len()];
         // The tails: per key its writes (completion, value), and every
         // tail value by (integer value, key); other values by key.
-        let mut tails: Vec<std::collections::VecDeque<(u32, Value)>> =
+        let mut tails: Vec<std::collections::VecDeque<(u32, Val)>> =
             vec![Default::default(); self.per_key.len()];
         let mut ints: BTreeSet<(i64, u32, u32)> = BTreeSet::new();
         let mut others: BTreeSet<u32> = BTreeSet::new();
@@ -527,18 +657,18 @@ impl TimeIndex {
             let (ti, tc) = (invoked(r), pos as u32);
             let horizon = ti;
             while swept < self.writes.len() && self.writes[swept].0 < horizon {
-                let (c, _, k, ref v) = self.writes[swept];
+                let (c, _, k, v) = self.writes[swept];
                 let tail = &mut tails[k as usize];
                 while tail.front().is_some_and(|f| f.0 + self.span < c) {
                     let (fc, fv) = tail.pop_front().expect("front");
-                    if let Value::Int(n) = fv {
+                    if let Val::Int(n) = fv {
                         ints.remove(&(n, k, fc));
                     }
                 }
-                tail.push_back((c, v.clone()));
+                tail.push_back((c, v));
                 match v {
-                    Value::Int(n) => {
-                        ints.insert((*n, k, c));
+                    Val::Int(n) => {
+                        ints.insert((n, k, c));
                     }
                     _ => {
                         others.insert(k);
@@ -554,32 +684,42 @@ impl TimeIndex {
             if lo <= hi {
                 found.extend(
                     ints.range((lo, 0, 0)..=(hi, u32::MAX, u32::MAX))
-                        .filter(|e| pred.matches(Some(&Value::Int(e.0))))
+                        .filter(|e| pred.matches_int(e.0))
                         .map(|e| e.1),
+                );
+                let from = self.info_ints.partition_point(|e| e.0 < lo);
+                found.extend(
+                    self.info_ints[from..]
+                        .iter()
+                        .take_while(|e| e.0 <= hi)
+                        .filter(|e| e.1 < tc && pred.matches_int(e.0))
+                        .map(|e| e.2),
                 );
             }
             found.extend(others.iter().copied());
-            let from = self.writes.partition_point(|w| w.0 < horizon);
+            // The writes completed since the read began: the sweep stopped
+            // at the first of them.
+            let from = swept;
             let end = tc.saturating_add(self.span);
             found.extend(
                 self.writes[from..]
                     .iter()
                     .take_while(|w| w.0 <= end)
-                    .filter(|w| w.1 < tc && may_match(&w.3, lo, hi) && pred.matches(Some(&w.3)))
+                    .filter(|w| w.1 < tc && self.matches(pred, bounds, w.3))
                     .map(|w| w.2),
             );
             found.extend(
-                self.info
+                self.info_others
                     .iter()
-                    .filter(|w| w.0 < tc && pred.matches(Some(&w.2)))
+                    .filter(|w| w.0 < tc && self.matches(pred, bounds, w.2))
                     .map(|w| w.1),
             );
             found.sort_unstable();
             found.dedup();
             let info_match = |k: u32| {
-                self.info
+                self.info_per_key[k as usize]
                     .iter()
-                    .any(|w| w.1 == k && w.0 < tc && pred.matches(Some(&w.2)))
+                    .any(|w| w.0 < tc && self.matches(pred, bounds, w.1))
             };
             out[r] = found
                 .iter()
@@ -588,15 +728,5 @@ impl TimeIndex {
                 .collect();
         }
         out
-    }
-}
-
-/// Whether `v` can match a predicate whose integer matches lie in
-/// `[lo, hi]` (a cheap test before evaluating the predicate).
-fn may_match(v: &Value, lo: i64, hi: i64) -> bool {
-    match v {
-        Value::Int(n) => (lo..=hi).contains(n),
-        Value::Nil => false,
-        _ => true,
     }
 }
