@@ -8,7 +8,8 @@
 //! faithful to those handlers is a project of its own. Every Jepsen store
 //! also has `history.edn`, which is what ellery reads.
 
-use crate::read::peers::{detect, PeerFormat};
+use crate::model::Format;
+use crate::read::peers::detect;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,7 +38,7 @@ pub fn discover_histories(inputs: &[PathBuf]) -> std::io::Result<(Vec<PathBuf>, 
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {
-        let cobra = || crate::read::peers::detect(input) == Some(PeerFormat::Cobra);
+        let cobra = || crate::read::peers::detect(input) == Some(Format::Cobra);
         if input.as_os_str() == "-" || !input.is_dir() || cobra() {
             out.push(input.clone());
         } else {
@@ -136,7 +137,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             continue;
         }
         if meta.is_dir() {
-            if detect(&path) == Some(PeerFormat::Cobra) {
+            if detect(&path) == Some(Format::Cobra) {
                 out.push(path);
             } else {
                 walk(&path, out)?;
@@ -145,7 +146,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let wanted = name.ends_with(".edn") || name.ends_with(".json");
             let peer = name == "history.bincode"
-                || (name.ends_with(".txt") && detect(&path) == Some(PeerFormat::Text));
+                || (name.ends_with(".txt") && detect(&path) == Some(Format::Text));
             if (wanted && name != "results.edn") || peer {
                 out.push(path);
             }

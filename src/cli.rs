@@ -23,9 +23,8 @@ use crate::consistency as cm;
 use crate::edn::pr_str;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
-use crate::model::SourceFormat;
-use crate::read::peers::PeerFormat;
-use crate::read::{read_history_bytes, read_history_file};
+use crate::model::Format;
+use crate::read::{detect_format, read_history_bytes};
 use crate::report::files::write_files;
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
@@ -137,38 +136,36 @@ enum OutputFormat {
     Summary,
 }
 
-/// Input formats.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum InputFormat {
-    /// Jepsen EDN.
-    Edn,
-    /// elle-cli's JSON.
-    Json,
-    /// dbcop's `history.bincode` (or a directory holding one).
-    Dbcop,
-    /// A directory of Cobra `T<N>.log` client logs.
-    Cobra,
-    /// `r(key,value,session,txn)` / `w(...)` lines (PolySI, Plume).
-    Text,
-}
+/// `-f`'s values: the library's [`Format`], mapped to clap here so the
+/// model knows nothing of the command line.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            Format::Edn,
+            Format::Json,
+            Format::Dbcop,
+            Format::Cobra,
+            Format::Text,
+        ]
+    }
 
-impl InputFormat {
-    /// The peer format this is, if it is one.
-    fn peer(self) -> Option<PeerFormat> {
-        match self {
-            InputFormat::Edn | InputFormat::Json => None,
-            InputFormat::Dbcop => Some(PeerFormat::Dbcop),
-            InputFormat::Cobra => Some(PeerFormat::Cobra),
-            InputFormat::Text => Some(PeerFormat::Text),
-        }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            Format::Edn => "Jepsen EDN",
+            Format::Json => "elle-cli's JSON",
+            Format::Dbcop => "dbcop's `history.bincode` (or a directory holding one)",
+            Format::Cobra => "A directory of Cobra `T<N>.log` client logs",
+            Format::Text => "`r(key,value,session,txn)` / `w(...)` lines (PolySI, Plume)",
+        };
+        Some(clap::builder::PossibleValue::new(self.name()).help(help))
     }
 }
 
 /// The peer format to read `path` with: the one asked for, else the one
 /// detected (none for standard input or an explicit EDN/JSON).
-fn peer_format(path: &Path, format: Option<InputFormat>) -> Option<PeerFormat> {
+fn peer_format(path: &Path, format: Option<Format>) -> Option<Format> {
     match format {
-        Some(f) => f.peer(),
+        Some(f) => f.is_peer().then_some(f),
         None if path == Path::new("-") => None,
         None => crate::read::peers::detect(path),
     }
@@ -204,7 +201,7 @@ struct CheckArgs {
     /// Input format (default: detected; peer formats are read as
     /// rw-register histories).
     #[arg(short = 'f', long, value_enum)]
-    format: Option<InputFormat>,
+    format: Option<Format>,
     /// Report progress and phase timings on standard error.
     #[arg(long)]
     verbose: bool,
@@ -355,47 +352,28 @@ fn expectations(models: &[String], anomalies: &[String]) -> Result<Expectations,
 /// [`peer_format`], which looks at the file, so it is decided once).
 fn read(
     path: &Path,
-    format: Option<InputFormat>,
-    peer: Option<PeerFormat>,
+    format: Option<Format>,
+    peer: Option<Format>,
 ) -> crate::error::Result<crate::model::History> {
+    if path != Path::new("-") {
+        let format = peer.or(format).unwrap_or_else(|| detect_format(path));
+        return crate::read::read_path(path, Some(format));
+    }
     if let Some(peer) = peer {
-        if path == Path::new("-") {
-            return Err(crate::error::Error::Usage(format!(
-                "the {} format is read from files, not standard input",
-                peer.name()
-            )));
+        return Err(crate::error::Error::Usage(format!(
+            "the {} format is read from files, not standard input",
+            peer.name()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| {
+        crate::error::Error::Io {
+            path: "-".into(),
+            source: e,
         }
-        return crate::read::peers::read_peer(path, peer);
-    }
-    if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| {
-            crate::error::Error::Io {
-                path: "-".into(),
-                source: e,
-            }
-        })?;
-        let f = match format {
-            Some(InputFormat::Json) => SourceFormat::Json,
-            Some(_) => SourceFormat::Edn,
-            None => check_extras::stdin_format(&bytes),
-        };
-        return Ok(read_history_bytes(bytes, "-", f)?);
-    }
-    match format {
-        None => read_history_file(path),
-        Some(f) => {
-            let bytes = std::fs::read(path).map_err(|e| crate::error::Error::Io {
-                path: path.display().to_string(),
-                source: e,
-            })?;
-            let f = match f {
-                InputFormat::Json => SourceFormat::Json,
-                _ => SourceFormat::Edn,
-            };
-            Ok(read_history_bytes(bytes, &path.display().to_string(), f)?)
-        }
-    }
+    })?;
+    let f = format.unwrap_or_else(|| check_extras::stdin_format(&bytes));
+    Ok(read_history_bytes(bytes, "-", f)?)
 }
 
 /// The default model for peer formats. Their histories record no real
@@ -436,7 +414,7 @@ fn note_ignored(h: &crate::model::History) {
 
 fn check_one(
     path: &Path,
-    format: Option<InputFormat>,
+    format: Option<Format>,
     workload: Workload,
     rw: &RwOptions,
     opts: &CheckOptions,
@@ -542,7 +520,7 @@ enum Failed {
 /// [`check_one`], a panic in it becoming this history's internal error.
 fn check_caught(
     path: &Path,
-    format: Option<InputFormat>,
+    format: Option<Format>,
     workload: Workload,
     rw: &RwOptions,
     opts: &CheckOptions,

@@ -2,7 +2,8 @@
 //! elle-cli's flags, output lines and exit codes (see [`super`]).
 
 use super::models::{elle_cli_workload, JepsenFlags, ELLE_CLI_MODELS};
-use super::{check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags};
+use super::{check_caught, expectations, Failed, MemoryFlag, RwFlags};
+use crate::model::Format;
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
 use crate::route::{CheckOptions, Validity};
@@ -159,11 +160,11 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
     };
     let format = match cli.format.as_deref() {
         None => None,
-        Some("edn") => Some(InputFormat::Edn),
-        Some("json") => Some(InputFormat::Json),
-        Some("dbcop") => Some(InputFormat::Dbcop),
-        Some("cobra") => Some(InputFormat::Cobra),
-        Some("text") => Some(InputFormat::Text),
+        Some("edn") => Some(Format::Edn),
+        Some("json") => Some(Format::Json),
+        Some("dbcop") => Some(Format::Dbcop),
+        Some("cobra") => Some(Format::Cobra),
+        Some("text") => Some(Format::Text),
         Some(other) => {
             eprintln!("ellery: unknown format {other} (expected edn, json, dbcop, cobra or text)");
             return EXIT_ELLE_CLI_ERROR;

@@ -326,7 +326,7 @@ mod tests {
     use crate::check::linearizable::register::registers;
     use crate::check::linearizable::{check_history, check_keys, LinOptions};
     use crate::edn::Value;
-    use crate::model::SourceFormat;
+    use crate::model::Format;
     use crate::read::read_history_bytes;
 
     #[test]
@@ -341,7 +341,7 @@ mod tests {
             };
             let mut out = Vec::new();
             generate_cas(&opts, &mut out).unwrap();
-            let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+            let h = read_history_bytes(out, "gen.edn", Format::Edn).unwrap();
             let r = check_history(&h, &LinOptions::default()).unwrap();
             assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(true)), "{r:?}");
             let regs = registers(&h).unwrap();
@@ -356,7 +356,7 @@ mod tests {
     fn gen_and_check(opts: &CasGenOptions) -> (Value, CasSummary) {
         let mut out = Vec::new();
         let s = generate_cas(opts, &mut out).unwrap();
-        let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+        let h = read_history_bytes(out, "gen.edn", Format::Edn).unwrap();
         (check_history(&h, &LinOptions::default()).unwrap(), s)
     }
 

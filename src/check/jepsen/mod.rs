@@ -391,7 +391,7 @@ pub fn check_file(
         std::fs::read(path).map_err(|e| format!("{origin}: {e}"))?
     };
     let json = json.unwrap_or_else(|| {
-        crate::read::detect_format(path) == crate::model::SourceFormat::Json
+        crate::read::detect_format(path) == crate::model::Format::Json
             || (origin == "-" && looks_like_json(&bytes))
     });
     let h = read_ops(&bytes, &origin, json).map_err(|e| e.to_string())?;
