@@ -6,7 +6,7 @@
 # Functions are measured from their `fn` line to the brace that closes the
 # body (braces in strings, chars and comments do not count; the code is
 # rustfmt'd, so one item starts a line). A size may be explained by a plain
-# comment starting `// Long:` — for a file anywhere before its first item,
+# comment starting `// Long` (e.g. `// Long (about 140 lines): why`) — for a file anywhere before its first item,
 # for a function in the comment and attribute lines right above it (or on
 # the first line of its body); explained ones print with `ok`, the others
 # with `LONG`. Exits 1 if some are not explained.
@@ -69,7 +69,7 @@ def explained_above(lines, i):
     j = i - 1
     while j >= 0:
         s = lines[j].strip()
-        if s.startswith("// Long:"):
+        if re.match(r"// Long\b", s):
             return True
         if s.startswith("//") or s.startswith("#["):
             j -= 1
@@ -97,7 +97,7 @@ for dirpath, _, files in os.walk(root):
                 if s and not s.startswith("//") and not s.startswith("#!"):
                     break
                 head.append(s)
-            ok = any(s.startswith("// Long:") for s in head)
+            ok = any(re.match(r"// Long\b", s) for s in head)
             bad += not ok
             rows.append((rel, 0, "file", len(lines), ok))
         code = code_only(text).split("\n")
@@ -126,7 +126,7 @@ for dirpath, _, files in os.walk(root):
             size = end - i + 1
             if size > FN_MAX:
                 first = lines[start + 1].strip() if start + 1 < len(lines) else ""
-                ok = explained_above(lines, i) or first.startswith("// Long:")
+                ok = explained_above(lines, i) or re.match(r"// Long\b", first)
                 bad += not ok
                 rows.append((rel, i + 1, "fn " + m.group(5), size, ok))
 for rel, line, what, size, ok in sorted(rows):

@@ -130,7 +130,11 @@ fn run_predicates(a: GenArgs) -> i32 {
 /// `-w`'s values: the model's [`Workload`], mapped to clap here.
 impl clap::ValueEnum for Workload {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Workload::ListAppend, Workload::RwRegister, Workload::CasRegister]
+        &[
+            Workload::ListAppend,
+            Workload::RwRegister,
+            Workload::CasRegister,
+        ]
     }
 
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
