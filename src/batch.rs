@@ -1,5 +1,6 @@
 //! Checking many histories at once: finding them in Jepsen stores and
-//! directories, running them in parallel, reporting progress.
+//! directories, running them in parallel with results in input order (the
+//! progress display is the CLI's: `cli::progress`).
 //!
 //! Jepsen's binary `test.jepsen` store file is not read: it is a custom
 //! block container holding Fressian-encoded data written with Jepsen's own
@@ -10,11 +11,9 @@
 
 use crate::model::Format;
 use crate::read::peers::detect;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
 
 /// Expands the command line's inputs into history files, in a stable order.
 ///
@@ -153,58 +152,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// A one-line progress display on standard error, shown only when standard
-/// error is a terminal.
-pub struct Progress {
-    total: usize,
-    done: AtomicUsize,
-    enabled: bool,
-    started: Instant,
-}
-
-impl Progress {
-    /// A progress display for `total` items; `quiet` turns it off.
-    pub fn new(total: usize, quiet: bool) -> Progress {
-        Progress {
-            total,
-            done: AtomicUsize::new(0),
-            enabled: !quiet && total > 1 && std::io::stderr().is_terminal(),
-            started: Instant::now(),
-        }
-    }
-
-    /// Records one finished item.
-    pub fn tick(&self, what: &Path) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.enabled {
-            let mut e = std::io::stderr().lock();
-            let name = what.display().to_string();
-            let tail: String = name
-                .chars()
-                .rev()
-                .take(60)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            let _ = write!(
-                e,
-                "\r\x1b[2K[{done}/{}] {:.1} s {tail}",
-                self.total,
-                self.started.elapsed().as_secs_f64()
-            );
-            let _ = e.flush();
-        }
-    }
-
-    /// Clears the progress line.
-    pub fn finish(&self) {
-        if self.enabled {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
-        }
-    }
 }
 
 /// Runs `work` on every item with up to `jobs` threads, and hands each

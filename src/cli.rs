@@ -16,6 +16,7 @@ mod check_extras;
 mod diff_cmd;
 mod elle_cli;
 mod models;
+mod progress;
 mod robust_cmd;
 mod watch_cmd;
 

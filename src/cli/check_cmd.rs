@@ -275,7 +275,7 @@ pub(super) fn run_check(a: CheckArgs) -> i32 {
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let progress = crate::batch::Progress::new(files.len(), a.quiet);
+    let progress = super::progress::Progress::new(files.len(), a.quiet);
     let started = std::time::Instant::now();
     let rw_options = a.rw.options();
     let mut tally = Tally::new(&a, &files, &subdirs);
