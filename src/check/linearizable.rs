@@ -281,15 +281,18 @@ fn in_effect(ops: &[RegOp], writer: &[u32]) -> Vec<bool> {
     effective
 }
 
+/// Per value: how many cas ops in effect read it, and the first one.
+type Readers = Vec<(u32, u32)>;
+
 /// The one blind write in effect (refused if there are two), and per
 /// value the number of cas ops in effect reading it and the first one.
 fn cas_readers(
     ops: &[RegOp],
     effective: &[bool],
     nvalues: usize,
-) -> Result<(Option<usize>, Vec<(u32, u32)>), ChainRefusal> {
+) -> Result<(Option<usize>, Readers), ChainRefusal> {
     let mut blind = None;
-    let mut readers: Vec<(u32, u32)> = vec![(0, NONE); nvalues];
+    let mut readers: Readers = vec![(0, NONE); nvalues];
     for (i, op) in ops.iter().enumerate() {
         if !effective[i] {
             continue;
