@@ -4,14 +4,14 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ellery::gen::{generate, GenOptions};
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use ellery::read::read_history_bytes;
 use ellery::{Algorithm, CheckOptions, Workload};
 use std::hint::black_box;
 use std::time::Duration;
 
 fn check_bytes(bytes: &[u8]) -> usize {
-    let h = read_history_bytes(bytes.to_vec(), "bench", SourceFormat::Edn).expect("readable");
+    let h = read_history_bytes(bytes.to_vec(), "bench", Format::Edn).expect("readable");
     let o = ellery::check(
         &h,
         &CheckOptions {

@@ -3,7 +3,7 @@
 //! For the ≥100 MB measurement see `scripts/reader-throughput.sh`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use std::hint::black_box;
 use std::str::FromStr;
 use std::time::Duration;
@@ -25,9 +25,8 @@ fn reader(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(2));
     g.bench_function("ellery", |b| {
         b.iter(|| {
-            let h =
-                ellery::read::read_history_bytes(bytes.clone(), "huge-scc.edn", SourceFormat::Edn)
-                    .expect("huge-scc.edn reads");
+            let h = ellery::read::read_history_bytes(bytes.clone(), "huge-scc.edn", Format::Edn)
+                .expect("huge-scc.edn reads");
             black_box(h.ops.len())
         })
     });

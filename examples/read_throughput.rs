@@ -10,7 +10,7 @@
 //! run and the medians (wall time, and this thread's CPU time, which holds up
 //! on a busy shared machine), so scripts can grep `median`.
 
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -59,7 +59,7 @@ fn main() {
                     }
                 }
             }
-            _ => match ellery::read::read_history_bytes(copy, path, SourceFormat::Edn) {
+            _ => match ellery::read::read_history_bytes(copy, path, Format::Edn) {
                 Ok(h) => (h.ops.len() + h.non_client_ops, None, Some(h)),
                 Err(e) => {
                     eprintln!("{e}");

@@ -1,5 +1,6 @@
 //! Checking many histories at once: finding them in Jepsen stores and
-//! directories, running them in parallel, reporting progress.
+//! directories, running them in parallel with results in input order (the
+//! progress display is the CLI's: `cli::progress`).
 //!
 //! Jepsen's binary `test.jepsen` store file is not read: it is a custom
 //! block container holding Fressian-encoded data written with Jepsen's own
@@ -8,12 +9,11 @@
 //! faithful to those handlers is a project of its own. Every Jepsen store
 //! also has `history.edn`, which is what ellery reads.
 
-use crate::read::peers::{detect, PeerFormat};
-use std::io::{IsTerminal, Write};
+use crate::model::Format;
+use crate::read::peers::detect;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
 
 /// Expands the command line's inputs into history files, in a stable order.
 ///
@@ -37,7 +37,7 @@ pub fn discover_histories(inputs: &[PathBuf]) -> std::io::Result<(Vec<PathBuf>, 
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {
-        let cobra = || crate::read::peers::detect(input) == Some(PeerFormat::Cobra);
+        let cobra = || crate::read::peers::detect(input) == Some(Format::Cobra);
         if input.as_os_str() == "-" || !input.is_dir() || cobra() {
             out.push(input.clone());
         } else {
@@ -136,7 +136,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             continue;
         }
         if meta.is_dir() {
-            if detect(&path) == Some(PeerFormat::Cobra) {
+            if detect(&path) == Some(Format::Cobra) {
                 out.push(path);
             } else {
                 walk(&path, out)?;
@@ -145,65 +145,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let wanted = name.ends_with(".edn") || name.ends_with(".json");
             let peer = name == "history.bincode"
-                || (name.ends_with(".txt") && detect(&path) == Some(PeerFormat::Text));
+                || (name.ends_with(".txt") && detect(&path) == Some(Format::Text));
             if (wanted && name != "results.edn") || peer {
                 out.push(path);
             }
         }
     }
     Ok(())
-}
-
-/// A one-line progress display on standard error, shown only when standard
-/// error is a terminal.
-pub struct Progress {
-    total: usize,
-    done: AtomicUsize,
-    enabled: bool,
-    started: Instant,
-}
-
-impl Progress {
-    /// A progress display for `total` items; `quiet` turns it off.
-    pub fn new(total: usize, quiet: bool) -> Progress {
-        Progress {
-            total,
-            done: AtomicUsize::new(0),
-            enabled: !quiet && total > 1 && std::io::stderr().is_terminal(),
-            started: Instant::now(),
-        }
-    }
-
-    /// Records one finished item.
-    pub fn tick(&self, what: &Path) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.enabled {
-            let mut e = std::io::stderr().lock();
-            let name = what.display().to_string();
-            let tail: String = name
-                .chars()
-                .rev()
-                .take(60)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            let _ = write!(
-                e,
-                "\r\x1b[2K[{done}/{}] {:.1} s {tail}",
-                self.total,
-                self.started.elapsed().as_secs_f64()
-            );
-            let _ = e.flush();
-        }
-    }
-
-    /// Clears the progress line.
-    pub fn finish(&self) {
-        if self.enabled {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
-        }
-    }
 }
 
 /// Runs `work` on every item with up to `jobs` threads, and hands each

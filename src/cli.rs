@@ -11,29 +11,27 @@
 //!   codes (1 if any history is invalid, else 0; 255 on bad input, usage
 //!   errors or an internal error), so scripts only change the name.
 
+mod check_cmd;
 mod check_extras;
 mod diff_cmd;
 mod elle_cli;
 mod models;
+mod progress;
 mod robust_cmd;
 mod watch_cmd;
 
+// What the other commands share with `check` (they name it `super::…`).
+use check_cmd::{check_caught, Failed, PEER_DEFAULT_MODEL};
+
 use crate::check::result::Expectations;
 use crate::consistency as cm;
-use crate::edn::pr_str;
-use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
+use crate::error::EXIT_BAD_INPUT;
 use crate::infer::rw_register::RwOptions;
-use crate::model::SourceFormat;
-use crate::read::peers::PeerFormat;
-use crate::read::{read_history_bytes, read_history_file};
-use crate::report::files::write_files;
-use crate::report::json_pprint::pprint_json;
-use crate::report::plot::{PlotFormat, PlotOptions};
-use crate::route::{CheckOptions, Outcome, Validity};
+use crate::model::Format;
+use crate::report::plot::PlotFormat;
+use crate::route::{Outcome, Validity};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
 const EXIT_CODES: &str = "Exit codes: 0 every history valid; 1 some history invalid; \
 2 some history unknown (none invalid); 3 bad input or usage; 4 an internal error \
@@ -137,40 +135,28 @@ enum OutputFormat {
     Summary,
 }
 
-/// Input formats.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum InputFormat {
-    /// Jepsen EDN.
-    Edn,
-    /// elle-cli's JSON.
-    Json,
-    /// dbcop's `history.bincode` (or a directory holding one).
-    Dbcop,
-    /// A directory of Cobra `T<N>.log` client logs.
-    Cobra,
-    /// `r(key,value,session,txn)` / `w(...)` lines (PolySI, Plume).
-    Text,
-}
-
-impl InputFormat {
-    /// The peer format this is, if it is one.
-    fn peer(self) -> Option<PeerFormat> {
-        match self {
-            InputFormat::Edn | InputFormat::Json => None,
-            InputFormat::Dbcop => Some(PeerFormat::Dbcop),
-            InputFormat::Cobra => Some(PeerFormat::Cobra),
-            InputFormat::Text => Some(PeerFormat::Text),
-        }
+/// `-f`'s values: the library's [`Format`], mapped to clap here so the
+/// model knows nothing of the command line.
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            Format::Edn,
+            Format::Json,
+            Format::Dbcop,
+            Format::Cobra,
+            Format::Text,
+        ]
     }
-}
 
-/// The peer format to read `path` with: the one asked for, else the one
-/// detected (none for standard input or an explicit EDN/JSON).
-fn peer_format(path: &Path, format: Option<InputFormat>) -> Option<PeerFormat> {
-    match format {
-        Some(f) => f.peer(),
-        None if path == Path::new("-") => None,
-        None => crate::read::peers::detect(path),
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let help = match self {
+            Format::Edn => "Jepsen EDN",
+            Format::Json => "elle-cli's JSON",
+            Format::Dbcop => "dbcop's `history.bincode` (or a directory holding one)",
+            Format::Cobra => "A directory of Cobra `T<N>.log` client logs",
+            Format::Text => "`r(key,value,session,txn)` / `w(...)` lines (PolySI, Plume)",
+        };
+        Some(clap::builder::PossibleValue::new(self.name()).help(help))
     }
 }
 
@@ -204,7 +190,7 @@ struct CheckArgs {
     /// Input format (default: detected; peer formats are read as
     /// rw-register histories).
     #[arg(short = 'f', long, value_enum)]
-    format: Option<InputFormat>,
+    format: Option<Format>,
     /// Report progress and phase timings on standard error.
     #[arg(long)]
     verbose: bool,
@@ -330,7 +316,7 @@ pub fn run(args: &[String]) -> i32 {
         }
     };
     match cli.command {
-        Command::Check(a) => run_check(a),
+        Command::Check(a) => check_cmd::run_check(a),
         Command::Gen(g) => crate::gen::cli::run(g),
         Command::Diff(d) => diff_cmd::run_diff(d),
         Command::Robust(r) => robust_cmd::run_robust(r),
@@ -349,422 +335,4 @@ fn expectations(models: &[String], anomalies: &[String]) -> Result<Expectations,
         },
         anomalies: cm::parse_anomalies(&anomalies)?,
     })
-}
-
-/// Reads `path` as `format` asked, or as the peer format `peer` (from
-/// [`peer_format`], which looks at the file, so it is decided once).
-fn read(
-    path: &Path,
-    format: Option<InputFormat>,
-    peer: Option<PeerFormat>,
-) -> crate::error::Result<crate::model::History> {
-    if let Some(peer) = peer {
-        if path == Path::new("-") {
-            return Err(crate::error::Error::Usage(format!(
-                "the {} format is read from files, not standard input",
-                peer.name()
-            )));
-        }
-        return crate::read::peers::read_peer(path, peer);
-    }
-    if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| {
-            crate::error::Error::Io {
-                path: "-".into(),
-                source: e,
-            }
-        })?;
-        let f = match format {
-            Some(InputFormat::Json) => SourceFormat::Json,
-            Some(_) => SourceFormat::Edn,
-            None => check_extras::stdin_format(&bytes),
-        };
-        return Ok(read_history_bytes(bytes, "-", f)?);
-    }
-    match format {
-        None => read_history_file(path),
-        Some(f) => {
-            let bytes = std::fs::read(path).map_err(|e| crate::error::Error::Io {
-                path: path.display().to_string(),
-                source: e,
-            })?;
-            let f = match f {
-                InputFormat::Json => SourceFormat::Json,
-                _ => SourceFormat::Edn,
-            };
-            Ok(read_history_bytes(bytes, &path.display().to_string(), f)?)
-        }
-    }
-}
-
-/// The default model for peer formats. Their histories record no real
-/// time (the converted history's real-time order is an artefact), and the
-/// peers' own "serializable" includes session order: Elle's
-/// strong-session-serializable.
-const PEER_DEFAULT_MODEL: &str = "strong-session-serializable";
-
-/// Check options for a peer-format history: [`PEER_DEFAULT_MODEL`] unless
-/// models were given, and a note when real-time anomalies would be reported.
-fn peer_check_options(path: &Path, opts: &CheckOptions) -> CheckOptions {
-    let mut o = opts.clone();
-    if o.expectations.models.is_none() {
-        o.expectations.models = Some(vec![PEER_DEFAULT_MODEL]);
-    }
-    let realtime = cm::realtime_anomaly_types();
-    if o.expectations
-        .reportable()
-        .iter()
-        .any(|t| realtime.contains(t))
-    {
-        eprintln!(
-            "ellery: {}: this format records no real time; real-time anomalies found in it are artefacts of the conversion",
-            path.display()
-        );
-    }
-    o
-}
-
-fn note_ignored(h: &crate::model::History) {
-    if h.non_client_ops > 0 && h.ops.is_empty() {
-        eprintln!(
-            "ellery: {}: all {} ops lack an integer :process and were ignored (as Elle does)",
-            h.origin, h.non_client_ops
-        );
-    }
-}
-
-fn check_one(
-    path: &Path,
-    format: Option<InputFormat>,
-    workload: Workload,
-    rw: &RwOptions,
-    opts: &CheckOptions,
-    directory: Option<(&Path, &PlotOptions)>,
-    memory: crate::limits::MemoryLimit,
-) -> Result<Outcome, String> {
-    let started = std::time::Instant::now();
-    if let Some(p) = opts.progress {
-        p("reading");
-    }
-    inject_panic(path);
-    if let Some(m) = models::jepsen_model(workload) {
-        check_extras::warn_ignored(workload, opts, rw, directory.is_some());
-        return models::check_jepsen(path, format, m, opts, memory);
-    }
-    let explicit = workload != Workload::Auto;
-    let peer = peer_format(path, format);
-    if peer.is_none() && path != Path::new("-") {
-        crate::limits::check_fits(path, memory)?;
-    }
-    let h = read(path, format, peer).map_err(|e| e.to_string())?;
-    let peer_opts;
-    let opts = match peer {
-        Some(_) => {
-            peer_opts = peer_check_options(path, opts);
-            &peer_opts
-        }
-        None => opts,
-    };
-    if opts.verbose {
-        eprintln!(
-            "ellery: {}: read {} client ops in {:.3} s",
-            path.display(),
-            h.ops.len(),
-            started.elapsed().as_secs_f64()
-        );
-    }
-    note_ignored(&h);
-    let workload = match workload {
-        // Peer formats are register reads and writes, even when read-only.
-        Workload::Auto if peer.is_some() => Workload::RwRegister,
-        Workload::Auto if check_extras::multi_register(&h) => {
-            return Err(format!(
-                "{}: this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for",
-                h.origin
-            ))
-        }
-        Workload::Auto => check_extras::detect_workload(&h),
-        w => w,
-    };
-    check_extras::warn_ignored(workload, opts, rw, directory.is_some());
-    if let Some(m) = models::jepsen_model(workload) {
-        return models::check_jepsen_read(&h, m, opts, memory);
-    }
-    if opts.verbose {
-        eprintln!("ellery: {}: workload {workload:?}", path.display());
-    }
-    if workload == Workload::Mutex {
-        return models::check_mutex(&h, opts);
-    }
-    let Some(model) = workload.model() else {
-        unreachable!("detected above; the Jepsen models returned above")
-    };
-    let opts = CheckOptions {
-        workload: Some(model),
-        rw: *rw,
-        ..opts.clone()
-    };
-    let mut outcome = crate::check(&h, &opts).map_err(|e| e.to_string())?;
-    if let Some(p) = outcome.problem.as_mut() {
-        match check_extras::workload_hint(workload, &h).filter(|_| explicit) {
-            // The caller decides: bad input for `check`, Elle's verdict
-            // (and this line) in elle-cli mode.
-            Some(hint) => {
-                p.message = format!("{}; {hint}", p.message);
-                p.kind = crate::error::InputErrorKind::WrongWorkload;
-            }
-            None => eprintln!("ellery: {p}"),
-        }
-    }
-    if let Some((d, plot)) = directory {
-        let notes =
-            write_files(d, &h, &outcome, plot).map_err(|e| format!("{}: {e}", d.display()))?;
-        static SAID_NO_GRAPHVIZ: std::sync::atomic::AtomicBool =
-            std::sync::atomic::AtomicBool::new(false);
-        for n in notes {
-            let graphviz = n == crate::report::files::NO_GRAPHVIZ;
-            if !graphviz || !SAID_NO_GRAPHVIZ.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                eprintln!("ellery: {n}");
-            }
-        }
-    }
-    Ok(outcome)
-}
-
-/// Why a history has no outcome: bad input, or an internal error (a panic
-/// while checking it), each with the line to print.
-enum Failed {
-    Input(String),
-    Internal(String),
-}
-
-/// [`check_one`], a panic in it becoming this history's internal error.
-fn check_caught(
-    path: &Path,
-    format: Option<InputFormat>,
-    workload: Workload,
-    rw: &RwOptions,
-    opts: &CheckOptions,
-    directory: Option<(&Path, &PlotOptions)>,
-    memory: crate::limits::MemoryLimit,
-) -> Result<Outcome, Failed> {
-    match crate::internal::catch(|| check_one(path, format, workload, rw, opts, directory, memory))
-    {
-        Ok(r) => r.map_err(Failed::Input),
-        Err(panic) => Err(Failed::Internal(crate::internal::message(
-            &path.display().to_string(),
-            &panic,
-        ))),
-    }
-}
-
-/// A test hook: panics while checking any history whose path contains the
-/// value of `ELLERY_INJECT_PANIC`, so tests can show that an internal error
-/// in one history is reported for it alone.
-fn inject_panic(path: &Path) {
-    if let Some(needle) = std::env::var_os("ELLERY_INJECT_PANIC") {
-        let needle = needle.to_string_lossy();
-        if !needle.is_empty() && path.to_string_lossy().contains(&*needle) {
-            panic!("injected panic (ELLERY_INJECT_PANIC={needle})");
-        }
-    }
-}
-
-// Long (about 140 lines): options, the batch and the summary of `check`;
-// left whole while the CLI is edited on other branches (issue 16).
-fn run_check(a: CheckArgs) -> i32 {
-    if let Err(msg) = check_extras::refuse_usage(&a) {
-        eprintln!("ellery: {msg}");
-        return EXIT_BAD_INPUT;
-    }
-    let exp = match expectations(&a.models.consistency_models, &a.models.anomalies) {
-        Ok(e) => e,
-        Err(msg) => {
-            eprintln!("ellery: {msg}");
-            return EXIT_BAD_INPUT;
-        }
-    };
-    let plot = PlotOptions {
-        format: a.plot_format,
-        timeout: Duration::from_millis(a.plot_timeout),
-        max_bytes: a.max_plot_bytes,
-    };
-    let opts = CheckOptions {
-        expectations: exp,
-        cycle_search_timeout: Duration::from_millis(a.models.cycle_search_timeout),
-        verbose: a.verbose,
-        trace: a.verbose.then_some(print_trace),
-        plot_max_bytes: a.directory.as_ref().map(|_| a.max_plot_bytes),
-        linearizable_timeout: (a.linearizable_timeout > 0)
-            .then(|| Duration::from_millis(a.linearizable_timeout)),
-        sat_timeout: (a.sat_timeout > 0).then(|| Duration::from_millis(a.sat_timeout)),
-        algorithm: a.algorithm,
-        jepsen: a.jepsen.options(),
-        ..CheckOptions::default()
-    };
-    let files = match crate::batch::discover_histories(&a.files) {
-        Ok((f, skipped)) => {
-            if let Some(first) = skipped.first() {
-                eprintln!(
-                    "ellery: note: skipped {} file{} holding result maps, not histories (e.g. {})",
-                    skipped.len(),
-                    if skipped.len() == 1 { "" } else { "s" },
-                    first.display()
-                );
-            }
-            f
-        }
-        Err(e) => {
-            eprintln!("ellery: {e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
-    if files.is_empty() {
-        eprintln!("ellery: no histories found in the given directories");
-        return EXIT_BAD_INPUT;
-    }
-    let many = files.len() > 1;
-    let subdirs = crate::report::names::make_unique(
-        files
-            .iter()
-            .map(|f| check_extras::output_subdir(f))
-            .collect(),
-    );
-    let mut opts = opts;
-    if !many && !a.quiet && std::io::stderr().is_terminal() {
-        opts.progress = Some(show_phase);
-    }
-    let jobs = a.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    let progress = crate::batch::Progress::new(files.len(), a.quiet);
-    let started = std::time::Instant::now();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let rw_options = a.rw.options();
-    let mut counts = [0usize; 5]; // valid, invalid, unknown, unreadable, internal
-    let mut json_results: Vec<(PathBuf, String)> = Vec::new();
-    let items: Vec<(&PathBuf, &String)> = files.iter().zip(&subdirs).collect();
-    // Rows of the batch's index.html (with several histories and -d).
-    let mut rows: Vec<crate::report::html::Entry> = Vec::new();
-    crate::batch::run_ordered(
-        &items,
-        jobs,
-        |&(path, subdir)| {
-            let dir = a
-                .directory
-                .as_ref()
-                .map(|d| if many { d.join(subdir) } else { d.clone() });
-            // A panic is this history's internal error; the rest go on.
-            let r = check_caught(
-                path,
-                a.format,
-                a.workload,
-                &rw_options,
-                &opts,
-                dir.as_deref().map(|d| (d, &plot)),
-                a.memory.limit(),
-            );
-            progress.tick(path);
-            r
-        },
-        |i, r| {
-            let path = &files[i];
-            match r {
-                Err(Failed::Internal(msg)) => {
-                    eprintln!("ellery: {msg}");
-                    rows.push(crate::report::html::Entry::failed(path, &msg));
-                    counts[4] += 1;
-                }
-                Err(Failed::Input(msg)) => {
-                    eprintln!("ellery: {msg}");
-                    rows.push(crate::report::html::Entry::failed(path, &msg));
-                    counts[3] += 1;
-                }
-                Ok(o) if check_extras::wrong_workload(&o) => {
-                    if let Some(p) = &o.problem {
-                        eprintln!("ellery: {p}");
-                        rows.push(crate::report::html::Entry::failed(path, &p.to_string()));
-                    }
-                    counts[3] += 1;
-                }
-                Ok(o) => {
-                    rows.push(crate::report::html::Entry::checked(path, &subdirs[i], &o));
-                    counts[match o.validity {
-                        Validity::Valid => 0,
-                        Validity::Invalid => 1,
-                        Validity::Unknown => 2,
-                    }] += 1;
-                    let line = match a.output {
-                        OutputFormat::Edn if many => {
-                            format!(";; {}\n{}", path.display(), pr_str(&o.result))
-                        }
-                        OutputFormat::Edn => pr_str(&o.result),
-                        OutputFormat::Json if many => {
-                            // One object keyed by path, printed at the end.
-                            json_results.push((path.clone(), pprint_json(&o.result)));
-                            return;
-                        }
-                        OutputFormat::Json => pprint_json(&o.result).trim_end().to_string(),
-                        OutputFormat::Jsonl if many => check_extras::jsonl_record(path, &o.result),
-                        OutputFormat::Jsonl => crate::edn::value_to_json(&o.result).to_string(),
-                        OutputFormat::Summary => check_extras::summary_line(path, &o),
-                    };
-                    let _ = writeln!(out, "{line}");
-                }
-            }
-        },
-    );
-    progress.finish();
-    if let (true, Some(d)) = (many, &a.directory) {
-        if let Err(e) = crate::report::html::write_batch_index(d, &rows) {
-            eprintln!("ellery: {}: {e}", d.display());
-        }
-    }
-    if a.output == OutputFormat::Json && many {
-        let _ = writeln!(out, "{}", check_extras::json_by_path(&json_results));
-    }
-    if opts.progress.is_some() {
-        eprint!("\r\x1b[2K");
-    }
-    if many && !a.quiet {
-        eprintln!(
-            "ellery: {} histories in {:.2} s: {} valid, {} invalid, {} unknown, {} unreadable{}",
-            files.len(),
-            started.elapsed().as_secs_f64(),
-            counts[0],
-            counts[1],
-            counts[2],
-            counts[3],
-            match counts[4] {
-                0 => String::new(),
-                1 => ", 1 internal error".to_string(),
-                n => format!(", {n} internal errors"),
-            }
-        );
-    }
-    if counts[4] > 0 {
-        EXIT_INTERNAL
-    } else if counts[3] > 0 {
-        EXIT_BAD_INPUT
-    } else if counts[1] > 0 {
-        EXIT_INVALID
-    } else if counts[2] > 0 {
-        EXIT_UNKNOWN
-    } else {
-        EXIT_VALID
-    }
-}
-
-/// Prints a `--verbose` line from the library ([`CheckOptions::trace`]).
-fn print_trace(line: &str) {
-    eprintln!("ellery: {line}");
-}
-
-/// Shows the phase a single large check is in, on one terminal line.
-fn show_phase(phase: &str) {
-    eprint!("\r\x1b[2Kellery: {phase}…");
 }

@@ -12,7 +12,7 @@
 //! behind it (which algorithm, then the whole check):
 //!
 //! ```
-//! use ellery::model::SourceFormat;
+//! use ellery::model::Format;
 //! use ellery::{CheckOptions, Validity};
 //!
 //! // Each transaction reads what the other appended: a G1c cycle.
@@ -22,7 +22,7 @@
 //! {:type :ok, :process 0, :f :txn, :value [[:append :x 1] [:r :y [1]]]}
 //! {:type :ok, :process 1, :f :txn, :value [[:append :y 1] [:r :x [1]]]}
 //! ";
-//! let history = ellery::read::read_history_bytes(text.into(), "h.edn", SourceFormat::Edn)?;
+//! let history = ellery::read::read_history_bytes(text.into(), "h.edn", Format::Edn)?;
 //! // The workload (list-append) is detected; Elle's default models apply.
 //! let outcome = ellery::check(&history, &CheckOptions::default())?;
 //! assert_eq!(outcome.validity, Validity::Invalid);

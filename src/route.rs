@@ -667,12 +667,12 @@ fn cas_register_search(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::SourceFormat;
+    use crate::model::Format;
     use crate::read::read_history_bytes;
     use std::sync::Mutex;
 
     fn history(text: &str) -> History {
-        read_history_bytes(text.as_bytes().to_vec(), "h.edn", SourceFormat::Edn).expect("readable")
+        read_history_bytes(text.as_bytes().to_vec(), "h.edn", Format::Edn).expect("readable")
     }
 
     const APPEND: &str = "{:type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n\

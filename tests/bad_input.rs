@@ -93,7 +93,7 @@ fn an_internal_error_in_one_history_spares_the_others() {
         assert_eq!(lines.len(), 2, "{err}");
         assert!(
             lines[0].starts_with(
-                "ellery: h/b-boom.edn: internal error (a bug in ellery; please report it with this history): injected panic (ELLERY_INJECT_PANIC=boom) (at src/cli.rs:"
+                "ellery: h/b-boom.edn: internal error (a bug in ellery; please report it with this history): injected panic (ELLERY_INJECT_PANIC=boom) (at src/cli/check_cmd.rs:"
             ),
             "{err}"
         );

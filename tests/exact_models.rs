@@ -41,7 +41,7 @@ use brute::{Analysis, EdgeMode, Hist, Mop, Status, Txn};
 use ellery::check::result::Expectations;
 use ellery::edn::Value;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::{History, SourceFormat};
+use ellery::model::{Format, History};
 use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -272,7 +272,7 @@ fn ellery(
     algorithm: Algorithm,
 ) -> Result<(Validity, Vec<String>), String> {
     let h: History =
-        ellery::read::read_history_bytes(text.as_bytes().to_vec(), "t.edn", SourceFormat::Edn)
+        ellery::read::read_history_bytes(text.as_bytes().to_vec(), "t.edn", Format::Edn)
             .map_err(|e| format!("unreadable: {e}"))?;
     let opts = CheckOptions {
         expectations: Expectations {

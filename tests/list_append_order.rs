@@ -8,13 +8,13 @@ use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::list_append::unrevealed_appends;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::{History, SourceFormat};
+use ellery::model::{Format, History};
 use ellery::read::{read_history_bytes, read_history_file};
 use ellery::{Algorithm, CheckOptions, Workload};
 use std::path::Path;
 
 fn edn(text: &str) -> History {
-    read_history_bytes(text.as_bytes().to_vec(), "inline", SourceFormat::Edn).expect("readable")
+    read_history_bytes(text.as_bytes().to_vec(), "inline", Format::Edn).expect("readable")
 }
 
 fn printed(h: &History, model: &str, algorithm: Algorithm) -> String {

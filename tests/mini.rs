@@ -10,7 +10,7 @@ use ellery::gen::{generate, Fault, GenOptions, Mode, Workload as GenWorkload};
 use ellery::infer::mini::analyze;
 use ellery::infer::rw_register::RwOptions;
 use ellery::infer::txn::ExtraGraph;
-use ellery::model::{History, MopArg, MopFn, OpType, SourceFormat};
+use ellery::model::{Format, History, MopArg, MopFn, OpType};
 use ellery::read::read_history_bytes;
 use ellery::{Algorithm, CheckOptions, Outcome, Validity, Workload};
 
@@ -58,7 +58,7 @@ fn history(txns: &[T]) -> History {
         .enumerate()
         .map(|(i, (t, _, l))| format!("{{:index {i}, :time {t}, {}\n", &l[1..]))
         .collect();
-    read_history_bytes(text.into_bytes(), "oracle", SourceFormat::Edn).expect("readable")
+    read_history_bytes(text.into_bytes(), "oracle", Format::Edn).expect("readable")
 }
 
 fn opts(model: &str, algorithm: Algorithm) -> CheckOptions {
@@ -663,7 +663,7 @@ fn generated(
     };
     let mut bytes = Vec::new();
     generate(&o, &mut bytes).expect("generated");
-    read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable")
+    read_history_bytes(bytes, "gen", Format::Edn).expect("readable")
 }
 
 const MODES: [Mode; 4] = [
@@ -899,7 +899,7 @@ fn sparse_values_give_the_same_mt_graph() {
                 let mut bytes = Vec::new();
                 generate(&o, &mut bytes).expect("generated");
                 let text = String::from_utf8(bytes).expect("utf-8");
-                let dense = read_history_bytes(text.clone().into_bytes(), "d", SourceFormat::Edn)
+                let dense = read_history_bytes(text.clone().into_bytes(), "d", Format::Edn)
                     .expect("readable");
                 let Ok(a) = analyze(&dense, w, ExtraGraph::Realtime) else {
                     continue;
@@ -907,7 +907,7 @@ fn sparse_values_give_the_same_mt_graph() {
                 for strings in [false, true] {
                     let sparse = sparse_values(&text, strings);
                     assert_ne!(sparse, text);
-                    let h = read_history_bytes(sparse.into_bytes(), "s", SourceFormat::Edn)
+                    let h = read_history_bytes(sparse.into_bytes(), "s", Format::Edn)
                         .expect("readable");
                     let b = analyze(&h, w, ExtraGraph::Realtime)
                         .unwrap_or_else(|e| panic!("{workload:?} {mode:?} seed {seed}: {e:?}"));
@@ -983,7 +983,7 @@ fn mini_prints_elles_rw_register_steps() {
 // Observed `:info` writers (issue 22 §4).
 
 fn edn(text: &str) -> History {
-    read_history_bytes(text.as_bytes().to_vec(), "inline", SourceFormat::Edn).expect("readable")
+    read_history_bytes(text.as_bytes().to_vec(), "inline", Format::Edn).expect("readable")
 }
 
 fn printed(h: &History, model: &str, algorithm: Algorithm, w: Workload) -> String {

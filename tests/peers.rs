@@ -11,8 +11,8 @@ mod common;
 use common::corpus_dir;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::{History, OpType, SourceFormat, SourceText};
-use ellery::read::peers::{detect, read_cobra_dir, read_dbcop, read_peer, read_text, PeerFormat};
+use ellery::model::{Format, History, OpType, SourceText};
+use ellery::read::peers::{detect, read_cobra_dir, read_dbcop, read_peer, read_text};
 use ellery::read::read_history_bytes;
 use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::path::Path;
@@ -44,7 +44,7 @@ fn same_as_edn(h: &History) {
     let SourceText::Bytes(text) = &h.source else {
         panic!("{}: converted histories keep their text", h.origin);
     };
-    let e = read_history_bytes(text.to_vec(), &h.origin, SourceFormat::Edn).expect("EDN");
+    let e = read_history_bytes(text.to_vec(), &h.origin, Format::Edn).expect("EDN");
     assert_eq!(h.ops, e.ops, "{}", h.origin);
     assert_eq!(h.pair, e.pair, "{}", h.origin);
     assert_eq!(h.mops, e.mops, "{}", h.origin);
@@ -81,7 +81,7 @@ fn verdict(h: &History, models: &[&str], algorithm: Algorithm) -> (Validity, Str
 
 fn cobra(dir: &Path, name: &str) -> History {
     let h = read_cobra_dir(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert_eq!(detect(&dir.join(name)), Some(PeerFormat::Cobra));
+    assert_eq!(detect(&dir.join(name)), Some(Format::Cobra));
     h
 }
 
@@ -200,8 +200,8 @@ fn polysi_fig7_histories_read_with_their_parameters() {
             .collect();
         for hist in ["hist-00000", "hist-00001", "hist-00002"] {
             let path = dir.join(params).join(hist);
-            assert_eq!(detect(&path), Some(PeerFormat::Dbcop));
-            let h = read_peer(&path, PeerFormat::Dbcop).expect("readable");
+            assert_eq!(detect(&path), Some(Format::Dbcop));
+            let h = read_peer(&path, Format::Dbcop).expect("readable");
             let header = dbcop_header(&path.join("history.bincode"));
             // The header orders them sessions, keys, txns, events.
             assert_eq!(header[1..], [p[0], p[3], p[1], p[2]], "{params}/{hist}");
@@ -263,8 +263,8 @@ fn polysi_violations_read_and_are_not_serializable() {
     let yugabyte = read_text(&dir.join("yugabyte/yugabyte.txt")).expect("readable");
     assert_eq!(shape(&yugabyte), (2, [20, 0, 0]));
     for (name, f) in [
-        ("galera/galera.txt", PeerFormat::Text),
-        ("yugabyte/yugabyte.txt", PeerFormat::Text),
+        ("galera/galera.txt", Format::Text),
+        ("yugabyte/yugabyte.txt", Format::Text),
     ] {
         assert_eq!(detect(&dir.join(name)), Some(f));
     }
@@ -484,4 +484,70 @@ fn cli_detects_and_discovers_peer_histories() {
         ]),
         1
     );
+}
+
+/// One `Format` enum reads every input: `read_path` detects or takes the
+/// format, `read_history_bytes` reads the text and dbcop formats from
+/// bytes, and a directory format (Cobra) or a peer format given to the
+/// line-by-line reader is an error that says what was expected.
+#[test]
+fn one_format_enum_reads_every_input() {
+    use ellery::read::{read_fragment, read_path};
+    let text = b"w(1,5,0,1)\nr(1,5,1,2)\n";
+    let dir = std::env::temp_dir().join(format!("ellery-format-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("h.log");
+    std::fs::write(&file, text).expect("written");
+
+    let from_bytes = read_history_bytes(text.to_vec(), "h.log", Format::Text).expect("text");
+    assert_eq!(from_bytes.ops.len(), 4);
+    assert_eq!(from_bytes.format, Format::Edn, "converted to EDN text");
+    for format in [None, Some(Format::Text)] {
+        let h = read_path(&file, format).expect("readable");
+        assert_eq!(
+            (h.ops.clone(), h.mops.clone()),
+            (from_bytes.ops.clone(), from_bytes.mops.clone())
+        );
+    }
+    // The same file named as EDN is read as EDN, and is not EDN.
+    let e = read_path(&file, Some(Format::Edn)).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}:1:1: expected", file.display())),
+        "{e}"
+    );
+
+    let e = read_history_bytes(Vec::new(), "c", Format::Cobra).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "c: expected edn or json here: the cobra format is read from its files (read::read_path)"
+    );
+    let e = read_fragment(text.to_vec(), "f", Format::Text).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "f: expected edn or json here: the text format is read from its files (read::read_path)"
+    );
+    let e = read_peer(&file, Format::Json).unwrap_err().to_string();
+    assert_eq!(e, format!("{}: json is not a peer format", file.display()));
+
+    let names: Vec<_> = [
+        Format::Edn,
+        Format::Json,
+        Format::Dbcop,
+        Format::Cobra,
+        Format::Text,
+    ]
+    .iter()
+    .map(|f| (f.name(), f.is_peer()))
+    .collect();
+    assert_eq!(
+        names,
+        [
+            ("edn", false),
+            ("json", false),
+            ("dbcop", true),
+            ("cobra", true),
+            ("text", true)
+        ]
+    );
+    std::fs::remove_dir_all(&dir).expect("removed");
 }

@@ -18,7 +18,7 @@
 mod common;
 
 use ellery::check::outcome::{CheckOptions, Validity};
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -532,7 +532,7 @@ fn random_history(rng: &mut Rng) -> Vec<T> {
 }
 
 fn verdict(edn: &str, model: &str) -> Validity {
-    let h = ellery::read::read_history_bytes(edn.as_bytes().to_vec(), "brute", SourceFormat::Edn)
+    let h = ellery::read::read_history_bytes(edn.as_bytes().to_vec(), "brute", Format::Edn)
         .expect("reads");
     let (expectations, _) = common::options(&format!("-c {model}"));
     let opts = CheckOptions {
@@ -669,7 +669,7 @@ fn generated(opts: &ellery::gen::predicates::PredGenOptions) -> (String, Vec<Vec
 }
 
 fn check_text(edn: &str, model: &str) -> ellery::check::outcome::Outcome {
-    let h = ellery::read::read_history_bytes(edn.as_bytes().to_vec(), "gen", SourceFormat::Edn)
+    let h = ellery::read::read_history_bytes(edn.as_bytes().to_vec(), "gen", Format::Edn)
         .expect("reads");
     let (expectations, _) = common::options(&format!("-c {model}"));
     let opts = CheckOptions {

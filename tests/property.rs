@@ -5,7 +5,7 @@
 
 use ellery::check::result::Expectations;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use ellery::{Algorithm, CheckOptions, Workload};
 use std::time::Duration;
 
@@ -199,7 +199,7 @@ fn random_histories_never_panic_any_algorithm() {
         let h = match ellery::read::read_history_bytes(
             text.clone().into_bytes(),
             "random.edn",
-            SourceFormat::Edn,
+            Format::Edn,
         ) {
             Ok(h) => h,
             Err(_) => {

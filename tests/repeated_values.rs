@@ -138,7 +138,7 @@ fn generated_histories_with_repeated_values_are_valid() {
         };
         let mut text = Vec::new();
         generate(&g, &mut text).expect("generated");
-        let h = ellery::read::read_history_bytes(text, "gen.edn", ellery::model::SourceFormat::Edn)
+        let h = ellery::read::read_history_bytes(text, "gen.edn", ellery::model::Format::Edn)
             .expect("readable");
         assert!(ellery::check::sat::values_repeat(&h), "seed {seed}");
         for model in [

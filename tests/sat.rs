@@ -5,11 +5,11 @@
 use ellery::check::result::Expectations;
 use ellery::edn::pr_str;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::{History, SourceFormat};
+use ellery::model::{Format, History};
 use ellery::{Algorithm, CheckOptions, Outcome, Validity, Workload};
 
 fn history(text: &str) -> History {
-    ellery::read::read_history_bytes(text.as_bytes().to_vec(), "t.edn", SourceFormat::Edn)
+    ellery::read::read_history_bytes(text.as_bytes().to_vec(), "t.edn", Format::Edn)
         .expect("readable")
 }
 

@@ -13,7 +13,7 @@ mod common;
 use ellery::check::result::Expectations;
 use ellery::consistency::parse_models;
 use ellery::edn::{pr_str, Value};
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use ellery::read::{read_history_bytes, read_history_file};
 use ellery::{Algorithm, CheckOptions, Workload};
 use std::fs;
@@ -112,7 +112,7 @@ fn readme_demo_facts() {
                  {:process 1, :type :ok, :value [[:append :x 2] [:append :y 1]]}\n \
                  {:process 2, :type :ok, :value [[:r :x [1 2]]]}]\n";
     let history =
-        read_history_bytes(demo.to_vec(), "readme-demo", SourceFormat::Edn).expect("demo parses");
+        read_history_bytes(demo.to_vec(), "readme-demo", Format::Edn).expect("demo parses");
     let opts = CheckOptions {
         expectations: Expectations {
             models: Some(parse_models(&["serializable"]).expect("model")),

@@ -9,13 +9,13 @@ use ellery::edn::{pr_str, Value};
 use ellery::infer::list_append::{analyze, analyze_exact, thin_air_reads};
 use ellery::infer::rw_register::RwOptions;
 use ellery::infer::txn::ExtraGraph;
-use ellery::model::{History, SourceFormat};
+use ellery::model::{Format, History};
 use ellery::read::{read_history_bytes, read_history_file};
 use ellery::{Algorithm, CheckOptions, Workload};
 use std::path::Path;
 
 fn edn(text: &str) -> History {
-    read_history_bytes(text.as_bytes().to_vec(), "inline", SourceFormat::Edn).expect("readable")
+    read_history_bytes(text.as_bytes().to_vec(), "inline", Format::Edn).expect("readable")
 }
 
 fn printed(h: &History, algorithm: Algorithm) -> String {

@@ -4,7 +4,7 @@
 #![no_main]
 use ellery::check::result::Expectations;
 use ellery::infer::rw_register::RwOptions;
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use ellery::{Algorithm, CheckOptions, Workload};
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let Ok(h) = ellery::read::read_history_bytes(rest.to_vec(), "fuzz", SourceFormat::Edn) else {
+    let Ok(h) = ellery::read::read_history_bytes(rest.to_vec(), "fuzz", Format::Edn) else {
         return;
     };
     let models = MODELS[pick as usize % MODELS.len()];

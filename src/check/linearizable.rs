@@ -196,19 +196,46 @@ pub struct ChainRefusal {
     pub reason: &'static str,
 }
 
-/// The chain algorithm's verdict, or why its preconditions fail.
-// Long (about 185 lines): the chain algorithm's steps (writers, ops in
-// effect, the chain, placement, the real-time sweep) share dense per-value
-// tables; splitting it is left for the linearizability work (issue 16).
+/// A value id's "no op" marker in the chain's per-value tables.
+const NONE: u32 = u32::MAX;
+
+/// The chain algorithm's verdict, or why its preconditions fail. Its
+/// steps: each value's writer, the ops in effect, the chain from `nil`,
+/// every op in effect placed on it, then the real-time sweep.
 pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
-    const NONE: u32 = u32::MAX;
     // Values are dense ids (per key), so tables are vectors.
     let nvalues = ops
         .iter()
         .map(|o| o.a.max(o.b) as usize + 1)
         .max()
         .unwrap_or(1);
-    // The writer of every value (ok or crashed; failed ops are gone).
+    let writer = writers(ops, nvalues)?;
+    let effective = in_effect(ops, &writer);
+    let (blind, readers) = cas_readers(ops, &effective, nvalues)?;
+    let fail = |(op, state, cause)| {
+        Ok(Verdict::Invalid(Failure {
+            op,
+            states: vec![state],
+            cause: Some(cause),
+        }))
+    };
+    let (chain, last) = match build_chain(ops, &effective, blind, &readers) {
+        Ok(c) => c,
+        Err(f) => return fail(f),
+    };
+    let reads = match place(ops, &effective, &chain, last, nvalues) {
+        Ok(r) => r,
+        Err(f) => return fail(f),
+    };
+    match realtime(ops, &chain, &reads) {
+        Some((op, state)) => fail((op, state, "realtime")),
+        None => Ok(Verdict::Valid),
+    }
+}
+
+/// The writer of every value (ok or crashed; failed ops are gone); refused
+/// when a value is `nil` or written twice.
+fn writers(ops: &[RegOp], nvalues: usize) -> Result<Vec<u32>, ChainRefusal> {
     let mut writer: Vec<u32> = vec![NONE; nvalues];
     for (i, op) in ops.iter().enumerate() {
         let v = match op.f {
@@ -230,8 +257,12 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
         }
         writer[v as usize] = i as u32;
     }
-    // Ops in effect: completed ones, and crashed ones whose value some op in
-    // effect observes.
+    Ok(writer)
+}
+
+/// Ops in effect: completed ones, and crashed ones whose value some op in
+/// effect observes.
+fn in_effect(ops: &[RegOp], writer: &[u32]) -> Vec<bool> {
     let mut effective: Vec<bool> = ops.iter().map(|o| o.ok()).collect();
     let mut work: Vec<u32> = ops
         .iter()
@@ -247,9 +278,21 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
             }
         }
     }
+    effective
+}
+
+/// Per value: how many cas ops in effect read it, and the first one.
+type Readers = Vec<(u32, u32)>;
+
+/// The one blind write in effect (refused if there are two), and per
+/// value the number of cas ops in effect reading it and the first one.
+fn cas_readers(
+    ops: &[RegOp],
+    effective: &[bool],
+    nvalues: usize,
+) -> Result<(Option<usize>, Readers), ChainRefusal> {
     let mut blind = None;
-    // value -> (number of cas ops in effect reading it, the first one)
-    let mut readers: Vec<(u32, u32)> = vec![(0, NONE); nvalues];
+    let mut readers: Readers = vec![(0, NONE); nvalues];
     for (i, op) in ops.iter().enumerate() {
         if !effective[i] {
             continue;
@@ -273,14 +316,21 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
             RegFn::Read => {}
         }
     }
-    let fail = |op: usize, state: u32, cause| {
-        Ok(Verdict::Invalid(Failure {
-            op,
-            states: vec![state],
-            cause: Some(cause),
-        }))
-    };
-    // Build the chain.
+    Ok((blind, readers))
+}
+
+/// A chain failure: the op, the register value there, and the cause.
+type ChainFail = (usize, u32, &'static str);
+
+/// The chain from `nil`: each value read by exactly one cas in effect
+/// (the blind write where none is), and the value it ends at; a value two
+/// cas ops read is a divergence.
+fn build_chain(
+    ops: &[RegOp],
+    effective: &[bool],
+    blind: Option<usize>,
+    readers: &[(u32, u32)],
+) -> Result<(Vec<u32>, u32), ChainFail> {
     let mut chain: Vec<u32> = Vec::new();
     let mut v = NIL;
     let mut blind_left = blind;
@@ -291,7 +341,7 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
                     chain.push(w as u32);
                     v = ops[w].a;
                 }
-                None => break,
+                None => return Ok((chain, v)),
             },
             (1, c) => {
                 chain.push(c);
@@ -299,12 +349,24 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
             }
             _ => {
                 // Divergence: report the later-completing of the candidates.
-                let c = latest_completing(ops, &effective, |o| o.f == RegFn::Cas && o.a == v);
-                return fail(c, v, "divergence");
+                let c = latest_completing(ops, effective, |o| o.f == RegFn::Cas && o.a == v);
+                return Err((c, v, "divergence"));
             }
         }
     }
-    // Group of each value: 0 for nil, k + 1 for the k-th chain op's value.
+}
+
+/// Every op in effect placed on the chain, reads reading a chain value:
+/// the reads as (group, read), sorted, where group 0 is `nil` and k + 1
+/// the k-th chain op's value. Else the earliest-completing misplaced op
+/// (with `last`, the chain's final value, as its state).
+fn place(
+    ops: &[RegOp],
+    effective: &[bool],
+    chain: &[u32],
+    last: u32,
+    nvalues: usize,
+) -> Result<Vec<(u32, u32)>, ChainFail> {
     let mut group_of: Vec<u32> = vec![NONE; nvalues];
     group_of[NIL as usize] = 0;
     let mut in_chain = vec![false; ops.len()];
@@ -313,9 +375,8 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
         let op = &ops[c as usize];
         group_of[(if op.f == RegFn::Cas { op.b } else { op.a }) as usize] = k as u32 + 1;
     }
-    // Everything in effect must be placed; reads must read a chain value.
-    let mut broken: Option<(usize, u32, &'static str)> = None;
-    let mut reads: Vec<(u32, u32)> = Vec::new(); // (group, read)
+    let mut broken: Option<ChainFail> = None;
+    let mut reads: Vec<(u32, u32)> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         if !effective[i] {
             continue;
@@ -337,18 +398,22 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
                 Some((j, _, _)) => completion(&ops[i]) < completion(&ops[j]),
             };
             if better {
-                broken = Some((i, v, cause));
+                broken = Some((i, last, cause));
             }
         }
     }
-    if let Some((i, state, cause)) = broken {
-        return fail(i, state, cause);
+    if let Some(f) = broken {
+        return Err(f);
     }
     reads.sort_unstable();
+    Ok(reads)
+}
+
+/// Real time: every element must complete after every element required
+/// before it was invoked. Groups: (chain op k-1, readers of its value).
+/// The violating element with the earliest completion, and its state.
+fn realtime(ops: &[RegOp], chain: &[u32], reads: &[(u32, u32)]) -> Option<(usize, u32)> {
     let mut next_read = 0;
-    // Real time: every element must complete after every element required
-    // before it was invoked. Groups: (chain op k-1, readers of its value).
-    // Report the violating element with the earliest completion.
     let mut max_start: u32 = 0; // over groups before the current one
     let mut worst: Option<(u32, usize, u32)> = None; // (completion, op, state)
     let mut note = |op: usize, need: u32, state: u32| {
@@ -380,10 +445,7 @@ pub fn chain_or_refusal(ops: &[RegOp]) -> Result<Verdict, ChainRefusal> {
         max_start = group_max;
         prev_value = value;
     }
-    match worst {
-        Some((_, op, state)) => fail(op, state, "realtime"),
-        None => Ok(Verdict::Valid),
-    }
+    worst.map(|(_, op, state)| (op, state))
 }
 
 fn completion(op: &RegOp) -> u32 {

@@ -8,7 +8,7 @@ use super::{CheckArgs, Outcome, Validity, Workload};
 use crate::check::outcome::CheckOptions;
 use crate::edn::pr_str;
 use crate::edn::Value;
-use crate::model::SourceFormat;
+use crate::model::Format;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -43,16 +43,16 @@ pub(super) fn refuse_usage(a: &CheckArgs) -> Result<(), String> {
 /// The format of a history read from standard input: JSON when its first
 /// meaningful bytes are `[{"` or `{"` (an EDN history starts with `{:` or
 /// `[{:`), or it is an empty JSON array; else EDN.
-pub(super) fn stdin_format(bytes: &[u8]) -> SourceFormat {
+pub(super) fn stdin_format(bytes: &[u8]) -> Format {
     let empty_array = bytes
         .iter()
         .filter(|b| !b.is_ascii_whitespace())
         .take(3)
         .eq(b"[]".iter());
     if crate::check::jepsen::looks_like_json(bytes) || empty_array {
-        SourceFormat::Json
+        Format::Json
     } else {
-        SourceFormat::Edn
+        Format::Edn
     }
 }
 

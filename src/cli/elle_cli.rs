@@ -2,7 +2,9 @@
 //! elle-cli's flags, output lines and exit codes (see [`super`]).
 
 use super::models::{elle_cli_workload, JepsenFlags, ELLE_CLI_MODELS};
-use super::{check_caught, expectations, Failed, InputFormat, MemoryFlag, RwFlags};
+use super::{check_caught, expectations, Failed, MemoryFlag, RwFlags};
+use crate::check::result::Expectations;
+use crate::model::Format;
 use crate::report::json_pprint::pprint_json;
 use crate::report::plot::{PlotFormat, PlotOptions};
 use crate::route::{CheckOptions, Validity};
@@ -157,15 +159,10 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
             return EXIT_ELLE_CLI_ERROR;
         }
     };
-    let format = match cli.format.as_deref() {
-        None => None,
-        Some("edn") => Some(InputFormat::Edn),
-        Some("json") => Some(InputFormat::Json),
-        Some("dbcop") => Some(InputFormat::Dbcop),
-        Some("cobra") => Some(InputFormat::Cobra),
-        Some("text") => Some(InputFormat::Text),
-        Some(other) => {
-            eprintln!("ellery: unknown format {other} (expected edn, json, dbcop, cobra or text)");
+    let format = match parse_format(cli.format.as_deref()) {
+        Ok(f) => f,
+        Err(msg) => {
+            eprintln!("ellery: {msg}");
             return EXIT_ELLE_CLI_ERROR;
         }
     };
@@ -178,30 +175,7 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
             return EXIT_ELLE_CLI_ERROR;
         }
     };
-    let plot = PlotOptions {
-        format: match cli.plot_format.as_str() {
-            "png" => PlotFormat::Png,
-            "dot" => PlotFormat::Dot,
-            _ => PlotFormat::Svg,
-        },
-        timeout: Duration::from_millis(cli.plot_timeout),
-        max_bytes: cli.max_plot_bytes as usize,
-    };
-    let opts = CheckOptions {
-        expectations: exp,
-        cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
-        plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
-        algorithm: cli.algorithm,
-        sat_timeout: (cli.sat_timeout > 0).then(|| Duration::from_millis(cli.sat_timeout)),
-        // elle-cli's verdicts: the SAT checker only where elle-cli cannot
-        // answer at all (repeated values).
-        confirm_with_sat: false,
-        jepsen: cli.jepsen.options(),
-        // Only the Jepsen flags are warned about (above): -c and -a always
-        // hold elle-cli's defaults here.
-        warn_unused_options: false,
-        ..CheckOptions::default()
-    };
+    let (plot, opts) = plot_and_check_options(&cli, exp);
     let mut any_invalid = false;
     for path in &cli.files {
         // elle-cli has one error code: an internal error is reported as
@@ -244,4 +218,45 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
     } else {
         0
     }
+}
+
+/// `-f`'s value (elle-cli takes it as a plain string).
+fn parse_format(name: Option<&str>) -> Result<Option<Format>, String> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    <Format as clap::ValueEnum>::value_variants()
+        .iter()
+        .find(|f| f.name() == name)
+        .map(|f| Some(*f))
+        .ok_or_else(|| format!("unknown format {name} (expected edn, json, dbcop, cobra or text)"))
+}
+
+/// The plot and check options elle-cli's flags ask for.
+fn plot_and_check_options(cli: &ElleCli, exp: Expectations) -> (PlotOptions, CheckOptions) {
+    let plot = PlotOptions {
+        format: match cli.plot_format.as_str() {
+            "png" => PlotFormat::Png,
+            "dot" => PlotFormat::Dot,
+            _ => PlotFormat::Svg,
+        },
+        timeout: Duration::from_millis(cli.plot_timeout),
+        max_bytes: cli.max_plot_bytes as usize,
+    };
+    let opts = CheckOptions {
+        expectations: exp,
+        cycle_search_timeout: Duration::from_millis(cli.cycle_search_timeout),
+        plot_max_bytes: cli.directory.as_ref().map(|_| plot.max_bytes),
+        algorithm: cli.algorithm,
+        sat_timeout: (cli.sat_timeout > 0).then(|| Duration::from_millis(cli.sat_timeout)),
+        // elle-cli's verdicts: the SAT checker only where elle-cli cannot
+        // answer at all (repeated values).
+        confirm_with_sat: false,
+        jepsen: cli.jepsen.options(),
+        // Only the Jepsen flags are warned about (by run_elle_cli): -c and -a
+        // always hold elle-cli's defaults here.
+        warn_unused_options: false,
+        ..CheckOptions::default()
+    };
+    (plot, opts)
 }

@@ -3,8 +3,9 @@
 //! `ellery check` and elle-cli mode, and the glue from a path to an
 //! [`Outcome`].
 
-use super::{InputFormat, Workload};
+use super::Workload;
 use crate::check::jepsen::{check_file, JepsenModel, JepsenOptions};
+use crate::model::Format;
 use crate::route::{CheckOptions, Outcome};
 use std::path::Path;
 
@@ -113,7 +114,7 @@ fn jepsen_fits(path: &Path, limit: crate::limits::MemoryLimit) -> Result<(), Str
 /// Reads and checks `path` with a Jepsen model.
 pub(super) fn check_jepsen(
     path: &Path,
-    format: Option<InputFormat>,
+    format: Option<Format>,
     model: JepsenModel,
     opts: &CheckOptions,
     memory: crate::limits::MemoryLimit,
@@ -123,8 +124,8 @@ pub(super) fn check_jepsen(
     }
     let json = match format {
         None => None,
-        Some(InputFormat::Json) => Some(true),
-        Some(InputFormat::Edn) => Some(false),
+        Some(Format::Json) => Some(true),
+        Some(Format::Edn) => Some(false),
         Some(other) => {
             return Err(format!(
                 "{}: the {} model reads EDN or JSON histories, not {other:?}",
@@ -145,7 +146,7 @@ pub(super) fn check_jepsen_read(
     opts: &CheckOptions,
     memory: crate::limits::MemoryLimit,
 ) -> Result<Outcome, String> {
-    use crate::model::{SourceFormat, SourceText};
+    use crate::model::{Format, SourceText};
     if h.origin != "-" {
         jepsen_fits(Path::new(&h.origin), memory)?;
     }
@@ -153,7 +154,7 @@ pub(super) fn check_jepsen_read(
         SourceText::Bytes(b) => b.as_ref().clone(),
         SourceText::File(p) => std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
     };
-    let json = h.format == SourceFormat::Json;
+    let json = h.format == Format::Json;
     crate::check::jepsen::check_bytes(&bytes, &h.origin, json, model, &opts.jepsen)
         .map(Outcome::from_result)
 }

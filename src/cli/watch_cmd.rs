@@ -5,12 +5,12 @@
 //! (see [`crate::watch`] for exactly when and how).
 
 use super::{
-    check_caught, expectations, Failed, InputFormat, MemoryFlag, ModelArgs, RwFlags, Workload,
+    check_caught, expectations, Failed, MemoryFlag, ModelArgs, RwFlags, Workload,
     PEER_DEFAULT_MODEL,
 };
 use crate::edn::{pr_str, Value};
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
-use crate::model::SourceFormat;
+use crate::model::Format;
 use crate::report::plot::{PlotFormat, PlotOptions};
 use crate::route::{CheckOptions, Outcome, Validity};
 use crate::watch::source::{self, Event, Input, SourceOptions};
@@ -45,7 +45,7 @@ pub(super) struct WatchArgs {
     /// Input format: edn (one op map per line), json (one object per
     /// line), cobra (a directory of Cobra logs, read once).
     #[arg(short = 'f', long, value_enum)]
-    format: Option<InputFormat>,
+    format: Option<Format>,
     /// Run a round after at least N new ops (lines).
     #[arg(long = "round", value_name = "N", default_value_t = 20000)]
     round: u64,
@@ -112,7 +112,7 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         ..CheckOptions::default()
     };
     let stdin = a.file == Path::new("-");
-    let cobra = a.format == Some(InputFormat::Cobra);
+    let cobra = a.format == Some(Format::Cobra);
     let (input, format, mut check) = if cobra {
         if a.follow || stdin {
             return Err(
@@ -120,20 +120,19 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
                     .into(),
             );
         }
-        let h = crate::read::peers::read_peer(&a.file, crate::read::peers::PeerFormat::Cobra)
-            .map_err(|e| e.to_string())?;
+        let h = crate::read::peers::read_peer(&a.file, Format::Cobra).map_err(|e| e.to_string())?;
         let mut text = Vec::new();
         for op in &h.ops {
             text.extend_from_slice(pr_str(&h.op_map(op)).as_bytes());
             text.push(b'\n');
         }
-        (Input::Bytes(text), SourceFormat::Edn, check)
+        (Input::Bytes(text), Format::Edn, check)
     } else {
         let f = match a.format {
-            Some(InputFormat::Json) => SourceFormat::Json,
-            Some(InputFormat::Edn) => SourceFormat::Edn,
+            Some(Format::Json) => Format::Json,
+            Some(Format::Edn) => Format::Edn,
             None if !stdin => crate::read::detect_format(&a.file),
-            None => SourceFormat::Edn,
+            None => Format::Edn,
             Some(other) => {
                 return Err(format!(
                     "ellery watch reads edn, json or cobra, not {other:?}"
@@ -169,10 +168,7 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         std::env::temp_dir().join(format!(
             "ellery-watch-{}.{}",
             std::process::id(),
-            match format {
-                SourceFormat::Json => "json",
-                SourceFormat::Edn => "edn",
-            }
+            format.name()
         ))
     });
     let spool = match &spool_path {
@@ -361,12 +357,12 @@ fn finish(
             let mut opts = check.clone();
             opts.plot_max_bytes = a.directory.as_ref().map(|_| plot.max_bytes);
             let format = match a.format {
-                Some(InputFormat::Cobra) => Some(InputFormat::Cobra),
-                _ if whole.extension().is_some_and(|e| e == "json") => Some(InputFormat::Json),
+                Some(Format::Cobra) => Some(Format::Cobra),
+                _ if whole.extension().is_some_and(|e| e == "json") => Some(Format::Json),
                 f => f,
             };
             let wl = match a.workload {
-                Workload::Auto if format == Some(InputFormat::Cobra) => Workload::RwRegister,
+                Workload::Auto if format == Some(Format::Cobra) => Workload::RwRegister,
                 wl => wl,
             };
             let dir = a.directory.as_deref().map(|d| (d, &plot));

@@ -3,6 +3,8 @@
 //! orders of Clojure values ([`order`]).
 
 pub(crate) mod json;
+mod lex;
+mod number;
 pub mod order;
 pub(crate) mod parse;
 mod print;

@@ -179,25 +179,6 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<Ca
             v
         }
     };
-    let pr = |v: Option<i64>| v.map_or_else(|| "nil".to_string(), |x| x.to_string());
-    let apply = |regs: &mut [Option<i64>], p: &Pending| -> Result<Option<i64>, ()> {
-        let r = &mut regs[p.key];
-        match p.kind {
-            Kind::Read => Ok(*r),
-            Kind::Write(v) => {
-                *r = Some(v);
-                Ok(None)
-            }
-            Kind::Cas(old, new) => {
-                if *r == Some(old) {
-                    *r = Some(new);
-                    Ok(None)
-                } else {
-                    Err(())
-                }
-            }
-        }
-    };
     loop {
         // Injection j runs once (j + 1) / (nf + 1) of the random ops were
         // invoked and nothing is in flight.
@@ -214,38 +195,9 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<Ca
             };
             let (v0, v1, v2) = (fresh(), fresh(), fresh());
             let fault = opts.faults[j];
-            let mut line = |o: &mut Lines<'_, _>, ty: &str, p: i64, f: &str, v: String| {
-                o.time += 1 + rng.below(1000);
-                o.op(ty, p, f, &wrap(key, v))
-            };
-            line(&mut o, "invoke", a, "write", v0.to_string())?;
-            line(&mut o, "ok", a, "write", v0.to_string())?;
-            let (ops, state) = match fault {
-                Fault::StaleRead => {
-                    let cas = format!("[{v0} {v1}]");
-                    line(&mut o, "invoke", a, "cas", cas.clone())?;
-                    let wa = line(&mut o, "ok", a, "cas", cas)?;
-                    line(&mut o, "invoke", b, "read", "nil".into())?;
-                    let rb = line(&mut o, "ok", b, "read", v0.to_string())?;
-                    (vec![wa, rb], v1)
-                }
-                Fault::LostUpdate => {
-                    let (ca, cb) = (format!("[{v0} {v1}]"), format!("[{v0} {v2}]"));
-                    line(&mut o, "invoke", a, "cas", ca.clone())?;
-                    line(&mut o, "invoke", b, "cas", cb.clone())?;
-                    let oa = line(&mut o, "ok", a, "cas", ca)?;
-                    let ob = line(&mut o, "ok", b, "cas", cb)?;
-                    (vec![oa, ob], v2)
-                }
-                _ => {
-                    // AbortedRead (validated).
-                    line(&mut o, "invoke", a, "write", v1.to_string())?;
-                    let wa = line(&mut o, "fail", a, "write", v1.to_string())?;
-                    line(&mut o, "invoke", b, "read", "nil".into())?;
-                    let rb = line(&mut o, "ok", b, "read", v1.to_string())?;
-                    (vec![wa, rb], v0)
-                }
-            };
+            let (ops, state) = inject(&mut o, &mut rng, fault, (a, b), [v0, v1, v2], |v| {
+                wrap(key, v)
+            })?;
             regs[key] = Some(state);
             if keys == 1 {
                 inserted[0] = true;
@@ -290,23 +242,8 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<Ca
                 continue;
             }
             Some(_) => {
-                let mut p = pending[slot].take().expect("pending op");
-                let crashed = rng.chance(opts.info_fraction);
-                if p.outcome.is_none() && !(crashed && rng.coin()) {
-                    p.outcome = Some(apply(&mut regs, &p));
-                }
-                let (f, arg) = match p.kind {
-                    Kind::Read => ("read", None),
-                    Kind::Write(v) => ("write", Some(v.to_string())),
-                    Kind::Cas(a, b) => ("cas", Some(format!("[{a} {b}]"))),
-                };
-                let (ty, v) = match (crashed, p.outcome) {
-                    (true, _) => ("info", arg.unwrap_or_else(|| "nil".into())),
-                    (false, Some(Err(()))) => ("fail", arg.unwrap_or_default()),
-                    (false, Some(Ok(read))) => ("ok", arg.unwrap_or_else(|| pr(read))),
-                    (false, None) => unreachable!("applied above"),
-                };
-                o.op(ty, pids[slot], f, &wrap(p.key, v))?;
+                let p = pending[slot].take().expect("pending op");
+                let crashed = complete(&mut o, &mut rng, &mut regs, p, opts, pids[slot], wrap)?;
                 if crashed {
                     pids[slot] += procs as i64;
                 }
@@ -320,13 +257,112 @@ pub fn generate_cas(opts: &CasGenOptions, out: &mut impl Write) -> io::Result<Ca
     })
 }
 
+/// Applies a pending op to the registers: `Ok` with what a read saw (`None`
+/// for writes), `Err` for a cas whose expected value is not there.
+fn apply(regs: &mut [Option<i64>], p: &Pending) -> Result<Option<i64>, ()> {
+    let r = &mut regs[p.key];
+    match p.kind {
+        Kind::Read => Ok(*r),
+        Kind::Write(v) => {
+            *r = Some(v);
+            Ok(None)
+        }
+        Kind::Cas(old, new) => {
+            if *r == Some(old) {
+                *r = Some(new);
+                Ok(None)
+            } else {
+                Err(())
+            }
+        }
+    }
+}
+
+/// Writes the completion of process `pid`'s pending op `p` (applied now if
+/// it was not yet, unless it crashes first); returns whether it crashed
+/// (`:info`), after which the process takes a new id.
+fn complete<W: Write>(
+    o: &mut Lines<'_, W>,
+    rng: &mut Rng,
+    regs: &mut [Option<i64>],
+    mut p: Pending,
+    opts: &CasGenOptions,
+    pid: i64,
+    wrap: impl Fn(usize, String) -> String,
+) -> io::Result<bool> {
+    let crashed = rng.chance(opts.info_fraction);
+    if p.outcome.is_none() && !(crashed && rng.coin()) {
+        p.outcome = Some(apply(regs, &p));
+    }
+    let (f, arg) = match p.kind {
+        Kind::Read => ("read", None),
+        Kind::Write(v) => ("write", Some(v.to_string())),
+        Kind::Cas(a, b) => ("cas", Some(format!("[{a} {b}]"))),
+    };
+    let pr = |v: Option<i64>| v.map_or_else(|| "nil".to_string(), |x| x.to_string());
+    let (ty, v) = match (crashed, p.outcome) {
+        (true, _) => ("info", arg.unwrap_or_else(|| "nil".into())),
+        (false, Some(Err(()))) => ("fail", arg.unwrap_or_default()),
+        (false, Some(Ok(read))) => ("ok", arg.unwrap_or_else(|| pr(read))),
+        (false, None) => unreachable!("applied above"),
+    };
+    o.op(ty, pid, f, &wrap(p.key, v))?;
+    Ok(crashed)
+}
+
+/// Writes one fault injection on a fresh register: `a` writes `v0`, then
+/// the ops that show `fault` (each line at a random later time). Returns
+/// the completions involved and the register's value after them.
+fn inject<W: Write>(
+    o: &mut Lines<'_, W>,
+    rng: &mut Rng,
+    fault: Fault,
+    (a, b): (i64, i64),
+    [v0, v1, v2]: [i64; 3],
+    wrap: impl Fn(String) -> String,
+) -> io::Result<(Vec<u64>, i64)> {
+    let mut line = |o: &mut Lines<'_, W>, ty: &str, p: i64, f: &str, v: String| {
+        o.time += 1 + rng.below(1000);
+        o.op(ty, p, f, &wrap(v))
+    };
+    line(o, "invoke", a, "write", v0.to_string())?;
+    line(o, "ok", a, "write", v0.to_string())?;
+    let (ops, state) = match fault {
+        Fault::StaleRead => {
+            let cas = format!("[{v0} {v1}]");
+            line(o, "invoke", a, "cas", cas.clone())?;
+            let wa = line(o, "ok", a, "cas", cas)?;
+            line(o, "invoke", b, "read", "nil".into())?;
+            let rb = line(o, "ok", b, "read", v0.to_string())?;
+            (vec![wa, rb], v1)
+        }
+        Fault::LostUpdate => {
+            let (ca, cb) = (format!("[{v0} {v1}]"), format!("[{v0} {v2}]"));
+            line(o, "invoke", a, "cas", ca.clone())?;
+            line(o, "invoke", b, "cas", cb.clone())?;
+            let oa = line(o, "ok", a, "cas", ca)?;
+            let ob = line(o, "ok", b, "cas", cb)?;
+            (vec![oa, ob], v2)
+        }
+        _ => {
+            // AbortedRead (validated).
+            line(o, "invoke", a, "write", v1.to_string())?;
+            let wa = line(o, "fail", a, "write", v1.to_string())?;
+            line(o, "invoke", b, "read", "nil".into())?;
+            let rb = line(o, "ok", b, "read", v1.to_string())?;
+            (vec![wa, rb], v0)
+        }
+    };
+    Ok((ops, state))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::check::linearizable::register::registers;
     use crate::check::linearizable::{check_history, check_keys, LinOptions};
     use crate::edn::Value;
-    use crate::model::SourceFormat;
+    use crate::model::Format;
     use crate::read::read_history_bytes;
 
     #[test]
@@ -341,7 +377,7 @@ mod tests {
             };
             let mut out = Vec::new();
             generate_cas(&opts, &mut out).unwrap();
-            let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+            let h = read_history_bytes(out, "gen.edn", Format::Edn).unwrap();
             let r = check_history(&h, &LinOptions::default()).unwrap();
             assert_eq!(r.get_kw("valid?"), Some(&Value::Bool(true)), "{r:?}");
             let regs = registers(&h).unwrap();
@@ -356,7 +392,7 @@ mod tests {
     fn gen_and_check(opts: &CasGenOptions) -> (Value, CasSummary) {
         let mut out = Vec::new();
         let s = generate_cas(opts, &mut out).unwrap();
-        let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+        let h = read_history_bytes(out, "gen.edn", Format::Edn).unwrap();
         (check_history(&h, &LinOptions::default()).unwrap(), s)
     }
 

@@ -126,3 +126,35 @@ fn run_predicates(a: GenArgs) -> i32 {
         }
     }
 }
+
+/// `-w`'s values: the model's [`Workload`], mapped to clap here.
+impl clap::ValueEnum for Workload {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            Workload::ListAppend,
+            Workload::RwRegister,
+            Workload::CasRegister,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let (name, help) = match self {
+            Workload::ListAppend => (
+                "list-append",
+                "Lists of integers: micro-ops `[:append k v]` and `[:r k [v ...]]`",
+            ),
+            Workload::RwRegister => (
+                "rw-register",
+                "Registers holding an integer or nil: micro-ops `[:w k v]` and `[:r k v]`",
+            ),
+            Workload::CasRegister => (
+                "cas-register",
+                "Knossos-style CAS registers (`:read`, `:write`, `:cas [old new]`, unique \
+                 written values; `jepsen.independent` tuples with several keys), from a \
+                 linearizable register; modes do not apply, and of the faults only stale-read, \
+                 lost-update and aborted-read (see the `cas` module)",
+            ),
+        };
+        Some(clap::builder::PossibleValue::new(name).help(help))
+    }
+}

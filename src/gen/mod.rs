@@ -32,21 +32,12 @@ pub use rng::Rng;
 
 use std::io;
 
-/// Which kind of objects the simulated database stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum Workload {
-    /// Lists of integers: micro-ops `[:append k v]` and `[:r k [v ...]]`.
-    ListAppend,
-    /// Registers holding an integer or nil: micro-ops `[:w k v]` and
-    /// `[:r k v]`.
-    RwRegister,
-    /// Knossos-style CAS registers (`:read`, `:write`, `:cas [old new]`,
-    /// unique written values; `jepsen.independent` tuples with several
-    /// keys), from a linearizable register; modes do not apply, and of the
-    /// faults only stale-read, lost-update and aborted-read (see the `cas`
-    /// module).
-    CasRegister,
-}
+/// Which kind of objects the simulated database stores: the checker's
+/// workloads, one enum (`-w` maps it to clap in [`cli`]). Knossos-style CAS
+/// registers come from a linearizable register (`jepsen.independent` tuples
+/// with several keys); modes do not apply to them, and of the faults only
+/// stale-read, lost-update and aborted-read (see the [`cas`] module).
+pub use crate::model::Workload;
 
 /// The isolation level the simulated database provides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]

@@ -297,8 +297,10 @@ pub struct History {
     pub source: SourceText,
     /// Where the history came from (a path, or `-`).
     pub origin: String,
-    /// The source format (EDN or JSON), for re-reading ops.
-    pub format: SourceFormat,
+    /// The syntax of [`History::source`], for re-reading ops: `Json` for
+    /// elle-cli's JSON, `Edn` otherwise (peer formats are converted to EDN
+    /// text as they are read).
+    pub format: Format,
 }
 
 /// Where the text of a history lives after reading.
@@ -337,8 +339,9 @@ impl SourceText {
     }
 }
 
-/// The workloads ellery checks: what a history's operations are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The workloads ellery checks (and `gen` generates): what a history's
+/// operations are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Workload {
     /// Elle's list-append: `[:append k e]` / `[:r k [..]]` micro-ops.
     ListAppend,
@@ -380,14 +383,47 @@ impl Workload {
     }
 }
 
-/// The text format a history was read from.
+/// The format of a history's input: Jepsen's and elle-cli's text formats,
+/// and the peer checkers' formats `read::peers` converts into EDN text.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum SourceFormat {
+pub enum Format {
     /// Jepsen EDN.
     #[default]
     Edn,
     /// elle-cli's JSON dialect.
     Json,
+    /// dbcop's legacy `history.bincode` (Rust bincode v1).
+    Dbcop,
+    /// Cobra's directory of per-client binary `T<N>.log` files.
+    Cobra,
+    /// The `r(key,value,session,txn)` / `w(...)` text format (PolySI, Plume).
+    Text,
+}
+
+/// The name [`Format`] had when only EDN and JSON were in it; kept so
+/// code written against that name still builds.
+pub type SourceFormat = Format;
+
+impl Format {
+    /// The name used on the command line (`-f`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Edn => "edn",
+            Format::Json => "json",
+            Format::Dbcop => "dbcop",
+            Format::Cobra => "cobra",
+            Format::Text => "text",
+        }
+    }
+
+    /// Whether this is another checker's format (read by `read::peers`,
+    /// from files only, as rw-register histories without real time).
+    pub fn is_peer(self) -> bool {
+        match self {
+            Format::Edn | Format::Json => false,
+            Format::Dbcop | Format::Cobra | Format::Text => true,
+        }
+    }
 }
 
 impl History {
@@ -483,8 +519,10 @@ impl History {
         let text = history.source.slice(op.span);
         let text: &[u8] = &text;
         let parsed = match history.format {
-            SourceFormat::Edn => crate::edn::parse_one(text).ok(),
-            SourceFormat::Json => crate::edn::parse_json(text)
+            Format::Edn | Format::Dbcop | Format::Cobra | Format::Text => {
+                crate::edn::parse_one(text).ok()
+            }
+            Format::Json => crate::edn::parse_json(text)
                 .ok()
                 .map(crate::edn::json::json_op),
         };

@@ -13,7 +13,7 @@ pub mod peers;
 use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};
 use crate::model::{
-    Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceFormat, SourceText, Span, NO_OP,
+    Atom, Format, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceText, Span, NO_OP,
 };
 use hashbrown::HashMap;
 use std::path::Path;
@@ -21,10 +21,10 @@ use std::sync::Arc;
 
 /// The format a path's extension implies: `.json` is elle-cli JSON,
 /// anything else Jepsen EDN.
-pub fn detect_format(path: &Path) -> SourceFormat {
+pub fn detect_format(path: &Path) -> Format {
     match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("json") => SourceFormat::Json,
-        _ => SourceFormat::Edn,
+        Some(e) if e.eq_ignore_ascii_case("json") => Format::Json,
+        _ => Format::Edn,
     }
 }
 
@@ -38,7 +38,7 @@ pub fn read_history_file(path: &Path) -> Result<History, Error> {
         path: origin.clone(),
         source,
     };
-    if origin != "-" && detect_format(path) == SourceFormat::Edn {
+    if origin != "-" && detect_format(path) == Format::Edn {
         let big = std::fs::metadata(path).is_ok_and(|m| m.len() >= KEEP_IN_MEMORY_BYTES as u64);
         if big {
             if let Some(mut h) = parallel::read_file(path, &origin, parallel::BLOCK_BYTES, None) {
@@ -64,16 +64,57 @@ pub fn read_history_file(path: &Path) -> Result<History, Error> {
     Ok(h)
 }
 
-/// Reads a history from its bytes; `origin` names it in errors.
+/// The error for a format that [`read_history_bytes`] or [`read_fragment`]
+/// cannot read from bytes.
+fn not_bytes(origin: &str, format: Format) -> InputError {
+    InputError {
+        kind: Default::default(),
+        file: origin.to_string(),
+        line: 0,
+        column: 0,
+        message: format!(
+            "expected edn or json here: the {} format is read from its files (read::read_path)",
+            format.name()
+        ),
+    }
+}
+
+/// Reads `path` in `format`, or in the format detected when `None`
+/// ([`peers::detect`], else the extension: [`detect_format`]). A path, not
+/// standard input: peer formats are files or directories.
+pub fn read_path(path: &Path, format: Option<Format>) -> Result<History, Error> {
+    let format = match format {
+        Some(f) => f,
+        None => peers::detect(path).unwrap_or_else(|| detect_format(path)),
+    };
+    match format {
+        Format::Edn | Format::Json if format == detect_format(path) => read_history_file(path),
+        Format::Edn | Format::Json => {
+            let bytes = std::fs::read(path).map_err(|e| Error::Io {
+                path: path.display().to_string(),
+                source: e,
+            })?;
+            Ok(read_history_bytes(
+                bytes,
+                &path.display().to_string(),
+                format,
+            )?)
+        }
+        Format::Dbcop | Format::Cobra | Format::Text => peers::read_peer(path, format),
+    }
+}
+
+/// Reads a history from its bytes; `origin` names it in errors. The dbcop
+/// and text formats are read too; Cobra's, a directory, is not (an error).
 pub fn read_history_bytes(
     bytes: Vec<u8>,
     origin: &str,
-    format: SourceFormat,
+    format: Format,
 ) -> Result<History, InputError> {
     let source = Arc::new(bytes);
     let mut b = Builder::new(source.clone(), origin, format);
     let res = match format {
-        SourceFormat::Edn => {
+        Format::Edn => {
             let _reading = parallel::Reading::start();
             let parts = parallel::parts_for(source.len());
             match parallel::read(&source, &mut b, parts) {
@@ -81,7 +122,10 @@ pub fn read_history_bytes(
                 None => fast::read(&source, &mut b),
             }
         }
-        SourceFormat::Json => json::read(&source, &mut b),
+        Format::Json => json::read(&source, &mut b),
+        Format::Dbcop => return peers::parse_dbcop(&source, origin),
+        Format::Text => return peers::parse_text(&source, origin),
+        Format::Cobra => return Err(not_bytes(origin, format)),
     };
     res.map_err(|e| e.into_input_error(origin))?;
     Ok(b.finish())
@@ -97,7 +141,7 @@ pub fn read_edn_in_parts(
     parts: usize,
 ) -> Result<History, InputError> {
     let source = Arc::new(bytes);
-    let mut b = Builder::new(source.clone(), origin, SourceFormat::Edn);
+    let mut b = Builder::new(source.clone(), origin, Format::Edn);
     let res = match parallel::read(&source, &mut b, parts) {
         Some(res) => res,
         None => fast::read(&source, &mut b),
@@ -128,13 +172,14 @@ pub fn read_edn_file_in_blocks(path: &Path, block_bytes: usize) -> Result<Histor
 pub fn read_fragment(
     bytes: Vec<u8>,
     origin: &str,
-    format: SourceFormat,
+    format: Format,
 ) -> Result<(History, Option<bool>), InputError> {
     let source = Arc::new(bytes);
     let mut b = Builder::new(source.clone(), origin, format);
     let res = match format {
-        SourceFormat::Edn => fast::read(&source, &mut b),
-        SourceFormat::Json => json::read(&source, &mut b),
+        Format::Edn => fast::read(&source, &mut b),
+        Format::Json => json::read(&source, &mut b),
+        Format::Dbcop | Format::Cobra | Format::Text => return Err(not_bytes(origin, format)),
     };
     res.map_err(|e| e.into_input_error(origin))?;
     let indexed = b.indexed;
@@ -177,7 +222,7 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
-    fn new(source: Arc<Vec<u8>>, origin: &str, format: SourceFormat) -> Builder {
+    fn new(source: Arc<Vec<u8>>, origin: &str, format: Format) -> Builder {
         let mut h = History {
             source: SourceText::Bytes(source.clone()),
             origin: origin.to_string(),
@@ -350,7 +395,7 @@ impl Builder {
                     // keys into keywords; item micro-ops keep them strings.
                     let json_key;
                     let k = match (self.h.format, k) {
-                        (SourceFormat::Json, Value::Keyword(name)) => {
+                        (Format::Json, Value::Keyword(name)) => {
                             json_key = Value::Str(name.clone());
                             &json_key
                         }

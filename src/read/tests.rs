@@ -3,11 +3,11 @@ use crate::edn::{parse_all, pr_str};
 use crate::model::History;
 
 fn read(src: &str) -> History {
-    read_history_bytes(src.as_bytes().to_vec(), "t.edn", SourceFormat::Edn).unwrap()
+    read_history_bytes(src.as_bytes().to_vec(), "t.edn", Format::Edn).unwrap()
 }
 
 fn read_err(src: &str) -> (u32, u32, String) {
-    let e = read_history_bytes(src.as_bytes().to_vec(), "t.edn", SourceFormat::Edn).unwrap_err();
+    let e = read_history_bytes(src.as_bytes().to_vec(), "t.edn", Format::Edn).unwrap_err();
     assert_eq!(e.file, "t.edn");
     (e.line, e.column, e.message)
 }
@@ -242,7 +242,7 @@ fn indices_must_increase() {
     assert_eq!((h.ops[0].index, h.ops[1].index), (3, 9));
     // The JSON reader applies the same rule.
     let json = br#"[{"index": 1, "process": 0, "type": "invoke"}, {"index": 1, "process": 0, "type": "ok"}]"#;
-    let e = crate::read::read_history_bytes(json.to_vec(), "j", crate::model::SourceFormat::Json)
+    let e = crate::read::read_history_bytes(json.to_vec(), "j", crate::model::Format::Json)
         .expect_err("duplicate index");
     assert_eq!(e.message, msg(1, 1));
 }
@@ -363,7 +363,7 @@ fn json_history() {
     let src = br#"[{"index":0,"process":1,"type":"invoke","value":[["append",253,1],["r","x",null]]},
 {"index":1,"process":1,"type":"ok","f":"txn","value":[["append",253,1],["r","x",[1,3]]],"error":{"why":"no"}},
 {"index":2,"process":"nemesis","type":"info","value":"x"}]"#;
-    let h = read_history_bytes(src.to_vec(), "t.json", SourceFormat::Json).unwrap();
+    let h = read_history_bytes(src.to_vec(), "t.json", Format::Json).unwrap();
     assert_eq!(
         summary(&h),
         vec![
@@ -380,7 +380,7 @@ fn json_history() {
     let e = read_history_bytes(
         b"[{\"type\":\"okk\",\"process\":1}]".to_vec(),
         "t.json",
-        SourceFormat::Json,
+        Format::Json,
     )
     .unwrap_err();
     assert_eq!(
@@ -391,12 +391,8 @@ fn json_history() {
             "expected :type to be one of :invoke :ok :fail :info, found :okk"
         )
     );
-    let e = read_history_bytes(
-        b"[{\"type\":\"ok\",}]".to_vec(),
-        "t.json",
-        SourceFormat::Json,
-    )
-    .unwrap_err();
+    let e =
+        read_history_bytes(b"[{\"type\":\"ok\",}]".to_vec(), "t.json", Format::Json).unwrap_err();
     assert_eq!(
         (e.line, e.column, e.message.as_str()),
         (1, 15, "expected a string key, found }")
@@ -422,10 +418,10 @@ fn op_map_order() {
 
 #[test]
 fn formats() {
-    assert_eq!(detect_format(Path::new("a/b.json")), SourceFormat::Json);
-    assert_eq!(detect_format(Path::new("a/b.JSON")), SourceFormat::Json);
-    assert_eq!(detect_format(Path::new("a/b.edn")), SourceFormat::Edn);
-    assert_eq!(detect_format(Path::new("history")), SourceFormat::Edn);
+    assert_eq!(detect_format(Path::new("a/b.json")), Format::Json);
+    assert_eq!(detect_format(Path::new("a/b.JSON")), Format::Json);
+    assert_eq!(detect_format(Path::new("a/b.edn")), Format::Edn);
+    assert_eq!(detect_format(Path::new("history")), Format::Edn);
     assert!(matches!(
         read_history_file(Path::new("/nonexistent/x.edn")),
         Err(Error::Io { .. })
@@ -471,7 +467,7 @@ fn read_generic(src: &[u8]) -> Option<History> {
         [Value::Vector(v)] | [Value::List(v)] => v.clone(),
         _ => forms,
     };
-    let mut b = Builder::new(Arc::new(src.to_vec()), "g", SourceFormat::Edn);
+    let mut b = Builder::new(Arc::new(src.to_vec()), "g", Format::Edn);
     for m in ops {
         let m = match m {
             Value::Tagged(_, inner) => *inner,
@@ -496,7 +492,7 @@ fn corpus_fast_reader_agrees_with_generic() {
         }
         let bytes = std::fs::read(&p).unwrap();
         let fast = read_history_bytes(bytes.clone(), &p.display().to_string(), detect_format(&p));
-        if detect_format(&p) == SourceFormat::Json {
+        if detect_format(&p) == Format::Json {
             assert!(fast.is_ok(), "{}: {:?}", p.display(), fast.err());
             continue;
         }
@@ -571,27 +567,27 @@ fn malformed_input_never_panics() {
     let bytes = base.as_bytes();
     let replacements = b"{}[]()\"\\:#; \n0a,_^'N";
     for cut in 0..=bytes.len() {
-        let _ = read_history_bytes(bytes[..cut].to_vec(), "t", SourceFormat::Edn);
-        let _ = read_history_bytes(bytes[..cut].to_vec(), "t", SourceFormat::Json);
+        let _ = read_history_bytes(bytes[..cut].to_vec(), "t", Format::Edn);
+        let _ = read_history_bytes(bytes[..cut].to_vec(), "t", Format::Json);
         let _ = crate::edn::parse_all(&bytes[..cut]);
     }
     for i in 0..bytes.len() {
         for &r in replacements.iter().chain([0xff, 0xc3].iter()) {
             let mut b = bytes.to_vec();
             b[i] = r;
-            let _ = read_history_bytes(b.clone(), "t", SourceFormat::Edn);
+            let _ = read_history_bytes(b.clone(), "t", Format::Edn);
             let _ = crate::edn::parse_all(&b);
         }
     }
     let json = br#"[{"index":0,"type":"ok","process":1,"value":[["r","x",[1,2]],["w","\u00e9",null]],"n":-1.5e3}]"#;
     for cut in 0..=json.len() {
-        let _ = read_history_bytes(json[..cut].to_vec(), "t", SourceFormat::Json);
+        let _ = read_history_bytes(json[..cut].to_vec(), "t", Format::Json);
     }
     for i in 0..json.len() {
         for &r in replacements {
             let mut b = json.to_vec();
             b[i] = r;
-            let _ = read_history_bytes(b, "t", SourceFormat::Json);
+            let _ = read_history_bytes(b, "t", Format::Json);
         }
     }
 }
@@ -599,7 +595,7 @@ fn malformed_input_never_panics() {
 #[test]
 fn json_lines_layout_and_errors() {
     let src = b"{\"type\":\"invoke\",\"process\":2,\"f\":\"read\",\"value\":null}\n{\"type\":\"ok\",\"process\":2,\"f\":\"read\",\"value\":{\"a\":[1,2]}}\n";
-    let h = read_history_bytes(src.to_vec(), "t.json", SourceFormat::Json).unwrap();
+    let h = read_history_bytes(src.to_vec(), "t.json", Format::Json).unwrap();
     assert_eq!(
         summary(&h),
         vec![
@@ -609,12 +605,8 @@ fn json_lines_layout_and_errors() {
     );
     assert_eq!(h.pair, vec![1, 0]);
     assert_eq!(h.ops[1].span.line, 2);
-    let e = read_history_bytes(
-        b"[{\"type\":\"ok\"}] x".to_vec(),
-        "t.json",
-        SourceFormat::Json,
-    )
-    .unwrap_err();
+    let e =
+        read_history_bytes(b"[{\"type\":\"ok\"}] x".to_vec(), "t.json", Format::Json).unwrap_err();
     assert_eq!(
         (e.line, e.column, e.message.as_str()),
         (
@@ -623,12 +615,12 @@ fn json_lines_layout_and_errors() {
             "expected end of input after the top-level array, found x"
         )
     );
-    let e = read_history_bytes(b"[1]".to_vec(), "t.json", SourceFormat::Json).unwrap_err();
+    let e = read_history_bytes(b"[1]".to_vec(), "t.json", Format::Json).unwrap_err();
     assert_eq!(
         (e.line, e.column, e.message.as_str()),
         (1, 2, "expected an op object, found 1")
     );
-    let e = read_history_bytes(b"\"x\"".to_vec(), "t.json", SourceFormat::Json).unwrap_err();
+    let e = read_history_bytes(b"\"x\"".to_vec(), "t.json", Format::Json).unwrap_err();
     assert_eq!(e.message, "expected an array of op objects, found \"x\"");
 }
 
@@ -644,9 +636,9 @@ fn predicate_mops_read_alike_on_every_path() {
         crate::read::read_history_bytes(text.as_bytes().to_vec(), "t", format).unwrap()
     };
     for (h, n) in [
-        (read(edn, SourceFormat::Edn), 2),
-        (read(odd, SourceFormat::Edn), 3),
-        (read(json, SourceFormat::Json), 2),
+        (read(edn, Format::Edn), 2),
+        (read(odd, Format::Edn), 3),
+        (read(json, Format::Json), 2),
     ] {
         assert_eq!(h.predicates.len(), 2);
         let mops = h.mops(&h.ops[0]);
@@ -663,7 +655,7 @@ fn predicate_mops_read_alike_on_every_path() {
             pr_str(&h.mop_value(&mops[0])),
             pr_str(&h.mop_value(&mops[1])),
         );
-        if h.format == SourceFormat::Edn {
+        if h.format == Format::Edn {
             assert_eq!(
                 printed.0,
                 "[:rp [:and [:>= 1] [:not [:= 3]]] {:x 1, :y nil}]"

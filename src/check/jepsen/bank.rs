@@ -64,6 +64,67 @@ fn sum(balances: &[&Value]) -> Result<i64, String> {
     Ok(s)
 }
 
+/// What is wrong with one read's balances `es`, if anything: (the error
+/// kind, its detail, the read's total, how bad it is), as Jepsen's bank
+/// checker finds them, in its order.
+fn read_error(
+    es: &[(Value, Value)],
+    accounts: &[&Value],
+    total: i64,
+    opts: &JepsenOptions,
+) -> Result<Option<(&'static str, Value, i64, f64)>, String> {
+    let balances: Vec<&Value> = es.iter().map(|(_, v)| v).collect();
+    let unexpected: Vec<Value> = es
+        .iter()
+        .filter(|(k, _)| !accounts.contains(&k))
+        .map(|(k, _)| k.clone())
+        .collect();
+    Ok(if !unexpected.is_empty() {
+        let n = unexpected.len() as f64;
+        Some(("unexpected-key", Value::List(unexpected), 0, n))
+    } else if balances.iter().any(|b| matches!(b, Value::Nil)) {
+        // (remove val …) keeps the false balances too.
+        let nils: Vec<(Value, Value)> = es
+            .iter()
+            .filter(|(_, v)| matches!(v, Value::Nil | Value::Bool(false)))
+            .cloned()
+            .collect();
+        let n = nils.len() as f64;
+        Some(("nil-balance", Value::Map(nils), 0, n))
+    } else {
+        let s = sum(&balances)?;
+        if s != total {
+            // (float (/ (- s total) total)): a ratio, then a float.
+            let badness = if total > 0 {
+                (((s as f64 - total as f64) / total as f64) as f32).abs() as f64
+            } else {
+                0.0
+            };
+            Some(("wrong-total", Value::Int(s), s, badness))
+        } else if !opts.negative_balances
+            && balances
+                .iter()
+                .any(|b| matches!(b, Value::Int(n) if *n < 0))
+        {
+            let neg: Vec<Value> = balances
+                .iter()
+                .filter(|b| matches!(b, Value::Int(n) if *n < 0))
+                .map(|b| (*b).clone())
+                .collect();
+            let badness = -neg
+                .iter()
+                .map(|v| match v {
+                    Value::Int(n) => *n as f64,
+                    _ => 0.0,
+                })
+                .sum::<f64>();
+            Some(("negative-value", Value::List(neg), 0, badness))
+        } else {
+            None
+        }
+    })
+}
+
 /// Checks a bank history.
 pub(super) fn check(h: &JHistory, opts: &JepsenOptions) -> Value {
     match check_inner(h, opts) {
@@ -90,56 +151,7 @@ fn check_inner(h: &JHistory, opts: &JepsenOptions) -> Result<Value, String> {
     let mut groups: Vec<(&'static str, Vec<BankError>)> = Vec::new();
     for op in &reads {
         let es = entries(op.value()).ok_or_else(|| not_a_map(op))?;
-        let balances: Vec<&Value> = es.iter().map(|(_, v)| v).collect();
-        let unexpected: Vec<Value> = es
-            .iter()
-            .filter(|(k, _)| !accounts.contains(&k))
-            .map(|(k, _)| k.clone())
-            .collect();
-        let err = if !unexpected.is_empty() {
-            let n = unexpected.len() as f64;
-            Some(("unexpected-key", Value::List(unexpected), 0, n))
-        } else if balances.iter().any(|b| matches!(b, Value::Nil)) {
-            // (remove val …) keeps the false balances too.
-            let nils: Vec<(Value, Value)> = es
-                .iter()
-                .filter(|(_, v)| matches!(v, Value::Nil | Value::Bool(false)))
-                .cloned()
-                .collect();
-            let n = nils.len() as f64;
-            Some(("nil-balance", Value::Map(nils), 0, n))
-        } else {
-            let s = sum(&balances)?;
-            if s != total {
-                // (float (/ (- s total) total)): a ratio, then a float.
-                let badness = if total > 0 {
-                    (((s as f64 - total as f64) / total as f64) as f32).abs() as f64
-                } else {
-                    0.0
-                };
-                Some(("wrong-total", Value::Int(s), s, badness))
-            } else if !opts.negative_balances
-                && balances
-                    .iter()
-                    .any(|b| matches!(b, Value::Int(n) if *n < 0))
-            {
-                let neg: Vec<Value> = balances
-                    .iter()
-                    .filter(|b| matches!(b, Value::Int(n) if *n < 0))
-                    .map(|b| (*b).clone())
-                    .collect();
-                let badness = -neg
-                    .iter()
-                    .map(|v| match v {
-                        Value::Int(n) => *n as f64,
-                        _ => 0.0,
-                    })
-                    .sum::<f64>();
-                Some(("negative-value", Value::List(neg), 0, badness))
-            } else {
-                None
-            }
-        };
+        let err = read_error(es, &accounts, total, opts)?;
         if let Some((kind, detail, total, badness)) = err {
             let e = BankError {
                 kind,

@@ -257,37 +257,50 @@ pub fn read_ops(bytes: &[u8], origin: &str, json: bool) -> Result<JHistory, Inpu
             partner = Some(inv);
             h.pair[inv] = Some(i);
         }
-        let mut map = vec![
-            (Value::kw("index"), Value::Int(index)),
-            (Value::kw("time"), Value::Int(time)),
-            (Value::kw("type"), type_value),
-            (Value::kw("process"), process),
-            (Value::kw("f"), f),
-            (Value::kw("value"), value),
-        ];
-        for (mut k, mut v) in entries {
-            clj_value(&mut k);
-            clj_value(&mut v);
-            map.push((k, v));
-        }
-        clojure_map_order(&mut map, |(k, _)| clojure_hasheq(k));
-        let pos = |name: &str| {
-            map.iter()
-                .position(|(k, _)| matches!(k, Value::Keyword(x) if x == name))
-                .unwrap_or(0) as u32
-        };
-        let fields = [pos("process"), pos("f"), pos("value")];
+        let (map, fields) = op_map(index, time, [type_value, process, f, value], entries);
         h.pair.push(partner);
         h.ops.push(JOp {
             index,
             time,
             op_type,
-            map: Value::Map(map),
+            map,
             fields,
             at,
         });
     }
     Ok(h)
+}
+
+/// An op's map as Clojure holds it (`:index :time :type :process :f
+/// :value` then the other `entries`, values made Clojure's, in Clojure's
+/// hash-map order), and the positions of `:process`, `:f` and `:value` in it.
+fn op_map(
+    index: i64,
+    time: i64,
+    [type_value, process, f, value]: [Value; 4],
+    entries: Vec<(Value, Value)>,
+) -> (Value, [u32; 3]) {
+    let mut map = vec![
+        (Value::kw("index"), Value::Int(index)),
+        (Value::kw("time"), Value::Int(time)),
+        (Value::kw("type"), type_value),
+        (Value::kw("process"), process),
+        (Value::kw("f"), f),
+        (Value::kw("value"), value),
+    ];
+    for (mut k, mut v) in entries {
+        clj_value(&mut k);
+        clj_value(&mut v);
+        map.push((k, v));
+    }
+    clojure_map_order(&mut map, |(k, _)| clojure_hasheq(k));
+    let pos = |name: &str| {
+        map.iter()
+            .position(|(k, _)| matches!(k, Value::Keyword(x) if x == name))
+            .unwrap_or(0) as u32
+    };
+    let fields = [pos("process"), pos("f"), pos("value")];
+    (Value::Map(map), fields)
 }
 
 /// Top-level EDN forms with their offsets; a file holding one vector or list
@@ -391,7 +404,7 @@ pub fn check_file(
         std::fs::read(path).map_err(|e| format!("{origin}: {e}"))?
     };
     let json = json.unwrap_or_else(|| {
-        crate::read::detect_format(path) == crate::model::SourceFormat::Json
+        crate::read::detect_format(path) == crate::model::Format::Json
             || (origin == "-" && looks_like_json(&bytes))
     });
     let h = read_ops(&bytes, &origin, json).map_err(|e| e.to_string())?;

@@ -40,7 +40,7 @@ pub(super) fn unwritten_read(ops: &[RegOp]) -> Option<usize> {
 mod tests {
     use super::super::{check_history, LinOptions};
     use crate::edn::pr_str;
-    use crate::model::SourceFormat;
+    use crate::model::Format;
     use crate::read::read_history_bytes;
 
     /// 16 writes that crash (each may or may not have taken effect, with
@@ -76,7 +76,7 @@ mod tests {
     #[test]
     fn an_unwritten_read_decides_at_once() {
         let text = crashed_writes_then_unwritten_read();
-        let h = read_history_bytes(text.into_bytes(), "t.edn", SourceFormat::Edn).expect("edn");
+        let h = read_history_bytes(text.into_bytes(), "t.edn", Format::Edn).expect("edn");
         let started = std::time::Instant::now();
         let r = check_history(&h, &LinOptions::default()).expect("checks");
         assert!(
@@ -103,8 +103,7 @@ mod tests {
                     {:index 3 :type :ok :process 1 :f :write :value 1}\n\
                     {:index 4 :type :invoke :process 0 :f :cas :value [7 2]}\n\
                     {:index 5 :type :ok :process 0 :f :cas :value [7 2]}\n";
-        let h =
-            read_history_bytes(text.as_bytes().to_vec(), "t.edn", SourceFormat::Edn).expect("edn");
+        let h = read_history_bytes(text.as_bytes().to_vec(), "t.edn", Format::Edn).expect("edn");
         let r = check_history(&h, &LinOptions::default()).expect("checks");
         assert_eq!(
             pr_str(&r),

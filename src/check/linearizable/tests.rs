@@ -4,12 +4,12 @@ use super::*;
 use crate::check::linearizable::register::registers;
 use crate::edn::Value;
 use crate::gen::Rng;
+use crate::model::Format;
 use crate::model::History;
-use crate::model::SourceFormat;
 use crate::read::read_history_bytes;
 
 fn hist(text: &str) -> History {
-    read_history_bytes(text.as_bytes().to_vec(), "test.edn", SourceFormat::Edn)
+    read_history_bytes(text.as_bytes().to_vec(), "test.edn", Format::Edn)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -566,7 +566,7 @@ fn chain_and_search_agree_on_larger_corrupted_histories() {
         };
         let mut out = Vec::new();
         generate_cas(&opts, &mut out).unwrap();
-        let h = read_history_bytes(out, "gen.edn", SourceFormat::Edn).unwrap();
+        let h = read_history_bytes(out, "gen.edn", Format::Edn).unwrap();
         let regs = registers(&h).unwrap();
         // Times ×8, so that shifts by 8d + 1, 2 or 4 (each used once) keep
         // every time distinct, as positions in a history are.

@@ -22,7 +22,7 @@
 
 use super::{
     check_with_predicates, classify_cycle, predicates, reg_history_with_predicates,
-    verify_cycle_with, CycleEdge, EdgeKind, Isolation, RegHistory, RegOp, RegValue, SatOptions,
+    verify_cycle_with, CycleEdge, EdgeKind, Isolation, RegHistory, RegValue, RwMop, SatOptions,
     Verdict, Violation,
 };
 use crate::check::outcome::{CheckOptions, Outcome, Validity};
@@ -339,7 +339,7 @@ fn explain(h: &History, rh: &RegHistory, atoms: &[Atom], cycle: &[CycleEdge]) ->
             .iter()
             .rev()
             .find_map(|o| match *o {
-                RegOp::Write(kk, v) if kk == k => Some(val(v)),
+                RwMop::Write(kk, v) if kk == k => Some(val(v)),
                 _ => None,
             })
             .flatten()

@@ -75,7 +75,7 @@ pub type RegValue = Option<u64>;
 
 /// One micro-op of a register transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RegOp {
+pub enum RwMop {
     /// `[:r key value]`.
     Read(u64, RegValue),
     /// `[:w key value]`.
@@ -99,7 +99,7 @@ pub struct RegTxn {
     /// The process (session) that ran it.
     pub process: i64,
     /// Its micro-ops, in program order.
-    pub ops: Vec<RegOp>,
+    pub ops: Vec<RwMop>,
     /// `true` for `:ok`; `false` for `:info` (may or may not have happened).
     pub committed: bool,
     /// The position of its completion in [`History::ops`] (for reports).
@@ -133,7 +133,7 @@ pub fn reg_history(
 }
 
 /// [`reg_history`], predicate micro-ops included: a predicate read becomes
-/// one [`RegOp::PredRead`] per returned row and per key of the universe
+/// one [`RwMop::PredRead`] per returned row and per key of the universe
 /// that some written value could make it return (see `predicates`); a
 /// predicate write also writes its value to the keys it matched. Returns
 /// the predicates and values to evaluate them with. With `time_window`
@@ -198,7 +198,7 @@ pub fn reg_history_with_predicates(
                             None => PredSeen::Returned(v.map(&mut id)),
                             Some(_) => PredSeen::Matched,
                         };
-                        ops.push(RegOp::PredRead {
+                        ops.push(RwMop::PredRead {
                             key: id(k),
                             pred: p,
                             seen,
@@ -211,7 +211,7 @@ pub fn reg_history_with_predicates(
                     for k in relevant {
                         let k = u.keys[k as usize];
                         if pm.ranges_over(k) && !pm.rows.iter().any(|r| r.0 == k) {
-                            ops.push(RegOp::PredRead {
+                            ops.push(RwMop::PredRead {
                                 key: id(k),
                                 pred: p,
                                 seen: PredSeen::Missed,
@@ -222,7 +222,7 @@ pub fn reg_history_with_predicates(
                 if let Some(w) = pm.write {
                     let w = w.map(&mut id);
                     for &(k, _) in &pm.rows {
-                        ops.push(RegOp::Write(id(k), w));
+                        ops.push(RwMop::Write(id(k), w));
                     }
                 }
                 continue;
@@ -236,9 +236,9 @@ pub fn reg_history_with_predicates(
                 }
             };
             match m.f {
-                MopFn::Read if committed => ops.push(RegOp::Read(key, value)),
+                MopFn::Read if committed => ops.push(RwMop::Read(key, value)),
                 MopFn::Read => {}
-                MopFn::Write => ops.push(RegOp::Write(key, value)),
+                MopFn::Write => ops.push(RwMop::Write(key, value)),
                 _ => return Err(format!("op {}: micro-op other than :r/:w", op.index)),
             }
         }
@@ -567,7 +567,7 @@ pub fn check_serializable(h: &RegHistory, opts: &SatOptions) -> (Verdict, SatSta
 }
 
 /// [`check_serializable`] for a history with predicate micro-ops
-/// ([`RegOp::PredRead`], whose predicates `preds` holds).
+/// ([`RwMop::PredRead`], whose predicates `preds` holds).
 pub fn check_with_predicates(
     h: &RegHistory,
     preds: &PredTable,
@@ -774,7 +774,7 @@ pub fn verify_cycle_with(
         }
         let mut r = None;
         for op in &h[t as usize - 1].ops {
-            if let RegOp::Write(kk, v) = *op {
+            if let RwMop::Write(kk, v) = *op {
                 if kk == k {
                     r = Some(v);
                 }
@@ -788,8 +788,8 @@ pub fn verify_cycle_with(
         }
         for op in &h[t as usize - 1].ops {
             match *op {
-                RegOp::Read(kk, v) if kk == k => return Some(v),
-                RegOp::Write(kk, _) if kk == k => return None,
+                RwMop::Read(kk, v) if kk == k => return Some(v),
+                RwMop::Write(kk, _) if kk == k => return None,
                 _ => {}
             }
         }
@@ -803,8 +803,8 @@ pub fn verify_cycle_with(
         }
         for op in &h[t as usize - 1].ops {
             match *op {
-                RegOp::Write(kk, _) if kk == k => return false,
-                RegOp::PredRead { key, pred, seen } if key == k && pred == p => {
+                RwMop::Write(kk, _) if kk == k => return false,
+                RwMop::PredRead { key, pred, seen } if key == k && pred == p => {
                     return match seen {
                         PredSeen::Returned(x) => x == v,
                         PredSeen::Matched => preds.eval(p, v),

@@ -4,7 +4,7 @@
 //! writes; a view that disagrees with an earlier one is an internal
 //! inconsistency.
 
-use super::{PredSeen, PredTable, RegOp, RegTxn, RegValue, Violation};
+use super::{PredSeen, PredTable, RegTxn, RegValue, RwMop, Violation};
 
 /// What an external read saw of its key.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,7 +92,7 @@ pub(super) fn summarise_reads(
     let mut reads: Vec<ExtRead> = Vec::new();
     for op in &t.ops {
         let (k, obs, pred) = match *op {
-            RegOp::Write(k, v) => {
+            RwMop::Write(k, v) => {
                 match find(&seen, &index, k) {
                     Some(i) => {
                         seen[i].1 = Seen::Value(v);
@@ -108,8 +108,8 @@ pub(super) fn summarise_reads(
                 continue;
             }
             _ if !t.committed => continue,
-            RegOp::Read(k, v) => (k, Seen::Value(v), None),
-            RegOp::PredRead { key, pred, seen } => (
+            RwMop::Read(k, v) => (k, Seen::Value(v), None),
+            RwMop::PredRead { key, pred, seen } => (
                 key,
                 match seen {
                     PredSeen::Returned(v) => Seen::Value(v),

@@ -5,17 +5,17 @@ use super::*;
 fn val(v: u64) -> RegValue {
     (v != 0).then_some(v)
 }
-fn r(k: u64, v: u64) -> RegOp {
-    RegOp::Read(k, val(v))
+fn r(k: u64, v: u64) -> RwMop {
+    RwMop::Read(k, val(v))
 }
-fn w(k: u64, v: u64) -> RegOp {
-    RegOp::Write(k, val(v))
+fn w(k: u64, v: u64) -> RwMop {
+    RwMop::Write(k, val(v))
 }
 const X: u64 = 0;
 const Y: u64 = 1;
 
 /// Transactions `(process, ops)`, all committed, in order.
-fn hist(txns: &[(i64, &[RegOp])]) -> RegHistory {
+fn hist(txns: &[(i64, &[RwMop])]) -> RegHistory {
     txns.iter()
         .enumerate()
         .map(|(i, (p, ops))| RegTxn {
@@ -116,17 +116,17 @@ fn serial_ok_rt(h: &RegHistory, order: &[u32], session: bool, real_time: bool) -
         }
         for op in &t.ops {
             match *op {
-                RegOp::Read(k, v) => {
+                RwMop::Read(k, v) => {
                     if t.committed && state.get(&k).copied().unwrap_or(None) != v {
                         return false;
                     }
                 }
-                RegOp::Write(k, v) => {
+                RwMop::Write(k, v) => {
                     state.insert(k, v);
                 }
                 // Predicate histories have their own reference
                 // (`tests/predicates.rs`).
-                RegOp::PredRead { .. } => return false,
+                RwMop::PredRead { .. } => return false,
             }
         }
     }
@@ -609,14 +609,14 @@ fn random_history(rng: &mut Rng) -> RegHistory {
                     (None, Some(s)) => s.get(&k).copied().unwrap_or(None),
                     (None, None) => state.get(&k).copied().unwrap_or(None),
                 };
-                ops.push(RegOp::Read(k, v));
+                ops.push(RwMop::Read(k, v));
             } else {
                 let v = val(rng.below(3));
                 own.insert(k, v);
                 if !info || rng.below(2) == 0 {
                     state.insert(k, v);
                 }
-                ops.push(RegOp::Write(k, v));
+                ops.push(RwMop::Write(k, v));
             }
         }
         txns.push(RegTxn {
@@ -648,10 +648,10 @@ fn random_history(rng: &mut Rng) -> RegHistory {
     }
     if rng.below(4) == 0 {
         let t = rng.below(n as u64) as usize;
-        if let Some(RegOp::Read(k, v)) = txns[t]
+        if let Some(RwMop::Read(k, v)) = txns[t]
             .ops
             .iter_mut()
-            .find(|o| matches!(o, RegOp::Read(..)))
+            .find(|o| matches!(o, RwMop::Read(..)))
         {
             *v = val(rng.below(3));
             let _ = k;

@@ -187,35 +187,7 @@ fn parse_log(name: &str, bytes: &[u8]) -> Result<Vec<PeerTxn>, InputError> {
                         format!("expected a start record before {what}, found none"),
                     ));
                 };
-                let mop = if opcode == b'W' {
-                    PeerMop {
-                        write: true,
-                        key: field(1),
-                        value: Some(field(0)),
-                    }
-                } else {
-                    let (writer, write_id) = (field(0), field(1));
-                    let sentinel = |id| id == INIT_ID || id == NULL_ID;
-                    let value = if sentinel(writer) && sentinel(write_id) {
-                        None
-                    } else if writer == INIT_ID && GC_IDS.contains(&write_id) {
-                        return Err(binary_error(
-                            name,
-                            record,
-                            "expected a read of a write, found a garbage-collection read \
-                             (Cobra's continuous mode, which is not supported)"
-                                .into(),
-                        ));
-                    } else {
-                        Some(write_id)
-                    };
-                    PeerMop {
-                        write: false,
-                        key: field(2),
-                        value,
-                    }
-                };
-                mops.push(mop);
+                mops.push(data_mop(opcode == b'W', field, name, record)?);
             }
         }
         at += len;
@@ -227,4 +199,44 @@ fn parse_log(name: &str, bytes: &[u8]) -> Result<Vec<PeerTxn>, InputError> {
         });
     }
     Ok(txns)
+}
+
+/// The micro-op of a write (`W write-id key value`) or read (`R
+/// writer-txn write-id key value`) record whose fields `field` gives; a
+/// read's value is the write id it saw (`nil` for the initial-state
+/// sentinels), and a garbage-collection read is refused.
+fn data_mop(
+    write: bool,
+    field: impl Fn(usize) -> i64,
+    name: &str,
+    record: usize,
+) -> Result<PeerMop, InputError> {
+    Ok(if write {
+        PeerMop {
+            write: true,
+            key: field(1),
+            value: Some(field(0)),
+        }
+    } else {
+        let (writer, write_id) = (field(0), field(1));
+        let sentinel = |id| id == INIT_ID || id == NULL_ID;
+        let value = if sentinel(writer) && sentinel(write_id) {
+            None
+        } else if writer == INIT_ID && GC_IDS.contains(&write_id) {
+            return Err(binary_error(
+                name,
+                record,
+                "expected a read of a write, found a garbage-collection read \
+                 (Cobra's continuous mode, which is not supported)"
+                    .into(),
+            ));
+        } else {
+            Some(write_id)
+        };
+        PeerMop {
+            write: false,
+            key: field(2),
+            value,
+        }
+    })
 }

@@ -30,33 +30,9 @@ pub use text::{parse_text, read_text};
 use super::{Builder, RawOp};
 use crate::edn::Value;
 use crate::error::{Error, InputError};
-use crate::model::{
-    Atom, History, Interner, Mop, MopArg, MopFn, OpType, OpValue, SourceFormat, Span,
-};
+use crate::model::{Atom, Format, History, Interner, Mop, MopArg, MopFn, OpType, OpValue, Span};
 use std::path::Path;
 use std::sync::Arc;
-
-/// A peer checker's history format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PeerFormat {
-    /// dbcop's legacy `history.bincode` (Rust bincode v1).
-    Dbcop,
-    /// Cobra's directory of per-client binary `T<N>.log` files.
-    Cobra,
-    /// The `r(key,value,session,txn)` / `w(...)` text format.
-    Text,
-}
-
-impl PeerFormat {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            PeerFormat::Dbcop => "dbcop",
-            PeerFormat::Cobra => "cobra",
-            PeerFormat::Text => "text",
-        }
-    }
-}
 
 /// How a transaction ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,10 +76,16 @@ pub struct PeerSession {
 
 /// Reads a history in a peer format: a file for dbcop and text, a directory
 /// of `T<N>.log` files for Cobra (a dbcop `hist-NNNNN` directory holding
-/// `history.bincode` is accepted too).
-pub fn read_peer(path: &Path, format: PeerFormat) -> Result<History, Error> {
+/// `history.bincode` is accepted too). EDN and JSON are not peer formats
+/// (an error: [`crate::read::read_path`] reads every format).
+pub fn read_peer(path: &Path, format: Format) -> Result<History, Error> {
     match format {
-        PeerFormat::Dbcop => {
+        Format::Edn | Format::Json => Err(Error::Usage(format!(
+            "{}: {} is not a peer format",
+            path.display(),
+            format.name()
+        ))),
+        Format::Dbcop => {
             let bincode = path.join("history.bincode");
             if path.is_dir() && bincode.is_file() {
                 read_dbcop(&bincode)
@@ -111,8 +93,8 @@ pub fn read_peer(path: &Path, format: PeerFormat) -> Result<History, Error> {
                 read_dbcop(path)
             }
         }
-        PeerFormat::Cobra => read_cobra_dir(path),
-        PeerFormat::Text => read_text(path),
+        Format::Cobra => read_cobra_dir(path),
+        Format::Text => read_text(path),
     }
 }
 
@@ -120,17 +102,17 @@ pub fn read_peer(path: &Path, format: PeerFormat) -> Result<History, Error> {
 /// files is a Cobra history; a file named `history.bincode` (or a directory
 /// holding one) is dbcop; a file whose first non-empty line starts with
 /// `r(` or `w(` is the text format.
-pub fn detect(path: &Path) -> Option<PeerFormat> {
+pub fn detect(path: &Path) -> Option<Format> {
     if path.is_dir() {
         if path.join("history.bincode").is_file() {
-            return Some(PeerFormat::Dbcop);
+            return Some(Format::Dbcop);
         }
-        return cobra::has_logs(path).then_some(PeerFormat::Cobra);
+        return cobra::has_logs(path).then_some(Format::Cobra);
     }
     if path.file_name().and_then(|n| n.to_str()) == Some("history.bincode") {
-        return Some(PeerFormat::Dbcop);
+        return Some(Format::Dbcop);
     }
-    text::looks_like_text(path).then_some(PeerFormat::Text)
+    text::looks_like_text(path).then_some(Format::Text)
 }
 
 /// Turns reads of 0 into reads of the initial state (`nil`), as dbcop and
@@ -232,7 +214,7 @@ pub fn build(origin: &str, sessions: &[PeerSession]) -> Result<History, InputErr
         }
     }
     let source = Arc::new(edn);
-    let mut b = Builder::new(source.clone(), origin, SourceFormat::Edn);
+    let mut b = Builder::new(source.clone(), origin, Format::Edn);
     let txn_f = b.h.interner.atom(&Value::kw("txn"));
     b.h.ops.reserve(ops.len());
     b.h.pair.reserve(ops.len());

@@ -1,7 +1,7 @@
 use super::*;
 use crate::edn::pr_str;
+use crate::model::Format;
 use crate::model::OpType;
-use crate::model::SourceFormat;
 use crate::read::op_map;
 
 /// Every op of a history, printed as Elle prints op maps; and checks that
@@ -16,7 +16,7 @@ pub(crate) fn assert_same_as_edn(h: &History) {
     let crate::model::SourceText::Bytes(text) = &h.source else {
         panic!("converted histories keep their text");
     };
-    let e = crate::read::read_history_bytes(text.to_vec(), &h.origin, SourceFormat::Edn)
+    let e = crate::read::read_history_bytes(text.to_vec(), &h.origin, Format::Edn)
         .expect("the converted text is EDN");
     assert_eq!(h.ops, e.ops);
     assert_eq!(h.pair, e.pair);
