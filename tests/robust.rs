@@ -767,7 +767,25 @@ fn tpcc_si_inductive_passes_the_guard() {
     assert_eq!(
         robust::prove_inductive(&l, &ax, None),
         robust::ProofOutcome::Failed(
-            "inductive: a two-edge dependency path ending ar-before both others is not excluded"
+            "inductive: a two-edge dependency path ending ar-before both others is not excluded \
+             (the encoding allows OrderStatus(1) -> Delivery(1) -> Delivery(1))"
+                .into()
+        )
+    );
+}
+
+/// Courseware under SI, shortest path: the failure names the chordless
+/// path the encoding allows at the largest k tried (at k = 8 it is the
+/// spurious path the README describes; k = 3 keeps the test short).
+#[test]
+fn courseware_si_shortest_path_names_its_path() {
+    let (_, l) = program("courseware-si.rob");
+    let ax = robust::axioms(&l.prog, &[]);
+    assert_eq!(
+        robust::prove_shortest_path(&l, &ax, 3, None),
+        robust::ProofOutcome::Failed(
+            "shortest-path: chordless dependency paths of every length up to 3 edges exist \
+             (the encoding allows AddStudent(4,1) -> RemStudent(1) -> RemStudent(1) -> RemStudent(1))"
                 .into()
         )
     );
