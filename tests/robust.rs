@@ -753,9 +753,9 @@ fn violations_propagate_to_weaker_models() {
 /// TPC-C under SI, inductive method (§6.1): with the MIN/MAX result and
 /// key-lookup case splits (each Delivery reads no new order beyond its MIN,
 /// and reads and writes the same customer) the 2-instance cycle guard is
-/// discharged; Lemma 11's two-edge path condition is not, because order
-/// ids are parameters here (a Delivery may find an older id missing),
-/// where the paper ties them to the district's counter by value reasoning.
+/// discharged; Lemma 11's two-edge path condition is not, and cannot be by
+/// any sound encoding: `tpcc_si_breaks_lemma_11_condition_2` replays a
+/// valid SI execution that breaks it.
 #[test]
 fn tpcc_si_inductive_passes_the_guard() {
     let (_, l) = program("tpcc.rob");
@@ -767,10 +767,84 @@ fn tpcc_si_inductive_passes_the_guard() {
     assert_eq!(
         robust::prove_inductive(&l, &ax, None),
         robust::ProofOutcome::Failed(
-            "inductive: a two-edge dependency path ending ar-before both others is not excluded"
+            "inductive: a two-edge dependency path ending ar-before both others is not excluded \
+             (the encoding allows OrderStatus(1) -> Delivery(1) -> Delivery(1))"
                 .into()
         )
     );
+}
+
+/// Courseware under SI, shortest path: the failure names the chordless
+/// path the encoding allows at the largest k tried (at k = 8 it is the
+/// spurious path the README describes; k = 3 keeps the test short).
+#[test]
+fn courseware_si_shortest_path_names_its_path() {
+    let (_, l) = program("courseware-si.rob");
+    let ax = robust::axioms(&l.prog, &[]);
+    assert_eq!(
+        robust::prove_shortest_path(&l, &ax, 3, None),
+        robust::ProofOutcome::Failed(
+            "shortest-path: chordless dependency paths of every length up to 3 edges exist \
+             (the encoding allows AddStudent(4,1) -> RemStudent(1) -> RemStudent(1) -> RemStudent(1))"
+                .into()
+        )
+    );
+}
+
+/// Why the paper's inductive proof of TPC-C under SI cannot go through
+/// for `tpcc.rob`: a concrete execution, valid under SI, with a two-edge
+/// path whose last instance is ar-before both others (Lemma 11's condition
+/// 2 fails in a real execution, so no encoding sound for these programs
+/// can prove it). In ar order: NewOrder n2 (order 2), NewOrder n1 (order
+/// 1, sees n2: both advance the district counter), OrderStatus(1) (sees
+/// both), Delivery (sees n2 only: its MIN is order 2, it never sees order
+/// 1). OrderStatus →rw Delivery (customer 1's balance) →rw n1 (the new
+/// order 1 the Delivery read as absent), and n1 is ar-first of the three.
+/// The execution is serializable (no cycle): the path is harmless, but the
+/// lemma cannot tell. With the paper's New-Order, which takes the order id
+/// from the district counter, ids grow with ar, so n1 would be ar-before
+/// n2 and (prefix consistency) visible to the Delivery; excluding the path
+/// that way needs n2, a fourth instance outside the three of the pattern.
+#[test]
+fn tpcc_si_breaks_lemma_11_condition_2() {
+    use ellery::robust::exec::{axioms_hold_at, best_cycle, dependencies, replay, Dep, Execution};
+    let (_, l) = program("tpcc.rob");
+    let desc = |name: &str, params: &[i64]| {
+        let t = l.prog.txns.iter().position(|t| t.name == name).unwrap();
+        l.an.descs
+            .iter()
+            .position(|d| d.txn == t && d.params == params)
+            .unwrap()
+    };
+    let ex = Execution {
+        descs: vec![
+            desc("NewOrder", &[1, 2, 1, 1]),
+            desc("NewOrder", &[2, 1, 2, 2]),
+            desc("OrderStatus", &[1]),
+            desc("Delivery", &[1]),
+        ],
+        vis: vec![0, 0b001, 0b011, 0b001],
+    };
+    let reps = replay(&l.prog, &l.an, &ex);
+    let types: Vec<usize> = ex.descs.iter().map(|&d| l.an.descs[d].txn).collect();
+    let ax = robust::axioms(&l.prog, &[Si]);
+    assert!((0..4).all(|j| axioms_hold_at(&ax, &types, &ex.vis, &reps, j)));
+    let key = |name: &str| {
+        (0..l.an.uni.keys())
+            .find(|&k| ellery::robust::witness::key_name(&l.prog, &l.an, k) == name)
+            .unwrap()
+    };
+    let edges = dependencies(&reps);
+    let has = |from, to, dep, k: &str| {
+        edges
+            .iter()
+            .any(|e| (e.from, e.to, e.dep, e.key) == (from, to, dep, key(k)))
+    };
+    assert!(has(2, 3, Dep::Rw, "Customer[1].cbal"), "{edges:?}");
+    assert!(has(3, 1, Dep::Rw, "NewOrders[1].Alive"), "{edges:?}");
+    // Slot order is ar: n1 (slot 1) is before OrderStatus (2) and the
+    // Delivery (3), so ¬ar(2, 1) ∧ ¬ar(3, 1).
+    assert_eq!(best_cycle(4, &edges), None);
 }
 
 /// `psi` includes causal visibility (Sovran et al.'s PSI, which the paper

@@ -136,11 +136,7 @@ fn summary(l: &Loaded, r: &Report) -> String {
                 .exec
                 .descs
                 .iter()
-                .map(|&d| {
-                    let desc = &l.an.descs[d];
-                    let ps: Vec<String> = desc.params.iter().map(i64::to_string).collect();
-                    format!("{}({})", l.prog.txns[desc.txn].name, ps.join(","))
-                })
+                .map(|&d| robust::witness::instance_name(&l.prog, &l.an.descs[d]))
                 .collect();
             let what = w.description.map(|d| format!(" ({d})")).unwrap_or_default();
             format!(

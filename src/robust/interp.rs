@@ -11,14 +11,15 @@
 //! a SELECT reads `Alive` of matching records only); SELECT reads the selected
 //! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
 //! INSERT writes `Alive = 1` and the given fields. The abstract reading
-//! can also be split by case (a MIN/MAX result, a looked-up key's value):
-//! [`analysis`] runs it once per case. (About 700 lines: the two readings
-//! share one interpreter, so they cannot disagree.)
+//! can also be split by case (a MIN/MAX result, a looked-up key's value;
+//! [`cases`]): [`analysis`] runs it once per case. The two readings share
+//! one interpreter, so they cannot disagree.
 
 use super::syntax::{Agg, ArithOp, CmpOp, Cond, Expr, Pred, Program, Stmt};
 use std::collections::{BTreeMap, HashMap};
 
 mod analysis;
+mod cases;
 pub use analysis::{analyse, descriptors, Analysis, MAX_ALTERNATIVES};
 
 /// A value: known (NULL is `None`) or, in the abstract reading, unknown.
@@ -371,34 +372,8 @@ impl Exec<'_> {
 
     /// The records of `table` a WHERE matches, each surely or maybe.
     fn scan(&mut self, table: usize, pred: Option<&Pred>, maybe: bool) -> Vec<(usize, bool)> {
-        // `key = unknown local` in the abstract reading: split on the
-        // local's value (the same record is then read and written).
-        if let (None, Some(Pred::Cmp(f, CmpOp::Eq, e))) = (self.view, pred) {
-            let pk = *f < self.prog.tables[table].fields.len() && self.prog.tables[table].pk[*f];
-            if pk && self.expr(e) == AV::Unknown && self.pinnable(e) {
-                let (v, g) = match e {
-                    Expr::Var(v) => (*v, None),
-                    Expr::Dot(v, g) => (*v, Some(*g)),
-                    _ => unreachable!("pinnable"),
-                };
-                let now = self.locals[v].clone();
-                let gone = |x: &(usize, Option<usize>, Local, usize)| {
-                    (x.0, x.1, &x.2, x.3) == (v, g, &now, table)
-                };
-                if self.excluded.iter().any(gone) {
-                    return Vec::new();
-                }
-                match self.choice(table, *f) {
-                    Some(Some(c)) => self.pin(e, c),
-                    // NULL or a value that is no key here: nothing matches
-                    // (the local stays unknown for its other uses).
-                    Some(None) => {
-                        self.excluded.push((v, g, now, table));
-                        return Vec::new();
-                    }
-                    None => {}
-                }
-            }
+        if self.split_lookup(table, pred) {
+            return Vec::new();
         }
         let mut out = Vec::new();
         for &rec in &self.uni.by_table[table] {
@@ -447,123 +422,6 @@ impl Exec<'_> {
             rows.push(Row { rec, maybe, vals });
         }
         rows
-    }
-
-    /// After `MIN(f)` (`MAX(f)`) with result `m` over a key field `f`: no
-    /// write to a record whose key is above (below) `m` can change the
-    /// result, so this statement's reads of such records are dropped (the
-    /// paper's value-aware rule for MIN/MAX anti-dependencies, §4; keys read
-    /// before the statement stay).
-    fn forget_beyond(&mut self, table: usize, agg: Agg, f: usize, m: i64, before: &[usize]) {
-        let t = &self.prog.tables[table];
-        if !t.pk[f] || agg == Agg::Count {
-            return;
-        }
-        let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
-        for &rec in &self.uni.by_table[table] {
-            let v = self.uni.recs[rec].1[ki];
-            let beyond = match agg {
-                Agg::Min => v > m,
-                _ => v < m,
-            };
-            if beyond {
-                for g in 0..=t.fields.len() {
-                    let k = self.uni.key(rec, g);
-                    if before.binary_search(&k).is_err() {
-                        self.fp.reads.remove(&k);
-                        self.fp.read_vals.remove(&k);
-                    }
-                }
-            }
-        }
-    }
-
-    /// An unknown MIN/MAX result over a key field in the abstract reading.
-    fn choose(&mut self, table: usize, field: Option<usize>, agg: Agg) -> AV {
-        let t = &self.prog.tables[table];
-        match field.filter(|&f| t.pk[f] && agg != Agg::Count && self.view.is_none()) {
-            Some(f) => match self.choice(table, f) {
-                Some(Some(m)) => {
-                    if t.pk_fields().len() == 1 {
-                        if let Some(rec) = self.uni.find(table, &[m]) {
-                            self.assume_alive(rec);
-                        }
-                    }
-                    AV::Known(Some(m))
-                }
-                Some(None) => AV::Known(None),
-                None => AV::Unknown,
-            },
-            None => AV::Unknown,
-        }
-    }
-
-    /// A choice point of the abstract reading over the values of key field
-    /// `f` of `table`: the forced value here, or (past them) None, with the
-    /// candidates (NULL and every key in the universe) noted for the driver
-    /// ([`alternatives`]) to split on.
-    fn choice(&mut self, table: usize, f: usize) -> Option<Option<i64>> {
-        let i = self.met;
-        self.met += 1;
-        if let Some(&v) = self.forced.get(i) {
-            return Some(v);
-        }
-        if i == self.forced.len() {
-            let t = &self.prog.tables[table];
-            let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
-            let mut c: Vec<Option<i64>> = self.uni.by_table[table]
-                .iter()
-                .map(|&r| Some(self.uni.recs[r].1[ki]))
-                .collect();
-            c.push(None);
-            c.sort_unstable();
-            c.dedup();
-            self.pending = Some(c);
-        }
-        None
-    }
-
-    fn assume_alive(&mut self, rec: usize) {
-        let t = &self.prog.tables[self.uni.recs[rec].0];
-        self.assumed.insert(self.uni.key(rec, t.alive()), 1);
-    }
-
-    /// Whether an unknown value can be fixed by [`Exec::pin`]: a local, or
-    /// the field of a one-row local.
-    fn pinnable(&self, e: &Expr) -> bool {
-        match e {
-            Expr::Var(v) => match &self.locals[*v] {
-                Local::Val(_) => true,
-                Local::Rows(rows, Some(_)) => rows.len() == 1,
-                _ => false,
-            },
-            Expr::Dot(v, _) => matches!(&self.locals[*v], Local::Rows(rows, _) if rows.len() == 1),
-            _ => false,
-        }
-    }
-
-    /// Fixes a [`Exec::pinnable`] value to `x` (a case of a split; a
-    /// row-valued local's one row then exists).
-    fn pin(&mut self, e: &Expr, x: i64) {
-        let (v, f) = match e {
-            Expr::Var(v) => (*v, None),
-            Expr::Dot(v, f) => (*v, Some(*f)),
-            _ => return,
-        };
-        let rec = match &mut self.locals[v] {
-            Local::Val(a) => {
-                *a = AV::Known(Some(x));
-                return;
-            }
-            Local::Rows(rows, first) => {
-                let Some(f) = f.or(*first) else { return };
-                rows[0].maybe = false;
-                rows[0].vals[f] = AV::Known(Some(x));
-                rows[0].rec
-            }
-            Local::AnyRows => return,
-        };
-        self.assume_alive(rec);
     }
 
     /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.

@@ -246,11 +246,21 @@ pub enum ProofOutcome {
     Timeout,
 }
 
-/// The outcome of one proof query.
+/// The outcome of one proof query (Sat: the model's slots).
 enum Q {
     Unsat,
-    Sat,
+    Sat(exec::Execution),
     Unknown,
+}
+
+/// A proof query's model as the path of its slots: `A(1) -> B(2) -> …`.
+fn path_names(l: &Loaded, ex: &exec::Execution) -> String {
+    let names: Vec<String> = ex
+        .descs
+        .iter()
+        .map(|&d| witness::instance_name(&l.prog, &l.an.descs[d]))
+        .collect();
+    names.join(" -> ")
 }
 
 fn query(
@@ -264,7 +274,7 @@ fn query(
 ) -> Q {
     match sat::solve(&l.prog, &l.an, axioms, n, allowed, q, fixed, deadline) {
         sat::Answer::Unsat => Q::Unsat,
-        sat::Answer::Sat(..) => Q::Sat,
+        sat::Answer::Sat(ex, _) => Q::Sat(ex),
         sat::Answer::Unknown => Q::Unknown,
     }
 }
@@ -278,6 +288,7 @@ pub fn prove_shortest_path(
     deadline: Option<Instant>,
 ) -> ProofOutcome {
     let all = vec![true; l.prog.txns.len()];
+    let mut longest = None;
     for kk in 2..=k.max(2) {
         match query(
             l,
@@ -289,17 +300,23 @@ pub fn prove_shortest_path(
             deadline,
         ) {
             Q::Unknown => return ProofOutcome::Timeout,
-            Q::Sat => continue,
+            Q::Sat(ex) => {
+                longest = Some(ex);
+                continue;
+            }
             Q::Unsat => {}
         }
         return match query(l, axioms, kk, &all, &sat::Query::Cycle, true, deadline) {
             Q::Unknown => ProofOutcome::Timeout,
             Q::Unsat => ProofOutcome::Proved(Proof::ShortestPath(kk)),
-            Q::Sat => ProofOutcome::Failed(format!("shortest-path: no chordless {kk}-edge path, but a cycle of at most {kk} instances is not excluded")),
+            Q::Sat(_) => ProofOutcome::Failed(format!("shortest-path: no chordless {kk}-edge path, but a cycle of at most {kk} instances is not excluded")),
         };
     }
+    let eg = longest.map_or(String::new(), |ex| {
+        format!(" (the encoding allows {})", path_names(l, &ex))
+    });
     ProofOutcome::Failed(format!(
-        "shortest-path: chordless dependency paths of every length up to {k} edges exist"
+        "shortest-path: chordless dependency paths of every length up to {k} edges exist{eg}"
     ))
 }
 
@@ -312,7 +329,7 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
     let mut remaining = vec![true; nt];
     match query(l, axioms, 2, &remaining, &sat::Query::Cycle, true, deadline) {
         Q::Unknown => return ProofOutcome::Timeout,
-        Q::Sat => {
+        Q::Sat(_) => {
             return ProofOutcome::Failed("inductive: a 2-instance cycle is not excluded".into())
         }
         Q::Unsat => {}
@@ -330,11 +347,11 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
         ) {
             Q::Unknown => return ProofOutcome::Timeout,
             Q::Unsat => return ProofOutcome::Proved(Proof::Inductive(steps)),
-            Q::Sat => {}
+            Q::Sat(_) => {}
         }
         match query(l, axioms, 3, &remaining, &sat::Query::IndPath, false, deadline) {
             Q::Unknown => return ProofOutcome::Timeout,
-            Q::Sat => return ProofOutcome::Failed("inductive: a two-edge dependency path ending ar-before both others is not excluded".into()),
+            Q::Sat(ex) => return ProofOutcome::Failed(format!("inductive: a two-edge dependency path ending ar-before both others is not excluded (the encoding allows {})", path_names(l, &ex))),
             Q::Unsat => {}
         }
         let types: Vec<usize> = (0..nt).filter(|&t| remaining[t]).collect();
@@ -370,7 +387,7 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
                     chosen = Some(s);
                     break;
                 }
-                Q::Sat => {}
+                Q::Sat(_) => {}
             }
         }
         let Some(s) = chosen else {

@@ -48,6 +48,12 @@ impl Witness {
     }
 }
 
+/// An instance's name: `Type(p1,p2)`.
+pub fn instance_name(prog: &Program, d: &super::interp::Desc) -> String {
+    let ps: Vec<String> = d.params.iter().map(i64::to_string).collect();
+    format!("{}({})", prog.txns[d.txn].name, ps.join(","))
+}
+
 /// A key's name: `Table[k1,k2].Field`.
 pub fn key_name(prog: &Program, an: &Analysis, key: usize) -> String {
     let (rec, f) = an.uni.split(key);
