@@ -77,13 +77,9 @@ mod tests {
     fn an_unwritten_read_decides_at_once() {
         let text = crashed_writes_then_unwritten_read();
         let h = read_history_bytes(text.into_bytes(), "t.edn", Format::Edn).expect("edn");
-        let started = std::time::Instant::now();
+        // `:cause :unwritten-read` shows the pre-check decided it, without
+        // the search (speed is measured in benches, not asserted here).
         let r = check_history(&h, &LinOptions::default()).expect("checks");
-        assert!(
-            started.elapsed().as_secs_f64() < 5.0,
-            "{:?}",
-            started.elapsed()
-        );
         assert_eq!(
             pr_str(&r),
             "{:valid? false, :analyzer :wgl, \
