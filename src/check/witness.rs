@@ -1,0 +1,239 @@
+//! Serial witnesses: a cheap, exact confirmation of a valid rw-register
+//! verdict (issue 23).
+//!
+//! A serial execution of the committed transactions (plus any `:info` ones
+//! we choose to let commit) in which every observed read sees the value the
+//! previous writes left, and which respects session (process) order and, when
+//! asked, real-time order, is a strict-serializable execution of the history.
+//! Every model of Elle's lattice allows it, so a history that has one is
+//! valid under all of them: no polygraph or SAT search is needed.
+//!
+//! [`replay`] checks a candidate order in linear time; it is the only part
+//! soundness rests on, and it is deliberately independent of how the
+//! candidate was built. The candidates are heuristics: [`from_graph`] takes a
+//! topological order of the inference's graph (its ww/wr/rw edges fix most of
+//! the order), [`by_completion`] orders transactions by when they completed
+//! (a generated or well-behaved history often committed in that order). A
+//! failed replay proves nothing: the caller falls back to the exact checker.
+
+use crate::graph::{topological_order_by, DiGraph, Rels};
+use crate::infer::order_graphs::{process_edges, realtime_edges};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
+use hashbrown::{HashMap, HashSet};
+
+/// Which orders a witness must respect besides the data: session order
+/// (between `:ok` transactions) is always checked (it costs nothing, and
+/// real time implies it in well-formed histories), real-time order only
+/// when some checked model keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orders {
+    /// Check real-time order: a transaction that completed `:ok` before
+    /// another was invoked must come first.
+    pub real_time: bool,
+}
+
+/// Why a candidate order is not a serial witness (the first problem found).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refuted {
+    /// The history holds something a register replay cannot judge
+    /// (predicates, lists, other micro-ops): not a witness, try the
+    /// exact checker.
+    Unsupported(usize),
+    /// The order names something other than an `:ok` or `:info`
+    /// completion, or names one twice, or leaves out an `:ok` one.
+    BadOrder(usize),
+    /// The read at this op position saw another value than the replay's.
+    Read(usize),
+    /// The op at this position comes before one that real time or its
+    /// process puts earlier.
+    Order(usize),
+}
+
+/// The register micro-ops a transaction applies: an `:ok` completion's own,
+/// an `:info` one's invocation (its reads were not observed).
+fn txn_mops(h: &History, pos: usize) -> &[Mop] {
+    match h.ops[pos].op_type {
+        OpType::Info => h.mops(&h.ops[h.invocation_of(pos).unwrap_or(pos)]),
+        _ => h.mops(&h.ops[pos]),
+    }
+}
+
+/// The value a register micro-op carries (`None` is `nil`), or `Err` for
+/// arguments a register has not.
+fn reg_value(m: &Mop) -> Result<Option<Atom>, ()> {
+    match m.arg {
+        MopArg::Nil => Ok(None),
+        MopArg::Atom(a) => Ok(Some(a)),
+        MopArg::List { .. } | MopArg::Pred(_) => Err(()),
+    }
+}
+
+/// Replays `order` (positions in `h.ops` of `:ok` and `:info` completions)
+/// serially on registers that start at `nil`. It is a witness when it
+/// names every `:ok` transaction once (and `:info` ones at most once), each
+/// `:ok` read sees the current value (`:info` reads were not observed), and
+/// process order (and real-time order with `orders.real_time`) is respected.
+/// Linear in the history's size.
+pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted> {
+    let mut placed = vec![false; h.ops.len()];
+    let mut current: HashMap<Atom, Option<Atom>> = HashMap::new();
+    let mut last_of_process: HashMap<i64, u32> = HashMap::new();
+    // The latest invocation among the transactions placed so far: an `:ok`
+    // transaction that completed before it was invoked must not follow it.
+    let mut latest_invocation = 0usize;
+    for &pos in order {
+        let p = pos as usize;
+        let op = h.ops.get(p).ok_or(Refuted::BadOrder(p))?;
+        if !matches!(op.op_type, OpType::Ok | OpType::Info) || placed[p] {
+            return Err(Refuted::BadOrder(p));
+        }
+        placed[p] = true;
+        // An op with no invocation is taken as invoked at its completion:
+        // more order than real time gives, never less.
+        let invoked = h.invocation_of(p).unwrap_or(p);
+        if orders.real_time && op.op_type == OpType::Ok && p < latest_invocation {
+            return Err(Refuted::Order(p));
+        }
+        latest_invocation = latest_invocation.max(invoked);
+        // Session order binds `:ok` transactions only, as in Elle's process
+        // graph and the exact checker.
+        if op.op_type == OpType::Ok {
+            if let Some(prev) = last_of_process.insert(op.process, pos) {
+                if prev > pos {
+                    return Err(Refuted::Order(p));
+                }
+            }
+        }
+        let observed = op.op_type == OpType::Ok;
+        for m in txn_mops(h, p) {
+            let v = reg_value(m).map_err(|()| Refuted::Unsupported(p))?;
+            match m.f {
+                MopFn::Write => {
+                    current.insert(m.key, v);
+                }
+                MopFn::Read if observed => {
+                    if current.get(&m.key).copied().flatten() != v {
+                        return Err(Refuted::Read(p));
+                    }
+                }
+                MopFn::Read => {}
+                _ => return Err(Refuted::Unsupported(p)),
+            }
+        }
+    }
+    match h
+        .ops
+        .iter()
+        .enumerate()
+        .find(|&(i, o)| o.op_type == OpType::Ok && !placed[i])
+    {
+        Some((i, _)) => Err(Refuted::BadOrder(i)),
+        None => Ok(()),
+    }
+}
+
+/// The `:info` transactions worth letting commit: those that wrote a
+/// non-`nil` value some `:ok` transaction read (the others only add writes
+/// nobody saw, which can only break the replay).
+fn read_infos(h: &History) -> Vec<u32> {
+    let mut read: HashSet<(Atom, Atom)> = HashSet::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Ok {
+            for m in txn_mops(h, i) {
+                if let (MopFn::Read, MopArg::Atom(v)) = (m.f, m.arg) {
+                    read.insert((m.key, v));
+                }
+            }
+        }
+    }
+    (0..h.ops.len())
+        .filter(|&i| {
+            h.ops[i].op_type == OpType::Info
+                && txn_mops(h, i).iter().any(|m| {
+                    matches!((m.f, m.arg), (MopFn::Write, MopArg::Atom(v)) if read.contains(&(m.key, v)))
+                })
+        })
+        .map(|i| i as u32)
+        .collect()
+}
+
+/// When a transaction most likely took effect, for ordering candidates: an
+/// `:ok` one at its completion, an `:info` one at its invocation (its
+/// completion may be the end of the test).
+fn effect_position(h: &History, pos: usize) -> u64 {
+    match h.ops[pos].op_type {
+        OpType::Info => h.invocation_of(pos).unwrap_or(pos) as u64,
+        _ => pos as u64,
+    }
+}
+
+/// A candidate order: the `:ok` transactions and the `:info` ones someone
+/// read, by [`effect_position`].
+pub fn by_completion(h: &History) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..h.ops.len() as u32)
+        .filter(|&i| h.ops[i as usize].op_type == OpType::Ok)
+        .chain(read_infos(h))
+        .collect();
+    order.sort_unstable_by_key(|&i| effect_position(h, i as usize));
+    order
+}
+
+/// A candidate order: a topological order of the inference's `edges`
+/// (between completion positions) plus process order, real-time order
+/// (with `orders.real_time`) and, for the `:info` transactions someone
+/// read, an edge to each of their readers; ties go by [`effect_position`].
+/// `None` when that graph has a cycle.
+pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Vec<u32>> {
+    let infos = read_infos(h);
+    let mut extra = process_edges(h);
+    if orders.real_time {
+        extra.extend(realtime_edges(h));
+    }
+    if !infos.is_empty() {
+        // Each info writer before the readers of its values.
+        let mut writer: HashMap<(Atom, Atom), u32> = HashMap::new();
+        for &i in &infos {
+            for m in txn_mops(h, i as usize) {
+                if let (MopFn::Write, MopArg::Atom(v)) = (m.f, m.arg) {
+                    writer.insert((m.key, v), i);
+                }
+            }
+        }
+        for (r, op) in h.ops.iter().enumerate() {
+            if op.op_type != OpType::Ok {
+                continue;
+            }
+            for m in h.mops(op) {
+                if let (MopFn::Read, MopArg::Atom(v)) = (m.f, m.arg) {
+                    if let Some(&w) = writer.get(&(m.key, v)) {
+                        extra.push((w, r as u32, Rels::WR));
+                    }
+                }
+            }
+        }
+    }
+    let mut keep = vec![false; h.ops.len()];
+    for (i, op) in h.ops.iter().enumerate() {
+        keep[i] = op.op_type == OpType::Ok;
+    }
+    for &i in &infos {
+        keep[i as usize] = true;
+    }
+    let mut all = Vec::with_capacity(edges.len() + extra.len());
+    all.extend(
+        edges
+            .iter()
+            .chain(&extra)
+            .filter(|&&(a, b, _)| keep[a as usize] && keep[b as usize] && a != b),
+    );
+    let g = DiGraph::from_edges(h.ops.len(), all);
+    let order = topological_order_by(
+        h.ops.len(),
+        |v| g.out_ids(v).iter().copied(),
+        |v| effect_position(h, v as usize),
+    )?;
+    Some(order.into_iter().filter(|&v| keep[v as usize]).collect())
+}
+
+#[cfg(test)]
+mod tests;
