@@ -235,5 +235,37 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
     Some(order.into_iter().filter(|&v| keep[v as usize]).collect())
 }
 
+/// Which candidate order turned out to be a serial witness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// [`from_graph`]: a topological order of the inference's graph.
+    Graph,
+    /// [`by_completion`]: completion order.
+    Completion,
+}
+
+impl Candidate {
+    /// How `--verbose` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Candidate::Graph => "a topological order of the inferred graph",
+            Candidate::Completion => "completion order",
+        }
+    }
+}
+
+/// Tries the candidates in turn ([`from_graph`] with the inference's
+/// `edges`, then [`by_completion`]) and returns the first that [`replay`]s.
+pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
+    if let Some(order) = from_graph(h, edges, orders) {
+        if replay(h, &order, orders).is_ok() {
+            return Some(Candidate::Graph);
+        }
+    }
+    replay(h, &by_completion(h), orders)
+        .is_ok()
+        .then_some(Candidate::Completion)
+}
+
 #[cfg(test)]
 mod tests;
