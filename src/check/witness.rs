@@ -16,7 +16,7 @@
 //! (a generated or well-behaved history often committed in that order). A
 //! failed replay proves nothing: the caller falls back to the exact checker.
 
-use crate::graph::{topological_order_by, DiGraph, Rels};
+use crate::graph::{topological_order, DiGraph, Rels};
 use crate::infer::order_graphs::{process_edges, realtime_edges};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
@@ -181,8 +181,10 @@ pub fn by_completion(h: &History) -> Vec<u32> {
 /// A candidate order: a topological order of the inference's `edges`
 /// (between completion positions) plus process order, real-time order
 /// (with `orders.real_time`) and, for the `:info` transactions someone
-/// read, an edge to each of their readers; ties go by [`effect_position`].
-/// `None` when that graph has a cycle.
+/// read, an edge to each of their readers. The inference's version orders
+/// are partial, so among the ready transactions the order is chosen by
+/// replaying (see [`Scheduler`]). `None` when that graph has a cycle or the
+/// replay gets stuck.
 pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Vec<u32>> {
     let infos = read_infos(h);
     let mut extra = process_edges(h);
@@ -227,12 +229,185 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
             .filter(|&&(a, b, _)| keep[a as usize] && keep[b as usize] && a != b),
     );
     let g = DiGraph::from_edges(h.ops.len(), all);
-    let order = topological_order_by(
-        h.ops.len(),
-        |v| g.out_ids(v).iter().copied(),
-        |v| effect_position(h, v as usize),
-    )?;
-    Some(order.into_iter().filter(|&v| keep[v as usize]).collect())
+    drop(extra);
+    Scheduler::new(h, &keep).run(&g)
+}
+
+/// Calls `f` on each read of a key the transaction had not written yet
+/// (those the state before it must explain).
+fn external_reads(h: &History, pos: usize, mut f: impl FnMut(Atom, Option<Atom>)) {
+    let mops = txn_mops(h, pos);
+    for (i, m) in mops.iter().enumerate() {
+        let own_write = mops[..i]
+            .iter()
+            .any(|w| w.f == MopFn::Write && w.key == m.key);
+        if m.f == MopFn::Read && !own_write {
+            if let Ok(v) = reg_value(m) {
+                f(m.key, v);
+            }
+        }
+    }
+}
+
+/// Ready transactions a step of [`Scheduler::run`] looks at, at most:
+/// with process order in the graph, the ready set is about the history's
+/// concurrency, so this bound only stops pathological cases.
+const SCAN: usize = 64;
+
+/// The greedy replay behind [`from_graph`]: a topological order in which,
+/// among ready transactions (by [`effect_position`]), the first one whose
+/// reads match the current state and whose writes overwrite no value a
+/// transaction still to come must read goes next.
+struct Scheduler<'h> {
+    h: &'h History,
+    keep: &'h [bool],
+    current: HashMap<Atom, Option<Atom>>,
+    /// External reads still to replay, by key and value.
+    pending: HashMap<(Atom, Option<Atom>), u32>,
+}
+
+impl<'h> Scheduler<'h> {
+    fn new(h: &'h History, keep: &'h [bool]) -> Scheduler<'h> {
+        let mut s = Scheduler {
+            h,
+            keep,
+            current: HashMap::new(),
+            pending: HashMap::new(),
+        };
+        for (i, op) in h.ops.iter().enumerate() {
+            if keep[i] && op.op_type == OpType::Ok {
+                external_reads(h, i, |k, v| *s.pending.entry((k, v)).or_insert(0) += 1);
+            }
+        }
+        s
+    }
+
+    fn value(&self, k: Atom) -> Option<Atom> {
+        self.current.get(&k).copied().flatten()
+    }
+
+    /// Whether the transaction's observed reads match the current state (its
+    /// own writes included), and whether its writes leave every value a
+    /// later transaction must read in place.
+    fn fits(&self, pos: usize) -> (bool, bool) {
+        let observed = self.h.ops[pos].op_type == OpType::Ok;
+        let mut local: Vec<(Atom, Option<Atom>)> = Vec::new();
+        for m in txn_mops(self.h, pos) {
+            let Ok(v) = reg_value(m) else {
+                return (false, false);
+            };
+            let now = || {
+                local
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == m.key)
+                    .map_or_else(|| self.value(m.key), |&(_, v)| v)
+            };
+            match m.f {
+                MopFn::Read if observed && now() != v => return (false, false),
+                MopFn::Read => {}
+                MopFn::Write => local.push((m.key, v)),
+                _ => return (false, false),
+            }
+        }
+        let mut own: Vec<(Atom, Option<Atom>)> = Vec::new();
+        if observed {
+            external_reads(self.h, pos, |k, v| own.push((k, v)));
+        }
+        let safe = local.iter().all(|&(k, _)| {
+            let cur = (k, self.value(k));
+            let mine = own.iter().filter(|&&r| r == cur).count() as u32;
+            self.pending.get(&cur).copied().unwrap_or(0) <= mine
+        });
+        (true, safe)
+    }
+
+    fn apply(&mut self, pos: usize) {
+        if self.h.ops[pos].op_type == OpType::Ok {
+            let mut own = Vec::new();
+            external_reads(self.h, pos, |k, v| own.push((k, v)));
+            for r in own {
+                if let Some(c) = self.pending.get_mut(&r) {
+                    *c = c.saturating_sub(1);
+                }
+            }
+        }
+        for m in txn_mops(self.h, pos) {
+            if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
+                self.current.insert(m.key, v);
+            }
+        }
+    }
+
+    fn run(mut self, g: &DiGraph) -> Option<Vec<u32>> {
+        let n = self.h.ops.len();
+        // Each transaction's deadline: the earliest effect position among
+        // itself and everything the graph puts after it. Going by deadline
+        // schedules a writer before an earlier-completing reader of its
+        // value (list scheduling's earliest-deadline rule).
+        let topo = topological_order(n, |v| g.out_ids(v).iter().copied())?;
+        let mut deadline: Vec<u64> = (0..n).map(|v| effect_position(self.h, v)).collect();
+        for &v in topo.iter().rev() {
+            for &t in g.out_ids(v) {
+                deadline[v as usize] = deadline[v as usize].min(deadline[t as usize]);
+            }
+        }
+        drop(topo);
+        // A transaction whose writes nobody reads may go as early as it is
+        // safe: later writers overwrite it, and it frees its successors.
+        let mut read: HashSet<(Atom, Option<Atom>)> = HashSet::new();
+        for (k, _) in self.pending.iter().filter(|(_, &c)| c > 0) {
+            read.insert(*k);
+        }
+        for (v, d) in deadline.iter_mut().enumerate() {
+            if self.keep[v] {
+                let unread = txn_mops(self.h, v).iter().all(|m| {
+                    m.f != MopFn::Write || reg_value(m).is_ok_and(|x| !read.contains(&(m.key, x)))
+                });
+                if unread {
+                    *d = 0;
+                }
+            }
+        }
+        drop(read);
+        let key = |v: u32| (deadline[v as usize], effect_position(self.h, v as usize), v);
+        let mut indeg = vec![0u32; n];
+        for (_, b, _) in g.edges() {
+            indeg[b as usize] += 1;
+        }
+        let mut ready: std::collections::BTreeSet<(u64, u64, u32)> = (0..n as u32)
+            .filter(|&v| self.keep[v as usize] && indeg[v as usize] == 0)
+            .map(key)
+            .collect();
+        let mut order = Vec::new();
+        while !ready.is_empty() {
+            let mut fallback = None;
+            let mut chosen = None;
+            for &(d, p, v) in ready.iter().take(SCAN) {
+                match self.fits(v as usize) {
+                    (true, true) => {
+                        chosen = Some((d, p, v));
+                        break;
+                    }
+                    (true, false) if fallback.is_none() => fallback = Some((d, p, v)),
+                    _ => {}
+                }
+            }
+            let next = chosen.or(fallback)?;
+            ready.remove(&next);
+            let v = next.2;
+            self.apply(v as usize);
+            order.push(v);
+            for &t in g.out_ids(v) {
+                indeg[t as usize] -= 1;
+                if indeg[t as usize] == 0 {
+                    ready.insert(key(t));
+                }
+            }
+        }
+        // Left out: a cycle.
+        (order.len() == self.keep.iter().filter(|&&k| k).count()).then_some(order)
+    }
 }
 
 /// Which candidate order turned out to be a serial witness.

@@ -267,13 +267,15 @@ fn real_time_is_checked_only_when_asked() {
     assert_eq!(replay(&h, &[3, 1], STRICT), Err(Refuted::Order(1)));
     assert_eq!(replay(&h, &[3, 1], LOOSE), Ok(()));
     assert!(!brute_force(&h, STRICT));
-    // The graph candidate keeps real time, so it cannot be the witness.
-    let c = from_graph(&h, &[], LOOSE).expect("acyclic");
-    assert_eq!(c, vec![1, 3]);
-    assert_eq!(replay(&h, &c, LOOSE), Err(Refuted::Read(3)));
-    // With the data edge (rw: 3 read nil before 1's write) it is.
+    // Completion order is no witness; the graph candidate, without real
+    // time, replays the reader first (the write would overwrite the nil it
+    // still needs), with or without the inferred rw edge.
+    assert_eq!(replay(&h, &by_completion(&h), LOOSE), Err(Refuted::Read(3)));
+    assert_eq!(from_graph(&h, &[], LOOSE), Some(vec![3, 1]));
     let c = from_graph(&h, &[(3, 1, Rels::RW)], LOOSE).expect("acyclic");
     assert_eq!(replay(&h, &c, LOOSE), Ok(()));
+    // With real time the greedy has no choice, and fails.
+    assert_eq!(from_graph(&h, &[], STRICT), None);
     // Real time and that edge make a cycle: no candidate.
     assert_eq!(from_graph(&h, &[(3, 1, Rels::RW)], STRICT), None);
 }
@@ -373,7 +375,10 @@ fn auto_confirms_by_witness_and_falls_back_to_sat() {
     );
     assert_eq!(v, Validity::Valid);
     assert_eq!(lines.len(), 2, "{lines:?}");
-    assert!(lines[0].starts_with("h.edn: algorithm sat (auto: "), "{lines:?}");
+    assert!(
+        lines[0].starts_with("h.edn: algorithm sat (auto: "),
+        "{lines:?}"
+    );
     assert_eq!(
         lines[1],
         "h.edn: algorithm sat: confirmed by a serial witness (completion order); no SAT search needed"
@@ -390,6 +395,12 @@ fn auto_confirms_by_witness_and_falls_back_to_sat() {
          {:type :ok, :process 2, :f :txn, :value [[:r 1 1] [:r 2 2]]}\n",
     );
     assert_eq!(v, Validity::Invalid);
-    assert_eq!(lines[0], "h.edn: no serial witness found; confirming with the SAT checker");
-    assert!(!lines.iter().any(|l| l.contains("confirmed by")), "{lines:?}");
+    assert_eq!(
+        lines[0],
+        "h.edn: no serial witness found; confirming with the SAT checker"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("confirmed by")),
+        "{lines:?}"
+    );
 }
