@@ -460,15 +460,15 @@ fn check_rw_register(
     }
 }
 
+/// Dependency edges between completion positions.
+type Edges = Vec<(u32, u32, crate::graph::Rels)>;
+
 /// [`check_rw_register`] with the default options, also returning the
 /// inference's edges (empty when it refused) for `auto`'s serial witness.
 fn rw_register_keeping_edges(
     history: &History,
     opts: &CheckOptions,
-) -> (
-    Result<Outcome, InputError>,
-    Vec<(u32, u32, crate::graph::Rels)>,
-) {
+) -> (Result<Outcome, InputError>, Edges) {
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
     match rw_register::analyze(history, extra_graph(opts), &opts.rw) {
