@@ -183,8 +183,9 @@ pub fn by_completion(h: &History) -> Vec<u32> {
 /// (with `orders.real_time`) and, for the `:info` transactions someone
 /// read, an edge to each of their readers. The inference's version orders
 /// are partial, so among the ready transactions the order is chosen by
-/// replaying (see [`Scheduler`]). `None` when that graph has a cycle or the
-/// replay gets stuck.
+/// replaying, with bounded backtracking (see [`Scheduler`]). `None` when
+/// that graph has a cycle or the search runs out of its budget (linear in
+/// the history).
 pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Vec<u32>> {
     let infos = read_infos(h);
     let mut extra = process_edges(h);
@@ -230,7 +231,7 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
     );
     let g = DiGraph::from_edges(h.ops.len(), all);
     drop(extra);
-    Scheduler::new(h, &keep).run(&g)
+    Scheduler::new(h, &keep, orders.real_time).run(&g)
 }
 
 /// Calls `f` on each read of a key the transaction had not written yet
@@ -254,29 +255,52 @@ fn external_reads(h: &History, pos: usize, mut f: impl FnMut(Atom, Option<Atom>)
 /// concurrency, so this bound only stops pathological cases.
 const SCAN: usize = 64;
 
+/// Fitting ready transactions a step keeps as alternatives to come back
+/// to.
+const ALTERNATIVES: usize = 3;
+
 /// The greedy replay behind [`from_graph`]: a topological order in which,
-/// among ready transactions (by [`effect_position`]), the first one whose
+/// among ready transactions (earliest deadline first), the first one whose
 /// reads match the current state and whose writes overwrite no value a
-/// transaction still to come must read goes next.
+/// transaction still to come must read goes next; when none fits, the
+/// latest choice that had alternatives is taken back.
 struct Scheduler<'h> {
     h: &'h History,
     keep: &'h [bool],
     current: HashMap<Atom, Option<Atom>>,
     /// External reads still to replay, by key and value.
     pending: HashMap<(Atom, Option<Atom>), u32>,
+    /// Per key, the completion positions of the `:ok` writers still to
+    /// replay.
+    writers: HashMap<Atom, std::collections::BTreeSet<u32>>,
+    /// Per key and value, the latest invocation among its `:ok` readers
+    /// (kept only when real time orders the witness).
+    last_reader: HashMap<(Atom, Option<Atom>), u32>,
 }
 
 impl<'h> Scheduler<'h> {
-    fn new(h: &'h History, keep: &'h [bool]) -> Scheduler<'h> {
+    fn new(h: &'h History, keep: &'h [bool], real_time: bool) -> Scheduler<'h> {
         let mut s = Scheduler {
             h,
             keep,
             current: HashMap::new(),
             pending: HashMap::new(),
+            writers: HashMap::new(),
+            last_reader: HashMap::new(),
         };
         for (i, op) in h.ops.iter().enumerate() {
             if keep[i] && op.op_type == OpType::Ok {
-                external_reads(h, i, |k, v| *s.pending.entry((k, v)).or_insert(0) += 1);
+                let invoked = h.invocation_of(i).unwrap_or(i) as u32;
+                external_reads(h, i, |k, v| {
+                    *s.pending.entry((k, v)).or_insert(0) += 1;
+                    if real_time {
+                        let last = s.last_reader.entry((k, v)).or_insert(0);
+                        *last = (*last).max(invoked);
+                    }
+                });
+                for m in h.mops(op).iter().filter(|m| m.f == MopFn::Write) {
+                    s.writers.entry(m.key).or_default().insert(i as u32);
+                }
             }
         }
         s
@@ -318,11 +342,25 @@ impl<'h> Scheduler<'h> {
             let cur = (k, self.value(k));
             let mine = own.iter().filter(|&&r| r == cur).count() as u32;
             self.pending.get(&cur).copied().unwrap_or(0) <= mine
+        }) && local.iter().all(|&(k, v)| {
+            // With real time, another writer of `k` that completed before
+            // some reader of `v` was invoked must come before that reader:
+            // if it is still to come, writing `v` now dooms the reader.
+            let Some(&last) = self.last_reader.get(&(k, v)) else {
+                return true;
+            };
+            self.writers.get(&k).is_none_or(|ws| {
+                ws.iter()
+                    .find(|&&w| w as usize != pos)
+                    .is_none_or(|&w| w > last)
+            })
         });
         (true, safe)
     }
 
-    fn apply(&mut self, pos: usize) {
+    /// Replays a transaction; returns the values its writes replaced, for
+    /// [`Self::undo`].
+    fn apply(&mut self, pos: usize) -> Vec<(Atom, Option<Option<Atom>>)> {
         if self.h.ops[pos].op_type == OpType::Ok {
             let mut own = Vec::new();
             external_reads(self.h, pos, |k, v| own.push((k, v)));
@@ -332,9 +370,38 @@ impl<'h> Scheduler<'h> {
                 }
             }
         }
+        if self.h.ops[pos].op_type == OpType::Ok {
+            for m in txn_mops(self.h, pos) {
+                if let Some(ws) = self.writers.get_mut(&m.key) {
+                    ws.remove(&(pos as u32));
+                }
+            }
+        }
+        let mut replaced = Vec::new();
         for m in txn_mops(self.h, pos) {
             if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
-                self.current.insert(m.key, v);
+                replaced.push((m.key, self.current.insert(m.key, v)));
+            }
+        }
+        replaced
+    }
+
+    /// Takes back [`Self::apply`].
+    fn undo(&mut self, pos: usize, replaced: Vec<(Atom, Option<Option<Atom>>)>) {
+        for (k, old) in replaced.into_iter().rev() {
+            match old {
+                Some(v) => self.current.insert(k, v),
+                None => self.current.remove(&k),
+            };
+        }
+        if self.h.ops[pos].op_type == OpType::Ok {
+            let mut own = Vec::new();
+            external_reads(self.h, pos, |k, v| own.push((k, v)));
+            for r in own {
+                *self.pending.entry(r).or_insert(0) += 1;
+            }
+            for m in txn_mops(self.h, pos).iter().filter(|m| m.f == MopFn::Write) {
+                self.writers.entry(m.key).or_default().insert(pos as u32);
             }
         }
     }
@@ -379,32 +446,77 @@ impl<'h> Scheduler<'h> {
             .filter(|&v| self.keep[v as usize] && indeg[v as usize] == 0)
             .map(key)
             .collect();
-        let mut order = Vec::new();
-        while !ready.is_empty() {
-            let mut fallback = None;
-            let mut chosen = None;
-            for &(d, p, v) in ready.iter().take(SCAN) {
-                match self.fits(v as usize) {
-                    (true, true) => {
-                        chosen = Some((d, p, v));
-                        break;
+        // Chronological backtracking over the choices among fitting ready
+        // transactions, within a budget of steps linear in the history:
+        // wrong choices show up a few steps later.
+        struct Frame {
+            v: (u64, u64, u32),
+            replaced: Vec<(Atom, Option<Option<Atom>>)>,
+            others: Vec<(u64, u64, u32)>,
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        // Every transaction once, plus half as many steps again to go back.
+        let txns = self.keep.iter().filter(|&&k| k).count();
+        let mut budget = txns + txns / 2 + 1_000;
+        let mut next: Option<((u64, u64, u32), Vec<(u64, u64, u32)>)> = None;
+        loop {
+            let (v, others) = match next.take() {
+                Some(choice) => choice,
+                None if ready.is_empty() => break,
+                None => {
+                    let mut fits = Vec::new();
+                    let mut unsafe_fit = None;
+                    for &k in ready.iter().take(SCAN) {
+                        match self.fits(k.2 as usize) {
+                            (true, true) if fits.len() < ALTERNATIVES => fits.push(k),
+                            (true, false) if unsafe_fit.is_none() => unsafe_fit = Some(k),
+                            _ => {}
+                        }
                     }
-                    (true, false) if fallback.is_none() => fallback = Some((d, p, v)),
-                    _ => {}
+                    fits.extend(unsafe_fit);
+                    if fits.is_empty() {
+                        // Stuck: take back choices until one has another.
+                        loop {
+                            let f = stack.pop()?;
+                            budget = budget.checked_sub(1)?;
+                            let t = f.v.2;
+                            for &s in g.out_ids(t) {
+                                if indeg[s as usize] == 0 {
+                                    ready.remove(&key(s));
+                                }
+                                indeg[s as usize] += 1;
+                            }
+                            self.undo(t as usize, f.replaced);
+                            ready.insert(f.v);
+                            let mut others = f.others;
+                            if !others.is_empty() {
+                                let v = others.remove(0);
+                                next = Some((v, others));
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                    let v = fits.remove(0);
+                    (v, fits)
                 }
-            }
-            let next = chosen.or(fallback)?;
-            ready.remove(&next);
-            let v = next.2;
-            self.apply(v as usize);
-            order.push(v);
-            for &t in g.out_ids(v) {
+            };
+            budget = budget.checked_sub(1)?;
+            ready.remove(&v);
+            let replaced = self.apply(v.2 as usize);
+            for &t in g.out_ids(v.2) {
                 indeg[t as usize] -= 1;
                 if indeg[t as usize] == 0 {
                     ready.insert(key(t));
                 }
             }
+            stack.push(Frame {
+                v,
+                replaced,
+                others,
+            });
         }
+        let order: Vec<u32> = stack.into_iter().map(|f| f.v.2).collect();
         // Left out: a cycle.
         (order.len() == self.keep.iter().filter(|&&k| k).count()).then_some(order)
     }
