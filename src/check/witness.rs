@@ -255,6 +255,10 @@ fn external_reads(h: &History, pos: usize, mut f: impl FnMut(Atom, Option<Atom>)
 /// concurrency, so this bound only stops pathological cases.
 const SCAN: usize = 64;
 
+/// A ready transaction, as the scheduler sorts them: deadline, effect
+/// position, op position.
+type Slot = (u64, u64, u32);
+
 /// Fitting ready transactions a step keeps as alternatives to come back
 /// to.
 const ALTERNATIVES: usize = 3;
@@ -442,7 +446,7 @@ impl<'h> Scheduler<'h> {
         for (_, b, _) in g.edges() {
             indeg[b as usize] += 1;
         }
-        let mut ready: std::collections::BTreeSet<(u64, u64, u32)> = (0..n as u32)
+        let mut ready: std::collections::BTreeSet<Slot> = (0..n as u32)
             .filter(|&v| self.keep[v as usize] && indeg[v as usize] == 0)
             .map(key)
             .collect();
@@ -450,15 +454,15 @@ impl<'h> Scheduler<'h> {
         // transactions, within a budget of steps linear in the history:
         // wrong choices show up a few steps later.
         struct Frame {
-            v: (u64, u64, u32),
+            v: Slot,
             replaced: Vec<(Atom, Option<Option<Atom>>)>,
-            others: Vec<(u64, u64, u32)>,
+            others: Vec<Slot>,
         }
         let mut stack: Vec<Frame> = Vec::new();
         // Every transaction once, plus half as many steps again to go back.
         let txns = self.keep.iter().filter(|&&k| k).count();
         let mut budget = txns + txns / 2 + 1_000;
-        let mut next: Option<((u64, u64, u32), Vec<(u64, u64, u32)>)> = None;
+        let mut next: Option<(Slot, Vec<Slot>)> = None;
         loop {
             let (v, others) = match next.take() {
                 Some(choice) => choice,
