@@ -368,7 +368,10 @@ fn auto_confirms_by_witness_and_falls_back_to_sat() {
         lines[0].starts_with("h.edn: confirmed by a serial witness (the history's events, each transaction as late as it could) in "),
         "{lines:?}"
     );
-    assert!(lines[0].ends_with(" s; no SAT confirmation needed"), "{lines:?}");
+    assert!(
+        lines[0].ends_with(" s; no SAT confirmation needed"),
+        "{lines:?}"
+    );
     // The value 1 is written twice: the exact checker alone, its witness.
     let (v, lines) = auto(
         "{:type :invoke, :process 0, :f :txn, :value [[:w 1 1] [:w 2 1]]}\n\
@@ -402,7 +405,6 @@ fn auto_confirms_by_witness_and_falls_back_to_sat() {
         lines[0].starts_with("h.edn: no serial witness found in ")
             && lines[0].ends_with(" s; confirming with the SAT checker"),
         "{lines:?}"
-    ); confirming with the SAT checker"
     );
     assert!(
         !lines.iter().any(|l| l.contains("confirmed by")),
