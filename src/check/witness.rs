@@ -10,11 +10,17 @@
 //!
 //! [`replay`] checks a candidate order in linear time; it is the only part
 //! soundness rests on, and it is deliberately independent of how the
-//! candidate was built. The candidates are heuristics: [`from_graph`] takes a
-//! topological order of the inference's graph (its ww/wr/rw edges fix most of
-//! the order), [`by_completion`] orders transactions by when they completed
-//! (a generated or well-behaved history often committed in that order). A
+//! candidate was built. The candidates are heuristics: [`by_events`] lets
+//! each transaction take effect as late as it can (its completion) unless
+//! a reader or real time pulls it earlier, [`from_graph`] takes a
+//! topological order of the inference's graph chosen by replaying (its
+//! ww/wr/rw edges fix much of the order), and [`by_completion`] orders
+//! transactions by when they completed. A
 //! failed replay proves nothing: the caller falls back to the exact checker.
+//!
+//! Over 700 lines: the replay and its three candidate builders belong
+//! together (they share the transaction view: `txn_mops`, `external_reads`,
+//! which `:info` transactions take part); the tests live in `witness/tests.rs`.
 
 use crate::graph::{topological_order, DiGraph, Rels};
 use crate::infer::order_graphs::{process_edges, realtime_edges};
@@ -168,7 +174,8 @@ fn effect_position(h: &History, pos: usize) -> u64 {
 }
 
 /// A candidate order: the `:ok` transactions and the `:info` ones someone
-/// read, by [`effect_position`].
+/// read, by when they most likely took effect (`:ok` ones at their
+/// completion, `:info` ones at their invocation).
 pub fn by_completion(h: &History) -> Vec<u32> {
     let mut order: Vec<u32> = (0..h.ops.len() as u32)
         .filter(|&i| h.ops[i as usize].op_type == OpType::Ok)
@@ -375,9 +382,9 @@ impl Events<'_> {
         Some(())
     }
 
-    /// [`Self::commit`] where failing leaves `r` open (it only pulls
-    /// readers whose reads match now, so nothing else changed... except
-    /// what it pulled, which is committed for good).
+    /// [`Self::commit`] where failing leaves `r` open; what it pulled
+    /// before failing stays committed (each took effect inside its own
+    /// invocation–completion window, so that is still a valid prefix).
     fn try_commit(&mut self, r: u32, depth: u32) -> Option<()> {
         let before = self.state[r as usize];
         let result = self.commit(r, depth);
