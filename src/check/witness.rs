@@ -400,7 +400,7 @@ impl Events<'_> {
 /// (with `orders.real_time`) and, for the `:info` transactions someone
 /// read, an edge to each of their readers. The inference's version orders
 /// are partial, so among the ready transactions the order is chosen by
-/// replaying, with bounded backtracking (see [`Scheduler`]). `None` when
+/// replaying, with bounded backtracking (see `Scheduler`). `None` when
 /// that graph has a cycle or the search runs out of its budget (linear in
 /// the history).
 pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Vec<u32>> {
