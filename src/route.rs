@@ -196,7 +196,9 @@ fn check_transactional(
                         "auto: the op at index {} is why the mini-transaction path does not apply: {}",
                         h.ops[e.pos].index, e.reason
                     );
-                    auto_register(h, opts, infer(why))
+                    opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
+                    let (inferred, edges) = rw_register_keeping_edges(h, opts);
+                    auto_register(h, opts, inferred, &edges)
                 }
                 Err(r) => refused(h, r),
             }?;
@@ -255,6 +257,7 @@ fn auto_register(
     h: &History,
     opts: &CheckOptions,
     inferred: Result<Outcome, InputError>,
+    edges: &[(u32, u32, crate::graph::Rels)],
 ) -> Result<Outcome, InputError> {
     use crate::check::sat::{self, Isolation};
     let say = |what: &str| {
@@ -279,6 +282,27 @@ fn auto_register(
                 && o.validity != Validity::Invalid
                 && (needs_confirmation || o.validity == Validity::Unknown) =>
         {
+            // A serial witness confirms a valid verdict in linear time
+            // (issue 23), whatever the history's size.
+            if o.validity == Validity::Valid {
+                let real_time = sat::constraints(&opts.expectations.prohibited())
+                    .iter()
+                    .any(|c| c.real_time);
+                let orders = crate::check::witness::Orders { real_time };
+                let clock = std::time::Instant::now();
+                let found = crate::check::witness::confirm(h, edges, orders);
+                let took = clock.elapsed().as_secs_f64();
+                if let Some(c) = found {
+                    say(&format!(
+                        "confirmed by a serial witness ({}) in {took:.3} s; no SAT confirmation needed",
+                        c.name()
+                    ));
+                    return Ok(o);
+                }
+                say(&format!(
+                    "no serial witness found in {took:.3} s; confirming with the SAT checker"
+                ));
+            }
             let limit = if sat::orders_sessions(opts) {
                 AUTO_SAT_MAX_OPS
             } else {
@@ -518,6 +542,26 @@ fn check_rw_register_predicates(
     match crate::infer::predicates::analyze(history, &view, origin, extra_graph(opts), &opts.rw) {
         Ok(inference) => Ok(check_inferred(&view, opts, &inference, clock)),
         Err(r) => refused(&view, r),
+    }
+}
+
+/// Dependency edges between completion positions.
+type Edges = Vec<(u32, u32, crate::graph::Rels)>;
+
+/// [`check_rw_register`] with the default options, also returning the
+/// inference's edges (empty when it refused) for `auto`'s serial witness.
+fn rw_register_keeping_edges(
+    history: &History,
+    opts: &CheckOptions,
+) -> (Result<Outcome, InputError>, Edges) {
+    let clock = std::time::Instant::now();
+    starting(opts, "inferring dependencies");
+    match rw_register::analyze(history, extra_graph(opts), &opts.rw) {
+        Ok(inference) => {
+            let o = check_inferred(history, opts, &inference, clock);
+            (Ok(o), inference.edges)
+        }
+        Err(r) => (refused(history, r), Vec::new()),
     }
 }
 

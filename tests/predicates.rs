@@ -694,8 +694,8 @@ fn inferred_predicate_dependencies_raise_no_false_alarm() {
             ..Default::default()
         };
         let (edn, _) = generated(&opts);
-        let h = ellery::read::read_history_bytes(edn.into_bytes(), "gen", Format::Edn)
-            .expect("reads");
+        let h =
+            ellery::read::read_history_bytes(edn.into_bytes(), "gen", Format::Edn).expect("reads");
         for model in ["serializable", "strict-serializable"] {
             let (expectations, _) = common::options(&format!("-c {model}"));
             let opts = CheckOptions {

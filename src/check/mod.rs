@@ -9,6 +9,7 @@ pub mod mutex;
 pub mod outcome;
 pub mod result;
 pub mod sat;
+pub mod witness;
 
 use crate::consistency::{self as cm, Subgraph};
 use crate::edn::order::{bifurcan_order, bifurcan_spread};

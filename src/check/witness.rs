@@ -1,0 +1,787 @@
+//! Serial witnesses: a cheap, exact confirmation of a valid rw-register
+//! verdict (issue 23).
+//!
+//! A serial execution of the committed transactions (plus any `:info` ones
+//! we choose to let commit) in which every observed read sees the value the
+//! previous writes left, and which respects session (process) order and, when
+//! asked, real-time order, is a strict-serializable execution of the history.
+//! Every model of Elle's lattice allows it, so a history that has one is
+//! valid under all of them: no polygraph or SAT search is needed.
+//!
+//! [`replay`] checks a candidate order in linear time; it is the only part
+//! soundness rests on, and it is deliberately independent of how the
+//! candidate was built. The candidates are heuristics: [`by_events`] lets
+//! each transaction take effect as late as it can (its completion) unless
+//! a reader or real time pulls it earlier, [`from_graph`] takes a
+//! topological order of the inference's graph chosen by replaying (its
+//! ww/wr/rw edges fix much of the order), and [`by_completion`] orders
+//! transactions by when they completed. A
+//! failed replay proves nothing: the caller falls back to the exact checker.
+//!
+//! Over 700 lines: the replay and its three candidate builders belong
+//! together (they share the transaction view: `txn_mops`, `external_reads`,
+//! which `:info` transactions take part); the tests live in `witness/tests.rs`.
+
+use crate::graph::{topological_order, DiGraph, Rels};
+use crate::infer::order_graphs::{process_edges, realtime_edges};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
+use hashbrown::{HashMap, HashSet};
+
+/// Which orders a witness must respect besides the data: session order
+/// (between `:ok` transactions) is always checked (it costs nothing, and
+/// real time implies it in well-formed histories), real-time order only
+/// when some checked model keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orders {
+    /// Check real-time order: a transaction that completed `:ok` before
+    /// another was invoked must come first.
+    pub real_time: bool,
+}
+
+/// Why a candidate order is not a serial witness (the first problem found).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refuted {
+    /// The history holds something a register replay cannot judge
+    /// (predicates, lists, other micro-ops): not a witness, try the
+    /// exact checker.
+    Unsupported(usize),
+    /// The order names something other than an `:ok` or `:info`
+    /// completion, or names one twice, or leaves out an `:ok` one.
+    BadOrder(usize),
+    /// The read at this op position saw another value than the replay's.
+    Read(usize),
+    /// The op at this position comes before one that real time or its
+    /// process puts earlier.
+    Order(usize),
+}
+
+/// The register micro-ops a transaction applies: an `:ok` completion's own,
+/// an `:info` one's invocation (its reads were not observed).
+fn txn_mops(h: &History, pos: usize) -> &[Mop] {
+    match h.ops[pos].op_type {
+        OpType::Info => h.mops(&h.ops[h.invocation_of(pos).unwrap_or(pos)]),
+        _ => h.mops(&h.ops[pos]),
+    }
+}
+
+/// The value a register micro-op carries (`None` is `nil`), or `Err` for
+/// arguments a register has not.
+fn reg_value(m: &Mop) -> Result<Option<Atom>, ()> {
+    match m.arg {
+        MopArg::Nil => Ok(None),
+        MopArg::Atom(a) => Ok(Some(a)),
+        MopArg::List { .. } | MopArg::Pred(_) => Err(()),
+    }
+}
+
+/// Replays `order` (positions in `h.ops` of `:ok` and `:info` completions)
+/// serially on registers that start at `nil`. It is a witness when it
+/// names every `:ok` transaction once (and `:info` ones at most once), each
+/// `:ok` read sees the current value (`:info` reads were not observed), and
+/// process order (and real-time order with `orders.real_time`) is respected.
+/// Linear in the history's size.
+pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted> {
+    let mut placed = vec![false; h.ops.len()];
+    let mut current: HashMap<Atom, Option<Atom>> = HashMap::new();
+    let mut last_of_process: HashMap<i64, u32> = HashMap::new();
+    // The latest invocation among the transactions placed so far: an `:ok`
+    // transaction that completed before it was invoked must not follow it.
+    let mut latest_invocation = 0usize;
+    for &pos in order {
+        let p = pos as usize;
+        let op = h.ops.get(p).ok_or(Refuted::BadOrder(p))?;
+        if !matches!(op.op_type, OpType::Ok | OpType::Info) || placed[p] {
+            return Err(Refuted::BadOrder(p));
+        }
+        placed[p] = true;
+        // An op with no invocation is taken as invoked at its completion:
+        // more order than real time gives, never less.
+        let invoked = h.invocation_of(p).unwrap_or(p);
+        if orders.real_time && op.op_type == OpType::Ok && p < latest_invocation {
+            return Err(Refuted::Order(p));
+        }
+        latest_invocation = latest_invocation.max(invoked);
+        // Session order binds `:ok` transactions only, as in Elle's process
+        // graph and the exact checker.
+        if op.op_type == OpType::Ok {
+            if let Some(prev) = last_of_process.insert(op.process, pos) {
+                if prev > pos {
+                    return Err(Refuted::Order(p));
+                }
+            }
+        }
+        let observed = op.op_type == OpType::Ok;
+        for m in txn_mops(h, p) {
+            let v = reg_value(m).map_err(|()| Refuted::Unsupported(p))?;
+            match m.f {
+                MopFn::Write => {
+                    current.insert(m.key, v);
+                }
+                MopFn::Read if observed => {
+                    if current.get(&m.key).copied().flatten() != v {
+                        return Err(Refuted::Read(p));
+                    }
+                }
+                MopFn::Read => {}
+                _ => return Err(Refuted::Unsupported(p)),
+            }
+        }
+    }
+    match h
+        .ops
+        .iter()
+        .enumerate()
+        .find(|&(i, o)| o.op_type == OpType::Ok && !placed[i])
+    {
+        Some((i, _)) => Err(Refuted::BadOrder(i)),
+        None => Ok(()),
+    }
+}
+
+/// The `:info` transactions worth letting commit: those that wrote a
+/// non-`nil` value some `:ok` transaction read (the others only add writes
+/// nobody saw, which can only break the replay).
+fn read_infos(h: &History) -> Vec<u32> {
+    let mut read: HashSet<(Atom, Atom)> = HashSet::new();
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Ok {
+            for m in txn_mops(h, i) {
+                if let (MopFn::Read, MopArg::Atom(v)) = (m.f, m.arg) {
+                    read.insert((m.key, v));
+                }
+            }
+        }
+    }
+    (0..h.ops.len())
+        .filter(|&i| {
+            h.ops[i].op_type == OpType::Info
+                && txn_mops(h, i).iter().any(|m| {
+                    matches!((m.f, m.arg), (MopFn::Write, MopArg::Atom(v)) if read.contains(&(m.key, v)))
+                })
+        })
+        .map(|i| i as u32)
+        .collect()
+}
+
+/// When a transaction most likely took effect, for ordering candidates: an
+/// `:ok` one at its completion, an `:info` one at its invocation (its
+/// completion may be the end of the test).
+fn effect_position(h: &History, pos: usize) -> u64 {
+    match h.ops[pos].op_type {
+        OpType::Info => h.invocation_of(pos).unwrap_or(pos) as u64,
+        _ => pos as u64,
+    }
+}
+
+/// A candidate order: the `:ok` transactions and the `:info` ones someone
+/// read, by when they most likely took effect (`:ok` ones at their
+/// completion, `:info` ones at their invocation).
+pub fn by_completion(h: &History) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..h.ops.len() as u32)
+        .filter(|&i| h.ops[i as usize].op_type == OpType::Ok)
+        .chain(read_infos(h))
+        .collect();
+    order.sort_unstable_by_key(|&i| effect_position(h, i as usize));
+    order
+}
+
+/// A candidate order that follows the history's events, as if each
+/// transaction took effect as late as it could: at its completion, unless
+/// something pulls it earlier. Committing a transaction first commits the
+/// still-open writers of the values it read, and, before its writes
+/// overwrite a value, the open transactions that read that value and can
+/// take effect now. Every transaction so takes effect between its
+/// invocation and its completion (`:info` ones only when a reader pulls
+/// them), so real-time and process order hold by construction. `None` when
+/// a read cannot be explained this way.
+pub fn by_events(h: &History) -> Option<Vec<u32>> {
+    let infos = read_infos(h);
+    let mut keep = vec![false; h.ops.len()];
+    for (i, op) in h.ops.iter().enumerate() {
+        keep[i] = op.op_type == OpType::Ok;
+    }
+    for &i in &infos {
+        keep[i as usize] = true;
+    }
+    let mut e = Events {
+        h,
+        writer: HashMap::new(),
+        open_readers: HashMap::new(),
+        open_writers: HashMap::new(),
+        last_reader: HashMap::new(),
+        current: HashMap::new(),
+        state: vec![0; h.ops.len()],
+        order: Vec::new(),
+    };
+    for (i, _) in h.ops.iter().enumerate().filter(|&(i, _)| keep[i]) {
+        for m in txn_mops(h, i).iter().filter(|m| m.f == MopFn::Write) {
+            if let MopArg::Atom(v) = m.arg {
+                e.writer.insert((m.key, v), i as u32);
+            }
+        }
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type == OpType::Ok && keep[i] {
+            let invoked = h.invocation_of(i).unwrap_or(i) as u32;
+            external_reads(h, i, |k, v| {
+                let last = e.last_reader.entry((k, v)).or_insert(0);
+                *last = (*last).max(invoked);
+            });
+        }
+    }
+    for (i, op) in h.ops.iter().enumerate() {
+        match op.op_type {
+            OpType::Invoke => {
+                let Some(c) = h.completion_of(i).filter(|&c| keep[c]) else {
+                    continue;
+                };
+                e.state[c] = OPEN;
+                if h.ops[c].op_type == OpType::Ok {
+                    external_reads(h, c, |k, v| {
+                        e.open_readers.entry((k, v)).or_default().push(c as u32)
+                    });
+                    for m in txn_mops(h, c).iter().filter(|m| m.f == MopFn::Write) {
+                        e.open_writers.entry(m.key).or_default().push(c as u32);
+                    }
+                }
+            }
+            OpType::Ok if keep[i] => {
+                if e.state[i] == 0 {
+                    // Never invoked: it opens and completes here.
+                    e.state[i] = OPEN;
+                }
+                e.commit(i as u32, 0)?;
+            }
+            _ => {}
+        }
+    }
+    Some(e.order)
+}
+
+/// [`by_events`]'s transaction states.
+const OPEN: u8 = 1;
+const COMMITTING: u8 = 2;
+const COMMITTED: u8 = 3;
+
+/// How deep [`Events::commit`] may pull transactions forward.
+const PULL_DEPTH: u32 = 200;
+
+/// The replay state of [`by_events`].
+struct Events<'h> {
+    h: &'h History,
+    /// The writer of each non-`nil` value.
+    writer: HashMap<(Atom, Atom), u32>,
+    /// Invoked `:ok` transactions by the values they read externally.
+    open_readers: HashMap<(Atom, Option<Atom>), Vec<u32>>,
+    /// Invoked `:ok` transactions by the keys they write (committed ones
+    /// are dropped lazily).
+    open_writers: HashMap<Atom, Vec<u32>>,
+    /// The latest invocation among the `:ok` readers of each value.
+    last_reader: HashMap<(Atom, Option<Atom>), u32>,
+    current: HashMap<Atom, Option<Atom>>,
+    /// 0 not invoked, else [`OPEN`], [`COMMITTING`], [`COMMITTED`].
+    state: Vec<u8>,
+    order: Vec<u32>,
+}
+
+impl Events<'_> {
+    fn matches(&self, t: u32) -> bool {
+        let mut ok = true;
+        external_reads(self.h, t as usize, |k, v| {
+            ok &= self.current.get(&k).copied().flatten() == v;
+        });
+        ok
+    }
+
+    /// Commits `t` (and what it pulls); `None` when a read cannot match.
+    fn commit(&mut self, t: u32, depth: u32) -> Option<()> {
+        match self.state[t as usize] {
+            COMMITTED => return Some(()),
+            OPEN if depth <= PULL_DEPTH => {}
+            _ => return None,
+        }
+        self.state[t as usize] = COMMITTING;
+        let observed = self.h.ops[t as usize].op_type == OpType::Ok;
+        if observed {
+            let mut sources = Vec::new();
+            external_reads(self.h, t as usize, |k, v| {
+                if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
+                    sources.push(w);
+                }
+            });
+            for w in sources {
+                if w != t && self.state[w as usize] != COMMITTED {
+                    self.commit(w, depth + 1)?;
+                }
+            }
+            if !self.matches(t) {
+                return None;
+            }
+        }
+        // Readers of the values about to be overwritten go first when they
+        // can.
+        let keys: Vec<Atom> = txn_mops(self.h, t as usize)
+            .iter()
+            .filter(|m| m.f == MopFn::Write)
+            .map(|m| m.key)
+            .collect();
+        // Real time puts an open writer of a key that completed before a
+        // reader of the value `t` writes was invoked before that reader, so
+        // before `t`: it goes first.
+        let finals: Vec<(Atom, Option<Atom>)> = {
+            let mut f: Vec<(Atom, Option<Atom>)> = Vec::new();
+            for m in txn_mops(self.h, t as usize) {
+                if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
+                    match f.iter_mut().find(|(k, _)| *k == m.key) {
+                        Some(e) => e.1 = v,
+                        None => f.push((m.key, v)),
+                    }
+                }
+            }
+            f
+        };
+        for (k, v) in finals {
+            let Some(&last) = self.last_reader.get(&(k, v)) else {
+                continue;
+            };
+            let mut ws = self.open_writers.remove(&k).unwrap_or_default();
+            ws.retain(|&w| self.state[w as usize] != COMMITTED);
+            let early: Vec<u32> = ws
+                .iter()
+                .copied()
+                .filter(|&w| w != t && w < last && self.state[w as usize] == OPEN)
+                .collect();
+            self.open_writers.insert(k, ws);
+            for w in early {
+                if self.state[w as usize] == OPEN && self.matches(w) {
+                    let _ = self.try_commit(w, depth + 1);
+                }
+            }
+        }
+        for k in keys {
+            let cur = (k, self.current.get(&k).copied().flatten());
+            let readers = self.open_readers.get(&cur).cloned().unwrap_or_default();
+            for r in readers {
+                if r != t && self.state[r as usize] == OPEN && self.matches(r) {
+                    // A reader that cannot go now stays open; its own
+                    // completion decides.
+                    let _ = self.try_commit(r, depth + 1);
+                }
+            }
+        }
+        if observed && !self.matches(t) {
+            return None;
+        }
+        for m in txn_mops(self.h, t as usize) {
+            if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
+                self.current.insert(m.key, v);
+            }
+        }
+        self.state[t as usize] = COMMITTED;
+        self.order.push(t);
+        Some(())
+    }
+
+    /// [`Self::commit`] where failing leaves `r` open; what it pulled
+    /// before failing stays committed (each took effect inside its own
+    /// invocation–completion window, so that is still a valid prefix).
+    fn try_commit(&mut self, r: u32, depth: u32) -> Option<()> {
+        let before = self.state[r as usize];
+        let result = self.commit(r, depth);
+        if result.is_none() && self.state[r as usize] == COMMITTING {
+            self.state[r as usize] = before;
+        }
+        result
+    }
+}
+
+/// A candidate order: a topological order of the inference's `edges`
+/// (between completion positions) plus process order, real-time order
+/// (with `orders.real_time`) and, for the `:info` transactions someone
+/// read, an edge to each of their readers. The inference's version orders
+/// are partial, so among the ready transactions the order is chosen by
+/// replaying, with bounded backtracking (see `Scheduler`). `None` when
+/// that graph has a cycle or the search runs out of its budget (linear in
+/// the history).
+pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Vec<u32>> {
+    let infos = read_infos(h);
+    let mut extra = process_edges(h);
+    if orders.real_time {
+        extra.extend(realtime_edges(h));
+    }
+    if !infos.is_empty() {
+        // Each info writer before the readers of its values.
+        let mut writer: HashMap<(Atom, Atom), u32> = HashMap::new();
+        for &i in &infos {
+            for m in txn_mops(h, i as usize) {
+                if let (MopFn::Write, MopArg::Atom(v)) = (m.f, m.arg) {
+                    writer.insert((m.key, v), i);
+                }
+            }
+        }
+        for (r, op) in h.ops.iter().enumerate() {
+            if op.op_type != OpType::Ok {
+                continue;
+            }
+            for m in h.mops(op) {
+                if let (MopFn::Read, MopArg::Atom(v)) = (m.f, m.arg) {
+                    if let Some(&w) = writer.get(&(m.key, v)) {
+                        extra.push((w, r as u32, Rels::WR));
+                    }
+                }
+            }
+        }
+    }
+    let mut keep = vec![false; h.ops.len()];
+    for (i, op) in h.ops.iter().enumerate() {
+        keep[i] = op.op_type == OpType::Ok;
+    }
+    for &i in &infos {
+        keep[i as usize] = true;
+    }
+    let mut all = Vec::with_capacity(edges.len() + extra.len());
+    all.extend(
+        edges
+            .iter()
+            .chain(&extra)
+            .filter(|&&(a, b, _)| keep[a as usize] && keep[b as usize] && a != b),
+    );
+    let g = DiGraph::from_edges(h.ops.len(), all);
+    drop(extra);
+    Scheduler::new(h, &keep, orders.real_time).run(&g)
+}
+
+/// Calls `f` on each read of a key the transaction had not written yet
+/// (those the state before it must explain).
+fn external_reads(h: &History, pos: usize, mut f: impl FnMut(Atom, Option<Atom>)) {
+    let mops = txn_mops(h, pos);
+    for (i, m) in mops.iter().enumerate() {
+        let own_write = mops[..i]
+            .iter()
+            .any(|w| w.f == MopFn::Write && w.key == m.key);
+        if m.f == MopFn::Read && !own_write {
+            if let Ok(v) = reg_value(m) {
+                f(m.key, v);
+            }
+        }
+    }
+}
+
+/// Ready transactions a step of [`Scheduler::run`] looks at, at most:
+/// with process order in the graph, the ready set is about the history's
+/// concurrency, so this bound only stops pathological cases.
+const SCAN: usize = 64;
+
+/// A ready transaction, as the scheduler sorts them: deadline, effect
+/// position, op position.
+type Slot = (u64, u64, u32);
+
+/// Fitting ready transactions a step keeps as alternatives to come back
+/// to.
+const ALTERNATIVES: usize = 3;
+
+/// The greedy replay behind [`from_graph`]: a topological order in which,
+/// among ready transactions (earliest deadline first), the first one whose
+/// reads match the current state and whose writes overwrite no value a
+/// transaction still to come must read goes next; when none fits, the
+/// latest choice that had alternatives is taken back.
+struct Scheduler<'h> {
+    h: &'h History,
+    keep: &'h [bool],
+    current: HashMap<Atom, Option<Atom>>,
+    /// External reads still to replay, by key and value.
+    pending: HashMap<(Atom, Option<Atom>), u32>,
+    /// Per key, the completion positions of the `:ok` writers still to
+    /// replay.
+    writers: HashMap<Atom, std::collections::BTreeSet<u32>>,
+    /// Per key and value, the latest invocation among its `:ok` readers
+    /// (kept only when real time orders the witness).
+    last_reader: HashMap<(Atom, Option<Atom>), u32>,
+}
+
+impl<'h> Scheduler<'h> {
+    fn new(h: &'h History, keep: &'h [bool], real_time: bool) -> Scheduler<'h> {
+        let mut s = Scheduler {
+            h,
+            keep,
+            current: HashMap::new(),
+            pending: HashMap::new(),
+            writers: HashMap::new(),
+            last_reader: HashMap::new(),
+        };
+        for (i, op) in h.ops.iter().enumerate() {
+            if keep[i] && op.op_type == OpType::Ok {
+                let invoked = h.invocation_of(i).unwrap_or(i) as u32;
+                external_reads(h, i, |k, v| {
+                    *s.pending.entry((k, v)).or_insert(0) += 1;
+                    if real_time {
+                        let last = s.last_reader.entry((k, v)).or_insert(0);
+                        *last = (*last).max(invoked);
+                    }
+                });
+                for m in h.mops(op).iter().filter(|m| m.f == MopFn::Write) {
+                    s.writers.entry(m.key).or_default().insert(i as u32);
+                }
+            }
+        }
+        s
+    }
+
+    fn value(&self, k: Atom) -> Option<Atom> {
+        self.current.get(&k).copied().flatten()
+    }
+
+    /// Whether the transaction's observed reads match the current state (its
+    /// own writes included), and whether its writes leave every value a
+    /// later transaction must read in place.
+    fn fits(&self, pos: usize) -> (bool, bool) {
+        let observed = self.h.ops[pos].op_type == OpType::Ok;
+        let mut local: Vec<(Atom, Option<Atom>)> = Vec::new();
+        for m in txn_mops(self.h, pos) {
+            let Ok(v) = reg_value(m) else {
+                return (false, false);
+            };
+            let now = || {
+                local
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == m.key)
+                    .map_or_else(|| self.value(m.key), |&(_, v)| v)
+            };
+            match m.f {
+                MopFn::Read if observed && now() != v => return (false, false),
+                MopFn::Read => {}
+                MopFn::Write => local.push((m.key, v)),
+                _ => return (false, false),
+            }
+        }
+        let mut own: Vec<(Atom, Option<Atom>)> = Vec::new();
+        if observed {
+            external_reads(self.h, pos, |k, v| own.push((k, v)));
+        }
+        let safe = local.iter().all(|&(k, _)| {
+            let cur = (k, self.value(k));
+            let mine = own.iter().filter(|&&r| r == cur).count() as u32;
+            self.pending.get(&cur).copied().unwrap_or(0) <= mine
+        }) && local.iter().all(|&(k, v)| {
+            // With real time, another writer of `k` that completed before
+            // some reader of `v` was invoked must come before that reader:
+            // if it is still to come, writing `v` now dooms the reader.
+            let Some(&last) = self.last_reader.get(&(k, v)) else {
+                return true;
+            };
+            self.writers.get(&k).is_none_or(|ws| {
+                ws.iter()
+                    .find(|&&w| w as usize != pos)
+                    .is_none_or(|&w| w > last)
+            })
+        });
+        (true, safe)
+    }
+
+    /// Replays a transaction; returns the values its writes replaced, for
+    /// [`Self::undo`].
+    fn apply(&mut self, pos: usize) -> Vec<(Atom, Option<Option<Atom>>)> {
+        if self.h.ops[pos].op_type == OpType::Ok {
+            let mut own = Vec::new();
+            external_reads(self.h, pos, |k, v| own.push((k, v)));
+            for r in own {
+                if let Some(c) = self.pending.get_mut(&r) {
+                    *c = c.saturating_sub(1);
+                }
+            }
+        }
+        if self.h.ops[pos].op_type == OpType::Ok {
+            for m in txn_mops(self.h, pos) {
+                if let Some(ws) = self.writers.get_mut(&m.key) {
+                    ws.remove(&(pos as u32));
+                }
+            }
+        }
+        let mut replaced = Vec::new();
+        for m in txn_mops(self.h, pos) {
+            if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
+                replaced.push((m.key, self.current.insert(m.key, v)));
+            }
+        }
+        replaced
+    }
+
+    /// Takes back [`Self::apply`].
+    fn undo(&mut self, pos: usize, replaced: Vec<(Atom, Option<Option<Atom>>)>) {
+        for (k, old) in replaced.into_iter().rev() {
+            match old {
+                Some(v) => self.current.insert(k, v),
+                None => self.current.remove(&k),
+            };
+        }
+        if self.h.ops[pos].op_type == OpType::Ok {
+            let mut own = Vec::new();
+            external_reads(self.h, pos, |k, v| own.push((k, v)));
+            for r in own {
+                *self.pending.entry(r).or_insert(0) += 1;
+            }
+            for m in txn_mops(self.h, pos).iter().filter(|m| m.f == MopFn::Write) {
+                self.writers.entry(m.key).or_default().insert(pos as u32);
+            }
+        }
+    }
+
+    fn run(mut self, g: &DiGraph) -> Option<Vec<u32>> {
+        let n = self.h.ops.len();
+        // Each transaction's deadline: the earliest effect position among
+        // itself and everything the graph puts after it. Going by deadline
+        // schedules a writer before an earlier-completing reader of its
+        // value (list scheduling's earliest-deadline rule).
+        let topo = topological_order(n, |v| g.out_ids(v).iter().copied())?;
+        let mut deadline: Vec<u64> = (0..n).map(|v| effect_position(self.h, v)).collect();
+        for &v in topo.iter().rev() {
+            for &t in g.out_ids(v) {
+                deadline[v as usize] = deadline[v as usize].min(deadline[t as usize]);
+            }
+        }
+        drop(topo);
+        // A transaction whose writes nobody reads may go as early as it is
+        // safe: later writers overwrite it, and it frees its successors.
+        let mut read: HashSet<(Atom, Option<Atom>)> = HashSet::new();
+        for (k, _) in self.pending.iter().filter(|(_, &c)| c > 0) {
+            read.insert(*k);
+        }
+        for (v, d) in deadline.iter_mut().enumerate() {
+            if self.keep[v] {
+                let unread = txn_mops(self.h, v).iter().all(|m| {
+                    m.f != MopFn::Write || reg_value(m).is_ok_and(|x| !read.contains(&(m.key, x)))
+                });
+                if unread {
+                    *d = 0;
+                }
+            }
+        }
+        drop(read);
+        let key = |v: u32| (deadline[v as usize], effect_position(self.h, v as usize), v);
+        let mut indeg = vec![0u32; n];
+        for (_, b, _) in g.edges() {
+            indeg[b as usize] += 1;
+        }
+        let mut ready: std::collections::BTreeSet<Slot> = (0..n as u32)
+            .filter(|&v| self.keep[v as usize] && indeg[v as usize] == 0)
+            .map(key)
+            .collect();
+        // Chronological backtracking over the choices among fitting ready
+        // transactions, within a budget of steps linear in the history:
+        // wrong choices show up a few steps later.
+        struct Frame {
+            v: Slot,
+            replaced: Vec<(Atom, Option<Option<Atom>>)>,
+            others: Vec<Slot>,
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        // Every transaction once, plus half as many steps again to go back.
+        let txns = self.keep.iter().filter(|&&k| k).count();
+        let mut budget = txns + txns / 2 + 1_000;
+        let mut next: Option<(Slot, Vec<Slot>)> = None;
+        loop {
+            let (v, others) = match next.take() {
+                Some(choice) => choice,
+                None if ready.is_empty() => break,
+                None => {
+                    let mut fits = Vec::new();
+                    let mut unsafe_fit = None;
+                    for &k in ready.iter().take(SCAN) {
+                        match self.fits(k.2 as usize) {
+                            (true, true) if fits.len() < ALTERNATIVES => fits.push(k),
+                            (true, false) if unsafe_fit.is_none() => unsafe_fit = Some(k),
+                            _ => {}
+                        }
+                    }
+                    fits.extend(unsafe_fit);
+                    if fits.is_empty() {
+                        // Stuck: take back choices until one has another.
+                        loop {
+                            let f = stack.pop()?;
+                            budget = budget.checked_sub(1)?;
+                            let t = f.v.2;
+                            for &s in g.out_ids(t) {
+                                if indeg[s as usize] == 0 {
+                                    ready.remove(&key(s));
+                                }
+                                indeg[s as usize] += 1;
+                            }
+                            self.undo(t as usize, f.replaced);
+                            ready.insert(f.v);
+                            let mut others = f.others;
+                            if !others.is_empty() {
+                                let v = others.remove(0);
+                                next = Some((v, others));
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                    let v = fits.remove(0);
+                    (v, fits)
+                }
+            };
+            budget = budget.checked_sub(1)?;
+            ready.remove(&v);
+            let replaced = self.apply(v.2 as usize);
+            for &t in g.out_ids(v.2) {
+                indeg[t as usize] -= 1;
+                if indeg[t as usize] == 0 {
+                    ready.insert(key(t));
+                }
+            }
+            stack.push(Frame {
+                v,
+                replaced,
+                others,
+            });
+        }
+        let order: Vec<u32> = stack.into_iter().map(|f| f.v.2).collect();
+        // Left out: a cycle.
+        (order.len() == self.keep.iter().filter(|&&k| k).count()).then_some(order)
+    }
+}
+
+/// Which candidate order turned out to be a serial witness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// [`from_graph`]: a topological order of the inference's graph.
+    Graph,
+    /// [`by_completion`]: completion order.
+    Completion,
+    /// [`by_events`]: each transaction as late as it could take effect.
+    Events,
+}
+
+impl Candidate {
+    /// How `--verbose` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Candidate::Graph => "a topological order of the inferred graph",
+            Candidate::Completion => "completion order",
+            Candidate::Events => "the history's events, each transaction as late as it could",
+        }
+    }
+}
+
+/// Tries the candidates in turn ([`from_graph`] with the inference's
+/// `edges`, then [`by_completion`]) and returns the first that [`replay`]s.
+pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
+    if let Some(order) = by_events(h) {
+        if replay(h, &order, orders).is_ok() {
+            return Some(Candidate::Events);
+        }
+    }
+    if let Some(order) = from_graph(h, edges, orders) {
+        if replay(h, &order, orders).is_ok() {
+            return Some(Candidate::Graph);
+        }
+    }
+    replay(h, &by_completion(h), orders)
+        .is_ok()
+        .then_some(Candidate::Completion)
+}
+
+#[cfg(test)]
+mod tests;
