@@ -2,9 +2,10 @@
 //! a choice whose edge would close a cycle with the edges already known is
 //! fixed to its alternative.
 
-use super::polygraph::{bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
+use super::polygraph::{to_cycle, topo, value, Polygraph};
 use super::reach::Reach;
 use super::{EdgeKind, SatStats, Shape, Violation};
+use crate::graph::path::{short_cycles, shortest_path};
 
 /// Most reachability memory pruning may use, in bytes.
 pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
@@ -106,7 +107,7 @@ pub(super) fn prune(
         add_known(g, assign, &mut known, &mut pending, shape);
         let Some(order) = topo(&known) else {
             // Reported from the deduplicated graph, as everywhere else.
-            let c = find_cycles(&known_graph(g, assign, shape), 1)
+            let c = short_cycles(&known_graph(g, assign, shape), 1)
                 .pop()
                 .expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
@@ -212,7 +213,7 @@ pub(super) fn prune(
             };
             if to != from {
                 let known = known_graph(g, assign, shape);
-                cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
+                cycle.extend(shortest_path(&known, to, from, |_| true).expect("path"));
             }
             return Err(Violation::Cycle(to_cycle(g, &cycle)));
         }
