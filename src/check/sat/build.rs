@@ -42,11 +42,15 @@ struct Builder<'a> {
     wr_choices: Vec<(u32, Vec<(u32, Lit)>)>,
 }
 
+/// The polygraph of `h`, or `None` once `expired()` (building takes
+/// seconds on big histories without session order: the version order and
+/// the derived anti-dependencies grow with the square of a key's writers).
 pub(super) fn build(
     h: &RegHistory,
     preds: &PredTable,
     opts: &SatOptions,
-) -> Result<Polygraph, Violation> {
+    expired: &dyn Fn() -> bool,
+) -> Result<Option<Polygraph>, Violation> {
     let mut b = Builder::summarise(h, preds, opts)?;
     let order_hints = b.order_edges();
     b.index_keys();
@@ -55,9 +59,13 @@ pub(super) fn build(
         (cands.len() == 1 && b.inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
     });
     let known = KnownOrder::new(b.n, &b.edges, known_wr);
-    let ww = b.version_order(&all_reads, &known);
-    let lost_updates = b.read_edges(all_reads, read_pred, &ww)?;
-    Ok(Polygraph {
+    let Some(ww) = b.version_order(&all_reads, &known, expired) else {
+        return Ok(None);
+    };
+    let Some(lost_updates) = b.read_edges(all_reads, read_pred, &ww, expired)? else {
+        return Ok(None);
+    };
+    Ok(Some(Polygraph {
         n: b.n,
         vars: b.vars,
         edges: b.edges,
@@ -69,7 +77,7 @@ pub(super) fn build(
             .chain(h.iter().map(|t| t.invoked + t.index))
             .collect(),
         lost_updates,
-    })
+    }))
 }
 
 impl<'a> Builder<'a> {
@@ -297,7 +305,12 @@ impl<'a> Builder<'a> {
     /// immediately in the key's version order (under SER and SI alike), so
     /// each key's writers fall into chains and only whole chains are
     /// ordered.
-    fn version_order(&mut self, all_reads: &[CandRead], known: &KnownOrder) -> Vec<WwAlts> {
+    fn version_order(
+        &mut self,
+        all_reads: &[CandRead],
+        known: &KnownOrder,
+        expired: &dyn Fn() -> bool,
+    ) -> Option<Vec<WwAlts>> {
         let nkeys = self.keys.len();
         let mut rmw_links: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nkeys];
         // Below snapshot isolation a stale read-modify-write is no cycle,
@@ -317,9 +330,16 @@ impl<'a> Builder<'a> {
         let mut ww: Vec<WwAlts> = vec![Vec::new(); nkeys];
         let mut known_after: Vec<(u32, u32)> = Vec::new();
         for ki in 0..nkeys {
+            if ki % 256 == 0 && expired() {
+                return None;
+            }
             known_after.clear();
             let chains = write_chains(&self.writers[ki], &mut rmw_links[ki]);
             for (ci, ca) in chains.iter().enumerate() {
+                // A key's chain pairs are quadratic in its writers.
+                if ci % 64 == 63 && expired() {
+                    return None;
+                }
                 known_after.extend(ca.windows(2).map(|w| (w[0], w[1])));
                 for cb in &chains[ci + 1..] {
                     self.order_chains(ca, cb, known, &mut pair_var, &mut ww[ki], &mut known_after);
@@ -348,7 +368,7 @@ impl<'a> Builder<'a> {
                 first += group;
             }
         }
-        ww
+        Some(ww)
     }
 
     /// Orders chains `ca` before `cb` (by head) of one key: chains the
@@ -402,7 +422,8 @@ impl<'a> Builder<'a> {
         all_reads: Vec<CandRead>,
         read_pred: Vec<Option<u32>>,
         ww: &[WwAlts],
-    ) -> Result<Vec<(u64, RegValue, Vec<u32>)>, Violation> {
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Option<Vec<(u64, RegValue, Vec<u32>)>>, Violation> {
         // Per key, the indices of its ww alternatives sorted by source
         // (stable, so edges come out in the same order as a scan): each
         // read-from candidate then finds its successors without scanning
@@ -420,7 +441,10 @@ impl<'a> Builder<'a> {
         });
         // Per read (with lost updates): each candidate and its literal.
         let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
-        for ((s, k, v, cands), pred) in all_reads.into_iter().zip(read_pred) {
+        for (r, ((s, k, v, cands), pred)) in all_reads.into_iter().zip(read_pred).enumerate() {
+            if r % 256 == 255 && expired() {
+                return Ok(None);
+            }
             let ki = self.key_ix(k);
             let single = cands.len() == 1 && self.inc[cands[0] as usize].is_none();
             let mut clause = Vec::new();
@@ -480,6 +504,6 @@ impl<'a> Builder<'a> {
                 self.wr_choices.push((s, choice));
             }
         }
-        lost_update.clauses(&read_lits, &mut self.clauses)
+        lost_update.clauses(&read_lits, &mut self.clauses).map(Some)
     }
 }

@@ -397,7 +397,8 @@ mod tests {
     /// blind writers of one key give 870 single-literal ww edges (fewer
     /// than any per-edge check interval) and over 2 × 65,536 pairs to look
     /// at, so the clock is read twice or more in a full run and an expired
-    /// deadline stops the search at its first reading.
+    /// deadline stops the search at its first reading. Building the
+    /// polygraph reads the deadline too.
     #[test]
     fn two_width_reads_the_deadline_inside_windows() {
         use super::super::{RegOp, RegTxn, SatOptions};
@@ -412,7 +413,13 @@ mod tests {
             })
             .collect();
         let opts = SatOptions::default();
-        let g = super::super::build::build(&h, &Default::default(), &opts).expect("no violation");
+        let build = super::super::build::build;
+        let g = build(&h, &Default::default(), &opts, &|| false).expect("no violation");
+        // Past the deadline, building stops at its first reading of the
+        // clock (before the first key's version order): no polygraph.
+        let built = build(&h, &Default::default(), &opts, &|| true).expect("no violation");
+        assert!(built.is_none());
+        let g = g.expect("built");
         let assign = vec![None; g.vars];
         let enc = encode(&g, &assign, Polarity::KnownOrder, None, false);
         let calls = std::cell::Cell::new(0);

@@ -452,8 +452,9 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, preds, opts) {
-        Ok(g) => g,
+    let g = match build(h, preds, opts, &expired) {
+        Ok(Some(g)) => g,
+        Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
     };
     stats.build_time = phase.elapsed();
