@@ -18,6 +18,10 @@ use super::{EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
 /// writers)` (value `None` for a predicate read, which matches a class).
 type CandRead = (u32, u64, RegValue, Vec<u32>);
 
+/// Committed readers of one `(key, value)` that also write the key:
+/// `(key, value, readers)` (see [`Polygraph::lost_updates`]).
+type LostUpdateGroup = (u64, RegValue, Vec<u32>);
+
 /// The version-order alternatives of one key: `(from, to, reason)`.
 type WwAlts = Vec<(u32, u32, Reason)>;
 
@@ -423,7 +427,7 @@ impl<'a> Builder<'a> {
         read_pred: Vec<Option<u32>>,
         ww: &[WwAlts],
         expired: &dyn Fn() -> bool,
-    ) -> Result<Option<Vec<(u64, RegValue, Vec<u32>)>>, Violation> {
+    ) -> Result<Option<Vec<LostUpdateGroup>>, Violation> {
         // Per key, the indices of its ww alternatives sorted by source
         // (stable, so edges come out in the same order as a scan): each
         // read-from candidate then finds its successors without scanning
