@@ -5,15 +5,19 @@
 # under a set of models. Prints, per history and model, the verdict next to
 # the median wall time and the median peak RSS of RUNS runs.
 #
-# usage: scripts/bench-exact.sh [RUNS] [SAT_TIMEOUT_SECONDS] [MODELS]
+# usage: scripts/bench-exact.sh [RUNS] [SAT_TIMEOUT_SECONDS] [MODELS] [INPUTS]
 #   MODELS: comma-separated (default: strong-session-serializable,
 #   strong-session-snapshot-isolation,serializable,snapshot-isolation,
 #   consistent-view,read-committed)
+#   INPUTS: comma-separated names among peers, heavy-dup, gen-100k (default:
+#   peers,heavy-dup; gen-100k is a generated 100k-transaction
+#   strict-serializable history, issue 22's target without session order)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 timeout=${2:-60}
 models=${3:-strong-session-serializable,strong-session-snapshot-isolation,serializable,snapshot-isolation,consistent-view,read-committed}
+sets=,${4:-peers,heavy-dup},
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
 cargo build --quiet --release
 bin="$CARGO_TARGET_DIR/release/ellery"
@@ -34,12 +38,21 @@ measure() {
 }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 inputs=()
-for d in "$peers"/veristrong/dup-values/*/hist-00000 "$peers"/cobra/one-shot-10k/*; do
-  [ -e "$d" ] && inputs+=("$d")
-done
-hd=/tmp/ellery-heavy-dup-5k.edn
-[ -s "$hd" ] || "$bin" gen -w rw-register -n 5000 -k 7 --values 3 --seed 1 > "$hd"
-inputs+=("$hd")
+if [[ $sets == *,peers,* ]]; then
+  for d in "$peers"/veristrong/dup-values/*/hist-00000 "$peers"/cobra/one-shot-10k/*; do
+    [ -e "$d" ] && inputs+=("$d")
+  done
+fi
+if [[ $sets == *,heavy-dup,* ]]; then
+  hd=/tmp/ellery-heavy-dup-5k.edn
+  [ -s "$hd" ] || "$bin" gen -w rw-register -n 5000 -k 7 --values 3 --seed 1 > "$hd"
+  inputs+=("$hd")
+fi
+if [[ $sets == *,gen-100k,* ]]; then
+  g100k=/tmp/ellery-sat-100k.edn
+  [ -s "$g100k" ] || "$bin" gen -w rw-register --mode strict-serializable -n 100000 --seed 3 > "$g100k"
+  inputs+=("$g100k")
+fi
 for path in "${inputs[@]}"; do
   for model in ${models//,/ }; do
     measure "${path#"$peers"/}" "$model" "$path"

@@ -301,3 +301,34 @@ fn strict_models_add_real_time_order() {
     );
     assert!(printed.contains("{:type :realtime, :a' "), "{printed}");
 }
+
+/// Two transactions of process 1 read the initial nil of key 1 and both
+/// overwrite it (a lost update, G-single whichever writes first), while
+/// another value 1 is written twice. Under consistent-view the solver's
+/// last theory conflict here was a one-literal clause whose literal was
+/// set at level 0, which batsat asserted again (a debug-build panic in
+/// batsat, an overwritten assignment in release). Invalid under
+/// consistent-view, valid under read-uncommitted (no ww cycle is forced).
+#[test]
+fn a_unit_theory_conflict_on_a_level_zero_literal_is_decided() {
+    let h = history(
+        "\
+{:index 0, :type :invoke, :process 1, :f :txn, :value [[:r 1 nil]]}
+{:index 1, :type :ok, :process 1, :f :txn, :value [[:r 1 nil]]}
+{:index 2, :type :invoke, :process 1, :f :txn, :value [[:r 1 nil] [:w 1 2]]}
+{:index 3, :type :invoke, :process 0, :f :txn, :value [[:w 1 1]]}
+{:index 4, :type :ok, :process 1, :f :txn, :value [[:r 1 nil] [:w 1 2]]}
+{:index 5, :type :invoke, :process 1, :f :txn, :value [[:r 1 nil] [:r 1 nil] [:w 1 1]]}
+{:index 6, :type :ok, :process 1, :f :txn, :value [[:r 1 nil] [:r 1 nil] [:w 1 1]]}
+{:index 7, :type :ok, :process 0, :f :txn, :value [[:w 1 1]]}
+{:index 8, :type :invoke, :process 0, :f :txn, :value [[:w 1 3] [:r 1 nil] [:w 1 1]]}
+{:index 9, :type :ok, :process 0, :f :txn, :value [[:w 1 3] [:r 1 3] [:w 1 1]]}
+",
+    );
+    for algorithm in [Algorithm::Sat, Algorithm::Auto] {
+        let cv = check(&h, "consistent-view", algorithm).expect("checkable");
+        assert_eq!(cv.validity, Validity::Invalid, "{algorithm:?}");
+        let ru = check(&h, "read-uncommitted", algorithm).expect("checkable");
+        assert_eq!(pr_str(&ru.result), "{:valid? true}", "{algorithm:?}");
+    }
+}

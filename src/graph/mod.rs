@@ -6,6 +6,7 @@
 //! ([`Rels`]): ww, wr, rw, their predicate forms, process and realtime.
 
 pub mod dynamic_order;
+pub mod path;
 mod rels;
 pub mod scc;
 pub mod search;

@@ -121,6 +121,9 @@ pub fn check_history(
     h: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
+    // Over 120 lines: one pass from Elle's options to Elle's result map
+    // (facts, solving per model class, joint check, report); its steps
+    // share many locals and read in order.
     let prohibited = opts.expectations.prohibited();
     let wanted = constraints(&prohibited);
     let real_time = wanted.iter().any(|c| c.real_time);

@@ -321,10 +321,10 @@ pub(super) fn two_width_clauses(
         .map(|(j, &(from, _, _))| (pos[from as usize], j))
         .collect();
     by_position.sort_unstable();
-    'outer: for (k, &(u1, v1, l1)) in singles.iter().enumerate() {
-        if k % 1024 == 1023 && expired() {
-            break;
-        }
+    // Windows can hold most of the edges (no session order: few known
+    // paths), so the clock is read by pairs looked at, not by edges.
+    let mut pairs = 0u32;
+    'outer: for &(u1, v1, l1) in &singles {
         let (lo, hi) = (pos[v1 as usize], pos[u1 as usize]);
         if lo > hi {
             continue;
@@ -333,6 +333,10 @@ pub(super) fn two_width_clauses(
         for &(p, j) in &by_position[start..] {
             if p > hi {
                 break;
+            }
+            pairs = pairs.wrapping_add(1);
+            if pairs.is_multiple_of(1 << 16) && expired() {
+                break 'outer;
             }
             let (u2, v2, l2) = singles[j];
             if l1.var() != l2.var() && reach.reaches(v1, u2) && reach.reaches(v2, u1) {
@@ -387,5 +391,50 @@ mod tests {
         let hints = [(1, 2), (3, 2)];
         assert_eq!(known_order(4, &edges, &hints, &[]), None);
         assert_eq!(hints_outside_cycles(4, &edges, &hints), vec![(3, 2)]);
+    }
+
+    /// The deadline is read inside a window, not only between edges: 30
+    /// blind writers of one key give 870 single-literal ww edges (fewer
+    /// than any per-edge check interval) and over 2 × 65,536 pairs to look
+    /// at, so the clock is read twice or more in a full run and an expired
+    /// deadline stops the search at its first reading. Building the
+    /// polygraph reads the deadline too.
+    #[test]
+    fn two_width_reads_the_deadline_inside_windows() {
+        use super::super::{RegTxn, RwMop, SatOptions};
+        let h: Vec<RegTxn> = (0..30u64)
+            .map(|i| RegTxn {
+                process: i as i64,
+                ops: vec![RwMop::Write(0, Some(i))],
+                committed: true,
+                index: 2 * i + 1,
+                invoked: 2 * i,
+                realtime_preds: Vec::new(),
+            })
+            .collect();
+        let opts = SatOptions::default();
+        let build = super::super::build::build;
+        let g = build(&h, &Default::default(), &opts, &|| false).expect("no violation");
+        // Past the deadline, building stops at its first reading of the
+        // clock (before the first key's version order): no polygraph.
+        let built = build(&h, &Default::default(), &opts, &|| true).expect("no violation");
+        assert!(built.is_none());
+        let g = g.expect("built");
+        let assign = vec![None; g.vars];
+        let enc = encode(&g, &assign, Polarity::KnownOrder, None, false);
+        let calls = std::cell::Cell::new(0);
+        let calls = &calls;
+        let count = |stop: bool| {
+            move || {
+                calls.set(calls.get() + 1);
+                stop
+            }
+        };
+        let full = two_width_clauses(&g, &enc, None, false, usize::MAX, &count(false));
+        assert!(calls.get() >= 2, "{}", calls.get());
+        assert!(full.is_empty(), "no unconditional paths, no clauses");
+        calls.set(0);
+        two_width_clauses(&g, &enc, None, false, usize::MAX, &count(true));
+        assert_eq!(calls.get(), 1);
     }
 }

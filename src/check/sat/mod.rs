@@ -38,9 +38,11 @@
 // cycle verification and classification) that every submodule uses; the
 // algorithms live in the submodules.
 
+mod build;
 mod elle;
 mod encode;
 mod facts;
+mod history;
 mod lost_update;
 mod polygraph;
 mod predicates;
@@ -49,18 +51,20 @@ mod reach;
 mod reads;
 mod split;
 mod theory;
+mod verify;
 
 use std::time::{Duration, Instant};
 
 use batsat::Lit;
 
-use crate::model::{History, MopArg, MopFn, OpType};
+use build::build;
 pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
 use encode::{encode, two_width_clauses};
 pub use facts::{
     dirty_read_cases, elle_dirty_reads_differ, inference_misreads, values_repeat, Misread,
 };
-use polygraph::{build, to_cycle};
+pub use history::{reg_history, reg_history_with_predicates};
+use polygraph::to_cycle;
 pub use predicates::{PredSeen, PredTable};
 // For the inference's predicate dependencies (`crate::infer::predicates`).
 pub(crate) use predicates::{
@@ -69,6 +73,7 @@ pub(crate) use predicates::{
 };
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
+pub use verify::{classify_cycle, verify_cycle, verify_cycle_with};
 
 /// A register value: `None` is `nil`, the initial value of every key.
 pub type RegValue = Option<u64>;
@@ -117,161 +122,6 @@ pub struct RegTxn {
 /// Transactions in completion order; transaction `i` has graph id `i + 1`
 /// (id 0 is the initial transaction).
 pub type RegHistory = Vec<RegTxn>;
-
-/// Converts a rw-register [`History`]: `:ok` completions with their micro-ops,
-/// `:info` completions with the writes of their invocation (reads dropped),
-/// `:fail` skipped. Keys and values become dense ids into the returned atom
-/// table; micro-ops other than `:r`/`:w` are an error naming the op.
-/// With `real_time`, real-time predecessors come from Elle's real-time graph
-/// (its transitive reduction); without, they are left empty (the sweep
-/// costs a pass over the history that only strict models use).
-pub fn reg_history(
-    h: &History,
-    real_time: bool,
-) -> Result<(RegHistory, Vec<crate::model::Atom>), String> {
-    reg_history_with_predicates(h, real_time, false).map(|(rh, table, _)| (rh, table))
-}
-
-/// [`reg_history`], predicate micro-ops included: a predicate read becomes
-/// one [`RwMop::PredRead`] per returned row and per key of the universe
-/// that some written value could make it return (see `predicates`); a
-/// predicate write also writes its value to the keys it matched. Returns
-/// the predicates and values to evaluate them with. With `time_window`
-/// (every model checked keeps real-time order) an unreturned row counts
-/// only when a version the read can have seen in real time matches
-/// (`predicates::TimeIndex`).
-#[allow(clippy::type_complexity)]
-pub fn reg_history_with_predicates(
-    h: &History,
-    real_time: bool,
-    time_window: bool,
-) -> Result<(RegHistory, Vec<crate::model::Atom>, PredTable), String> {
-    let universe = h.has_predicates().then(|| predicates::Universe::new(h));
-    // Per predicate micro-op of an `:ok` op, its relevant keys, when the
-    // real-time windows decide them.
-    let mut windowed: Vec<Option<Vec<u32>>> = vec![None; h.predicates.len()];
-    if let (Some(u), true) = (&universe, time_window) {
-        let mut reads: Vec<(usize, &crate::model::Pred)> = Vec::new();
-        let mut which: Vec<u32> = Vec::new();
-        for (i, op) in h.ops.iter().enumerate() {
-            if op.op_type != OpType::Ok {
-                continue;
-            }
-            for m in h.mops(op) {
-                if let MopArg::Pred(p) = m.arg {
-                    reads.push((i, &h.predicates[p as usize].pred));
-                    which.push(p);
-                }
-            }
-        }
-        let index = predicates::TimeIndex::new(h, u);
-        for (p, keys) in which.into_iter().zip(index.relevant(h, &reads)) {
-            windowed[p as usize] = Some(keys);
-        }
-    }
-    let mut table: Vec<crate::model::Atom> = Vec::new();
-    let mut ids: hashbrown::HashMap<crate::model::Atom, u64> = Default::default();
-    let mut id = |a: crate::model::Atom| {
-        *ids.entry(a).or_insert_with(|| {
-            table.push(a);
-            table.len() as u64 - 1
-        })
-    };
-    let mut out = Vec::new();
-    // Graph id of each op position that becomes a transaction.
-    let mut graph_id: Vec<u32> = vec![0; h.ops.len()];
-    for (i, op) in h.ops.iter().enumerate() {
-        let committed = match op.op_type {
-            OpType::Ok => true,
-            OpType::Info => false,
-            _ => continue,
-        };
-        let invoked = h.invocation_of(i).unwrap_or(i);
-        let src = if committed { op } else { &h.ops[invoked] };
-        let mut ops = Vec::new();
-        for m in h.mops(src) {
-            if let (MopArg::Pred(p), Some(u)) = (m.arg, &universe) {
-                let pm = &h.predicates[p as usize];
-                if committed {
-                    for &(k, v) in &pm.rows {
-                        let seen = match pm.write {
-                            None => PredSeen::Returned(v.map(&mut id)),
-                            Some(_) => PredSeen::Matched,
-                        };
-                        ops.push(RwMop::PredRead {
-                            key: id(k),
-                            pred: p,
-                            seen,
-                        });
-                    }
-                    let relevant = match windowed[p as usize].take() {
-                        Some(keys) => keys,
-                        None => u.relevant(&pm.pred),
-                    };
-                    for k in relevant {
-                        let k = u.keys[k as usize];
-                        if pm.ranges_over(k) && !pm.rows.iter().any(|r| r.0 == k) {
-                            ops.push(RwMop::PredRead {
-                                key: id(k),
-                                pred: p,
-                                seen: PredSeen::Missed,
-                            });
-                        }
-                    }
-                }
-                if let Some(w) = pm.write {
-                    let w = w.map(&mut id);
-                    for &(k, _) in &pm.rows {
-                        ops.push(RwMop::Write(id(k), w));
-                    }
-                }
-                continue;
-            }
-            let key = id(m.key);
-            let value = match m.arg {
-                MopArg::Nil => None,
-                MopArg::Atom(a) => Some(id(a)),
-                MopArg::List { .. } | MopArg::Pred(_) => {
-                    return Err(format!("op {}: list value", op.index))
-                }
-            };
-            match m.f {
-                MopFn::Read if committed => ops.push(RwMop::Read(key, value)),
-                MopFn::Read => {}
-                MopFn::Write => ops.push(RwMop::Write(key, value)),
-                _ => return Err(format!("op {}: micro-op other than :r/:w", op.index)),
-            }
-        }
-        out.push(RegTxn {
-            process: op.process,
-            ops,
-            committed,
-            index: i as u64,
-            invoked: invoked as u64,
-            realtime_preds: Vec::new(),
-        });
-        graph_id[i] = out.len() as u32;
-    }
-    let realtime = if real_time {
-        crate::infer::order_graphs::realtime_edges(h)
-    } else {
-        Vec::new()
-    };
-    for (a, b, _) in realtime {
-        let (a, b) = (graph_id[a as usize], graph_id[b as usize]);
-        if a != 0 && b != 0 {
-            out[b as usize - 1].realtime_preds.push(a);
-        }
-    }
-    let preds = PredTable {
-        preds: h.predicates.iter().map(|p| p.pred.clone()).collect(),
-        values: match universe {
-            Some(_) => table.iter().map(|&a| h.atom_value(a)).collect(),
-            None => Vec::new(),
-        },
-    };
-    Ok((out, table, preds))
-}
 
 /// The isolation level to decide: which cycles of a resolution's
 /// dependency graph (with the session and real-time edges the options add)
@@ -607,8 +457,9 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, preds, opts) {
-        Ok(g) => g,
+    let g = match build(h, preds, opts, &expired) {
+        Ok(Some(g)) => g,
+        Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
     };
     stats.build_time = phase.elapsed();
@@ -698,14 +549,25 @@ fn solve(
     let Some(model) = join_models(&parts, &answers, enc.vars()) else {
         return Verdict::Unknown;
     };
-    let holds = |l: Lit| match enc.solver_lit(&assign, l) {
+    witness(&g, &enc, &assign, &model, Shape { si, single_rw })
+}
+
+/// The valid verdict for a model of every part: the model's edges (those
+/// the encoding dropped follow known paths), sorted topologically: the
+/// witness order (with SI, of the layered graph, whose order on the
+/// history's vertices is one of the induced graph; with single-rw cycles
+/// allowed, of the edges other than rw).
+fn witness(
+    g: &polygraph::Polygraph,
+    enc: &encode::Encoding,
+    assign: &[Option<bool>],
+    model: &[bool],
+    Shape { si, single_rw }: Shape,
+) -> Verdict {
+    let holds = |l: Lit| match enc.solver_lit(assign, l) {
         Ok(l) => model[l.var().idx() as usize] == l.sign(),
         Err(fixed) => fixed,
     };
-    // The model's edges (those the encoding dropped follow known paths),
-    // sorted topologically: the witness order (with SI, of the layered
-    // graph, whose order on the history's vertices is one of the induced
-    // graph; with single-rw cycles allowed, of the edges other than rw).
     let n = g.n as u32;
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
     for &i in &enc.origin {
@@ -749,155 +611,6 @@ fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
         }
         stopped.get()
     }
-}
-
-/// Re-checks a reported cycle against the history: consecutive edges, and
-/// every edge justified by the transactions' reads and writes. Returns a
-/// description of the first problem.
-pub fn verify_cycle(h: &RegHistory, cycle: &[CycleEdge]) -> Result<(), String> {
-    verify_cycle_with(h, &PredTable::default(), cycle)
-}
-
-/// [`verify_cycle`] for a history with predicate micro-ops: a predicate
-/// edge needs the predicate's view of the key to fit the version.
-pub fn verify_cycle_with(
-    h: &RegHistory,
-    preds: &PredTable,
-    cycle: &[CycleEdge],
-) -> Result<(), String> {
-    if cycle.is_empty() {
-        return Err("empty cycle".into());
-    }
-    let fw = |t: u32, k: u64| -> Option<RegValue> {
-        if t == 0 {
-            return Some(None);
-        }
-        let mut r = None;
-        for op in &h[t as usize - 1].ops {
-            if let RwMop::Write(kk, v) = *op {
-                if kk == k {
-                    r = Some(v);
-                }
-            }
-        }
-        r
-    };
-    let er = |t: u32, k: u64| -> Option<RegValue> {
-        if t == 0 || !h[t as usize - 1].committed {
-            return None;
-        }
-        for op in &h[t as usize - 1].ops {
-            match *op {
-                RwMop::Read(kk, v) if kk == k => return Some(v),
-                RwMop::Write(kk, _) if kk == k => return None,
-                _ => {}
-            }
-        }
-        None
-    };
-    // Whether committed `t`'s predicate micro-op `p` saw `k` in a version
-    // holding `v` (before any write of its own to `k`).
-    let pred_saw = |t: u32, p: u32, k: u64, v: RegValue| -> bool {
-        if t == 0 || !h[t as usize - 1].committed {
-            return false;
-        }
-        for op in &h[t as usize - 1].ops {
-            match *op {
-                RwMop::Write(kk, _) if kk == k => return false,
-                RwMop::PredRead { key, pred, seen } if key == k && pred == p => {
-                    return match seen {
-                        PredSeen::Returned(x) => x == v,
-                        PredSeen::Matched => preds.eval(p, v),
-                        PredSeen::Missed => !preds.eval(p, v),
-                    }
-                }
-                _ => {}
-            }
-        }
-        false
-    };
-    for (i, e) in cycle.iter().enumerate() {
-        let next = cycle[(i + 1) % cycle.len()];
-        if e.to != next.from {
-            return Err(format!(
-                "edge {i} does not meet edge {}",
-                (i + 1) % cycle.len()
-            ));
-        }
-        let ok = match e.kind {
-            EdgeKind::Init => e.from == 0 && e.to != 0,
-            EdgeKind::Process => {
-                e.from != 0
-                    && e.from < e.to
-                    && h[e.from as usize - 1].process == h[e.to as usize - 1].process
-            }
-            EdgeKind::Realtime => {
-                e.from != 0 && e.to != 0 && h[e.to as usize - 1].realtime_preds.contains(&e.from)
-            }
-            EdgeKind::Wr { key, value } => {
-                e.from != e.to && fw(e.from, key) == Some(value) && er(e.to, key) == Some(value)
-            }
-            EdgeKind::Ww { key } => {
-                e.from != e.to && e.to != 0 && fw(e.from, key).is_some() && fw(e.to, key).is_some()
-            }
-            EdgeKind::Rw { key, via } => {
-                e.from != e.to
-                    && e.to != 0
-                    && via != e.to
-                    && via != e.from
-                    && fw(via, key).is_some()
-                    && er(e.from, key) == fw(via, key)
-                    && fw(e.to, key).is_some()
-            }
-            EdgeKind::PredWr { key, value, pred } => {
-                e.from != e.to && fw(e.from, key) == Some(value) && pred_saw(e.to, pred, key, value)
-            }
-            EdgeKind::PredRw { key, via, pred } => {
-                e.from != e.to
-                    && e.to != 0
-                    && via != e.to
-                    && via != e.from
-                    && fw(via, key).is_some_and(|v| pred_saw(e.from, pred, key, v))
-                    && fw(e.to, key).is_some()
-            }
-        };
-        if !ok {
-            return Err(format!("edge {i} ({e:?}) is not justified by the history"));
-        }
-    }
-    Ok(())
-}
-
-/// Elle's anomaly type for a cycle ([`crate::check::classify_kinds`]): G0,
-/// G1c, G-single-item, G2-item or G-nonadjacent-item, `-process` when it
-/// uses session order. A cycle through a predicate edge is Adya's
-/// predicate-level anomaly: `G-single`, `G-nonadjacent`, `G2` (no `-item`).
-pub fn classify_cycle(cycle: &[CycleEdge]) -> String {
-    let name = classify_items(cycle);
-    let predicate = cycle
-        .iter()
-        .any(|e| matches!(e.kind, EdgeKind::PredWr { .. } | EdgeKind::PredRw { .. }));
-    match predicate {
-        true => name.replacen("-item", "", 1),
-        false => name,
-    }
-}
-
-fn classify_items(cycle: &[CycleEdge]) -> String {
-    use crate::infer::StepKind;
-    let kinds: Vec<StepKind> = cycle
-        .iter()
-        .map(|e| match e.kind {
-            EdgeKind::Process => StepKind::Process,
-            EdgeKind::Realtime => StepKind::Realtime,
-            EdgeKind::Wr { .. } | EdgeKind::PredWr { .. } => StepKind::Wr,
-            EdgeKind::Rw { .. } | EdgeKind::PredRw { .. } => StepKind::Rw,
-            // The initial transaction has no predecessor, so its edges never
-            // lie on a cycle; counting them as ww would be harmless.
-            EdgeKind::Ww { .. } | EdgeKind::Init => StepKind::Ww,
-        })
-        .collect();
-    crate::check::classify_kinds(&kinds)
 }
 
 #[cfg(test)]

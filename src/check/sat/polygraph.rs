@@ -1,17 +1,15 @@
 //! The (hyper-)polygraph of a register history: edges conditional on
-//! conjunctions of literals, clauses over the literals, and the small graph
-//! helpers the pruning and the solving loop share.
+//! conjunctions of literals, clauses over the literals (built in
+//! [`super::build`]), and the small helpers the building, the pruning and
+//! the solving loop share.
 
 use batsat::{Lit, Var};
 
-use super::lost_update::LostUpdates;
 use super::prune::PRUNE_MAX_BYTES;
 use super::reach::Reach;
 #[cfg(test)]
 pub(super) use super::reads::summarise;
-use super::reads::{summarise_reads, ExtRead, Seen};
-use super::{CycleEdge, EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
-use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
+use super::{CycleEdge, EdgeKind, RegHistory, RegValue};
 
 #[derive(Clone, Debug)]
 pub(super) struct Edge {
@@ -37,7 +35,7 @@ pub(super) struct Reason {
 impl Reason {
     /// The sorted, deduplicated union of `parts` (whose duplicates may
     /// take it over [`MAX_REASON`] before deduplication).
-    fn union(parts: &[&[Lit]]) -> Reason {
+    pub(super) fn union(parts: &[&[Lit]]) -> Reason {
         let mut all = [Lit::UNDEF; 2 * MAX_REASON];
         let mut n = 0;
         for &l in parts.iter().flat_map(|p| p.iter()) {
@@ -96,392 +94,13 @@ pub(super) fn lit(v: usize, positive: bool) -> Lit {
     Lit::new(Var::unsafe_from_idx(v as u32), positive)
 }
 
-pub(super) fn build(
-    h: &RegHistory,
-    preds: &PredTable,
-    opts: &SatOptions,
-) -> Result<Polygraph, Violation> {
-    let n = h.len() + 1;
-    let mut vars = 0usize;
-    let mut fresh = || {
-        vars += 1;
-        vars - 1
-    };
-    let mut reads = vec![Vec::new(); n];
-    let mut writes: Vec<Vec<(u64, RegValue)>> = vec![Vec::new(); n];
-    let mut inc: Vec<Option<Lit>> = vec![None; n];
-    for (i, t) in h.iter().enumerate() {
-        let id = i as u32 + 1;
-        if t.committed {
-            let (r, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
-            if opts.isolation.has_reads() {
-                reads[id as usize] = r;
-            }
-            writes[id as usize] = w;
-        } else {
-            let (_, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
-            writes[id as usize] = w;
-            inc[id as usize] = Some(lit(fresh(), true));
-        }
-    }
-    let cond = |a: u32, b: u32, extra: &[Lit]| -> Reason {
-        Reason::union(&[
-            extra,
-            inc[a as usize].as_slice(),
-            inc[b as usize].as_slice(),
-        ])
-    };
-    let mut edges = Vec::new();
-    let mut clauses = Vec::new();
-    let mut wr_choices = Vec::new();
-    for t in 1..n as u32 {
-        edges.push(Edge {
-            from: 0,
-            to: t,
-            kind: EdgeKind::Init,
-            reason: cond(0, t, &[]),
-        });
-    }
-    let mut order_hints = Vec::new();
-    if !opts.session_order {
-        let mut last: std::collections::HashMap<i64, u32> = Default::default();
-        for (i, t) in h.iter().enumerate() {
-            let id = i as u32 + 1;
-            if let Some(p) = last.insert(t.process, id) {
-                order_hints.push((p, id));
-            }
-        }
-    }
-    if opts.session_order {
-        // Each committed transaction follows its process's previous one, as
-        // Elle's process graph orders `:ok` ops only (an `:info` transaction
-        // is in no session order; Jepsen gives the process a new id).
-        let mut last: std::collections::HashMap<i64, u32> = Default::default();
-        for (i, t) in h.iter().enumerate().filter(|(_, t)| t.committed) {
-            let id = i as u32 + 1;
-            if let Some(p) = last.insert(t.process, id) {
-                edges.push(Edge {
-                    from: p,
-                    to: id,
-                    kind: EdgeKind::Process,
-                    reason: cond(p, id, &[]),
-                });
-            }
-        }
-    }
-    if opts.real_time {
-        for (i, t) in h.iter().enumerate() {
-            let id = i as u32 + 1;
-            for &p in &t.realtime_preds {
-                if p != 0 && p != id && h[p as usize - 1].committed {
-                    edges.push(Edge {
-                        from: p,
-                        to: id,
-                        kind: EdgeKind::Realtime,
-                        reason: cond(p, id, &[]),
-                    });
-                }
-            }
-        }
-    }
-    // Writers per key (final writes), in id order; the initial transaction
-    // writes nil to every key.
-    let mut keys: Vec<u64> = writes
-        .iter()
-        .flatten()
-        .map(|w| w.0)
-        .chain(reads.iter().flatten().map(|r: &ExtRead| r.key))
-        .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let key_ix = |k: u64| keys.binary_search(&k).expect("key");
-    let mut writers: Vec<Vec<u32>> = vec![vec![0]; keys.len()];
-    for (t, ws) in writes.iter().enumerate() {
-        for &(k, _) in ws {
-            writers[key_ix(k)].push(t as u32);
-        }
-    }
-    let final_write = |t: u32, k: u64| -> Option<RegValue> {
-        if t == 0 {
-            return Some(None);
-        }
-        writes[t as usize].iter().find(|w| w.0 == k).map(|w| w.1)
-    };
-    // Read-from candidates of every external read, before the version
-    // order: a read with one committed candidate is a known edge.
-    // The writers of each final `(key, value)`, by id (the initial
-    // transaction's nil first): a read's candidates without scanning every
-    // writer of the key (a writer of many keys, such as a predicate write,
-    // made that scan quadratic).
-    let mut by_value: Vec<(u64, RegValue, u32)> = keys.iter().map(|&k| (k, None, 0)).collect();
-    for (t, ws) in writes.iter().enumerate() {
-        by_value.extend(ws.iter().map(|&(k, v)| (k, v, t as u32)));
-    }
-    by_value.sort_unstable();
-    by_value.dedup();
-    let writers_of = |k: u64, v: RegValue| {
-        let from = by_value.partition_point(|e| (e.0, e.1) < (k, v));
-        by_value[from..]
-            .iter()
-            .take_while(move |e| (e.0, e.1) == (k, v))
-            .map(|e| e.2)
-    };
-    let mut all_reads: Vec<(u32, u64, RegValue, Vec<u32>)> = Vec::new();
-    // Per read of `all_reads`: the predicate micro-op that made it.
-    let mut read_pred: Vec<Option<u32>> = Vec::new();
-    for (s, rs) in reads.iter().enumerate() {
-        let s = s as u32;
-        for r in rs {
-            let k = r.key;
-            let (v, cands) = match &r.seen {
-                Seen::Value(v) => (
-                    *v,
-                    writers_of(k, *v).filter(|&t| t != s).collect::<Vec<u32>>(),
-                ),
-                Seen::Class(cs) => {
-                    let fits = |t: u32| {
-                        final_write(t, k)
-                            .is_some_and(|v| cs.iter().all(|&(p, m)| preds.eval(p, v) == m))
-                    };
-                    let visible = visible_in_real_time(h, &writers[key_ix(k)], s, opts.real_time);
-                    let others = writers[key_ix(k)]
-                        .iter()
-                        .copied()
-                        .filter(|&t| t != s && visible(t));
-                    // Every version fits: whichever the read saw, the
-                    // predicate could not tell them apart.
-                    if others.clone().all(fits) {
-                        continue;
-                    }
-                    let mut cands: Vec<u32> = others.filter(|&t| fits(t)).collect();
-                    if cands.is_empty() && opts.real_time {
-                        // Only real time rules the fitting versions out:
-                        // keep them, the solver reports the cycle.
-                        cands = writers[key_ix(k)]
-                            .iter()
-                            .copied()
-                            .filter(|&t| t != s && fits(t))
-                            .collect();
-                    }
-                    if cands.is_empty() {
-                        return Err(Violation::PredicateUnexplained {
-                            txn: s,
-                            key: k,
-                            pred: r.pred.expect("class reads come from predicates"),
-                        });
-                    }
-                    (None, cands)
-                }
-            };
-            if cands.is_empty() && opts.skip_unexplained {
-                continue;
-            }
-            if cands.is_empty() {
-                return Err(Violation::Unwritten {
-                    txn: s,
-                    key: k,
-                    value: v,
-                });
-            }
-            all_reads.push((s, k, v, cands));
-            read_pred.push(r.pred);
-        }
-    }
-    let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
-        (cands.len() == 1 && inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
-    });
-    let known = KnownOrder::new(n, &edges, known_wr);
-    // Cobra's write combining: a transaction that read a key from a single
-    // committed writer and wrote the key follows that writer immediately in
-    // the key's version order (under SER and SI alike), so each key's writers
-    // fall into chains and only whole chains are ordered.
-    let mut rmw_links: Vec<Vec<(u32, u32)>> = vec![Vec::new(); keys.len()];
-    // Below snapshot isolation a stale read-modify-write is no cycle, so
-    // another writer may come between: no chains.
-    let combine = opts.isolation.full();
-    for (s, k, _, cands) in all_reads.iter().filter(|_| combine) {
-        if cands.len() == 1 && inc[cands[0] as usize].is_none() && final_write(*s, *k).is_some() {
-            rmw_links[key_ix(*k)].push((cands[0], *s));
-        }
-    }
-    // Version order, per pair of chains: chains the known order already
-    // orders get a known edge (no literal: pruning would fix it anyway, and
-    // on the VeriStrong 10k histories that is most of the pairs); the others
-    // one literal per unordered pair of transactions `(tail of one, head of
-    // the other)` (true = lower id first), merged over keys.
-    let mut pair_var: std::collections::HashMap<(u32, u32), usize> = Default::default();
-    // ww alternatives per key: (from, to, reason)
-    let mut ww: Vec<Vec<(u32, u32, Reason)>> = vec![Vec::new(); keys.len()];
-    let mut known_after: Vec<(u32, u32)> = Vec::new();
-    for (ki, ws) in writers.iter().enumerate() {
-        known_after.clear();
-        let chains = write_chains(ws, &mut rmw_links[ki]);
-        for (ci, ca) in chains.iter().enumerate() {
-            let (ha, ta) = (ca[0], ca[ca.len() - 1]);
-            known_after.extend(ca.windows(2).map(|w| (w[0], w[1])));
-            for cb in &chains[ci + 1..] {
-                let (hb, tb) = (cb[0], cb[cb.len() - 1]);
-                // Chains of several writers are committed throughout.
-                let unconditional = cond(ha, hb, &[]).is_empty();
-                if unconditional && known.reaches(ta, hb) {
-                    known_after.push((ta, hb));
-                } else if unconditional && known.reaches(tb, ha) {
-                    known_after.push((tb, ha));
-                } else if unconditional && known.reaches(ha, tb) {
-                    // Ordered, but only through the chains: a new known edge.
-                    ww[ki].push((ta, hb, Reason::union(&[])));
-                } else if unconditional && known.reaches(hb, ta) {
-                    ww[ki].push((tb, ha, Reason::union(&[])));
-                } else if ha == 0 {
-                    ww[ki].push((ta, hb, cond(ta, hb, &[])));
-                } else {
-                    let v = *pair_var
-                        .entry((ta.min(hb), ta.max(hb)))
-                        .or_insert_with(&mut fresh);
-                    let a_first = lit(v, ta < hb);
-                    ww[ki].push((ta, hb, cond(ta, hb, &[a_first])));
-                    ww[ki].push((tb, ha, cond(tb, ha, &[!a_first])));
-                }
-            }
-        }
-        for (a, b, r) in &ww[ki] {
-            edges.push(Edge {
-                from: *a,
-                to: *b,
-                kind: EdgeKind::Ww { key: keys[ki] },
-                reason: *r,
-            });
-        }
-        // A known ww edge follows a known path, so it is left out; of a
-        // writer's known successors only the first ones derive
-        // anti-dependencies (`S → b` for a later `b` follows from `S → m`
-        // and `m ⇝ b`).
-        known.sort_by_position(&mut known_after);
-        let mut first = 0;
-        while first < known_after.len() {
-            let a = known_after[first].0;
-            let group = known_after[first..]
-                .iter()
-                .take_while(|&&(x, _)| x == a)
-                .count();
-            let start = ww[ki].len();
-            for &(_, b) in &known_after[first..first + group] {
-                if !ww[ki][start..].iter().any(|&(_, m, _)| known.reaches(m, b)) {
-                    ww[ki].push((a, b, Reason::union(&[])));
-                }
-            }
-            first += group;
-        }
-    }
-    // Per key, the indices of its ww alternatives sorted by source (stable,
-    // so edges come out in the same order as a scan): each read-from
-    // candidate then finds its successors without scanning every pair.
-    let ww_by_from: Vec<Vec<u32>> = ww
-        .iter()
-        .map(|alts| {
-            let mut ix: Vec<u32> = (0..alts.len() as u32).collect();
-            ix.sort_by_key(|&i| alts[i as usize].0);
-            ix
-        })
-        .collect();
-    // Read-from alternatives and the anti-dependencies they derive.
-    let lost_update = LostUpdates::new(opts.lost_update, &all_reads, |t, k| {
-        final_write(t, k).is_some()
-    });
-    // Per read (with lost updates): each candidate and its literal.
-    let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
-    for ((s, k, v, cands), pred) in all_reads.into_iter().zip(read_pred) {
-        let ki = key_ix(k);
-        let single = cands.len() == 1 && inc[cands[0] as usize].is_none();
-        let mut clause = Vec::new();
-        let mut choice = Vec::new();
-        if lost_update.enabled {
-            read_lits.push(Vec::new());
-        }
-        for &t in &cands {
-            let wr: Option<Lit> = if single {
-                None
-            } else {
-                let l = lit(fresh(), true);
-                clause.push(l);
-                choice.push((t, l));
-                if let Some(i) = inc[t as usize] {
-                    clauses.push(vec![!l, i]);
-                }
-                Some(l)
-            };
-            if let Some(lits) = read_lits.last_mut().filter(|_| lost_update.enabled) {
-                lits.push((t, wr));
-            }
-            edges.push(Edge {
-                from: t,
-                to: s,
-                kind: match pred {
-                    None => EdgeKind::Wr { key: k, value: v },
-                    Some(pred) => EdgeKind::PredWr {
-                        key: k,
-                        value: final_write(t, k).expect("a candidate writes the key"),
-                        pred,
-                    },
-                },
-                reason: cond(t, s, wr.as_slice()),
-            });
-            if !opts.isolation.has_rw() {
-                continue;
-            }
-            let by_from = &ww_by_from[ki];
-            let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
-            let from_t = by_from[first..]
-                .iter()
-                .map(|&i| &ww[ki][i as usize])
-                .take_while(|alt| alt.0 == t);
-            for (_, b, r) in from_t {
-                if *b != s {
-                    let reason = Reason::union(&[&cond(t, s, wr.as_slice()), r]);
-                    edges.push(Edge {
-                        from: s,
-                        to: *b,
-                        kind: match pred {
-                            None => EdgeKind::Rw { key: k, via: t },
-                            Some(pred) => EdgeKind::PredRw {
-                                key: k,
-                                via: t,
-                                pred,
-                            },
-                        },
-                        reason,
-                    });
-                }
-            }
-        }
-        if !single {
-            clauses.push(clause);
-            wr_choices.push((s, choice));
-        }
-    }
-    let lost_updates = lost_update.clauses(&read_lits, &mut clauses)?;
-    Ok(Polygraph {
-        n,
-        vars,
-        edges,
-        clauses,
-        selector: inc,
-        wr_choices,
-        order_hints,
-        effect_key: std::iter::once(0)
-            .chain(h.iter().map(|t| t.invoked + t.index))
-            .collect(),
-        lost_updates,
-    })
-}
-
 /// With `real_time`, which writers of a key (graph ids, 0 the initial
 /// transaction) reader `s` can have seen: not invoked after `s` completed,
 /// and not followed in real time by a committed writer that completed
 /// before `s` began (whose version, later, came before the read). Without
 /// it, every writer. Vbox's time-based constraint avoidance for predicate
 /// reads; exact, since the others would close a cycle with real time.
-fn visible_in_real_time<'a>(
+pub(super) fn visible_in_real_time<'a>(
     h: &'a RegHistory,
     writers: &[u32],
     s: u32,
@@ -513,7 +132,7 @@ fn visible_in_real_time<'a>(
 /// chain a list of consecutive versions, in the order of their heads. A
 /// writer with two successors (a lost update) links to neither, and writers
 /// on a cycle of links stay alone: the solver then finds the cycle.
-fn write_chains(writers: &[u32], links: &mut [(u32, u32)]) -> Vec<Vec<u32>> {
+pub(super) fn write_chains(writers: &[u32], links: &mut [(u32, u32)]) -> Vec<Vec<u32>> {
     links.sort_unstable();
     let next = |t: u32| -> Option<u32> {
         let i = links.partition_point(|l| l.0 < t);
@@ -556,13 +175,17 @@ fn write_chains(writers: &[u32], links: &mut [(u32, u32)]) -> Vec<Vec<u32>> {
 /// real-time order, reads with a single committed writer), used to order
 /// writer pairs while building. Empty when those edges are cyclic (pruning
 /// then reports the cycle) or too large.
-struct KnownOrder {
+pub(super) struct KnownOrder {
     reach: Option<Reach>,
     pos: Vec<u32>,
 }
 
 impl KnownOrder {
-    fn new(n: usize, edges: &[Edge], wr: impl Iterator<Item = (u32, u32)>) -> KnownOrder {
+    pub(super) fn new(
+        n: usize,
+        edges: &[Edge],
+        wr: impl Iterator<Item = (u32, u32)>,
+    ) -> KnownOrder {
         let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
         for e in edges.iter().filter(|e| e.reason.is_empty()) {
             adj[e.from as usize].push((e.to, (e.kind == EdgeKind::Process) as usize));
@@ -582,12 +205,12 @@ impl KnownOrder {
     }
 
     /// Whether `a` reaches `b` by known edges (reflexive).
-    fn reaches(&self, a: u32, b: u32) -> bool {
+    pub(super) fn reaches(&self, a: u32, b: u32) -> bool {
         self.reach.as_ref().is_some_and(|r| r.reaches(a, b))
     }
 
     /// Sorts pairs by source, then by the target's known position.
-    fn sort_by_position(&self, pairs: &mut [(u32, u32)]) {
+    pub(super) fn sort_by_position(&self, pairs: &mut [(u32, u32)]) {
         if !self.pos.is_empty() {
             pairs.sort_unstable_by_key(|&(a, b)| (a, self.pos[b as usize]));
         }
@@ -602,72 +225,6 @@ pub(super) fn value(assign: &[Option<bool>], l: Lit) -> Option<bool> {
 /// A topological order of `adj`, or `None` if it has a cycle.
 pub(super) fn topo(adj: &[Vec<(u32, usize)>]) -> Option<Vec<u32>> {
     crate::graph::topological_order(adj.len(), |v| adj[v as usize].iter().map(|&(t, _)| t))
-}
-
-/// Shortest path (edge indices) from `from` to `to` in `adj`, restricted to
-/// vertices with `allowed`.
-pub(super) fn bfs_path(
-    adj: &[Vec<(u32, usize)>],
-    from: u32,
-    to: u32,
-    allowed: impl Fn(u32) -> bool,
-) -> Option<Vec<usize>> {
-    let n = adj.len();
-    let mut pred: Vec<Option<(u32, usize)>> = vec![None; n];
-    let mut seen = vec![false; n];
-    let mut queue = std::collections::VecDeque::from([from]);
-    seen[from as usize] = true;
-    while let Some(v) = queue.pop_front() {
-        for &(t, e) in &adj[v as usize] {
-            if t == to {
-                let mut path = vec![e];
-                let mut cur = v;
-                while cur != from {
-                    let (p, pe) = pred[cur as usize].expect("pred");
-                    path.push(pe);
-                    cur = p;
-                }
-                path.reverse();
-                return Some(path);
-            }
-            if !seen[t as usize] && allowed(t) {
-                seen[t as usize] = true;
-                pred[t as usize] = Some((v, e));
-                queue.push_back(t);
-            }
-        }
-    }
-    None
-}
-
-/// Up to `max` short cycles (edge indices), from distinct strongly
-/// connected components and start vertices.
-pub(super) fn find_cycles(adj: &[Vec<(u32, usize)>], max: usize) -> Vec<Vec<usize>> {
-    let g = DiGraph::from_edges(
-        adj.len(),
-        adj.iter()
-            .enumerate()
-            .flat_map(|(v, a)| a.iter().map(move |&(t, _)| (v as u32, t, Rels::WW)))
-            .collect(),
-    );
-    let mut out = Vec::new();
-    let mut comp_of = vec![u32::MAX; adj.len()];
-    let sccs = nontrivial_sccs(&g);
-    for (c, comp) in sccs.iter().enumerate() {
-        for &v in comp {
-            comp_of[v as usize] = c as u32;
-        }
-    }
-    let per = max.div_ceil(sccs.len().max(1)).max(1);
-    for (c, comp) in sccs.iter().enumerate() {
-        let step = (comp.len() / per).max(1);
-        for &v in comp.iter().step_by(step).take(per) {
-            if let Some(p) = bfs_path(adj, v, v, |t| comp_of[t as usize] == c as u32) {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 pub(super) fn to_cycle(g: &Polygraph, path: &[usize]) -> Vec<CycleEdge> {

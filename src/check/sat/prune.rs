@@ -2,9 +2,10 @@
 //! a choice whose edge would close a cycle with the edges already known is
 //! fixed to its alternative.
 
-use super::polygraph::{bfs_path, find_cycles, to_cycle, topo, value, Polygraph};
+use super::polygraph::{to_cycle, topo, value, Polygraph};
 use super::reach::Reach;
 use super::{EdgeKind, SatStats, Shape, Violation};
+use crate::graph::path::{short_cycles, shortest_path};
 
 /// Most reachability memory pruning may use, in bytes.
 pub(super) const PRUNE_MAX_BYTES: usize = 1 << 30;
@@ -90,6 +91,8 @@ pub(super) fn prune(
     shape: Shape,
     expired: &dyn Fn() -> bool,
 ) -> Result<Option<Reach>, Violation> {
+    // Over 120 lines: one fixpoint loop whose passes share the known graph,
+    // its reachability and the assignment; split, they would pass all three.
     let si = shape.si;
     // For each literal fixed false: the new edges and the known path
     // (`to ⇝ from`) that ruled it out. Paths are found only when reported:
@@ -106,7 +109,7 @@ pub(super) fn prune(
         add_known(g, assign, &mut known, &mut pending, shape);
         let Some(order) = topo(&known) else {
             // Reported from the deduplicated graph, as everywhere else.
-            let c = find_cycles(&known_graph(g, assign, shape), 1)
+            let c = short_cycles(&known_graph(g, assign, shape), 1)
                 .pop()
                 .expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
@@ -212,7 +215,7 @@ pub(super) fn prune(
             };
             if to != from {
                 let known = known_graph(g, assign, shape);
-                cycle.extend(bfs_path(&known, to, from, |_| true).expect("path"));
+                cycle.extend(shortest_path(&known, to, from, |_| true).expect("path"));
             }
             return Err(Violation::Cycle(to_cycle(g, &cycle)));
         }

@@ -280,6 +280,19 @@ impl AcyclicTheory {
                 }
             }
         }
+        // batsat learns a one-literal conflict clause as a unit at level 0
+        // and asserts its literal there; if the literal was itself set at
+        // level 0 (the theory saw it late, at a higher level), that would
+        // overwrite a level-0 assignment. The newest trail literal (true,
+        // at the current level) keeps the clause implied and false, so the
+        // ordinary conflict analysis handles it.
+        if self.clause.len() == 1 {
+            if let Some(&d) = acts.model().last() {
+                if !self.clause.contains(&!d) {
+                    self.clause.push(!d);
+                }
+            }
+        }
         self.last_cycle = Some(cycle);
         // Non-empty: a cycle of unconditional edges is caught in `new`.
         acts.raise_conflict(&self.clause, false);

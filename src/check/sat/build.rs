@@ -1,0 +1,513 @@
+//! Building the (hyper-)polygraph of a register history, phase by phase:
+//! what each transaction reads and writes, the order edges (initial,
+//! session, real time), the read-from candidates of every external read,
+//! the version order per key (chains of read-modify-writes, one literal per
+//! unordered pair of chains), and the read-from edges with the
+//! anti-dependencies they derive.
+
+use batsat::Lit;
+
+use super::lost_update::LostUpdates;
+use super::polygraph::{
+    lit, visible_in_real_time, write_chains, Edge, KnownOrder, Polygraph, Reason,
+};
+use super::reads::{summarise_reads, ExtRead, Seen};
+use super::{EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
+
+/// An external read with its read-from candidates: `(reader, key, value,
+/// writers)` (value `None` for a predicate read, which matches a class).
+type CandRead = (u32, u64, RegValue, Vec<u32>);
+
+/// Committed readers of one `(key, value)` that also write the key:
+/// `(key, value, readers)` (see [`Polygraph::lost_updates`]).
+type LostUpdateGroup = (u64, RegValue, Vec<u32>);
+
+/// The version-order alternatives of one key: `(from, to, reason)`.
+type WwAlts = Vec<(u32, u32, Reason)>;
+
+/// The state the phases share.
+struct Builder<'a> {
+    h: &'a RegHistory,
+    preds: &'a PredTable,
+    opts: &'a SatOptions,
+    n: usize,
+    vars: usize,
+    reads: Vec<Vec<ExtRead>>,
+    writes: Vec<Vec<(u64, RegValue)>>,
+    /// Per graph id: the selector of an `:info` transaction.
+    inc: Vec<Option<Lit>>,
+    /// Every key read or written, sorted.
+    keys: Vec<u64>,
+    /// Per key index: its writers (final writes), the initial transaction
+    /// first, then by id.
+    writers: Vec<Vec<u32>>,
+    edges: Vec<Edge>,
+    clauses: Vec<Vec<Lit>>,
+    wr_choices: Vec<(u32, Vec<(u32, Lit)>)>,
+}
+
+/// The polygraph of `h`, or `None` once `expired()` (building takes
+/// seconds on big histories without session order: the version order and
+/// the derived anti-dependencies grow with the square of a key's writers).
+pub(super) fn build(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+    expired: &dyn Fn() -> bool,
+) -> Result<Option<Polygraph>, Violation> {
+    let mut b = Builder::summarise(h, preds, opts)?;
+    let order_hints = b.order_edges();
+    b.index_keys();
+    let (all_reads, read_pred) = b.read_candidates()?;
+    let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
+        (cands.len() == 1 && b.inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
+    });
+    let known = KnownOrder::new(b.n, &b.edges, known_wr);
+    let Some(ww) = b.version_order(&all_reads, &known, expired) else {
+        return Ok(None);
+    };
+    let Some(lost_updates) = b.read_edges(all_reads, read_pred, &ww, expired)? else {
+        return Ok(None);
+    };
+    Ok(Some(Polygraph {
+        n: b.n,
+        vars: b.vars,
+        edges: b.edges,
+        clauses: b.clauses,
+        selector: b.inc,
+        wr_choices: b.wr_choices,
+        order_hints,
+        effect_key: std::iter::once(0)
+            .chain(h.iter().map(|t| t.invoked + t.index))
+            .collect(),
+        lost_updates,
+    }))
+}
+
+impl<'a> Builder<'a> {
+    /// Each transaction's external reads and final writes; a selector per
+    /// `:info` transaction (whose reads are not observed).
+    fn summarise(
+        h: &'a RegHistory,
+        preds: &'a PredTable,
+        opts: &'a SatOptions,
+    ) -> Result<Builder<'a>, Violation> {
+        let n = h.len() + 1;
+        let mut b = Builder {
+            h,
+            preds,
+            opts,
+            n,
+            vars: 0,
+            reads: vec![Vec::new(); n],
+            writes: vec![Vec::new(); n],
+            inc: vec![None; n],
+            keys: Vec::new(),
+            writers: Vec::new(),
+            edges: Vec::new(),
+            clauses: Vec::new(),
+            wr_choices: Vec::new(),
+        };
+        for (i, t) in h.iter().enumerate() {
+            let id = i as u32 + 1;
+            let (r, w) = summarise_reads(t, id, opts.skip_internal, preds)?;
+            if !t.committed {
+                b.inc[id as usize] = Some(lit(b.fresh(), true));
+            } else if opts.isolation.has_reads() {
+                b.reads[id as usize] = r;
+            }
+            b.writes[id as usize] = w;
+        }
+        Ok(b)
+    }
+
+    fn fresh(&mut self) -> usize {
+        self.vars += 1;
+        self.vars - 1
+    }
+
+    /// The reason of an edge `a → b` needing `extra`: `extra` plus the
+    /// selectors of `a` and `b`.
+    fn cond(&self, a: u32, b: u32, extra: &[Lit]) -> Reason {
+        Reason::union(&[
+            extra,
+            self.inc[a as usize].as_slice(),
+            self.inc[b as usize].as_slice(),
+        ])
+    }
+
+    fn key_ix(&self, k: u64) -> usize {
+        self.keys.binary_search(&k).expect("key")
+    }
+
+    /// `t`'s final write of `k` (the initial transaction writes nil).
+    fn final_write(&self, t: u32, k: u64) -> Option<RegValue> {
+        if t == 0 {
+            return Some(None);
+        }
+        self.writes[t as usize]
+            .iter()
+            .find(|w| w.0 == k)
+            .map(|w| w.1)
+    }
+
+    /// Initial, session and real-time edges; without session order in the
+    /// model, returns it as hints.
+    fn order_edges(&mut self) -> Vec<(u32, u32)> {
+        let (h, opts) = (self.h, self.opts);
+        for t in 1..self.n as u32 {
+            let reason = self.cond(0, t, &[]);
+            self.push(0, t, EdgeKind::Init, reason);
+        }
+        let mut order_hints = Vec::new();
+        if !opts.session_order {
+            let mut last: std::collections::HashMap<i64, u32> = Default::default();
+            for (i, t) in h.iter().enumerate() {
+                let id = i as u32 + 1;
+                if let Some(p) = last.insert(t.process, id) {
+                    order_hints.push((p, id));
+                }
+            }
+        } else {
+            // Each committed transaction follows its process's previous
+            // one, as Elle's process graph orders `:ok` ops only (an
+            // `:info` transaction is in no session order; Jepsen gives the
+            // process a new id).
+            let mut last: std::collections::HashMap<i64, u32> = Default::default();
+            for (i, t) in h.iter().enumerate().filter(|(_, t)| t.committed) {
+                let id = i as u32 + 1;
+                if let Some(p) = last.insert(t.process, id) {
+                    let reason = self.cond(p, id, &[]);
+                    self.push(p, id, EdgeKind::Process, reason);
+                }
+            }
+        }
+        if opts.real_time {
+            for (i, t) in h.iter().enumerate() {
+                let id = i as u32 + 1;
+                for &p in &t.realtime_preds {
+                    if p != 0 && p != id && h[p as usize - 1].committed {
+                        let reason = self.cond(p, id, &[]);
+                        self.push(p, id, EdgeKind::Realtime, reason);
+                    }
+                }
+            }
+        }
+        order_hints
+    }
+
+    fn push(&mut self, from: u32, to: u32, kind: EdgeKind, reason: Reason) {
+        self.edges.push(Edge {
+            from,
+            to,
+            kind,
+            reason,
+        });
+    }
+
+    /// The keys, and per key its writers (final writes) in id order; the
+    /// initial transaction writes nil to every key.
+    fn index_keys(&mut self) {
+        let mut keys: Vec<u64> = (self.writes.iter().flatten().map(|w| w.0))
+            .chain(self.reads.iter().flatten().map(|r| r.key))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        self.keys = keys;
+        let mut writers: Vec<Vec<u32>> = vec![vec![0]; self.keys.len()];
+        for (t, ws) in self.writes.iter().enumerate() {
+            for &(k, _) in ws {
+                writers[self.key_ix(k)].push(t as u32);
+            }
+        }
+        self.writers = writers;
+    }
+
+    /// Read-from candidates of every external read, before the version
+    /// order (a read with one committed candidate is a known edge), and
+    /// per read the predicate micro-op that made it.
+    #[allow(clippy::type_complexity)]
+    fn read_candidates(&self) -> Result<(Vec<CandRead>, Vec<Option<u32>>), Violation> {
+        let (h, opts, preds) = (self.h, self.opts, self.preds);
+        // The writers of each final `(key, value)`, by id (the initial
+        // transaction's nil first): a read's candidates without scanning
+        // every writer of the key (a writer of many keys, such as a
+        // predicate write, made that scan quadratic).
+        let mut by_value: Vec<(u64, RegValue, u32)> =
+            self.keys.iter().map(|&k| (k, None, 0)).collect();
+        for (t, ws) in self.writes.iter().enumerate() {
+            by_value.extend(ws.iter().map(|&(k, v)| (k, v, t as u32)));
+        }
+        by_value.sort_unstable();
+        by_value.dedup();
+        let writers_of = |k: u64, v: RegValue| {
+            let from = by_value.partition_point(|e| (e.0, e.1) < (k, v));
+            by_value[from..]
+                .iter()
+                .take_while(move |e| (e.0, e.1) == (k, v))
+                .map(|e| e.2)
+        };
+        let mut all_reads: Vec<CandRead> = Vec::new();
+        let mut read_pred: Vec<Option<u32>> = Vec::new();
+        for (s, rs) in self.reads.iter().enumerate() {
+            let s = s as u32;
+            for r in rs {
+                let k = r.key;
+                let (v, cands) = match &r.seen {
+                    Seen::Value(v) => (*v, writers_of(k, *v).filter(|&t| t != s).collect()),
+                    Seen::Class(cs) => {
+                        let fits = |t: u32| {
+                            self.final_write(t, k)
+                                .is_some_and(|v| cs.iter().all(|&(p, m)| preds.eval(p, v) == m))
+                        };
+                        let writers = &self.writers[self.key_ix(k)];
+                        let visible = visible_in_real_time(h, writers, s, opts.real_time);
+                        let others = writers.iter().copied().filter(|&t| t != s && visible(t));
+                        // Every version fits: whichever the read saw, the
+                        // predicate could not tell them apart.
+                        if others.clone().all(fits) {
+                            continue;
+                        }
+                        let mut cands: Vec<u32> = others.filter(|&t| fits(t)).collect();
+                        if cands.is_empty() && opts.real_time {
+                            // Only real time rules the fitting versions
+                            // out: keep them, the solver reports the cycle.
+                            cands = (writers.iter().copied())
+                                .filter(|&t| t != s && fits(t))
+                                .collect();
+                        }
+                        if cands.is_empty() {
+                            return Err(Violation::PredicateUnexplained {
+                                txn: s,
+                                key: k,
+                                pred: r.pred.expect("class reads come from predicates"),
+                            });
+                        }
+                        (None, cands)
+                    }
+                };
+                if cands.is_empty() && opts.skip_unexplained {
+                    continue;
+                }
+                if cands.is_empty() {
+                    return Err(Violation::Unwritten {
+                        txn: s,
+                        key: k,
+                        value: v,
+                    });
+                }
+                all_reads.push((s, k, v, cands));
+                read_pred.push(r.pred);
+            }
+        }
+        Ok((all_reads, read_pred))
+    }
+
+    /// The version order of every key, as ww alternatives (also pushed as
+    /// edges). Cobra's write combining: a transaction that read a key from
+    /// a single committed writer and wrote the key follows that writer
+    /// immediately in the key's version order (under SER and SI alike), so
+    /// each key's writers fall into chains and only whole chains are
+    /// ordered.
+    fn version_order(
+        &mut self,
+        all_reads: &[CandRead],
+        known: &KnownOrder,
+        expired: &dyn Fn() -> bool,
+    ) -> Option<Vec<WwAlts>> {
+        let nkeys = self.keys.len();
+        let mut rmw_links: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nkeys];
+        // Below snapshot isolation a stale read-modify-write is no cycle,
+        // so another writer may come between: no chains.
+        let combine = self.opts.isolation.full();
+        for (s, k, _, cands) in all_reads.iter().filter(|_| combine) {
+            if cands.len() == 1
+                && self.inc[cands[0] as usize].is_none()
+                && self.final_write(*s, *k).is_some()
+            {
+                rmw_links[self.key_ix(*k)].push((cands[0], *s));
+            }
+        }
+        // One literal per unordered pair of transactions `(tail of one,
+        // head of the other)` (true = lower id first), merged over keys.
+        let mut pair_var: std::collections::HashMap<(u32, u32), usize> = Default::default();
+        let mut ww: Vec<WwAlts> = vec![Vec::new(); nkeys];
+        let mut known_after: Vec<(u32, u32)> = Vec::new();
+        for ki in 0..nkeys {
+            if ki % 256 == 0 && expired() {
+                return None;
+            }
+            known_after.clear();
+            let chains = write_chains(&self.writers[ki], &mut rmw_links[ki]);
+            for (ci, ca) in chains.iter().enumerate() {
+                // A key's chain pairs are quadratic in its writers.
+                if ci % 64 == 63 && expired() {
+                    return None;
+                }
+                known_after.extend(ca.windows(2).map(|w| (w[0], w[1])));
+                for cb in &chains[ci + 1..] {
+                    self.order_chains(ca, cb, known, &mut pair_var, &mut ww[ki], &mut known_after);
+                }
+            }
+            for &(a, b, r) in &ww[ki] {
+                self.push(a, b, EdgeKind::Ww { key: self.keys[ki] }, r);
+            }
+            // A known ww edge follows a known path, so it is left out; of
+            // a writer's known successors only the first ones derive
+            // anti-dependencies (`S → b` for a later `b` follows from
+            // `S → m` and `m ⇝ b`).
+            known.sort_by_position(&mut known_after);
+            let mut first = 0;
+            while first < known_after.len() {
+                let a = known_after[first].0;
+                let group = (known_after[first..].iter())
+                    .take_while(|&&(x, _)| x == a)
+                    .count();
+                let start = ww[ki].len();
+                for &(_, b) in &known_after[first..first + group] {
+                    if !ww[ki][start..].iter().any(|&(_, m, _)| known.reaches(m, b)) {
+                        ww[ki].push((a, b, Reason::union(&[])));
+                    }
+                }
+                first += group;
+            }
+        }
+        Some(ww)
+    }
+
+    /// Orders chains `ca` before `cb` (by head) of one key: chains the
+    /// known order already orders get a known edge (no literal: pruning
+    /// would fix it anyway, and on the VeriStrong 10k histories that is
+    /// most of the pairs); the others one literal.
+    fn order_chains(
+        &mut self,
+        ca: &[u32],
+        cb: &[u32],
+        known: &KnownOrder,
+        pair_var: &mut std::collections::HashMap<(u32, u32), usize>,
+        ww: &mut WwAlts,
+        known_after: &mut Vec<(u32, u32)>,
+    ) {
+        let (ha, ta) = (ca[0], ca[ca.len() - 1]);
+        let (hb, tb) = (cb[0], cb[cb.len() - 1]);
+        // Chains of several writers are committed throughout.
+        let unconditional = self.cond(ha, hb, &[]).is_empty();
+        if unconditional && known.reaches(ta, hb) {
+            known_after.push((ta, hb));
+        } else if unconditional && known.reaches(tb, ha) {
+            known_after.push((tb, ha));
+        } else if unconditional && known.reaches(ha, tb) {
+            // Ordered, but only through the chains: a new known edge.
+            ww.push((ta, hb, Reason::union(&[])));
+        } else if unconditional && known.reaches(hb, ta) {
+            ww.push((tb, ha, Reason::union(&[])));
+        } else if ha == 0 {
+            ww.push((ta, hb, self.cond(ta, hb, &[])));
+        } else {
+            let v = match pair_var.get(&(ta.min(hb), ta.max(hb))) {
+                Some(&v) => v,
+                None => {
+                    let v = self.fresh();
+                    pair_var.insert((ta.min(hb), ta.max(hb)), v);
+                    v
+                }
+            };
+            let a_first = lit(v, ta < hb);
+            ww.push((ta, hb, self.cond(ta, hb, &[a_first])));
+            ww.push((tb, ha, self.cond(tb, ha, &[!a_first])));
+        }
+    }
+
+    /// Read-from alternatives (a literal each when there are several, at
+    /// least one true) and the anti-dependencies they derive; returns the
+    /// lost-update groups (with [`SatOptions::lost_update`]).
+    fn read_edges(
+        &mut self,
+        all_reads: Vec<CandRead>,
+        read_pred: Vec<Option<u32>>,
+        ww: &[WwAlts],
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Option<Vec<LostUpdateGroup>>, Violation> {
+        // Per key, the indices of its ww alternatives sorted by source
+        // (stable, so edges come out in the same order as a scan): each
+        // read-from candidate then finds its successors without scanning
+        // every pair.
+        let ww_by_from: Vec<Vec<u32>> = ww
+            .iter()
+            .map(|alts| {
+                let mut ix: Vec<u32> = (0..alts.len() as u32).collect();
+                ix.sort_by_key(|&i| alts[i as usize].0);
+                ix
+            })
+            .collect();
+        let lost_update = LostUpdates::new(self.opts.lost_update, &all_reads, |t, k| {
+            self.final_write(t, k).is_some()
+        });
+        // Per read (with lost updates): each candidate and its literal.
+        let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
+        for (r, ((s, k, v, cands), pred)) in all_reads.into_iter().zip(read_pred).enumerate() {
+            if r % 256 == 255 && expired() {
+                return Ok(None);
+            }
+            let ki = self.key_ix(k);
+            let single = cands.len() == 1 && self.inc[cands[0] as usize].is_none();
+            let mut clause = Vec::new();
+            let mut choice = Vec::new();
+            if lost_update.enabled {
+                read_lits.push(Vec::new());
+            }
+            for &t in &cands {
+                let wr: Option<Lit> = if single {
+                    None
+                } else {
+                    let l = lit(self.fresh(), true);
+                    clause.push(l);
+                    choice.push((t, l));
+                    if let Some(i) = self.inc[t as usize] {
+                        self.clauses.push(vec![!l, i]);
+                    }
+                    Some(l)
+                };
+                if let Some(lits) = read_lits.last_mut().filter(|_| lost_update.enabled) {
+                    lits.push((t, wr));
+                }
+                let kind = match pred {
+                    None => EdgeKind::Wr { key: k, value: v },
+                    Some(pred) => EdgeKind::PredWr {
+                        key: k,
+                        value: self.final_write(t, k).expect("a candidate writes the key"),
+                        pred,
+                    },
+                };
+                let wr_reason = self.cond(t, s, wr.as_slice());
+                self.push(t, s, kind, wr_reason);
+                if !self.opts.isolation.has_rw() {
+                    continue;
+                }
+                let by_from = &ww_by_from[ki];
+                let first = by_from.partition_point(|&i| ww[ki][i as usize].0 < t);
+                let from_t = (by_from[first..].iter())
+                    .map(|&i| &ww[ki][i as usize])
+                    .take_while(|alt| alt.0 == t);
+                for &(_, b, r) in from_t {
+                    if b != s {
+                        let kind = match pred {
+                            None => EdgeKind::Rw { key: k, via: t },
+                            Some(pred) => EdgeKind::PredRw {
+                                key: k,
+                                via: t,
+                                pred,
+                            },
+                        };
+                        self.push(s, b, kind, Reason::union(&[&wr_reason, &r]));
+                    }
+                }
+            }
+            if !single {
+                self.clauses.push(clause);
+                self.wr_choices.push((s, choice));
+            }
+        }
+        lost_update.clauses(&read_lits, &mut self.clauses).map(Some)
+    }
+}
