@@ -117,7 +117,69 @@ pub fn verify_cycle_with(
             return Err(format!("edge {i} ({e:?}) is not justified by the history"));
         }
     }
+    jointly_possible(cycle)
+}
+
+/// Whether one resolution of the history has every edge of `cycle` at
+/// once: each reader reads one writer per key, and each key's write-order
+/// steps (`ww`, and an `rw` step's "read version before the writer's")
+/// fit one total order. Each edge alone may be justified while the set is
+/// not (with repeated values, the solver's last conflict can be a cycle of
+/// write-order literals alone, which no single version order has).
+fn jointly_possible(cycle: &[CycleEdge]) -> Result<(), String> {
+    use hashbrown::HashMap;
+    // A predicate micro-op reads on its own (weak models let one
+    // transaction's reads of a key see different versions).
+    let mut read_from: HashMap<(u32, u64, Option<u32>), u32> = HashMap::new();
+    let mut before: HashMap<u64, Vec<(u32, u32)>> = HashMap::new();
+    for e in cycle {
+        let (reader, key, pred, writer) = match e.kind {
+            EdgeKind::Wr { key, .. } => (e.to, key, None, e.from),
+            EdgeKind::PredWr { key, pred, .. } => (e.to, key, Some(pred), e.from),
+            EdgeKind::Rw { key, via } => {
+                before.entry(key).or_default().push((via, e.to));
+                (e.from, key, None, via)
+            }
+            EdgeKind::PredRw { key, via, pred } => {
+                before.entry(key).or_default().push((via, e.to));
+                (e.from, key, Some(pred), via)
+            }
+            EdgeKind::Ww { key } => {
+                before.entry(key).or_default().push((e.from, e.to));
+                continue;
+            }
+            _ => continue,
+        };
+        if *read_from.entry((reader, key, pred)).or_insert(writer) != writer {
+            return Err(format!(
+                "transaction {reader} reads key {key} from two writers"
+            ));
+        }
+    }
+    let mut keys: Vec<_> = before.into_iter().collect();
+    keys.sort_unstable_by_key(|(k, _)| *k);
+    for (key, pairs) in keys {
+        if !acyclic(&pairs) {
+            return Err(format!(
+                "the write-order steps on key {key} contradict each other"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// Whether the relation `pairs` (a before b) has no cycle, over the few
+/// transactions one cycle names.
+fn acyclic(pairs: &[(u32, u32)]) -> bool {
+    let mut ids: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let at = |t: u32| ids.binary_search(&t).unwrap_or(0) as u32;
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); ids.len()];
+    for &(a, b) in pairs {
+        out[at(a) as usize].push(at(b));
+    }
+    crate::graph::topological_order(ids.len(), |v| out[v as usize].iter().copied()).is_some()
 }
 
 /// Elle's anomaly type for a cycle ([`crate::check::classify_kinds`]): G0,
@@ -150,4 +212,36 @@ fn classify_items(cycle: &[CycleEdge]) -> String {
         })
         .collect();
     crate::check::classify_kinds(&kinds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ww(from: u32, to: u32) -> CycleEdge {
+        CycleEdge {
+            from,
+            to,
+            kind: EdgeKind::Ww { key: 1 },
+        }
+    }
+
+    #[test]
+    fn write_order_steps_that_no_version_order_has_are_refused() {
+        // a < b < c < a on one key: each step alone is possible.
+        let cycle = [ww(1, 2), ww(2, 3), ww(3, 1)];
+        assert_eq!(
+            jointly_possible(&cycle),
+            Err("the write-order steps on key 1 contradict each other".into())
+        );
+        // An rw step orders the version read before the writer: 2 read
+        // 1's version, 3 wrote after it, and 3 < 1 contradicts it.
+        let rw = CycleEdge {
+            from: 2,
+            to: 3,
+            kind: EdgeKind::Rw { key: 1, via: 1 },
+        };
+        assert!(jointly_possible(&[rw, ww(3, 1)]).is_err());
+        assert_eq!(jointly_possible(&[ww(1, 2), ww(2, 3)]), Ok(()));
+    }
 }
