@@ -36,6 +36,7 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
+pub mod fence_gc;
 pub mod gc;
 pub mod source;
 pub mod store;
@@ -66,6 +67,9 @@ pub struct WatchOptions {
     pub collect: bool,
     /// See [`gc::ListGc::loose_idle_ops`].
     pub loose_idle_ops: u64,
+    /// The fence key of rw-register histories ([`fence_gc`]; the shared
+    /// fence convention's default is `-1`).
+    pub fence_key: Value,
 }
 
 /// What the final result map is (module docs).
@@ -116,6 +120,8 @@ enum Collector {
     None,
     /// list-append with real time ([`gc`]).
     List(gc::ListGc),
+    /// rw-register with fences and session order ([`fence_gc`]).
+    Fence(fence_gc::FenceGc),
 }
 
 /// The anomaly type of a read that contradicts a forgotten prefix (a stale
@@ -149,6 +155,8 @@ pub struct Watcher {
     saw_graph: bool,
     new_ops: u64,
     stats: Stats,
+    /// The "no fence" note was given.
+    no_fence_noted: bool,
     /// Notes for the user (each said once).
     pub notes: Vec<String>,
 }
@@ -175,6 +183,7 @@ impl Watcher {
             saw_graph: false,
             new_ops: 0,
             stats: Stats::default(),
+            no_fence_noted: false,
             notes: Vec::new(),
         };
         if let Some(wl) = workload {
@@ -211,7 +220,13 @@ impl Watcher {
             .iter()
             .all(|t| prohibited.contains(t));
         let auto = self.opts.check.algorithm == route::Algorithm::Auto;
+        let session = realtime || prohibited.contains(&"G-single-item-process");
         self.collector = match wl {
+            Workload::RwRegister if self.opts.collect && session => {
+                let fk = self.store.interner.atom(&self.opts.fence_key);
+                let rt = prohibited.contains(&"G-single-item-realtime") || self.opts.rw.linearizable_keys;
+                Collector::Fence(fence_gc::FenceGc::new(fk, rt))
+            }
             Workload::ListAppend if self.opts.collect && realtime && auto => {
                 let mut g = gc::ListGc::default();
                 g.loose_idle_ops = self.opts.loose_idle_ops;
@@ -222,7 +237,7 @@ impl Watcher {
                 let why = match wl {
                     Workload::ListAppend if !auto => "list-append is collected under --algorithm auto only",
                     Workload::ListAppend => "list-append without real-time order in the models (strict-serializable, strong-*) needs fence transactions, not supported yet",
-                    Workload::RwRegister => "rw-register needs fence transactions, not supported yet",
+                    Workload::RwRegister => "rw-register is collected with fence transactions under a model that forbids G-single with session order (strong-session-serializable, strong-session-snapshot-isolation, strict-serializable, ...): without session order a transaction is not ordered after its process's fences",
                     Workload::CasRegister => "cas-register histories are not checked in rounds",
                 };
                 self.notes.push(format!(
@@ -358,6 +373,15 @@ impl Watcher {
                 g.touched.insert(m.key, pos);
             }
         }
+        if let Collector::Fence(g) = &mut self.collector {
+            if g.saw_process(op.process) && !self.deferred {
+                self.deferred = true;
+                self.notes.push(format!(
+                    "{}: line {}: process {} first appears after transactions were forgotten; it may read older state than the fences show, so collection stops and the whole history is checked at the end",
+                    self.opts.origin, rec.line, op.process
+                ));
+            }
+        }
         if op.op_type == OpType::Invoke {
             if let Some(prev) = self.store.open.insert(op.process, pos) {
                 let prev_line = self.store.txns[&prev].inv.as_ref().map_or(0, |o| o.line);
@@ -379,6 +403,11 @@ impl Watcher {
                     mops,
                 },
             );
+            if let (Collector::Fence(g), Some(ms)) =
+                (&mut self.collector, self.store.txns[&pos].mops.as_deref())
+            {
+                g.saw_writes(pos, ms);
+            }
             return Ok(());
         }
         self.stats.txns += 1;
@@ -415,6 +444,38 @@ impl Watcher {
                         ("op", m),
                         ("key", self.store.interner.value(b.key)),
                         ("collected-prefix-length", Value::Int(b.base_len as i64)),
+                    ]),
+                ));
+            }
+            if admitted.changed {
+                t.mops = None;
+                rec.text = self.store.render_op(&t, &rec, Some(ms));
+            }
+        }
+        if let (Collector::Fence(g), Some(ms)) = (&mut self.collector, mops.as_mut()) {
+            let start = t.inv.as_ref().map_or(rec.pos, |o| o.pos);
+            g.saw_completion(start, op.process, op.op_type, ms);
+            g.saw_writes(start, ms);
+            let admitted = g.admit(op.process, op.op_type == OpType::Ok, ms);
+            if admitted.deferred && !self.deferred {
+                self.deferred = true;
+                self.notes.push(format!(
+                    "{}: line {}: a process that appeared after collection read a forgotten version; the whole history is checked at the end",
+                    self.opts.origin, rec.line
+                ));
+            }
+            for r in admitted.rejected {
+                let mut m = h.op_map(op);
+                if let Value::Map(entries) = &mut m {
+                    entries[0].1 = Value::Int(index as i64);
+                }
+                let value = r.value.map_or(Value::Nil, |v| self.store.interner.value(v));
+                self.immediate.push((
+                    COLLECTED_READ.to_string(),
+                    Value::kw_map(vec![
+                        ("op", m),
+                        ("key", self.store.interner.value(r.key)),
+                        ("value", value),
                     ]),
                 ));
             }
@@ -523,6 +584,19 @@ impl Watcher {
         }
         self.saw_graph |= !empty;
         if !self.flagged {
+            if let Collector::Fence(g) = &mut self.collector {
+                round.collected = g.collect(&mut self.store);
+                self.stats.forgotten += round.collected.ok as u64;
+                self.stats.forgotten_failed += round.collected.failed as u64;
+                if !g.numbered_any() && self.stats.txns >= 1000 && !self.no_fence_noted {
+                    self.no_fence_noted = true;
+                    self.notes.push(format!(
+                        "{}: no fence transaction ([[:r K v] [:w K v']] on fence key {}) numbered yet: nothing can be forgotten, memory grows until every process issues fences",
+                        self.opts.origin,
+                        pr_str(&self.opts.fence_key)
+                    ));
+                }
+            }
             if let Collector::List(g) = &mut self.collector {
                 g.now = self.next_pos;
                 round.collected = g.collect(&mut self.store);
