@@ -116,6 +116,17 @@ struct Proc {
     late: bool,
 }
 
+/// The state forgotten transactions left in a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    /// The base writer's value; several when the last forgotten writers
+    /// are concurrent (a loose base: which one is last is unknown).
+    pub values: Vec<Atom>,
+    /// A read of a loose base showed which value is last (from then on the
+    /// verdict is the whole-history check's).
+    pub revealed: bool,
+}
+
 /// A new read that contradicts what was forgotten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rejected {
@@ -158,8 +169,8 @@ pub struct FenceGc {
     /// The value the last numbered fence wrote and its epoch.
     tail: Option<(Atom, u64)>,
     procs: HashMap<i64, Proc>,
-    /// The value of each key's base writer (module docs).
-    pub bases: HashMap<Atom, Atom>,
+    /// Each collected key's base (module docs).
+    pub bases: HashMap<Atom, Base>,
     /// Retained writer (start) of each (key, value), pending ones included.
     writers: HashMap<(Atom, Atom), u64>,
     /// Something was forgotten.
@@ -257,14 +268,21 @@ impl FenceGc {
             if m.f != MopFn::Read {
                 continue;
             }
-            let Some(&base) = self.bases.get(&m.key) else {
+            let Some(base) = self.bases.get_mut(&m.key) else {
                 continue;
             };
             let value = match m.arg {
                 Arg::Atom(a) => Some(a),
                 _ => None,
             };
-            if value == Some(base) {
+            if value.is_some_and(|v| base.values.contains(&v)) {
+                if base.values.len() > 1 && ok {
+                    // Which concurrent write was last is only known now; the
+                    // collector no longer knows the other constraints on
+                    // that order, so the whole history decides.
+                    base.revealed = true;
+                    out.deferred = true;
+                }
                 m.arg = Arg::Nil;
                 out.changed = true;
                 continue;
@@ -382,6 +400,16 @@ impl FenceGc {
         };
         let plan = Plan::new(store, self, &ep, agree);
         let (member, bases) = plan.fixpoint(self);
+        if std::env::var_os("ELLERY_FENCE_DEBUG").is_some() {
+            eprintln!(
+                "fence gc: first kept {:?} agree {agree}, tail {:?}, eligible {}, forgotten {}, bases {}",
+                plan.starts.iter().zip(&member).find(|(_, &m)| !m).map(|(s, _)| s),
+                self.tail.map(|t| t.1),
+                plan.eligible.iter().filter(|&&e| e).count(),
+                member.iter().filter(|&&e| e).count(),
+                bases.len()
+            );
+        }
         self.forget(store, &plan, &member, &bases, &ep, &mut done);
         done
     }
@@ -402,25 +430,23 @@ impl FenceGc {
         store: &mut Store,
         plan: &Plan,
         member: &[bool],
-        bases: &HashMap<Atom, usize>,
+        bases: &HashMap<Atom, Vec<usize>>,
         ep: &Epochs,
         done: &mut super::gc::Collected,
     ) {
-        let mut new_bases: HashMap<Atom, Atom> = HashMap::new();
-        for (&k, &i) in bases {
-            let t = &store.txns[&plan.starts[i]];
-            let last = t
-                .mops
+        let mut new_bases: HashMap<Atom, Base> = HashMap::new();
+        for (&k, ms) in bases {
+            let values = ms
                 .iter()
-                .flatten()
-                .filter(|m| m.f == MopFn::Write && m.key == k)
-                .last();
-            if let Some(WMop {
-                arg: Arg::Atom(v), ..
-            }) = last
-            {
-                new_bases.insert(k, *v);
-            }
+                .filter_map(|&i| plan.last_write.get(&(i, k)).copied())
+                .collect();
+            new_bases.insert(
+                k,
+                Base {
+                    values,
+                    revealed: false,
+                },
+            );
         }
         for (i, &s) in plan.starts.iter().enumerate() {
             if !member[i] {
@@ -448,7 +474,7 @@ impl FenceGc {
             for m in t.mops.iter_mut().flatten() {
                 if m.f == MopFn::Read {
                     if let Arg::Atom(v) = m.arg {
-                        if new_bases.get(&m.key) == Some(&v) {
+                        if new_bases.get(&m.key).is_some_and(|b| b.values == [v]) {
                             m.arg = Arg::Nil;
                             changed = true;
                         }
@@ -485,12 +511,20 @@ struct Plan {
     seqs: Vec<Vec<usize>>,
     /// Writers of each key (indices), `nil` writers marked.
     key_writers: HashMap<Atom, (Vec<usize>, bool)>,
+    /// Whether real time orders transactions (the models include it).
+    realtime: bool,
     /// Completed reads: (reader, key, value).
     reads: Vec<(usize, Atom, Option<Atom>)>,
     /// Writer index of (key, value).
     writer: HashMap<(Atom, Atom), usize>,
     /// Readers of `nil` per key.
     nil_readers: HashMap<Atom, Vec<usize>>,
+    /// `:ok` readers of each (key, value).
+    readers: HashMap<(Atom, Atom), Vec<usize>>,
+    /// The writers each transaction read from (reach through wr).
+    read_by: HashMap<usize, Vec<usize>>,
+    /// The last value each transaction wrote to each key.
+    last_write: HashMap<(usize, Atom), Atom>,
 }
 
 impl Plan {
@@ -505,9 +539,13 @@ impl Plan {
             live: Vec::with_capacity(n),
             seqs: Vec::new(),
             key_writers: HashMap::new(),
+            realtime: gc.realtime,
             reads: Vec::new(),
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
+            readers: HashMap::new(),
+            read_by: HashMap::new(),
+            last_write: HashMap::new(),
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
         for (i, (&s, t)) in store.txns.iter().enumerate() {
@@ -550,6 +588,7 @@ impl Plan {
                         match a {
                             Arg::Atom(v) => {
                                 p.writer.insert((m.key, *v), i);
+                                p.last_write.insert((i, m.key), *v);
                             }
                             _ => e.1 = true,
                         }
@@ -560,15 +599,25 @@ impl Plan {
                             _ => None,
                         };
                         p.reads.push((i, m.key, v));
-                        if v.is_none() && outcome == OpType::Ok {
-                            p.nil_readers.entry(m.key).or_default().push(i);
+                        match v {
+                            None if outcome == OpType::Ok => {
+                                p.nil_readers.entry(m.key).or_default().push(i)
+                            }
+                            Some(v) if outcome == OpType::Ok => {
+                                p.readers.entry((m.key, v)).or_default().push(i)
+                            }
+                            _ => {}
                         }
                     }
                     _ => {}
                 }
             }
         }
-        let _ = gc;
+        for &(r, k, v) in &p.reads {
+            if let Some(&w) = v.and_then(|v| p.writer.get(&(k, v))) {
+                p.read_by.entry(r).or_default().push(w);
+            }
+        }
         p
     }
 
@@ -576,6 +625,9 @@ impl Plan {
     fn reach(&self, a: usize, b: usize) -> bool {
         if self.process[a] == self.process[b] {
             return a < b;
+        }
+        if self.realtime && self.span[a].1.is_some_and(|e| e < self.span[b].0) {
+            return true;
         }
         if let (Some(nf), Some(pf)) = (self.bounds[a].1, self.bounds[b].0) {
             if nf <= pf {
@@ -586,22 +638,104 @@ impl Plan {
     }
 
     /// `a ~> b`, also through `b` reading a value `a` wrote.
-    fn reach_wr(&self, a: usize, b: usize, read_by: &HashMap<usize, Vec<usize>>) -> bool {
-        self.reach(a, b) || read_by.get(&b).is_some_and(|ws| ws.contains(&a))
+    fn reach_wr(&self, a: usize, b: usize) -> bool {
+        self.reach(a, b) || self.read_by.get(&b).is_some_and(|ws| ws.contains(&a))
+    }
+
+    /// Whether `a`'s write of `k` precedes `b`'s in every serialization
+    /// that respects reach: `a ~> b`; or `a ~> R` for a reader `R` of
+    /// `b`'s value (`a` before `R`, and no write between `b` and `R`); or
+    /// `R ~> b` for a reader `R` of `a`'s value (Cobra's pruning of a
+    /// constraint whose one side reach already rules out).
+    fn before(&self, a: usize, b: usize, k: Atom) -> bool {
+        if self.reach_wr(a, b) {
+            return true;
+        }
+        let readers = |t: usize| {
+            self.last_write
+                .get(&(t, k))
+                .and_then(|v| self.readers.get(&(k, *v)))
+                .into_iter()
+                .flatten()
+                .copied()
+        };
+        readers(b).any(|r| r != a && r != b && self.reach_wr(a, r))
+            || readers(a).any(|r| r != a && r != b && self.reach_wr(r, b))
+    }
+
+    /// A base for key `k` among its writers `cw` in `F` (start order),
+    /// given its writers `nw` outside: the latest `m` whose write precedes
+    /// every write outside, and the writers of `cw` that must then leave
+    /// `F` (those not known to precede `m`, which `m` precedes).
+    fn base_of(
+        &self,
+        cw: &[usize],
+        nw: &[usize],
+        k: Atom,
+        c: &[bool],
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        // A writer whose value a transaction outside `F` read must be the
+        // base (or stay): try those first.
+        let read_outside: Vec<usize> = cw
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&w| {
+                self.last_write
+                    .get(&(w, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+            })
+            .collect();
+        let order: Vec<usize> = if read_outside.is_empty() {
+            cw.iter().rev().copied().collect()
+        } else {
+            read_outside
+        };
+        for m in order {
+            if !nw.iter().all(|&x| self.before(m, x, k)) {
+                continue;
+            }
+            let later: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|&w| w != m && !self.before(w, m, k))
+                .collect();
+            if later.iter().all(|&x| self.before(m, x, k)) {
+                return Some((vec![m], later));
+            }
+        }
+        // A loose base: the writers no other writer in `F` follows, pairwise
+        // unordered, each after every other writer in `F` and before every
+        // writer outside, and read by nobody outside (a later read shows
+        // which is last, and the whole history decides: `admit`).
+        let top: Vec<usize> = cw
+            .iter()
+            .copied()
+            .filter(|&w| !cw.iter().any(|&x| x != w && self.before(w, x, k)))
+            .collect();
+        let ok = top.len() > 1
+            && cw
+                .iter()
+                .filter(|w| !top.contains(w))
+                .all(|&w| top.iter().all(|&t| self.before(w, t, k)))
+            && top
+                .iter()
+                .all(|&t| nw.iter().all(|&x| self.before(t, x, k)))
+            && !top.iter().any(|&t| {
+                self.last_write
+                    .get(&(t, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+            });
+        ok.then_some((top, Vec::new()))
     }
 
     /// The largest `F` (membership per index) and each collected key's
     /// base writer.
-    fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, usize>) {
+    fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
         let n = self.starts.len();
         let mut c = self.eligible.clone();
-        // Who each transaction read from (for reach through wr).
-        let mut read_by: HashMap<usize, Vec<usize>> = HashMap::new();
-        for &(r, k, v) in &self.reads {
-            if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
-                read_by.entry(r).or_default().push(w);
-            }
-        }
         loop {
             let mut changed = false;
             let mut out = |c: &mut Vec<bool>, i: usize| {
@@ -646,7 +780,8 @@ impl Plan {
                 }
             }
             // (d) a base per key; (e) nil readers outside.
-            let mut bases: HashMap<Atom, usize> = HashMap::new();
+            let c_at_bases = c.clone();
+            let mut bases: HashMap<Atom, Vec<usize>> = HashMap::new();
             let mut keys: Vec<&Atom> = self.key_writers.keys().collect();
             keys.sort_unstable();
             for k in keys {
@@ -663,46 +798,54 @@ impl Plan {
                     cw.iter().for_each(|&w| out(&mut c, w));
                     continue;
                 }
-                let nw: Vec<usize> = ws
+                let mut nw: Vec<usize> = ws
                     .iter()
                     .copied()
                     .filter(|&w| !c[w] && self.live[w])
                     .collect();
-                let mut chosen = None;
-                for &m in cw.iter().rev() {
-                    if !nw.iter().all(|&x| self.reach_wr(m, x, &read_by)) {
-                        continue;
+                let mut cw = cw;
+                // When no writer can be the base, the latest leaves `F` (it
+                // is the most likely to be unordered with what stays) and
+                // the others try again: one key's frontier does not drag its
+                // whole past out of `F`.
+                while let Some(&last) = cw.last() {
+                    match self.base_of(&cw, &nw, *k, &c) {
+                        Some((m, later)) => {
+                            later.into_iter().for_each(|w| out(&mut c, w));
+                            bases.insert(*k, m);
+                            break;
+                        }
+                        None => {
+                            out(&mut c, last);
+                            cw.pop();
+                            nw.push(last);
+                        }
                     }
-                    let later: Vec<usize> = cw
-                        .iter()
-                        .copied()
-                        .filter(|&w| w != m && !self.reach_wr(w, m, &read_by))
-                        .collect();
-                    if later.iter().all(|&x| self.reach_wr(m, x, &read_by)) {
-                        chosen = Some((m, later));
-                        break;
-                    }
-                }
-                match chosen {
-                    Some((m, later)) => {
-                        later.into_iter().for_each(|w| out(&mut c, w));
-                        bases.insert(*k, m);
-                    }
-                    None => cw.iter().for_each(|&w| out(&mut c, w)),
                 }
             }
             // (e) readers outside of non-base values.
+            let mut again = false;
             for &(r, k, v) in &self.reads {
                 if c[r] {
                     continue;
                 }
+                if c_at_bases[r] {
+                    // `r` left `F` after the bases were chosen: choose
+                    // again (a writer `r` read from may become the base).
+                    again = true;
+                    continue;
+                }
                 if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
-                    if c[w] && bases.get(&k) != Some(&w) {
+                    let base_value = bases
+                        .get(&k)
+                        .filter(|m| m[..] == [w])
+                        .and_then(|_| self.last_write.get(&(w, k)));
+                    if c[w] && base_value != v.as_ref() {
                         out(&mut c, w);
                     }
                 }
             }
-            if !changed {
+            if !changed && !again {
                 return (c, bases);
             }
         }
