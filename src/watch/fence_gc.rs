@@ -260,11 +260,10 @@ impl FenceGc {
     /// dropped, so the round does not report it again as a read nobody
     /// wrote). Call after [`FenceGc::saw_completion`], which keeps the
     /// fence values as read.
-    pub fn admit(&mut self, process: i64, ok: bool, mops: &mut Vec<WMop>) -> Admitted {
+    pub fn admit(&mut self, process: i64, ok: bool, mops: &mut [WMop]) -> Admitted {
         let mut out = Admitted::default();
         let late = self.procs.get(&process).is_some_and(|p| p.late);
-        let mut drop = Vec::new();
-        for (i, m) in mops.iter_mut().enumerate() {
+        for m in mops.iter_mut() {
             if m.f != MopFn::Read {
                 continue;
             }
@@ -294,16 +293,15 @@ impl FenceGc {
             if !forgotten {
                 continue;
             }
-            drop.push(i);
+            // As a read of the base, so the round does not report it
+            // again (as a read nobody wrote).
+            m.arg = Arg::Nil;
             out.changed = true;
             if late {
                 out.deferred = true;
             } else if ok {
                 out.rejected.push(Rejected { key: m.key, value });
             }
-        }
-        for i in drop.into_iter().rev() {
-            mops.remove(i);
         }
         out
     }
@@ -709,11 +707,25 @@ impl Plan {
         // unordered, each after every other writer in `F` and before every
         // writer outside, and read by nobody outside (a later read shows
         // which is last, and the whole history decides: `admit`).
-        let top: Vec<usize> = cw
+        let mut top: Vec<usize> = cw
             .iter()
             .copied()
             .filter(|&w| !cw.iter().any(|&x| x != w && self.before(w, x, k)))
             .collect();
+        // Close it: a writer not known to precede every member may be last
+        // too.
+        loop {
+            let more: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|w| !top.contains(w))
+                .filter(|&w| !top.iter().all(|&t| self.before(w, t, k)))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            top.extend(more);
+        }
         let ok = top.len() > 1
             && cw
                 .iter()

@@ -743,4 +743,6 @@ fn next_line_mention(s: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
+mod fence_tests;
+#[cfg(test)]
 mod tests;
