@@ -394,6 +394,9 @@ impl FenceGc {
         }
         let ep = self.epochs(store);
         let Some(agree) = ep.agree else {
+            if std::env::var_os("ELLERY_FENCE_DEBUG").is_some() {
+                eprintln!("fence gc: no agree; tail {:?}; procs {:?}", self.tail, self.procs);
+            }
             return done;
         };
         let plan = Plan::new(store, self, &ep, agree);
