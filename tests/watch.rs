@@ -421,7 +421,16 @@ fn fenced_rw_register_rounds_equal_one_shot() {
         assert_eq!(out.trim(), "{:valid? true}", "{models}");
     }
     let w = ellery(
-        &["watch", "-q", "--verbose", "-c", "strict-serializable", "--round", "300", &valid],
+        &[
+            "watch",
+            "-q",
+            "--verbose",
+            "-c",
+            "strict-serializable",
+            "--round",
+            "300",
+            &valid,
+        ],
         None,
     );
     let counts = retained_counts(&text(&w.stderr));
@@ -496,12 +505,24 @@ fn fence_gc_hides_no_cycle_reaching_back_many_rounds() {
             ),
             "{models}: {out}"
         );
-        assert!(out.lines().last().unwrap().starts_with("{:valid? false"), "{out}");
+        assert!(
+            out.lines().last().unwrap().starts_with("{:valid? false"),
+            "{out}"
+        );
         // The same stream reading the latest value is valid, and almost
         // everything was forgotten (retained count flat).
         let p = dir.file("ok.edn", &fenced_stale_read(300, "2"));
         let w = ellery(
-            &["watch", "-q", "--verbose", "-c", models, "--round", "40", s(&p)],
+            &[
+                "watch",
+                "-q",
+                "--verbose",
+                "-c",
+                models,
+                "--round",
+                "40",
+                s(&p),
+            ],
             None,
         );
         assert_eq!(text(&w.stdout).trim(), "{:valid? true}", "{models}");

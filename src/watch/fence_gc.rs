@@ -89,6 +89,9 @@
 //! transaction is not ordered after its process's fence), so nothing is
 //! collected there.
 
+// The file is longer than most: the safety argument above and the fixpoint
+// conditions below that implement it are kept together on purpose.
+
 use super::store::{Arg, Store, Txn, WMop};
 use crate::model::{Atom, MopFn, OpType};
 use hashbrown::HashMap;
@@ -317,7 +320,10 @@ impl FenceGc {
         for (&s, f) in &self.fences {
             if f.epoch.is_none() {
                 // A fork keeps the first fence only (the round reports it).
-                by_read.entry(f.read).and_modify(|e| *e = (*e).min(s)).or_insert(s);
+                by_read
+                    .entry(f.read)
+                    .and_modify(|e| *e = (*e).min(s))
+                    .or_insert(s);
             }
         }
         loop {
@@ -395,7 +401,10 @@ impl FenceGc {
         let ep = self.epochs(store);
         let Some(agree) = ep.agree else {
             if std::env::var_os("ELLERY_FENCE_DEBUG").is_some() {
-                eprintln!("fence gc: no agree; tail {:?}; procs {:?}", self.tail, self.procs);
+                eprintln!(
+                    "fence gc: no agree; tail {:?}; procs {:?}",
+                    self.tail, self.procs
+                );
             }
             return done;
         };
@@ -557,11 +566,9 @@ impl Plan {
                 .iter()
                 .flatten()
                 .any(|m| m.f == MopFn::Write && m.arg == Arg::Nil);
-            let lists = t
-                .mops
-                .iter()
-                .flatten()
-                .any(|m| matches!(m.arg, Arg::List(_)) || m.f != MopFn::Read && m.f != MopFn::Write);
+            let lists = t.mops.iter().flatten().any(|m| {
+                matches!(m.arg, Arg::List(_)) || m.f != MopFn::Read && m.f != MopFn::Write
+            });
             p.starts.push(s);
             p.process.push(t.process);
             p.bounds.push(b);

@@ -10,16 +10,16 @@ use crate::check::result::Expectations;
 /// FA2, FB2 (epochs 0..3). Each op map is (process, value), invoked and
 /// completed at once; positions are 2 per transaction.
 const O15: [(i64, &str); 10] = [
-    (0, "[[:r -1 nil] [:w -1 1]]"),   // FA1  start 0
-    (1, "[[:w 20 10]]"),              // b0   start 2
-    (1, "[[:r 20 10] [:w 20 11]]"),   // b1   start 4
-    (1, "[[:r -1 1] [:w -1 2]]"),     // FB1  start 6
-    (0, "[[:w 10 1]]"),               // a1   start 8
-    (0, "[[:r 10 1]]"),               // a2   start 10
-    (0, "[[:r -1 2] [:w -1 3]]"),     // FA2  start 12
-    (1, "[[:r 10 1]]"),               // b2   start 14
-    (1, "[[:r -1 3] [:w -1 4]]"),     // FB2  start 16
-    (0, "[[:r 20 11]]"),              // a3   start 18
+    (0, "[[:r -1 nil] [:w -1 1]]"), // FA1  start 0
+    (1, "[[:w 20 10]]"),            // b0   start 2
+    (1, "[[:r 20 10] [:w 20 11]]"), // b1   start 4
+    (1, "[[:r -1 1] [:w -1 2]]"),   // FB1  start 6
+    (0, "[[:w 10 1]]"),             // a1   start 8
+    (0, "[[:r 10 1]]"),             // a2   start 10
+    (0, "[[:r -1 2] [:w -1 3]]"),   // FA2  start 12
+    (1, "[[:r 10 1]]"),             // b2   start 14
+    (1, "[[:r -1 3] [:w -1 4]]"),   // FB2  start 16
+    (0, "[[:r 20 11]]"),            // a3   start 18
 ];
 
 fn history(txns: &[(i64, &str)], first_index: usize) -> Vec<u8> {
@@ -153,7 +153,11 @@ fn no_collection_without_session_order() {
     w.ingest(history(&O15, 0)).unwrap();
     w.round().unwrap();
     assert_eq!(w.retained(), 10);
-    assert!(w.notes.iter().any(|n| n.contains("session order")), "{:?}", w.notes);
+    assert!(
+        w.notes.iter().any(|n| n.contains("session order")),
+        "{:?}",
+        w.notes
+    );
 }
 
 #[test]

@@ -227,7 +227,8 @@ impl Watcher {
         self.collector = match wl {
             Workload::RwRegister if self.opts.collect && session => {
                 let fk = self.store.interner.atom(&self.opts.fence_key);
-                let rt = prohibited.contains(&"G-single-item-realtime") || self.opts.rw.linearizable_keys;
+                let rt = prohibited.contains(&"G-single-item-realtime")
+                    || self.opts.rw.linearizable_keys;
                 Collector::Fence(fence_gc::FenceGc::new(fk, rt))
             }
             Workload::ListAppend if self.opts.collect && realtime && auto => {
@@ -719,6 +720,8 @@ impl Watcher {
             if !self.flagged {
                 let cause = if self.deferred {
                     "collected-order-revealed"
+                } else if self.suppressed {
+                    "read-of-pending-write"
                 } else {
                     "empty-transaction-graph"
                 };
