@@ -51,6 +51,25 @@
 //! * (e) nothing outside `F` reads a value of `x` that `F` wrote, except
 //!   `B_x`'s, nor reads `x`'s current initial state (no rw edge enters `F`).
 //!
+//! "Reaches" in (d) is about versions: `a`'s write precedes `b`'s when
+//! `a ~> b`, or `a ~> R` for a reader `R` of `b`'s value, or `R ~> b` for a
+//! reader `R` of `a`'s (Cobra's pruning settles the same constraints);
+//! under real-time models, also when `a` completed before `b` was invoked.
+//! When no single base exists because the last writers of `x` in `F` are
+//! concurrent, they form a *loose* base: every other writer in `F` precedes
+//! each of them, each precedes every writer outside, and nobody outside
+//! read them; a later read of one of their values shows which was last,
+//! which the collector cannot check against what it forgot, so the verdict
+//! is then the whole-history check's (as the list-append collector's loose
+//! blocks).
+//!
+//! Compared with the digest (`seed-003-cobra.md` §3.3–3.4): with Wfences
+//! only, `nf(t) ≤ agree` suffices for `t ~> T` (the digest's
+//! `epoch ≤ agree − 2` allows for Rfences sharing an epoch); and Cobra's
+//! removable set keeps each key's latest old writer, where this keeps only
+//! its value (the base), since the retained history is re-checked from
+//! scratch each round rather than carried as a graph.
+//!
 //! After forgetting `F`, retained reads of `B_x`'s value become `nil`: the
 //! retained history starts from the state `F` left (as the list-append
 //! collector's prefixes do), and [`FenceGc::bases`] keeps `B_x`'s value.
