@@ -719,18 +719,10 @@ impl Plan {
         } else {
             read_outside
         };
-        for m in order {
-            if !nw.iter().all(|&x| self.before(m, x, k)) {
-                continue;
-            }
-            let later: Vec<usize> = cw
-                .iter()
-                .copied()
-                .filter(|&w| w != m && !self.before(w, m, k))
-                .collect();
-            if later.iter().all(|&x| self.before(m, x, k)) {
-                return Some((vec![m], later));
-            }
+        // A base that makes no writer leave `F`; else a loose one; else one
+        // that sends later, unordered writers out.
+        if let Some(b) = self.single_base(&order, cw, nw, k, false) {
+            return Some(b);
         }
         // A loose base: the writers no other writer in `F` follows, pairwise
         // unordered, each after every other writer in `F` and before every
@@ -769,7 +761,37 @@ impl Plan {
                     .and_then(|v| self.readers.get(&(k, *v)))
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
             });
-        ok.then_some((top, Vec::new()))
+        if ok {
+            return Some((top, Vec::new()));
+        }
+        self.single_base(&order, cw, nw, k, true)
+    }
+
+    /// The first `m` of `order` whose write precedes every write outside
+    /// and that every other writer in `F` precedes, except the returned
+    /// ones (`allow_later`), which `m` precedes and which must leave `F`.
+    fn single_base(
+        &self,
+        order: &[usize],
+        cw: &[usize],
+        nw: &[usize],
+        k: Atom,
+        allow_later: bool,
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        for &m in order {
+            if !nw.iter().all(|&x| self.before(m, x, k)) {
+                continue;
+            }
+            let later: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|&w| w != m && !self.before(w, m, k))
+                .collect();
+            if (allow_later || later.is_empty()) && later.iter().all(|&x| self.before(m, x, k)) {
+                return Some((vec![m], later));
+            }
+        }
+        None
     }
 
     /// The largest `F` (membership per index) and each collected key's
