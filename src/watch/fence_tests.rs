@@ -72,7 +72,8 @@ fn o15_epochs() {
     let ep = fence_gc(&mut w).epochs(&store);
     // (pf, nf) per transaction: Cobra's epoch is nf - 1 (a1 = a2 = 1,
     // b0 = b1 = 0, b2 = 2, a3 = +inf), fences carry their own.
-    let want: [(u64, (Option<u64>, Option<u64>)); 10] = [
+    type Bounds = (Option<u64>, Option<u64>);
+    let want: [(u64, Bounds); 10] = [
         (0, (Some(0), Some(0))),
         (2, (None, Some(1))),
         (4, (None, Some(1))),
