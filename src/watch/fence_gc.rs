@@ -419,26 +419,10 @@ impl FenceGc {
         }
         let ep = self.epochs(store);
         let Some(agree) = ep.agree else {
-            if std::env::var_os("ELLERY_FENCE_DEBUG").is_some() {
-                eprintln!(
-                    "fence gc: no agree; tail {:?}; procs {:?}",
-                    self.tail, self.procs
-                );
-            }
             return done;
         };
         let plan = Plan::new(store, self, &ep, agree);
         let (member, bases) = plan.fixpoint(self);
-        if std::env::var_os("ELLERY_FENCE_DEBUG").is_some() {
-            eprintln!(
-                "fence gc: first kept {:?} agree {agree}, tail {:?}, eligible {}, forgotten {}, bases {}",
-                plan.starts.iter().zip(&member).find(|(_, &m)| !m).map(|(s, _)| s),
-                self.tail.map(|t| t.1),
-                plan.eligible.iter().filter(|&&e| e).count(),
-                member.iter().filter(|&&e| e).count(),
-                bases.len()
-            );
-        }
         self.forget(store, &plan, &member, &bases, &ep, &mut done);
         done
     }

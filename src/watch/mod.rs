@@ -609,9 +609,6 @@ impl Watcher {
         }
         if !valid {
             self.flagged = true;
-            if std::env::var_os("ELLERY_FENCE_DEBUG").is_some() {
-                eprintln!("flagged: {}", pr_str(&outcome.result));
-            }
         }
         self.saw_graph |= !empty;
         if !self.flagged {
