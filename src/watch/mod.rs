@@ -36,6 +36,9 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
+// Longer than most files: the watcher's op intake feeds both collectors
+// (list-append and fences), whose hooks sit next to the code they guard.
+
 pub mod fence_gc;
 pub mod gc;
 pub mod source;
