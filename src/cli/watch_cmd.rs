@@ -65,6 +65,10 @@ pub(super) struct WatchArgs {
     /// Never forget transactions (memory grows with the history).
     #[arg(long)]
     no_gc: bool,
+    /// The fence key of rw-register histories (fence transactions
+    /// `[[:r K v] [:w K v']]`, the shared fence convention).
+    #[arg(long = "fence-key", value_name = "K", default_value_t = -1, allow_hyphen_values = true)]
+    fence_key: i64,
     /// Do not copy standard input to a temporary file; then, when an
     /// anomaly is found, the final map lists the anomalies the rounds found
     /// instead of re-checking the whole history.
@@ -195,6 +199,7 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         // 20,000 ops without a mention: the key is most likely retired
         // (Jepsen's active keys are mentioned every few dozen ops).
         loose_idle_ops: 20_000,
+        fence_key: Value::Int(a.fence_key),
     });
     let code = match watch_loop(a, &mut w, &rx) {
         Err(msg) => Err(msg),

@@ -1,0 +1,900 @@
+//! Garbage collection with fence transactions (Cobra §4, appendix B): an
+//! rw-register history, whose version order nothing gives, checked under a
+//! model that forbids G-single with session order (`strong-session-
+//! serializable`, `strong-session-snapshot-isolation`, their `strict-`/
+//! `strong-` variants, …), with a Wfence (`[[:r FK v] [:w FK v']]`, the
+//! shared fence convention) every few transactions of every process.
+//!
+//! # Epochs
+//!
+//! Wfences chain through the fence key: each reads the value the previous
+//! one wrote (the first reads `nil`). A fence's epoch is its place in that
+//! chain (0, 1, 2, …), assigned by following the chain from the last fence
+//! numbered ([`FenceGc::tail`]), by the values a fence read and wrote when
+//! it arrived (reads are rewritten later, see below). A fence that does not
+//! extend the chain (a fork: two fences read the same value, a lost update
+//! the round reports) gets no epoch and counts as an ordinary transaction.
+//! Read-only fences (Rfences) are ordinary transactions here: Wfences alone
+//! carry the argument, which spares Cobra's "−2" (fences sharing an epoch).
+//!
+//! For a transaction `t` of process `p`: `nf(t)` is the epoch of `p`'s next
+//! numbered fence (`t` itself if it is one; ∞ if none yet) and `pf(t)` that
+//! of `p`'s previous one (−∞ if none). Cobra's `epoch(t)` is `nf(t) − 1`.
+//! `agree` is the smallest last-fence epoch over the live processes (those
+//! whose last completion is not `:info`: a crashed Jepsen process never
+//! issues another op); a live process that has issued no fence makes it −∞
+//! and nothing is forgotten (the digest's point, which Fig. 12 misses).
+//!
+//! **Reach.** `a ~> b` (a path in the graph of every serialization) when
+//! `a` precedes `b` in its process, or `nf(a) ≤ pf(b)` (`a` → its next fence
+//! by session order → later fences by wr on the fence key → `b`'s previous
+//! fence → `b` by session order), or `b` read a value `a` wrote. A future
+//! transaction `T` of a live process comes after that process's last fence,
+//! whose epoch is ≥ `agree`, so **every `a` with `nf(a) ≤ agree` reaches
+//! every future `T`** (Cobra's Lemma 36 / Claim 37: "frozen").
+//!
+//! # What is forgotten
+//!
+//! The largest set `F` of retained `:ok` transactions (fixpoint,
+//! [`FenceGc::collect`]) such that:
+//! * (a) `nf(t) ≤ agree` for each `t` in `F`, and `t` writes no `nil`;
+//! * (b) `F` is a prefix of each process (no session edge enters `F`); under
+//!   real-time models, nothing outside `F` completed before a member of `F`
+//!   was invoked (no real-time edge enters `F`);
+//! * (c) every value a member of `F` read was written by `F`, or is the
+//!   key's initial (or forgotten, below) state (no wr edge enters `F`);
+//! * (d) for each key `x` that `F` writes there is a *base* writer `B_x` in
+//!   `F` that every other writer of `x` in `F` reaches, and that reaches
+//!   every retained writer of `x` outside `F` (Cobra's "obsolete": the
+//!   others' versions are overwritten by `B_x`'s, and when the verifier
+//!   cannot tell which write is last it keeps them all);
+//! * (e) nothing outside `F` reads a value of `x` that `F` wrote, except
+//!   `B_x`'s, nor reads `x`'s current initial state (no rw edge enters `F`).
+//!
+//! "Reaches" in (d) is about versions: `a`'s write precedes `b`'s when
+//! `a ~> b`, or `a ~> R` for a reader `R` of `b`'s value, or `R ~> b` for a
+//! reader `R` of `a`'s (Cobra's pruning settles the same constraints);
+//! under real-time models, also when `a` completed before `b` was invoked.
+//! When no single base exists because the last writers of `x` in `F` are
+//! concurrent, they form a *loose* base: every other writer in `F` precedes
+//! each of them, each precedes every writer outside, and nobody outside
+//! read them; a later read of one of their values shows which was last,
+//! which the collector cannot check against what it forgot, so the verdict
+//! is then the whole-history check's (as the list-append collector's loose
+//! blocks).
+//!
+//! Compared with the digest (`seed-003-cobra.md` §3.3–3.4): with Wfences
+//! only, `nf(t) ≤ agree` suffices for `t ~> T` (the digest's
+//! `epoch ≤ agree − 2` allows for Rfences sharing an epoch); and Cobra's
+//! removable set keeps each key's latest old writer, where this keeps only
+//! its value (the base), since the retained history is re-checked from
+//! scratch each round rather than carried as a graph.
+//!
+//! After forgetting `F`, retained reads of `B_x`'s value become `nil`: the
+//! retained history starts from the state `F` left (as the list-append
+//! collector's prefixes do), and [`FenceGc::bases`] keeps `B_x`'s value.
+//!
+//! # Why it is safe
+//!
+//! Let `R` be the rest of the history, retained and future, with reads of
+//! `B_x` as `nil`. (⇐) If `R` is valid, so is `F ∪ R`: run `F` first, in the
+//! order (or snapshot schedule) of the round that found the retained
+//! history valid before `F` was forgotten (restricted to `F`, so `B_x` is
+//! last among `F`'s writers of `x`, by (d)), then `R`: by (b) no session or
+//! real-time order is broken, by (c) `F` reads the same values, and `R`'s
+//! reads of `nil` now see `B_x`'s value, its other reads `R`'s writes, which
+//! follow `F`'s. (⇒) If the whole history is valid, restricting its order
+//! to `R` is an order for `R`: every writer of `x` in `R` comes after `B_x`
+//! (by (d) for retained ones, by (a) and reach for future ones), so a read
+//! of `B_x`'s value in `R` has no `R` writer before it, as `nil` says. So
+//! the rounds, which check `R`, find an anomaly iff the history has one,
+//! **as long as (e) also holds for future transactions**. Each new `:ok`
+//! read of a key with a base is compared at once ([`FenceGc::admit`]):
+//! `B_x`'s value becomes `nil`; a read of `nil`, or of a value whose writer
+//! is not retained (a forgotten one), is rejected at once (Cobra's
+//! tombstones; Claim 41). That rejection is right: `B_x ~> T` by (a), a
+//! forgotten writer `w ~> B_x` by (d), and `T`, reading `w`'s value or the
+//! initial state, is anti-dependent on the next version, which precedes or
+//! is `B_x`'s: a cycle with one anti-dependency (G-single with session
+//! order), forbidden by the models this applies to.
+//!
+//! Limits, said in a note when met: Cobra's clients are known in advance;
+//! a Jepsen process that first appears after something was forgotten may
+//! legitimately read state older than its fences show, so collection stops
+//! and the verdict is left to the whole-history check at the end (its reads
+//! of forgotten versions are not rejected). Values are assumed unique per
+//! key, as Elle assumes: a value written twice is told apart by nothing.
+//! Without session order (plain `serializable`) fences order nothing (a
+//! transaction is not ordered after its process's fence), so nothing is
+//! collected there.
+
+// The file is longer than most: the safety argument above and the fixpoint
+// conditions below that implement it are kept together on purpose.
+
+use super::store::{Arg, Store, Txn, WMop};
+use crate::model::{Atom, MopFn, OpType};
+use hashbrown::HashMap;
+
+/// A Wfence's values, kept from when it arrived (reads are rewritten later).
+#[derive(Clone, Copy, Debug)]
+struct FenceInfo {
+    /// The value read (`None`: `nil`).
+    read: Option<Atom>,
+    /// The value written.
+    wrote: Atom,
+    /// Its place in the chain, once known.
+    epoch: Option<u64>,
+}
+
+/// What the collector knows of a process.
+#[derive(Clone, Copy, Debug, Default)]
+struct Proc {
+    /// Epoch of its last forgotten numbered fence (the `pf` of its first
+    /// retained transaction).
+    forgotten_pf: Option<u64>,
+    /// Its last completion was `:info` (it issues nothing more).
+    crashed: bool,
+    /// It first appeared after something was forgotten (see module docs).
+    late: bool,
+}
+
+/// The state forgotten transactions left in a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    /// The base writer's value; several when the last forgotten writers
+    /// are concurrent (a loose base: which one is last is unknown).
+    pub values: Vec<Atom>,
+    /// A read of a loose base showed which value is last (from then on the
+    /// verdict is the whole-history check's).
+    pub revealed: bool,
+}
+
+/// A new read that contradicts what was forgotten.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejected {
+    /// The key.
+    pub key: Atom,
+    /// The value read (`None`: `nil`).
+    pub value: Option<Atom>,
+}
+
+/// What [`FenceGc::admit`] did to a completion's reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Admitted {
+    /// Some micro-op changed (the op must be re-rendered).
+    pub changed: bool,
+    /// `:ok` reads of forgotten versions (immediate rejections).
+    pub rejected: Vec<Rejected>,
+    /// A process that appeared after something was forgotten read a
+    /// forgotten version: the verdict is left to the whole history.
+    pub deferred: bool,
+}
+
+/// Epochs of one collection (exposed for tests).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Epochs {
+    /// Per retained transaction (start): (`pf`, `nf`).
+    pub bounds: HashMap<u64, (Option<u64>, Option<u64>)>,
+    /// The smallest last-fence epoch of the live processes (`None`: −∞).
+    pub agree: Option<u64>,
+}
+
+/// The fence collector's state.
+#[derive(Debug)]
+pub struct FenceGc {
+    /// The fence key, in the store's interner.
+    pub fence_key: Atom,
+    /// Whether the models include real-time order.
+    pub realtime: bool,
+    /// Wfences retained, by start.
+    fences: HashMap<u64, FenceInfo>,
+    /// The value the last numbered fence wrote and its epoch.
+    tail: Option<(Atom, u64)>,
+    procs: HashMap<i64, Proc>,
+    /// Each collected key's base (module docs).
+    pub bases: HashMap<Atom, Base>,
+    /// Retained writer (start) of each (key, value), pending ones included.
+    writers: HashMap<(Atom, Atom), u64>,
+    /// Something was forgotten.
+    pub forgot: bool,
+    /// A late process appeared: nothing more is forgotten.
+    pub stopped: bool,
+}
+
+impl FenceGc {
+    /// A collector for fence key `fence_key`.
+    pub fn new(fence_key: Atom, realtime: bool) -> FenceGc {
+        FenceGc {
+            fence_key,
+            realtime,
+            fences: HashMap::new(),
+            tail: None,
+            procs: HashMap::new(),
+            bases: HashMap::new(),
+            writers: HashMap::new(),
+            forgot: false,
+            stopped: false,
+        }
+    }
+
+    /// Notes an op of `process`; true when the process is new and appeared
+    /// after something was forgotten (collection stops: module docs).
+    pub fn saw_process(&mut self, process: i64) -> bool {
+        if self.procs.contains_key(&process) {
+            return false;
+        }
+        let late = self.forgot;
+        self.procs.insert(
+            process,
+            Proc {
+                late,
+                ..Proc::default()
+            },
+        );
+        if late {
+            self.stopped = true;
+        }
+        late
+    }
+
+    /// Notes the writes of an op (invocation or completion) starting at
+    /// `start`.
+    pub fn saw_writes(&mut self, start: u64, mops: &[WMop]) {
+        for m in mops {
+            if let (MopFn::Write, Arg::Atom(v)) = (m.f, &m.arg) {
+                self.writers.insert((m.key, *v), start);
+            }
+        }
+    }
+
+    /// Notes a completion: a crash, or a Wfence.
+    pub fn saw_completion(&mut self, start: u64, process: i64, t: OpType, mops: &[WMop]) {
+        if let Some(p) = self.procs.get_mut(&process) {
+            p.crashed = t == OpType::Info;
+        }
+        if t != OpType::Ok {
+            return;
+        }
+        if let [r, w] = mops {
+            let fk = self.fence_key;
+            if r.f == MopFn::Read && w.f == MopFn::Write && r.key == fk && w.key == fk {
+                let read = match r.arg {
+                    Arg::Atom(a) => Some(a),
+                    _ => None,
+                };
+                if let Arg::Atom(wrote) = w.arg {
+                    self.fences.insert(
+                        start,
+                        FenceInfo {
+                            read,
+                            wrote,
+                            epoch: None,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// Compares the reads of a new completion with the bases: a read of
+    /// `B_x`'s value becomes `nil`; an `:ok` read of `nil` or of a value no
+    /// retained transaction wrote, on a key with a base, is rejected (and
+    /// dropped, so the round does not report it again as a read nobody
+    /// wrote). Call after [`FenceGc::saw_completion`], which keeps the
+    /// fence values as read.
+    pub fn admit(&mut self, process: i64, ok: bool, mops: &mut [WMop]) -> Admitted {
+        let mut out = Admitted::default();
+        let late = self.procs.get(&process).is_some_and(|p| p.late);
+        for m in mops.iter_mut() {
+            if m.f != MopFn::Read {
+                continue;
+            }
+            let Some(base) = self.bases.get_mut(&m.key) else {
+                continue;
+            };
+            let value = match m.arg {
+                Arg::Atom(a) => Some(a),
+                _ => None,
+            };
+            if value.is_some_and(|v| base.values.contains(&v)) {
+                if base.values.len() > 1 && ok {
+                    // Which concurrent write was last is only known now; the
+                    // collector no longer knows the other constraints on
+                    // that order, so the whole history decides.
+                    base.revealed = true;
+                    out.deferred = true;
+                }
+                m.arg = Arg::Nil;
+                out.changed = true;
+                continue;
+            }
+            let forgotten = match value {
+                None => ok,
+                Some(v) => !self.writers.contains_key(&(m.key, v)),
+            };
+            if !forgotten {
+                continue;
+            }
+            // As a read of the base, so the round does not report it
+            // again (as a read nobody wrote).
+            m.arg = Arg::Nil;
+            out.changed = true;
+            if late {
+                out.deferred = true;
+            } else if ok {
+                out.rejected.push(Rejected { key: m.key, value });
+            }
+        }
+        out
+    }
+
+    /// Whether some fence was numbered.
+    pub fn numbered_any(&self) -> bool {
+        self.tail.is_some()
+    }
+
+    /// Numbers the fences that extend the chain.
+    fn number_fences(&mut self) {
+        let mut by_read: HashMap<Option<Atom>, u64> = HashMap::new();
+        for (&s, f) in &self.fences {
+            if f.epoch.is_none() {
+                // A fork keeps the first fence only (the round reports it).
+                by_read
+                    .entry(f.read)
+                    .and_modify(|e| *e = (*e).min(s))
+                    .or_insert(s);
+            }
+        }
+        loop {
+            let (want, next) = match self.tail {
+                None => (None, 0),
+                Some((v, e)) => (Some(v), e + 1),
+            };
+            let Some(s) = by_read.remove(&want) else {
+                return;
+            };
+            let f = self.fences.get_mut(&s).expect("indexed fence");
+            f.epoch = Some(next);
+            self.tail = Some((f.wrote, next));
+        }
+    }
+
+    /// Each retained transaction's (`pf`, `nf`), and `agree` (module docs).
+    pub fn epochs(&mut self, store: &Store) -> Epochs {
+        self.number_fences();
+        let mut by_proc: HashMap<i64, Vec<u64>> = HashMap::new();
+        for (&s, t) in &store.txns {
+            by_proc.entry(t.process).or_default().push(s);
+        }
+        let mut out = Epochs::default();
+        let mut agree: Option<Option<u64>> = None;
+        // Processes with no retained transaction keep their last fence.
+        for (p, info) in &self.procs {
+            if !info.crashed && !by_proc.contains_key(p) {
+                let e = info.forgotten_pf;
+                agree = Some(agree.map_or(e, |a: Option<u64>| a.min(e)));
+            }
+        }
+        for (p, starts) in &by_proc {
+            let own = |s: &u64| self.fences.get(s).and_then(|f| f.epoch);
+            let mut pf = self.procs.get(p).and_then(|i| i.forgotten_pf);
+            let mut pfs = Vec::with_capacity(starts.len());
+            for s in starts {
+                pf = own(s).or(pf);
+                pfs.push(pf);
+            }
+            let mut nf = None;
+            for (s, pf) in starts.iter().zip(pfs).rev() {
+                nf = own(s).or(nf);
+                out.bounds.insert(*s, (pf, nf));
+            }
+            if !self.procs.get(p).is_some_and(|i| i.crashed) {
+                let last = out.bounds[starts.last().unwrap()].0;
+                agree = Some(agree.map_or(last, |a: Option<u64>| a.min(last)));
+            }
+        }
+        // `Option`'s order puts `None` (−∞) first, as `min` needs.
+        out.agree = agree.flatten();
+        out
+    }
+
+    /// Forgets what can be forgotten (module docs); returns how much.
+    pub fn collect(&mut self, store: &mut Store) -> super::gc::Collected {
+        let mut done = super::gc::Collected::default();
+        if self.stopped {
+            return done;
+        }
+        // Failed transactions have no edges; a later read of their writes is
+        // a read nobody retained wrote (rejected, or G1a in the round).
+        let failed: Vec<u64> = store
+            .txns
+            .iter()
+            .filter(|(_, t)| t.outcome() == OpType::Fail)
+            .map(|(&s, _)| s)
+            .collect();
+        for s in failed {
+            let t = store.txns.remove(&s).expect("retained");
+            self.unindex(s, &t);
+            done.failed += 1;
+        }
+        let ep = self.epochs(store);
+        let Some(agree) = ep.agree else {
+            return done;
+        };
+        let plan = Plan::new(store, self, &ep, agree);
+        let (member, bases) = plan.fixpoint(self);
+        self.forget(store, &plan, &member, &bases, &ep, &mut done);
+        done
+    }
+
+    fn unindex(&mut self, s: u64, t: &Txn) {
+        for m in t.mops.iter().flatten() {
+            if let (MopFn::Write, Arg::Atom(v)) = (m.f, &m.arg) {
+                if self.writers.get(&(m.key, *v)) == Some(&s) {
+                    self.writers.remove(&(m.key, *v));
+                }
+            }
+        }
+        self.fences.remove(&s);
+    }
+
+    fn forget(
+        &mut self,
+        store: &mut Store,
+        plan: &Plan,
+        member: &[bool],
+        bases: &HashMap<Atom, Vec<usize>>,
+        ep: &Epochs,
+        done: &mut super::gc::Collected,
+    ) {
+        let mut new_bases: HashMap<Atom, Base> = HashMap::new();
+        for (&k, ms) in bases {
+            let values = ms
+                .iter()
+                .filter_map(|&i| plan.last_write.get(&(i, k)).copied())
+                .collect();
+            new_bases.insert(
+                k,
+                Base {
+                    values,
+                    revealed: false,
+                },
+            );
+        }
+        for (i, &s) in plan.starts.iter().enumerate() {
+            if !member[i] {
+                continue;
+            }
+            let t = store.txns.remove(&s).expect("retained");
+            let pf = ep.bounds.get(&s).and_then(|b| b.0);
+            let p = self.procs.entry(t.process).or_default();
+            p.forgotten_pf = p.forgotten_pf.max(pf);
+            self.unindex(s, &t);
+            done.ok += 1;
+        }
+        if done.ok > 0 {
+            self.forgot = true;
+        }
+        if new_bases.is_empty() {
+            return;
+        }
+        let mut rerender = Vec::new();
+        for (&s, t) in store.txns.iter_mut() {
+            if t.comp.is_none() {
+                continue;
+            }
+            let mut changed = false;
+            for m in t.mops.iter_mut().flatten() {
+                if m.f == MopFn::Read {
+                    if let Arg::Atom(v) = m.arg {
+                        if new_bases.get(&m.key).is_some_and(|b| b.values == [v]) {
+                            m.arg = Arg::Nil;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if changed {
+                rerender.push(s);
+            }
+        }
+        for s in rerender {
+            let t = &store.txns[&s];
+            let text = store.render_op(t, t.comp.as_ref().unwrap(), t.mops.as_deref());
+            store.txns.get_mut(&s).unwrap().comp.as_mut().unwrap().text = text;
+        }
+        self.bases.extend(new_bases);
+    }
+}
+
+/// One collection's view of the retained transactions (indexed in start
+/// order).
+struct Plan {
+    starts: Vec<u64>,
+    process: Vec<i64>,
+    /// (`pf`, `nf`).
+    bounds: Vec<(Option<u64>, Option<u64>)>,
+    /// Start and completion positions (`None`: pending).
+    span: Vec<(u64, Option<u64>)>,
+    /// Whether the transaction may join `F` at all ((a), `:ok`).
+    eligible: Vec<bool>,
+    /// `:ok`/`:info` or pending, i.e. its writes may be visible.
+    live: Vec<bool>,
+    /// Each process's transactions, in order (indices).
+    seqs: Vec<Vec<usize>>,
+    /// Writers of each key (indices), `nil` writers marked.
+    key_writers: HashMap<Atom, (Vec<usize>, bool)>,
+    /// Whether real time orders transactions (the models include it).
+    realtime: bool,
+    /// Completed reads: (reader, key, value).
+    reads: Vec<(usize, Atom, Option<Atom>)>,
+    /// Writer index of (key, value).
+    writer: HashMap<(Atom, Atom), usize>,
+    /// Readers of `nil` per key.
+    nil_readers: HashMap<Atom, Vec<usize>>,
+    /// `:ok` readers of each (key, value).
+    readers: HashMap<(Atom, Atom), Vec<usize>>,
+    /// The writers each transaction read from (reach through wr).
+    read_by: HashMap<usize, Vec<usize>>,
+    /// The last value each transaction wrote to each key.
+    last_write: HashMap<(usize, Atom), Atom>,
+}
+
+impl Plan {
+    fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: u64) -> Plan {
+        let n = store.txns.len();
+        let mut p = Plan {
+            starts: Vec::with_capacity(n),
+            process: Vec::with_capacity(n),
+            bounds: Vec::with_capacity(n),
+            span: Vec::with_capacity(n),
+            eligible: Vec::with_capacity(n),
+            live: Vec::with_capacity(n),
+            seqs: Vec::new(),
+            key_writers: HashMap::new(),
+            realtime: gc.realtime,
+            reads: Vec::new(),
+            writer: HashMap::new(),
+            nil_readers: HashMap::new(),
+            readers: HashMap::new(),
+            read_by: HashMap::new(),
+            last_write: HashMap::new(),
+        };
+        let mut seq_of: HashMap<i64, usize> = HashMap::new();
+        for (i, (&s, t)) in store.txns.iter().enumerate() {
+            let b = ep.bounds.get(&s).copied().unwrap_or((None, None));
+            let outcome = t.outcome();
+            let writes_nil = t
+                .mops
+                .iter()
+                .flatten()
+                .any(|m| m.f == MopFn::Write && m.arg == Arg::Nil);
+            let lists = t.mops.iter().flatten().any(|m| {
+                matches!(m.arg, Arg::List(_)) || m.f != MopFn::Read && m.f != MopFn::Write
+            });
+            p.starts.push(s);
+            p.process.push(t.process);
+            p.bounds.push(b);
+            p.span.push((s, t.end()));
+            p.eligible.push(
+                outcome == OpType::Ok
+                    && t.mops.is_some()
+                    && !writes_nil
+                    && !lists
+                    && b.1.is_some_and(|nf| nf <= agree),
+            );
+            p.live.push(outcome != OpType::Fail);
+            let q = *seq_of.entry(t.process).or_insert_with(|| {
+                p.seqs.push(Vec::new());
+                p.seqs.len() - 1
+            });
+            p.seqs[q].push(i);
+            for m in t.mops.iter().flatten() {
+                match (m.f, &m.arg) {
+                    (MopFn::Write, a) if outcome != OpType::Fail => {
+                        let e = p.key_writers.entry(m.key).or_default();
+                        if e.0.last() != Some(&i) {
+                            e.0.push(i);
+                        }
+                        match a {
+                            Arg::Atom(v) => {
+                                p.writer.insert((m.key, *v), i);
+                                p.last_write.insert((i, m.key), *v);
+                            }
+                            _ => e.1 = true,
+                        }
+                    }
+                    (MopFn::Read, a) if matches!(outcome, OpType::Ok | OpType::Info) => {
+                        let v = match a {
+                            Arg::Atom(v) => Some(*v),
+                            _ => None,
+                        };
+                        p.reads.push((i, m.key, v));
+                        match v {
+                            None if outcome == OpType::Ok => {
+                                p.nil_readers.entry(m.key).or_default().push(i)
+                            }
+                            Some(v) if outcome == OpType::Ok => {
+                                p.readers.entry((m.key, v)).or_default().push(i)
+                            }
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for &(r, k, v) in &p.reads {
+            if let Some(&w) = v.and_then(|v| p.writer.get(&(k, v))) {
+                p.read_by.entry(r).or_default().push(w);
+            }
+        }
+        p
+    }
+
+    /// `a ~> b` by the rules of the module docs.
+    fn reach(&self, a: usize, b: usize) -> bool {
+        if self.process[a] == self.process[b] {
+            return a < b;
+        }
+        if self.realtime && self.span[a].1.is_some_and(|e| e < self.span[b].0) {
+            return true;
+        }
+        if let (Some(nf), Some(pf)) = (self.bounds[a].1, self.bounds[b].0) {
+            if nf <= pf {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `a ~> b`, also through `b` reading a value `a` wrote.
+    fn reach_wr(&self, a: usize, b: usize) -> bool {
+        self.reach(a, b) || self.read_by.get(&b).is_some_and(|ws| ws.contains(&a))
+    }
+
+    /// Whether `a`'s write of `k` precedes `b`'s in every serialization
+    /// that respects reach: `a ~> b`; or `a ~> R` for a reader `R` of
+    /// `b`'s value (`a` before `R`, and no write between `b` and `R`); or
+    /// `R ~> b` for a reader `R` of `a`'s value (Cobra's pruning of a
+    /// constraint whose one side reach already rules out).
+    fn before(&self, a: usize, b: usize, k: Atom) -> bool {
+        if self.reach_wr(a, b) {
+            return true;
+        }
+        let readers = |t: usize| {
+            self.last_write
+                .get(&(t, k))
+                .and_then(|v| self.readers.get(&(k, *v)))
+                .into_iter()
+                .flatten()
+                .copied()
+        };
+        readers(b).any(|r| r != a && r != b && self.reach_wr(a, r))
+            || readers(a).any(|r| r != a && r != b && self.reach_wr(r, b))
+    }
+
+    /// A base for key `k` among its writers `cw` in `F` (start order),
+    /// given its writers `nw` outside: the latest `m` whose write precedes
+    /// every write outside, and the writers of `cw` that must then leave
+    /// `F` (those not known to precede `m`, which `m` precedes).
+    fn base_of(
+        &self,
+        cw: &[usize],
+        nw: &[usize],
+        k: Atom,
+        c: &[bool],
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        // A writer whose value a transaction outside `F` read must be the
+        // base (or stay): try those first.
+        let read_outside: Vec<usize> = cw
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&w| {
+                self.last_write
+                    .get(&(w, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+            })
+            .collect();
+        let order: Vec<usize> = if read_outside.is_empty() {
+            cw.iter().rev().copied().collect()
+        } else {
+            read_outside
+        };
+        // A base that makes no writer leave `F`; else a loose one; else one
+        // that sends later, unordered writers out.
+        if let Some(b) = self.single_base(&order, cw, nw, k, false) {
+            return Some(b);
+        }
+        // A loose base: the writers no other writer in `F` follows, pairwise
+        // unordered, each after every other writer in `F` and before every
+        // writer outside, and read by nobody outside (a later read shows
+        // which is last, and the whole history decides: `admit`).
+        let mut top: Vec<usize> = cw
+            .iter()
+            .copied()
+            .filter(|&w| !cw.iter().any(|&x| x != w && self.before(w, x, k)))
+            .collect();
+        // Close it: a writer not known to precede every member may be last
+        // too.
+        loop {
+            let more: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|w| !top.contains(w))
+                .filter(|&w| !top.iter().all(|&t| self.before(w, t, k)))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            top.extend(more);
+        }
+        let ok = top.len() > 1
+            && cw
+                .iter()
+                .filter(|w| !top.contains(w))
+                .all(|&w| top.iter().all(|&t| self.before(w, t, k)))
+            && top
+                .iter()
+                .all(|&t| nw.iter().all(|&x| self.before(t, x, k)))
+            && !top.iter().any(|&t| {
+                self.last_write
+                    .get(&(t, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+            });
+        if ok {
+            return Some((top, Vec::new()));
+        }
+        self.single_base(&order, cw, nw, k, true)
+    }
+
+    /// The first `m` of `order` whose write precedes every write outside
+    /// and that every other writer in `F` precedes, except the returned
+    /// ones (`allow_later`), which `m` precedes and which must leave `F`.
+    fn single_base(
+        &self,
+        order: &[usize],
+        cw: &[usize],
+        nw: &[usize],
+        k: Atom,
+        allow_later: bool,
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        for &m in order {
+            if !nw.iter().all(|&x| self.before(m, x, k)) {
+                continue;
+            }
+            let later: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|&w| w != m && !self.before(w, m, k))
+                .collect();
+            if (allow_later || later.is_empty()) && later.iter().all(|&x| self.before(m, x, k)) {
+                return Some((vec![m], later));
+            }
+        }
+        None
+    }
+
+    /// The largest `F` (membership per index) and each collected key's
+    /// base writer.
+    fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
+        let n = self.starts.len();
+        let mut c = self.eligible.clone();
+        loop {
+            let mut changed = false;
+            let mut out = |c: &mut Vec<bool>, i: usize| {
+                if c[i] {
+                    c[i] = false;
+                    changed = true;
+                }
+            };
+            // (b) process prefixes (failed transactions are gone already).
+            for seq in &self.seqs {
+                let mut blocked = false;
+                for &i in seq {
+                    if blocked {
+                        out(&mut c, i);
+                    }
+                    blocked |= !c[i];
+                }
+            }
+            // (b) real time.
+            if gc.realtime {
+                let first_end_outside = (0..n)
+                    .filter(|&i| !c[i] && self.live[i])
+                    .filter_map(|i| self.span[i].1)
+                    .min()
+                    .unwrap_or(u64::MAX);
+                for i in 0..n {
+                    if self.span[i].0 > first_end_outside {
+                        out(&mut c, i);
+                    }
+                }
+            }
+            // (c) what members read.
+            for &(r, k, v) in &self.reads {
+                if !c[r] {
+                    continue;
+                }
+                if let Some(v) = v {
+                    match self.writer.get(&(k, v)) {
+                        Some(&w) if c[w] => {}
+                        _ => out(&mut c, r),
+                    }
+                }
+            }
+            // (d) a base per key; (e) nil readers outside.
+            let c_at_bases = c.clone();
+            let mut bases: HashMap<Atom, Vec<usize>> = HashMap::new();
+            let mut keys: Vec<&Atom> = self.key_writers.keys().collect();
+            keys.sort_unstable();
+            for k in keys {
+                let (ws, nil_writer) = &self.key_writers[k];
+                let cw: Vec<usize> = ws.iter().copied().filter(|&w| c[w]).collect();
+                if cw.is_empty() {
+                    continue;
+                }
+                let nil_outside = self
+                    .nil_readers
+                    .get(k)
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]));
+                if *nil_writer || nil_outside {
+                    cw.iter().for_each(|&w| out(&mut c, w));
+                    continue;
+                }
+                let mut nw: Vec<usize> = ws
+                    .iter()
+                    .copied()
+                    .filter(|&w| !c[w] && self.live[w])
+                    .collect();
+                let mut cw = cw;
+                // When no writer can be the base, the latest leaves `F` (it
+                // is the most likely to be unordered with what stays) and
+                // the others try again: one key's frontier does not drag its
+                // whole past out of `F`.
+                while let Some(&last) = cw.last() {
+                    match self.base_of(&cw, &nw, *k, &c) {
+                        Some((m, later)) => {
+                            later.into_iter().for_each(|w| out(&mut c, w));
+                            bases.insert(*k, m);
+                            break;
+                        }
+                        None => {
+                            out(&mut c, last);
+                            cw.pop();
+                            nw.push(last);
+                        }
+                    }
+                }
+            }
+            // (e) readers outside of non-base values.
+            let mut again = false;
+            for &(r, k, v) in &self.reads {
+                if c[r] {
+                    continue;
+                }
+                if c_at_bases[r] {
+                    // `r` left `F` after the bases were chosen: choose
+                    // again (a writer `r` read from may become the base).
+                    again = true;
+                    continue;
+                }
+                if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
+                    let base_value = bases
+                        .get(&k)
+                        .filter(|m| m[..] == [w])
+                        .and_then(|_| self.last_write.get(&(w, k)));
+                    if c[w] && base_value != v.as_ref() {
+                        out(&mut c, w);
+                    }
+                }
+            }
+            if !changed && !again {
+                return (c, bases);
+            }
+        }
+    }
+}
