@@ -31,7 +31,7 @@
 
 use ellery::check::result::Expectations;
 use ellery::gen::Rng;
-use ellery::model::SourceFormat;
+use ellery::model::Format;
 use ellery::read::read_history_bytes;
 use ellery::{Algorithm, CheckOptions, Validity, Workload};
 use std::collections::BTreeSet;
@@ -481,8 +481,8 @@ fn classify(kinds: &[u8]) -> String {
 }
 
 fn ellery(text: &str, model: &str, algorithm: Algorithm) -> Validity {
-    let h = read_history_bytes(text.as_bytes().to_vec(), "random.edn", SourceFormat::Edn)
-        .expect("readable");
+    let h =
+        read_history_bytes(text.as_bytes().to_vec(), "random.edn", Format::Edn).expect("readable");
     let opts = CheckOptions {
         expectations: Expectations {
             models: Some(ellery::consistency::parse_models(&[model]).expect("model")),

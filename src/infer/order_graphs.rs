@@ -100,7 +100,7 @@ impl PairExplainer for RealtimeExplainer {
 mod tests {
     use super::*;
     use crate::gen::{generate, GenOptions};
-    use crate::model::SourceFormat;
+    use crate::model::Format;
     use crate::read::read_history_bytes;
 
     /// Reachability over the sweep's edges equals the full real-time order
@@ -120,7 +120,7 @@ mod tests {
                 ..GenOptions::default()
             };
             generate(&opts, &mut bytes).expect("generated");
-            let h = read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable");
+            let h = read_history_bytes(bytes, "gen", Format::Edn).expect("readable");
             let n = h.ops.len();
             let edges = realtime_edges(&h);
             assert!(edges.len() <= n * 8, "seed {seed}: {} edges", edges.len());
@@ -172,7 +172,7 @@ mod tests {
 {:index 3, :type :fail, :process 0, :f :txn, :value []}\n\
 {:index 4, :type :invoke, :process 0, :f :txn, :value []}\n\
 {:index 5, :type :ok, :process 0, :f :txn, :value []}\n";
-        let h = read_history_bytes(src.to_vec(), "t", SourceFormat::Edn).expect("readable");
+        let h = read_history_bytes(src.to_vec(), "t", Format::Edn).expect("readable");
         assert_eq!(process_edges(&h), vec![(1, 5, Rels::PROCESS)]);
     }
 }

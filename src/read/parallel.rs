@@ -197,7 +197,7 @@ pub(super) fn read_file(
     let mut b = Builder::new(
         std::sync::Arc::new(Vec::new()),
         origin,
-        crate::model::SourceFormat::Edn,
+        crate::model::Format::Edn,
     );
     let _reading = Reading::start();
     let mut block: Vec<u8> = Vec::with_capacity(block_bytes);
@@ -399,12 +399,9 @@ mod tests {
                 crate::gen::Workload::RwRegister,
             ] {
                 let src = generated(seed, w);
-                let one = crate::read::read_history_bytes(
-                    src.clone(),
-                    "h",
-                    crate::model::SourceFormat::Edn,
-                )
-                .expect("reads");
+                let one =
+                    crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+                        .expect("reads");
                 for parts in [2, 3, 7] {
                     assert!(cuts(&src, parts).len() >= parts - 1, "cut into {parts}");
                     let many =
@@ -429,9 +426,8 @@ mod tests {
             };
             let mut src = Vec::new();
             crate::gen::predicates::generate_predicates(&opts, &mut src).expect("generated");
-            let one =
-                crate::read::read_history_bytes(src.clone(), "h", crate::model::SourceFormat::Edn)
-                    .expect("reads");
+            let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+                .expect("reads");
             assert!(one.has_predicates());
             for parts in [2, 5] {
                 assert!(!cuts(&src, parts).is_empty());
@@ -461,8 +457,7 @@ mod tests {
             [&ok[..], b"{:index 1 :type :ok\n{:index 2}"].concat(),
         ];
         for src in cases {
-            let one =
-                crate::read::read_history_bytes(src.clone(), "h", crate::model::SourceFormat::Edn);
+            let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn);
             for parts in [2, 3] {
                 let many = crate::read::read_edn_in_parts(src.clone(), "h", parts);
                 match (&one, &many) {
@@ -482,9 +477,8 @@ mod tests {
             let src = generated(seed, crate::gen::Workload::ListAppend);
             let path = dir.join(format!("h{seed}.edn"));
             std::fs::write(&path, &src).expect("written");
-            let one =
-                crate::read::read_history_bytes(src.clone(), "h", crate::model::SourceFormat::Edn)
-                    .expect("reads");
+            let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+                .expect("reads");
             for (block, parts) in [
                 (4096, None),
                 (10_000, Some(2)),
@@ -517,9 +511,8 @@ mod tests {
         let src = b"{:index 0 :type :invoke :process 0 :f :txn :value [[:r 1 nil]]}\n{:index 1 :type :ok :process 0 :f :txn :value [[:r 1 nil]]}\n";
         std::fs::write(&long, src).expect("written");
         assert!(read_file(&long, "long", 32, None).is_none());
-        let one =
-            crate::read::read_history_bytes(src.to_vec(), "h", crate::model::SourceFormat::Edn)
-                .expect("reads");
+        let one = crate::read::read_history_bytes(src.to_vec(), "h", crate::model::Format::Edn)
+            .expect("reads");
         let whole = crate::read::read_edn_file_in_blocks(&long, 32).expect("whole read");
         assert_eq!(fingerprint(&one), fingerprint(&whole));
         std::fs::remove_dir_all(&dir).ok();

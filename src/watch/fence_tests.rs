@@ -45,7 +45,7 @@ fn watcher(model: &'static str) -> Watcher {
         },
         rw: RwOptions::default(),
         workload: Some(Workload::RwRegister),
-        format: SourceFormat::Edn,
+        format: Format::Edn,
         origin: "t".into(),
         collect: true,
         loose_idle_ops: 0,

@@ -48,7 +48,7 @@ use crate::edn::{pr_str, Value};
 use crate::error::InputError;
 use crate::infer::rw_register::RwOptions;
 use crate::model::Workload;
-use crate::model::{Atom, History, Interner, MopArg, MopFn, OpType, OpValue, SourceFormat};
+use crate::model::{Atom, Format, History, Interner, MopArg, MopFn, OpType, OpValue};
 use crate::route::{self, CheckOptions, Outcome, Validity};
 use hashbrown::HashSet;
 use store::{Arg, OpRec, Store, Txn, WMop};
@@ -63,7 +63,7 @@ pub struct WatchOptions {
     /// The workload, or `None` to detect it from the first write or append.
     pub workload: Option<Workload>,
     /// The input format.
-    pub format: SourceFormat,
+    pub format: Format,
     /// The input's name in messages.
     pub origin: String,
     /// Whether garbage collection may forget transactions.
@@ -353,7 +353,7 @@ impl Watcher {
                 self.set_workload(wl);
             }
         }
-        let text: Box<[u8]> = if indexed && self.opts.format == SourceFormat::Edn {
+        let text: Box<[u8]> = if indexed && self.opts.format == Format::Edn {
             h.source.slice(op.span).into_owned().into_boxed_slice()
         } else {
             let mut m = h.op_map(op);
@@ -538,7 +538,7 @@ impl Watcher {
         self.stats.rounds += 1;
         let workload = self.workload.unwrap_or(Workload::ListAppend);
         let (text, lines) = self.store.render();
-        let h = crate::read::read_history_bytes(text, &self.opts.origin, SourceFormat::Edn)
+        let h = crate::read::read_history_bytes(text, &self.opts.origin, Format::Edn)
             .map_err(|e| self.unrender(e, &lines))?;
         let opts = CheckOptions {
             workload: Some(workload),

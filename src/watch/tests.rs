@@ -41,7 +41,7 @@ fn opts() -> WatchOptions {
         check: CheckOptions::default(),
         rw: RwOptions::default(),
         workload: None,
-        format: SourceFormat::Edn,
+        format: Format::Edn,
         origin: "t".into(),
         collect: true,
         loose_idle_ops: 0,

@@ -914,7 +914,7 @@ fn independent_parts_solve_separately_and_report_deterministically() {
 fn generated(opts: &crate::gen::GenOptions) -> RegHistory {
     let mut text = Vec::new();
     crate::gen::generate(opts, &mut text).expect("generated");
-    let h = crate::read::read_history_bytes(text, "g.edn", crate::model::SourceFormat::Edn)
+    let h = crate::read::read_history_bytes(text, "g.edn", crate::model::Format::Edn)
         .expect("readable");
     reg_history(&h, false).expect("registers").0
 }

@@ -4,11 +4,11 @@
 
 use super::*;
 use crate::check::outcome::{Algorithm, CheckOptions, Validity};
-use crate::model::SourceFormat;
+use crate::model::Format;
 use crate::read::read_history_bytes;
 
 fn history(text: &str) -> History {
-    read_history_bytes(text.as_bytes().to_vec(), "h.edn", SourceFormat::Edn).expect("readable")
+    read_history_bytes(text.as_bytes().to_vec(), "h.edn", Format::Edn).expect("readable")
 }
 
 const STRICT: Orders = Orders { real_time: true };

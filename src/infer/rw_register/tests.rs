@@ -1,6 +1,6 @@
 use super::*;
 use crate::check::result::Expectations;
-use crate::model::SourceFormat;
+use crate::model::Format;
 use crate::read::read_history_bytes;
 use crate::{Algorithm, CheckOptions, Workload};
 
@@ -24,7 +24,7 @@ fn sequential(txns: &[(i64, &str, &str)]) -> History {
             "{{:type :invoke, :process {p}, :f :txn, :value [{inv}]}}\n{{:type :{t}, :process {p}, :f :txn, :value [{txn}]}}\n"
         ));
     }
-    read_history_bytes(text.into_bytes(), "t.edn", SourceFormat::Edn).expect("readable")
+    read_history_bytes(text.into_bytes(), "t.edn", Format::Edn).expect("readable")
 }
 
 fn check(h: &History, models: Option<Vec<&'static str>>, rw: RwOptions) -> Value {
@@ -208,8 +208,8 @@ fn lost_update_and_internal_cases() {
 fn elle_errors_become_input_errors() {
     // Checks `src` as an rw-register history; the input error it must give.
     let input_error = |src: &str, what: &str| {
-        let h = read_history_bytes(src.as_bytes().to_vec(), "h.edn", SourceFormat::Edn)
-            .expect("readable");
+        let h =
+            read_history_bytes(src.as_bytes().to_vec(), "h.edn", Format::Edn).expect("readable");
         crate::check(
             &h,
             &CheckOptions {
@@ -259,7 +259,7 @@ fn linearizable_keys_never_fire_on_strict_serializable_histories() {
         };
         let mut bytes = Vec::new();
         generate(&opts, &mut bytes).expect("generated");
-        let h = read_history_bytes(bytes, "gen", SourceFormat::Edn).expect("readable");
+        let h = read_history_bytes(bytes, "gen", Format::Edn).expect("readable");
         let all = RwOptions {
             linearizable_keys: true,
             sequential_keys: true,
