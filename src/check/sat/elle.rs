@@ -121,7 +121,7 @@ pub fn check_history(
     h: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {
-    // Over 120 lines: one pass from Elle's options to Elle's result map
+    // Long (over 120 lines): one pass from Elle's options to Elle's result map
     // (facts, solving per model class, joint check, report); its steps
     // share many locals and read in order.
     let prohibited = opts.expectations.prohibited();

@@ -33,7 +33,7 @@ pub fn reg_history_with_predicates(
     real_time: bool,
     time_window: bool,
 ) -> Result<(RegHistory, Vec<crate::model::Atom>, PredTable), String> {
-    // Over 120 lines: one pass over the ops; the predicate expansion shares
+    // Long (over 120 lines): one pass over the ops; the predicate expansion shares
     // the atom table and the windows with the plain micro-ops.
     let universe = h.has_predicates().then(|| predicates::Universe::new(h));
     // Per predicate micro-op of an `:ok` op, its relevant keys, when the

@@ -91,7 +91,7 @@ pub(super) fn prune(
     shape: Shape,
     expired: &dyn Fn() -> bool,
 ) -> Result<Option<Reach>, Violation> {
-    // Over 120 lines: one fixpoint loop whose passes share the known graph,
+    // Long (over 120 lines): one fixpoint loop whose passes share the known graph,
     // its reachability and the assignment; split, they would pass all three.
     let si = shape.si;
     // For each literal fixed false: the new edges and the known path

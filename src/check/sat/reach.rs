@@ -61,7 +61,7 @@ impl Reach {
         covered: usize,
         spare: Option<Reach>,
     ) -> Option<Reach> {
-        // Over 120 lines: the path cover, the bit rows and the sweep share
+        // Long (over 120 lines): the path cover, the bit rows and the sweep share
         // their buffers (reused across pruning passes); kept together.
         let n = adj.len();
         let covered = covered.min(n);

@@ -72,7 +72,7 @@ pub(super) struct PartCounters {
 /// `si`). Parts are ordered by their smallest variable, then by their
 /// smallest component.
 pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) -> Vec<Part> {
-    // Over 120 lines: components, then per part the renumbered variables,
+    // Long (over 120 lines): components, then per part the renumbered variables,
     // edges and clauses, in one pass over shared index tables.
     let layered = |from: u32, to: u32, rw: bool| -> [(u32, u32); 2] {
         let n = n as u32;

@@ -1,0 +1,400 @@
+//! The plan of one fence collection: which retained transactions may be
+//! forgotten and each key's base writer (the fixpoint the parent module's
+//! doc argues safe).
+
+use super::{Epochs, FenceGc};
+use crate::model::{Atom, MopFn, OpType};
+use crate::watch::store::{Arg, Store};
+use hashbrown::HashMap;
+
+/// One collection's view of the retained transactions (indexed in start
+/// order).
+pub(super) struct Plan {
+    pub(super) starts: Vec<u64>,
+    process: Vec<i64>,
+    /// (`pf`, `nf`).
+    bounds: Vec<(Option<u64>, Option<u64>)>,
+    /// Start and completion positions (`None`: pending).
+    span: Vec<(u64, Option<u64>)>,
+    /// Whether the transaction may join `F` at all ((a), `:ok`).
+    eligible: Vec<bool>,
+    /// `:ok`/`:info` or pending, i.e. its writes may be visible.
+    live: Vec<bool>,
+    /// Each process's transactions, in order (indices).
+    seqs: Vec<Vec<usize>>,
+    /// Writers of each key (indices), `nil` writers marked.
+    key_writers: HashMap<Atom, (Vec<usize>, bool)>,
+    /// Whether real time orders transactions (the models include it).
+    realtime: bool,
+    /// Completed reads: (reader, key, value).
+    reads: Vec<(usize, Atom, Option<Atom>)>,
+    /// Writer index of (key, value).
+    writer: HashMap<(Atom, Atom), usize>,
+    /// Readers of `nil` per key.
+    nil_readers: HashMap<Atom, Vec<usize>>,
+    /// `:ok` readers of each (key, value).
+    readers: HashMap<(Atom, Atom), Vec<usize>>,
+    /// The writers each transaction read from (reach through wr).
+    read_by: HashMap<usize, Vec<usize>>,
+    /// The last value each transaction wrote to each key.
+    pub(super) last_write: HashMap<(usize, Atom), Atom>,
+}
+
+impl Plan {
+    pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: u64) -> Plan {
+        let n = store.txns.len();
+        let mut p = Plan {
+            starts: Vec::with_capacity(n),
+            process: Vec::with_capacity(n),
+            bounds: Vec::with_capacity(n),
+            span: Vec::with_capacity(n),
+            eligible: Vec::with_capacity(n),
+            live: Vec::with_capacity(n),
+            seqs: Vec::new(),
+            key_writers: HashMap::new(),
+            realtime: gc.realtime,
+            reads: Vec::new(),
+            writer: HashMap::new(),
+            nil_readers: HashMap::new(),
+            readers: HashMap::new(),
+            read_by: HashMap::new(),
+            last_write: HashMap::new(),
+        };
+        let mut seq_of: HashMap<i64, usize> = HashMap::new();
+        for (i, (&s, t)) in store.txns.iter().enumerate() {
+            let b = ep.bounds.get(&s).copied().unwrap_or((None, None));
+            let outcome = t.outcome();
+            let writes_nil = t
+                .mops
+                .iter()
+                .flatten()
+                .any(|m| m.f == MopFn::Write && m.arg == Arg::Nil);
+            let lists = t.mops.iter().flatten().any(|m| {
+                matches!(m.arg, Arg::List(_)) || m.f != MopFn::Read && m.f != MopFn::Write
+            });
+            p.starts.push(s);
+            p.process.push(t.process);
+            p.bounds.push(b);
+            p.span.push((s, t.end()));
+            p.eligible.push(
+                outcome == OpType::Ok
+                    && t.mops.is_some()
+                    && !writes_nil
+                    && !lists
+                    && b.1.is_some_and(|nf| nf <= agree),
+            );
+            p.live.push(outcome != OpType::Fail);
+            let q = *seq_of.entry(t.process).or_insert_with(|| {
+                p.seqs.push(Vec::new());
+                p.seqs.len() - 1
+            });
+            p.seqs[q].push(i);
+            for m in t.mops.iter().flatten() {
+                match (m.f, &m.arg) {
+                    (MopFn::Write, a) if outcome != OpType::Fail => {
+                        let e = p.key_writers.entry(m.key).or_default();
+                        if e.0.last() != Some(&i) {
+                            e.0.push(i);
+                        }
+                        match a {
+                            Arg::Atom(v) => {
+                                p.writer.insert((m.key, *v), i);
+                                p.last_write.insert((i, m.key), *v);
+                            }
+                            _ => e.1 = true,
+                        }
+                    }
+                    (MopFn::Read, a) if matches!(outcome, OpType::Ok | OpType::Info) => {
+                        let v = match a {
+                            Arg::Atom(v) => Some(*v),
+                            _ => None,
+                        };
+                        p.reads.push((i, m.key, v));
+                        match v {
+                            None if outcome == OpType::Ok => {
+                                p.nil_readers.entry(m.key).or_default().push(i)
+                            }
+                            Some(v) if outcome == OpType::Ok => {
+                                p.readers.entry((m.key, v)).or_default().push(i)
+                            }
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for &(r, k, v) in &p.reads {
+            if let Some(&w) = v.and_then(|v| p.writer.get(&(k, v))) {
+                p.read_by.entry(r).or_default().push(w);
+            }
+        }
+        p
+    }
+
+    /// `a ~> b` by the rules of the module docs.
+    fn reach(&self, a: usize, b: usize) -> bool {
+        if self.process[a] == self.process[b] {
+            return a < b;
+        }
+        if self.realtime && self.span[a].1.is_some_and(|e| e < self.span[b].0) {
+            return true;
+        }
+        if let (Some(nf), Some(pf)) = (self.bounds[a].1, self.bounds[b].0) {
+            if nf <= pf {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `a ~> b`, also through `b` reading a value `a` wrote.
+    fn reach_wr(&self, a: usize, b: usize) -> bool {
+        self.reach(a, b) || self.read_by.get(&b).is_some_and(|ws| ws.contains(&a))
+    }
+
+    /// Whether `a`'s write of `k` precedes `b`'s in every serialization
+    /// that respects reach: `a ~> b`; or `a ~> R` for a reader `R` of
+    /// `b`'s value (`a` before `R`, and no write between `b` and `R`); or
+    /// `R ~> b` for a reader `R` of `a`'s value (Cobra's pruning of a
+    /// constraint whose one side reach already rules out).
+    fn before(&self, a: usize, b: usize, k: Atom) -> bool {
+        if self.reach_wr(a, b) {
+            return true;
+        }
+        let readers = |t: usize| {
+            self.last_write
+                .get(&(t, k))
+                .and_then(|v| self.readers.get(&(k, *v)))
+                .into_iter()
+                .flatten()
+                .copied()
+        };
+        readers(b).any(|r| r != a && r != b && self.reach_wr(a, r))
+            || readers(a).any(|r| r != a && r != b && self.reach_wr(r, b))
+    }
+
+    /// A base for key `k` among its writers `cw` in `F` (start order),
+    /// given its writers `nw` outside: the latest `m` whose write precedes
+    /// every write outside, and the writers of `cw` that must then leave
+    /// `F` (those not known to precede `m`, which `m` precedes).
+    fn base_of(
+        &self,
+        cw: &[usize],
+        nw: &[usize],
+        k: Atom,
+        c: &[bool],
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        // A writer whose value a transaction outside `F` read must be the
+        // base (or stay): try those first.
+        let read_outside: Vec<usize> = cw
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&w| {
+                self.last_write
+                    .get(&(w, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+            })
+            .collect();
+        let order: Vec<usize> = if read_outside.is_empty() {
+            cw.iter().rev().copied().collect()
+        } else {
+            read_outside
+        };
+        // A base that makes no writer leave `F`; else a loose one; else one
+        // that sends later, unordered writers out.
+        if let Some(b) = self.single_base(&order, cw, nw, k, false) {
+            return Some(b);
+        }
+        // A loose base: the writers no other writer in `F` follows, pairwise
+        // unordered, each after every other writer in `F` and before every
+        // writer outside, and read by nobody outside (a later read shows
+        // which is last, and the whole history decides: `admit`).
+        let mut top: Vec<usize> = cw
+            .iter()
+            .copied()
+            .filter(|&w| !cw.iter().any(|&x| x != w && self.before(w, x, k)))
+            .collect();
+        // Close it: a writer not known to precede every member may be last
+        // too.
+        loop {
+            let more: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|w| !top.contains(w))
+                .filter(|&w| !top.iter().all(|&t| self.before(w, t, k)))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            top.extend(more);
+        }
+        let ok = top.len() > 1
+            && cw
+                .iter()
+                .filter(|w| !top.contains(w))
+                .all(|&w| top.iter().all(|&t| self.before(w, t, k)))
+            && top
+                .iter()
+                .all(|&t| nw.iter().all(|&x| self.before(t, x, k)))
+            && !top.iter().any(|&t| {
+                self.last_write
+                    .get(&(t, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+            });
+        if ok {
+            return Some((top, Vec::new()));
+        }
+        self.single_base(&order, cw, nw, k, true)
+    }
+
+    /// The first `m` of `order` whose write precedes every write outside
+    /// and that every other writer in `F` precedes, except the returned
+    /// ones (`allow_later`), which `m` precedes and which must leave `F`.
+    fn single_base(
+        &self,
+        order: &[usize],
+        cw: &[usize],
+        nw: &[usize],
+        k: Atom,
+        allow_later: bool,
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        for &m in order {
+            if !nw.iter().all(|&x| self.before(m, x, k)) {
+                continue;
+            }
+            let later: Vec<usize> = cw
+                .iter()
+                .copied()
+                .filter(|&w| w != m && !self.before(w, m, k))
+                .collect();
+            if (allow_later || later.is_empty()) && later.iter().all(|&x| self.before(m, x, k)) {
+                return Some((vec![m], later));
+            }
+        }
+        None
+    }
+
+    /// The largest `F` (membership per index) and each collected key's
+    /// base writer.
+    pub(super) fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
+        let n = self.starts.len();
+        let mut c = self.eligible.clone();
+        loop {
+            let mut changed = false;
+            let mut out = |c: &mut Vec<bool>, i: usize| {
+                if c[i] {
+                    c[i] = false;
+                    changed = true;
+                }
+            };
+            // (b) process prefixes (failed transactions are gone already).
+            for seq in &self.seqs {
+                let mut blocked = false;
+                for &i in seq {
+                    if blocked {
+                        out(&mut c, i);
+                    }
+                    blocked |= !c[i];
+                }
+            }
+            // (b) real time.
+            if gc.realtime {
+                let first_end_outside = (0..n)
+                    .filter(|&i| !c[i] && self.live[i])
+                    .filter_map(|i| self.span[i].1)
+                    .min()
+                    .unwrap_or(u64::MAX);
+                for i in 0..n {
+                    if self.span[i].0 > first_end_outside {
+                        out(&mut c, i);
+                    }
+                }
+            }
+            // (c) what members read.
+            for &(r, k, v) in &self.reads {
+                if !c[r] {
+                    continue;
+                }
+                if let Some(v) = v {
+                    match self.writer.get(&(k, v)) {
+                        Some(&w) if c[w] => {}
+                        _ => out(&mut c, r),
+                    }
+                }
+            }
+            // (d) a base per key; (e) nil readers outside.
+            let c_at_bases = c.clone();
+            let mut bases: HashMap<Atom, Vec<usize>> = HashMap::new();
+            let mut keys: Vec<&Atom> = self.key_writers.keys().collect();
+            keys.sort_unstable();
+            for k in keys {
+                let (ws, nil_writer) = &self.key_writers[k];
+                let cw: Vec<usize> = ws.iter().copied().filter(|&w| c[w]).collect();
+                if cw.is_empty() {
+                    continue;
+                }
+                let nil_outside = self
+                    .nil_readers
+                    .get(k)
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]));
+                if *nil_writer || nil_outside {
+                    cw.iter().for_each(|&w| out(&mut c, w));
+                    continue;
+                }
+                let mut nw: Vec<usize> = ws
+                    .iter()
+                    .copied()
+                    .filter(|&w| !c[w] && self.live[w])
+                    .collect();
+                let mut cw = cw;
+                // When no writer can be the base, the latest leaves `F` (it
+                // is the most likely to be unordered with what stays) and
+                // the others try again: one key's frontier does not drag its
+                // whole past out of `F`.
+                while let Some(&last) = cw.last() {
+                    match self.base_of(&cw, &nw, *k, &c) {
+                        Some((m, later)) => {
+                            later.into_iter().for_each(|w| out(&mut c, w));
+                            bases.insert(*k, m);
+                            break;
+                        }
+                        None => {
+                            out(&mut c, last);
+                            cw.pop();
+                            nw.push(last);
+                        }
+                    }
+                }
+            }
+            // (e) readers outside of non-base values.
+            let mut again = false;
+            for &(r, k, v) in &self.reads {
+                if c[r] {
+                    continue;
+                }
+                if c_at_bases[r] {
+                    // `r` left `F` after the bases were chosen: choose
+                    // again (a writer `r` read from may become the base).
+                    again = true;
+                    continue;
+                }
+                if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
+                    let base_value = bases
+                        .get(&k)
+                        .filter(|m| m[..] == [w])
+                        .and_then(|_| self.last_write.get(&(w, k)));
+                    if c[w] && base_value != v.as_ref() {
+                        out(&mut c, w);
+                    }
+                }
+            }
+            if !changed && !again {
+                return (c, bases);
+            }
+        }
+    }
+}
