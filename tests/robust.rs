@@ -604,7 +604,7 @@ fn courseware_k2_anomalies_under_ec() {
     let (_, l) = program("courseware.rob");
     let want = vec![
         ("AddStudent", "AddStudent", GSingle, Some("lost update")),
-        ("AddCourse", "AddCourse", GSingle, Some("lost update")),
+        ("AddCourse", "AddCourse", G2, Some("write skew")),
         ("RemStudent", "RemStudent", GSingle, Some("lost update")),
         ("RemStudent", "Enroll", G2, Some("write skew")),
         ("RemCourse", "RemCourse", GSingle, Some("lost update")),
@@ -615,9 +615,19 @@ fn courseware_k2_anomalies_under_ec() {
         .into_iter()
         .map(|(a, b, t, d)| (a.to_string(), b.to_string(), t, d))
         .collect();
-    for e in [Engine::Sat, Engine::Enumerate] {
-        assert_eq!(pair_anomalies(&l, &[Ec], e), want, "{e:?}");
-    }
+    // Both engines find a replay-confirmed anomaly for the same pairs; for
+    // AddCourse × AddCourse they meet different genuine ones first: the
+    // enumerator two inserts of one course (lost update), the SAT engine
+    // two courses with one name (write skew, the paper's anomaly (2)).
+    let mut want_enum = want.clone();
+    want_enum[1].2 = GSingle;
+    want_enum[1].3 = Some("lost update");
+    assert_eq!(pair_anomalies(&l, &[Ec], Engine::Sat), want, "Sat");
+    assert_eq!(
+        pair_anomalies(&l, &[Ec], Engine::Enumerate),
+        want_enum,
+        "Enumerate"
+    );
 }
 
 /// The strengthened Courseware: Enroll under PSI gives the paper's long
@@ -768,7 +778,7 @@ fn tpcc_si_inductive_passes_the_guard() {
         robust::prove_inductive(&l, &ax, None),
         robust::ProofOutcome::Failed(
             "inductive: a two-edge dependency path ending ar-before both others is not excluded \
-             (the encoding allows OrderStatus(1) -> Delivery(1) -> Delivery(1))"
+             (the encoding allows OrderStatus(2) -> Delivery(1) -> Delivery(1))"
                 .into()
         )
     );
@@ -785,7 +795,7 @@ fn courseware_si_shortest_path_names_its_path() {
         robust::prove_shortest_path(&l, &ax, 3, None),
         robust::ProofOutcome::Failed(
             "shortest-path: chordless dependency paths of every length up to 3 edges exist \
-             (the encoding allows AddStudent(4,1) -> RemStudent(1) -> RemStudent(1) -> RemStudent(1))"
+             (the encoding allows RemStudent(3) -> AddStudent(4,1) -> AddStudent(3,1) -> AddStudent(3,1))"
                 .into()
         )
     );

@@ -336,6 +336,11 @@ fn encode(
                     e.clause(&[!rw, ri]);
                     e.clause(&[!rw, wj]);
                     e.clause(&[!rw, !vji]);
+                    // Forced when j is ar-after i: the version i read was
+                    // written by a writer visible to i, so ar-before i and
+                    // j (vis ⊆ ar), or is the initial one; j overwrote it.
+                    let aij = e.ar[i][j];
+                    e.clause(&[rw, !ri, !wj, !aij]);
                     for m in 0..n {
                         if m != i && m != j {
                             let (vmi, ajm) = (vw[m][i], e.ar[j][m]);
@@ -445,6 +450,15 @@ fn add_query(e: &mut Enc, q: &Query) {
                 for j in i + 1..n {
                     let dij = e.d[i][j];
                     e.clause(&[if j == i + 1 { dij } else { !dij }]);
+                    // No backward chord but the closing one: the method
+                    // only needs the n consecutive instances of a *minimal*
+                    // cycle with at least n instances, and there a backward
+                    // edge j → i (other than last → first) would close a
+                    // cycle of j - i + 1 < its length instances.
+                    if (i, j) != (0, n - 1) {
+                        let dji = e.d[j][i];
+                        e.clause(&[!dji]);
+                    }
                 }
             }
         }
