@@ -6,7 +6,8 @@
 //! writer is visible and no visible writer of the key is ar-later; rw: no
 //! visible writer of the key is the overwriter or ar-after it, which is
 //! φ_dep) and ww *forced* both ways (two writers of a key are ordered by
-//! ar); the model's axioms over vis/ar; and a query.
+//! ar), rw forced when the writer is ar-after the reader; the model's
+//! axioms over vis/ar; and a query.
 //!
 //! Every axiom is universal over instances, so the formula holds of every
 //! subset of a valid execution's instances: UNSAT of a query over n slots
