@@ -144,6 +144,9 @@ struct Exec<'a> {
     /// Tables some statement inserts into or deletes from (their `Alive`
     /// is unknown in the abstract reading).
     churn: &'a [bool],
+    /// Per key id: no descriptor may write it (abstract reading: its
+    /// initial value is known); empty in the concrete reading.
+    constant: &'a [bool],
     locals: Vec<Local>,
     fp: Footprint,
     /// Inserted keys not in the universe (abstract reading, while building it).
@@ -170,6 +173,7 @@ impl<'a> Exec<'a> {
         uni: &'a Universe,
         view: Option<&'a [Option<i64>]>,
         churn: &'a [bool],
+        constant: &'a [bool],
         d: &Desc,
     ) -> Exec<'a> {
         Exec {
@@ -177,6 +181,7 @@ impl<'a> Exec<'a> {
             uni,
             view,
             churn,
+            constant,
             locals: fresh_locals(prog, d),
             fp: Footprint::default(),
             new_recs: Vec::new(),
@@ -231,6 +236,9 @@ impl Exec<'_> {
             }
             None if self.assumed.contains_key(&k) => AV::Known(self.assumed.get(&k).copied()),
             None if f == t.alive() && !self.churn[*table] => AV::Known(self.uni.init[k]),
+            // A key no descriptor writes holds its initial value in every
+            // view of every execution.
+            None if self.constant.get(k).copied().unwrap_or(false) => AV::Known(self.uni.init[k]),
             None => AV::Unknown,
         }
     }
@@ -615,7 +623,7 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 /// Runs an instance of `d` on a concrete view (a value per key id).
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
-    let mut ex = Exec::new(prog, uni, Some(view), &churn, d);
+    let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], d);
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
 }

@@ -6,7 +6,8 @@
 //! writer is visible and no visible writer of the key is ar-later; rw: no
 //! visible writer of the key is the overwriter or ar-after it, which is
 //! φ_dep) and ww *forced* both ways (two writers of a key are ordered by
-//! ar); the model's axioms over vis/ar; and a query.
+//! ar), rw forced when the writer is ar-after the reader; the model's
+//! axioms over vis/ar; and a query.
 //!
 //! Every axiom is universal over instances, so the formula holds of every
 //! subset of a valid execution's instances: UNSAT of a query over n slots
@@ -336,6 +337,11 @@ fn encode(
                     e.clause(&[!rw, ri]);
                     e.clause(&[!rw, wj]);
                     e.clause(&[!rw, !vji]);
+                    // Forced when j is ar-after i: the version i read was
+                    // written by a writer visible to i, so ar-before i and
+                    // j (vis ⊆ ar), or is the initial one; j overwrote it.
+                    let aij = e.ar[i][j];
+                    e.clause(&[rw, !ri, !wj, !aij]);
                     for m in 0..n {
                         if m != i && m != j {
                             let (vmi, ajm) = (vw[m][i], e.ar[j][m]);
@@ -445,8 +451,18 @@ fn add_query(e: &mut Enc, q: &Query) {
                 for j in i + 1..n {
                     let dij = e.d[i][j];
                     e.clause(&[if j == i + 1 { dij } else { !dij }]);
+                    // No backward chord but the closing one: the method
+                    // only needs the n consecutive instances of a *minimal*
+                    // cycle with at least n instances, and there a backward
+                    // edge j → i (other than last → first) would close a
+                    // cycle of j - i + 1 < its length instances.
+                    if (i, j) != (0, n - 1) {
+                        let dji = e.d[j][i];
+                        e.clause(&[!dji]);
+                    }
                 }
             }
+            minimal_cycle_reads(e);
         }
         Query::IndEdge(types) => {
             let of: Vec<Lit> = types.iter().map(|&ty| e.typ[0][ty]).collect();
@@ -464,6 +480,45 @@ fn add_query(e: &mut Enc, q: &Query) {
         Query::AnyDep => {
             let d01 = e.d[0][1];
             e.clause(&[d01]);
+        }
+    }
+}
+
+/// The shortest-path slots stand for n consecutive instances of a minimal
+/// cycle of m ≥ n instances, so a path of L edges from slot i to slot j > i
+/// needs L ≥ j - i, and one from j back to i needs L ≥ m - (j - i) ≥
+/// n - (j - i) (else it closes a shorter cycle). Two facts of every
+/// execution give short paths through instances outside the slots:
+/// (1) if b writes x visible to a and a reads x, a read x from b or from a
+/// writer s ar-after b (b →ww s →wr a): a path b ⇝ a of ≤ 2 edges;
+/// (2) if a reads x and b writes x invisible to a, then a →rw b (a's source
+/// is initial or ar-before b) or b →ww s →wr a (the source is ar-after b).
+fn minimal_cycle_reads(e: &mut Enc) {
+    let n = e.n;
+    // Whether a path of `len` edges from slot `from` to slot `to` may exist.
+    let ok = |from: usize, to: usize, len: usize| {
+        if from < to {
+            len >= to - from
+        } else {
+            len >= n - (from - to)
+        }
+    };
+    for ki in 0..e.keys.len() {
+        for b in 0..n {
+            for a in 0..n {
+                if a == b || e.w[b][ki] == !e.t || e.r[a][ki] == !e.t {
+                    continue;
+                }
+                let (wb, ra, vba, vwba) = (e.w[b][ki], e.r[a][ki], e.vis[b][a], e.vw[ki][b][a]);
+                if !ok(b, a, 2) {
+                    // (1): b is not visible to a.
+                    e.clause(&[!vwba, !ra]);
+                    if !ok(a, b, 1) {
+                        // (2) too: a reads no key b writes.
+                        e.clause(&[!wb, !ra, vba]);
+                    }
+                }
+            }
         }
     }
 }

@@ -112,7 +112,13 @@ pub const MAX_ALTERNATIVES: usize = 64;
 /// (the paper's value reasoning for aggregates: a run whose MIN is m reads
 /// no record beyond m and writes only what that result leads to), found by
 /// re-running with the results of the choice points met so far forced.
-fn alternatives(prog: &Program, uni: &Universe, churn: &[bool], d: &Desc) -> Vec<Footprint> {
+fn alternatives(
+    prog: &Program,
+    uni: &Universe,
+    churn: &[bool],
+    constant: &[bool],
+    d: &Desc,
+) -> Vec<Footprint> {
     let mut out = Vec::new();
     let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
     while let Some(forced) = stack.pop() {
@@ -121,6 +127,7 @@ fn alternatives(prog: &Program, uni: &Universe, churn: &[bool], d: &Desc) -> Vec
             uni,
             view: None,
             churn,
+            constant,
             locals: fresh_locals(prog, d),
             fp: Footprint::default(),
             new_recs: Vec::new(),
@@ -195,7 +202,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let mut fps = Vec::new();
         let mut added = false;
         for d in &descs {
-            let mut ex = Exec::new(prog, &uni, None, &ch, d);
+            let mut ex = Exec::new(prog, &uni, None, &ch, &[], d);
             ex.run(&prog.txns[d.txn].body, false);
             if let Some(e) = ex.error {
                 return Err(e);
@@ -209,9 +216,29 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
             fps.push(ex.fp);
         }
         if !added {
+            // Second pass: the keys no footprint above may write are
+            // constants (these footprints over-approximate every run, so
+            // a key outside all of them keeps its initial value in every
+            // execution); reading them as known makes a WHERE on a
+            // never-changing field decide, so e.g. a name lookup does not
+            // read the Alive flag of a record whose name cannot match.
+            let mut constant = vec![true; uni.keys()];
+            for fp in &fps {
+                for &k in fp.writes.keys() {
+                    constant[k] = false;
+                }
+            }
+            let fps = descs
+                .iter()
+                .map(|d| {
+                    let mut ex = Exec::new(prog, &uni, None, &ch, &constant, d);
+                    ex.run(&prog.txns[d.txn].body, false);
+                    ex.fp
+                })
+                .collect();
             let alts = descs
                 .iter()
-                .map(|d| alternatives(prog, &uni, &ch, d))
+                .map(|d| alternatives(prog, &uni, &ch, &constant, d))
                 .collect();
             return Ok(Analysis {
                 uni,
