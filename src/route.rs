@@ -39,10 +39,10 @@
 //! map: `check_inferred`). Only the command line and the library's entry
 //! point call it; the algorithms below it share their option and outcome
 //! types through [`crate::check::outcome`], not through this module.
-//!
-//! (Slightly over 700 lines: the per-workload hooks sit next to the one
-//! check tail, `check_inferred`, that they call; their logic lives in the
-//! algorithms' own modules.)
+
+// Long (about 710 lines): the per-workload hooks sit next to the one check
+// tail, `check_inferred`, that they call; their logic lives in the
+// algorithms' own modules.
 
 use crate::check::result::result_map;
 use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};

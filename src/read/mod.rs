@@ -342,6 +342,8 @@ impl Builder {
         parts: &[(Value, usize)],
         at: usize,
     ) -> Result<Mop, (usize, String)> {
+        // Long (about 145 lines): each part's check names its own position
+        // and what was expected there, in the order the parts come.
         use crate::model::{Pred, PredMop};
         let (name, arity, shape) = if write {
             ("wp", 3, "[:wp PRED VALUE KEYS]")

@@ -147,6 +147,8 @@ fn encode(
     fixed_ar: bool,
     n_types: usize,
 ) -> Enc {
+    // Long (about 240 lines): see the doc comment, the layers share the
+    // literal tables built just before them.
     let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
     let t = Lit::new(s.new_var_default(), true);
     let mut e = Enc {

@@ -36,9 +36,9 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Longer than most files: the watcher's op intake feeds both collectors
-// (list-append and fences), whose hooks sit next to the code they guard.
-
+// Long (about 810 lines): the watcher's op intake feeds both collectors
+// (list-append and fences), whose hooks sit next to the code they guard;
+// the collectors, the source and the store are their own modules.
 pub mod fence_gc;
 pub mod gc;
 pub mod source;
@@ -317,6 +317,8 @@ impl Watcher {
         indexed: bool,
         xlate: &mut [Option<Atom>],
     ) -> Result<(), InputError> {
+        // Long (about 185 lines): one op's intake, in order (index check,
+        // workload, text, pairing, collector hooks); each step uses the last.
         let op = &h.ops[i];
         let index = if indexed {
             op.index

@@ -21,11 +21,12 @@
 //! written versions could make the predicate true adds nothing and is left
 //! out before building.
 
-use hashbrown::HashMap;
-
+// Long (about 730 lines): the predicate table, the key universe and the
+// real-time windows are one concept, the rows a predicate read may have seen.
 use crate::edn::Value;
 use crate::infer::{Step, StepKind, StepText};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
+use hashbrown::HashMap;
 
 /// What a predicate micro-op said of one key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
