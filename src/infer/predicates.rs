@@ -20,8 +20,9 @@
 
 use super::rw_register::{self, RwOptions};
 use super::txn::ExtraGraph;
-use super::{Inference, PairExplainer, Refusal, Step, StepKind};
-use crate::model::{Atom, History, MopArg, MopFn, OpValue};
+use super::{Inference, PairExplainer, Refusal, Step, StepKind, StepText};
+use crate::edn::Value;
+use crate::model::{Atom, History, MopArg, MopFn, OpType, OpValue};
 
 /// Explains a pair as the rw-register explainer does, then restates a wr
 /// step into a predicate's view, or an rw step out of one, as a predicate
@@ -67,7 +68,7 @@ impl PairExplainer for PredicateExplainer<'_> {
         };
         let value = atom(m.arg);
         Some(match step.kind {
-            StepKind::Wr => crate::check::sat::pred_wr_step(self.original, m.key, value, p),
+            StepKind::Wr => wr_step(self.original, m.key, value, p),
             _ => {
                 // The writer's final write of the key.
                 let later: Option<Option<Atom>> = view
@@ -79,7 +80,7 @@ impl PairExplainer for PredicateExplainer<'_> {
                 let Some(later) = later else {
                     return Some(step);
                 };
-                crate::check::sat::pred_rw_step(self.original, m.key, value, later, p)
+                rw_step(self.original, m.key, value, later, p)
             }
         })
     }
@@ -98,7 +99,7 @@ pub fn analyze<'h>(
 ) -> Result<Inference<'h>, Refusal> {
     let inner = rw_register::analyze(view, extra, opts)?;
     let mut anomalies = inner.anomalies;
-    anomalies.add_seq_nonempty("internal", crate::check::sat::pred_internal_cases(h));
+    anomalies.add_seq_nonempty("internal", internal_cases(h));
     Ok(Inference {
         edges: inner.edges,
         anomalies,
@@ -109,4 +110,159 @@ pub fn analyze<'h>(
             inner: inner.explainers,
         })],
     })
+}
+
+/// Predicate micro-ops that contradict their own transaction: a returned
+/// row the predicate does not match, a row the transaction wrote or read
+/// earlier that the predicate should have returned (or matched) and did
+/// not, or one it returned (matched) although the earlier value does not
+/// match. Elle's `internal` case shape, with the key and the value known
+/// before (`:expected`), one case per op.
+pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut state: Vec<(Atom, Option<Atom>)> = Vec::new();
+    let value = |v: Option<Atom>| v.map_or(Value::Nil, |a| h.atom_value(a));
+    for (i, op) in h.ops.iter().enumerate() {
+        if op.op_type != OpType::Ok {
+            continue;
+        }
+        state.clear();
+        'mops: for m in h.mops(op) {
+            let MopArg::Pred(p) = m.arg else {
+                let v = match m.arg {
+                    MopArg::Atom(a) => Some(a),
+                    _ => None,
+                };
+                match state.iter_mut().find(|s| s.0 == m.key) {
+                    Some(s) => s.1 = v,
+                    None => state.push((m.key, v)),
+                }
+                continue;
+            };
+            let p = &h.predicates[p as usize];
+            let holds = |v: Option<Atom>| p.pred.matches(v.map(|a| h.atom_value(a)).as_ref());
+            let case = |k: Atom, v: Option<Atom>, what: &str| {
+                Value::kw_map(vec![
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(m)),
+                    ("key", h.atom_value(k)),
+                    ("expected", value(v)),
+                    ("predicate", Value::Str(what.to_string())),
+                ])
+            };
+            for &(k, v) in p.rows.iter().filter(|_| p.write.is_none()) {
+                if !holds(v) {
+                    out.push(case(k, v, "returned a row the predicate does not match"));
+                    break 'mops;
+                }
+            }
+            for &(k, v) in state.iter().filter(|s| p.ranges_over(s.0)) {
+                let listed = p.rows.iter().any(|r| r.0 == k);
+                if listed != holds(v) {
+                    let what = if listed {
+                        "returned or matched a row whose value, as its transaction knew it, does not match"
+                    } else {
+                        "missed a row whose value, as its transaction knew it, matches"
+                    };
+                    out.push(case(k, v, what));
+                    break 'mops;
+                }
+            }
+            for &(k, v) in &p.rows {
+                let v = p.write.unwrap_or(v);
+                match state.iter_mut().find(|s| s.0 == k) {
+                    Some(s) => s.1 = v,
+                    None => state.push((k, v)),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The predicate micro-op and whether it returned / matched `key`.
+fn listed(h: &History, pred: u32, key: Atom) -> (Value, bool, bool) {
+    let p = &h.predicates[pred as usize];
+    (
+        p.form.clone(),
+        p.rows.iter().any(|r| r.0 == key),
+        p.write.is_some(),
+    )
+}
+
+/// A wr step into a predicate read: `b`'s predicate saw `a`'s version
+/// `key = value` (returned it, matched it, or did not return it).
+pub(crate) fn wr_step(h: &History, key: Atom, value: Option<Atom>, pred: u32) -> Step {
+    let (form, listed, write) = listed(h, pred, key);
+    let (k, v, f) = (
+        crate::edn::pr_str(&h.atom_value(key)),
+        crate::edn::pr_str(&value.map_or(Value::Nil, |a| h.atom_value(a))),
+        crate::edn::pr_str(&form),
+    );
+    let verb = if write { "write" } else { "read" };
+    let template = match (listed, write) {
+        (true, false) => format!("{{a}} wrote {k} = {v}, which {{b}}'s predicate read {f} returned"),
+        (true, true) => format!(
+            "{{b}}'s predicate write {f} matched {k} in the version {{a}} wrote, {k} = {v}"
+        ),
+        (false, _) => format!(
+            "{{b}}'s predicate {verb} {f} did not return {k}, so it saw a version the predicate does not match: {{a}}'s {k} = {v}"
+        ),
+    };
+    Step {
+        kind: StepKind::Wr,
+        data: Value::kw_map(vec![
+            ("type", Value::kw("wr")),
+            ("key", h.atom_value(key)),
+            ("value", value.map_or(Value::Nil, |a| h.atom_value(a))),
+            ("predicate", form),
+            ("returned", Value::Bool(listed)),
+        ]),
+        text: StepText::Predicate { template },
+    }
+}
+
+/// An rw step out of a predicate read: `a`'s predicate saw `key = value`
+/// (returned, matched or missed), and `b` wrote the later version `value2`.
+pub(crate) fn rw_step(
+    h: &History,
+    key: Atom,
+    value: Option<Atom>,
+    value2: Option<Atom>,
+    pred: u32,
+) -> Step {
+    let (form, listed, write) = listed(h, pred, key);
+    let p = &h.predicates[pred as usize];
+    let atom = |v: Option<Atom>| v.map_or(Value::Nil, |a| h.atom_value(a));
+    let (k, v, v2, f) = (
+        crate::edn::pr_str(&h.atom_value(key)),
+        crate::edn::pr_str(&atom(value)),
+        crate::edn::pr_str(&atom(value2)),
+        crate::edn::pr_str(&form),
+    );
+    let verb = if write { "write" } else { "read" };
+    let would = p.pred.matches(value2.map(|a| h.atom_value(a)).as_ref());
+    let template = match (listed, would) {
+        (false, true) => format!(
+            "{{a}}'s predicate {verb} {f} missed {k} (it saw {k} = {v}), and {{b}} set it to {v2}, which the predicate matches: {{b}}'s version came later"
+        ),
+        (false, false) => format!(
+            "{{a}}'s predicate {verb} {f} did not return {k} (it saw {k} = {v}), and {{b}} set it to {v2}, a later version"
+        ),
+        (true, _) => format!(
+            "{{a}}'s predicate {verb} {f} returned {k} = {v}, and {{b}} set it to {v2}, a later version"
+        ),
+    };
+    Step {
+        kind: StepKind::Rw,
+        data: Value::kw_map(vec![
+            ("type", Value::kw("rw")),
+            ("key", h.atom_value(key)),
+            ("value", atom(value)),
+            ("value'", atom(value2)),
+            ("predicate", form),
+            ("returned", Value::Bool(listed)),
+        ]),
+        text: StepText::Predicate { template },
+    }
 }

@@ -141,7 +141,7 @@ pub fn check_history(
     let facts = super::facts::facts(hi);
     let mut internal = crate::infer::rw_register::internal_cases(hi);
     if with_predicates {
-        internal.extend(predicates::internal_cases(h));
+        internal.extend(crate::infer::predicates::internal_cases(h));
     }
     for (kind, cases) in [
         ("internal", internal),
@@ -398,9 +398,9 @@ fn explain(h: &History, rh: &RegHistory, atoms: &[Atom], cycle: &[CycleEdge]) ->
                     final_write(e.to, key),
                 ),
                 EdgeKind::PredWr { key, value, pred } => {
-                    predicates::wr_step(h, atoms[key as usize], val(value), pred)
+                    crate::infer::predicates::wr_step(h, atoms[key as usize], val(value), pred)
                 }
-                EdgeKind::PredRw { key, via, pred } => predicates::rw_step(
+                EdgeKind::PredRw { key, via, pred } => crate::infer::predicates::rw_step(
                     h,
                     atoms[key as usize],
                     final_write(via, key),

@@ -67,10 +67,7 @@ pub use history::{reg_history, reg_history_with_predicates};
 use polygraph::to_cycle;
 pub use predicates::{PredSeen, PredTable};
 // For the inference's predicate dependencies (`crate::infer::predicates`).
-pub(crate) use predicates::{
-    inference_view, internal_cases as pred_internal_cases, rw_step as pred_rw_step,
-    wr_step as pred_wr_step,
-};
+pub(crate) use predicates::inference_view;
 use prune::prune;
 use split::{join_models, solve_parts, split, PartAnswer};
 pub use verify::{classify_cycle, verify_cycle, verify_cycle_with};
