@@ -15,6 +15,7 @@ mod check_cmd;
 mod check_extras;
 mod diff_cmd;
 mod elle_cli;
+mod gen_cmd;
 mod models;
 mod progress;
 mod robust_cmd;
@@ -61,7 +62,7 @@ enum Command {
     #[command(after_help = EXIT_CODES)]
     Check(CheckArgs),
     /// Generate a Jepsen history from a simulated database.
-    Gen(crate::gen::cli::GenArgs),
+    Gen(gen_cmd::GenArgs),
     /// Compare an Elle result with ellery's (exit 0 if they agree on the
     /// verdict, anomaly types, :not and :also-not; 1 if not; 3 on bad input;
     /// 4 on an internal error).
@@ -317,7 +318,7 @@ pub fn run(args: &[String]) -> i32 {
     };
     match cli.command {
         Command::Check(a) => check_cmd::run_check(a),
-        Command::Gen(g) => crate::gen::cli::run(g),
+        Command::Gen(g) => gen_cmd::run(g),
         Command::Diff(d) => diff_cmd::run_diff(d),
         Command::Robust(r) => robust_cmd::run_robust(r),
         Command::Watch(w) => watch_cmd::run_watch(w),

@@ -19,7 +19,6 @@
 //! output.
 
 pub mod cas;
-pub mod cli;
 mod faults;
 mod mini;
 pub mod predicates;

@@ -1,6 +1,6 @@
 //! `ellery gen`: command-line access to the generator.
 
-use super::{generate_fenced, Fault, FenceOptions, GenOptions, Mode, Workload};
+use crate::gen::{generate_fenced, Fault, FenceOptions, GenOptions, Mode, Workload};
 use std::io::Write;
 
 /// Arguments of `ellery gen`.
@@ -58,7 +58,7 @@ pub struct GenArgs {
     pred_width: f64,
     /// With `--predicates`: predicate faults to inject (repeatable).
     #[arg(long = "pred-fault", value_enum)]
-    pred_faults: Vec<super::predicates::PredFault>,
+    pred_faults: Vec<crate::gen::predicates::PredFault>,
     /// Each process issues a fence transaction (`[[:r K v] [:w K v']]`)
     /// after every N of its transactions (rw-register; for `ellery
     /// watch`'s garbage collection).
@@ -106,7 +106,7 @@ pub fn run(a: GenArgs) -> i32 {
 
 /// `ellery gen --predicates`.
 fn run_predicates(a: GenArgs) -> i32 {
-    let opts = super::predicates::PredGenOptions {
+    let opts = crate::gen::predicates::PredGenOptions {
         txns: a.txns,
         processes: a.processes,
         keys: a.keys,
@@ -118,7 +118,7 @@ fn run_predicates(a: GenArgs) -> i32 {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match super::predicates::generate_predicates(&opts, &mut out).and_then(|_| out.flush()) {
+    match crate::gen::predicates::generate_predicates(&opts, &mut out).and_then(|_| out.flush()) {
         Ok(_) => 0,
         Err(e) => {
             eprintln!("ellery gen: {e}");
