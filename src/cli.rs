@@ -75,9 +75,11 @@ enum Command {
     Watch(watch_cmd::WatchArgs),
 }
 
-/// Workloads.
+/// `-m`'s values: the library's [`crate::model::Workload`]s that
+/// [`crate::check()`] checks, Jepsen's other models (checked by the CLI),
+/// and `auto` (detect) — the clap mapping, not another workload type.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum Workload {
+enum ModelArg {
     /// Detect from the history: `:read`/`:write`/`:cas` ops → cas-register;
     /// `:append` micro-ops → list-append; `:w` micro-ops → rw-register.
     Auto,
@@ -102,22 +104,22 @@ enum Workload {
     LongFork,
 }
 
-impl Workload {
+impl ModelArg {
     /// The library's workload this is, for those [`crate::check()`] checks
     /// (`None`: detect it, or one of Jepsen's other models, which the CLI
     /// checks itself).
     fn model(self) -> Option<crate::model::Workload> {
         match self {
-            Workload::ListAppend => Some(crate::model::Workload::ListAppend),
-            Workload::RwRegister => Some(crate::model::Workload::RwRegister),
-            Workload::CasRegister => Some(crate::model::Workload::CasRegister),
-            Workload::Auto
-            | Workload::Mutex
-            | Workload::Bank
-            | Workload::Counter
-            | Workload::Set
-            | Workload::SetFull
-            | Workload::LongFork => None,
+            ModelArg::ListAppend => Some(crate::model::Workload::ListAppend),
+            ModelArg::RwRegister => Some(crate::model::Workload::RwRegister),
+            ModelArg::CasRegister => Some(crate::model::Workload::CasRegister),
+            ModelArg::Auto
+            | ModelArg::Mutex
+            | ModelArg::Bank
+            | ModelArg::Counter
+            | ModelArg::Set
+            | ModelArg::SetFull
+            | ModelArg::LongFork => None,
         }
     }
 }
@@ -179,7 +181,7 @@ struct ModelArgs {
 struct CheckArgs {
     /// Workload (default: detected from the history's operations).
     #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
-    workload: Workload,
+    workload: ModelArg,
     #[command(flatten)]
     models: ModelArgs,
     /// Write explanation files (`<anomaly>.txt`) into this directory.

@@ -2,7 +2,7 @@
 //! [`crate::check()`] or one of Jepsen's models, print the results in input
 //! order and exit with the worst verdict's code.
 
-use super::{check_extras, expectations, models, CheckArgs, OutputFormat, Workload};
+use super::{check_extras, expectations, models, CheckArgs, ModelArg, OutputFormat};
 use crate::consistency as cm;
 use crate::edn::pr_str;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_UNKNOWN, EXIT_VALID};
@@ -95,7 +95,7 @@ fn note_ignored(h: &crate::model::History) {
 fn check_one(
     path: &Path,
     format: Option<Format>,
-    workload: Workload,
+    workload: ModelArg,
     rw: &RwOptions,
     opts: &CheckOptions,
     directory: Option<(&Path, &PlotOptions)>,
@@ -110,7 +110,7 @@ fn check_one(
         check_extras::warn_ignored(workload, opts, rw, directory.is_some());
         return models::check_jepsen(path, format, m, opts, memory);
     }
-    let explicit = workload != Workload::Auto;
+    let explicit = workload != ModelArg::Auto;
     let peer = peer_format(path, format);
     if peer.is_none() && path != Path::new("-") {
         crate::limits::check_fits(path, memory)?;
@@ -135,14 +135,14 @@ fn check_one(
     note_ignored(&h);
     let workload = match workload {
         // Peer formats are register reads and writes, even when read-only.
-        Workload::Auto if peer.is_some() => Workload::RwRegister,
-        Workload::Auto if check_extras::multi_register(&h) => {
+        ModelArg::Auto if peer.is_some() => ModelArg::RwRegister,
+        ModelArg::Auto if check_extras::multi_register(&h) => {
             return Err(format!(
                 "{}: this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for",
                 h.origin
             ))
         }
-        Workload::Auto => check_extras::detect_workload(&h),
+        ModelArg::Auto => check_extras::detect_workload(&h),
         w => w,
     };
     check_extras::warn_ignored(workload, opts, rw, directory.is_some());
@@ -152,7 +152,7 @@ fn check_one(
     if opts.verbose {
         eprintln!("ellery: {}: workload {workload:?}", path.display());
     }
-    if workload == Workload::Mutex {
+    if workload == ModelArg::Mutex {
         return models::check_mutex(&h, opts);
     }
     let Some(model) = workload.model() else {
@@ -201,7 +201,7 @@ pub(super) enum Failed {
 pub(super) fn check_caught(
     path: &Path,
     format: Option<Format>,
-    workload: Workload,
+    workload: ModelArg,
     rw: &RwOptions,
     opts: &CheckOptions,
     directory: Option<(&Path, &PlotOptions)>,

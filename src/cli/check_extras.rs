@@ -4,7 +4,7 @@
 //! (JSON keyed by path, JSONL records, summary lines, per-history output
 //! directories).
 
-use super::{CheckArgs, Outcome, Validity, Workload};
+use super::{CheckArgs, ModelArg, Outcome, Validity};
 use crate::check::outcome::CheckOptions;
 use crate::edn::pr_str;
 use crate::edn::Value;
@@ -60,7 +60,7 @@ pub(super) fn stdin_format(bytes: &[u8]) -> Format {
 /// (`-c`/`-a`/`-d` for the linearizability and Jepsen models, the
 /// rw-register key flags elsewhere, the Jepsen flags outside their model).
 pub(super) fn warn_ignored(
-    workload: Workload,
+    workload: ModelArg,
     opts: &CheckOptions,
     rw: &crate::infer::rw_register::RwOptions,
     directory: bool,
@@ -70,7 +70,7 @@ pub(super) fn warn_ignored(
         return;
     }
     let mut ignored: Vec<&str> = Vec::new();
-    let elle = matches!(workload, Workload::ListAppend | Workload::RwRegister);
+    let elle = matches!(workload, ModelArg::ListAppend | ModelArg::RwRegister);
     if !elle {
         if opts.expectations.models.is_some() {
             ignored.push("-c");
@@ -82,7 +82,7 @@ pub(super) fn warn_ignored(
             ignored.push("-d");
         }
     }
-    if workload != Workload::RwRegister {
+    if workload != ModelArg::RwRegister {
         if rw.wfr_keys {
             ignored.push("--wfr-keys");
         }
@@ -94,10 +94,10 @@ pub(super) fn warn_ignored(
         }
     }
     let j = &opts.jepsen;
-    if workload != Workload::LongFork && j.group_size != 0 {
+    if workload != ModelArg::LongFork && j.group_size != 0 {
         ignored.push("-g");
     }
-    if workload != Workload::Bank
+    if workload != ModelArg::Bank
         && (j.negative_balances || j.total_amount.is_some() || j.max_transfer.is_some())
     {
         ignored.push("-n/-o/--max-transfer");
@@ -113,18 +113,18 @@ pub(super) fn warn_ignored(
 }
 
 /// A workload's `-m` name.
-pub(super) fn workload_name(w: Workload) -> &'static str {
+pub(super) fn workload_name(w: ModelArg) -> &'static str {
     match w {
-        Workload::Auto => "auto",
-        Workload::ListAppend => "list-append",
-        Workload::RwRegister => "rw-register",
-        Workload::CasRegister => "cas-register",
-        Workload::Mutex => "mutex",
-        Workload::Bank => "bank",
-        Workload::Counter => "counter",
-        Workload::Set => "set",
-        Workload::SetFull => "set-full",
-        Workload::LongFork => "long-fork",
+        ModelArg::Auto => "auto",
+        ModelArg::ListAppend => "list-append",
+        ModelArg::RwRegister => "rw-register",
+        ModelArg::CasRegister => "cas-register",
+        ModelArg::Mutex => "mutex",
+        ModelArg::Bank => "bank",
+        ModelArg::Counter => "counter",
+        ModelArg::Set => "set",
+        ModelArg::SetFull => "set-full",
+        ModelArg::LongFork => "long-fork",
     }
 }
 
@@ -133,15 +133,15 @@ pub(super) fn workload_name(w: Workload) -> &'static str {
 /// the `:ok` reads return numbers (or there are none), else set (one `:ok`
 /// read) or set-full (several). long-fork histories look like rw-register
 /// ones and need `-m long-fork`.
-pub(super) fn detect_other(h: &crate::model::History) -> Option<Workload> {
+pub(super) fn detect_other(h: &crate::model::History) -> Option<ModelArg> {
     use crate::model::{OpType, OpValue};
     let atom = |name: &str| h.interner.lookup(&Value::kw(name));
     let has = |name: &str| atom(name).is_some_and(|a| h.ops.iter().any(|o| o.f == a));
     if has("acquire") || has("release") {
-        return Some(Workload::Mutex);
+        return Some(ModelArg::Mutex);
     }
     if has("transfer") {
-        return Some(Workload::Bank);
+        return Some(ModelArg::Bank);
     }
     if !has("add") {
         return None;
@@ -158,17 +158,17 @@ pub(super) fn detect_other(h: &crate::model::History) -> Option<Workload> {
         OpValue::Mops { .. } => false,
     });
     Some(if numeric {
-        Workload::Counter
+        ModelArg::Counter
     } else if ok_reads.len() > 1 {
-        Workload::SetFull
+        ModelArg::SetFull
     } else {
-        Workload::Set
+        ModelArg::Set
     })
 }
 
 /// When an explicitly chosen workload is not the one the history's
 /// operations belong to: a sentence naming the right one.
-pub(super) fn workload_hint(chosen: Workload, h: &crate::model::History) -> Option<String> {
+pub(super) fn workload_hint(chosen: ModelArg, h: &crate::model::History) -> Option<String> {
     if multi_register(h) {
         return Some(
             "this is a Knossos multi-register history ([:read k v] / [:write k v] micro-ops), which ellery has no model for".into(),
@@ -246,14 +246,14 @@ pub(super) fn wrong_workload(o: &Outcome) -> bool {
 /// (`:read`, `:write`, `:cas` with plain values) are a CAS register; micro-op
 /// transactions are list-append if any micro-op appends, rw-register if any
 /// writes; list-append otherwise (read-only histories check the same way).
-pub(super) fn detect_workload(h: &crate::model::History) -> Workload {
+pub(super) fn detect_workload(h: &crate::model::History) -> ModelArg {
     if let Some(w) = detect_other(h) {
         return w;
     }
     match crate::model::Workload::detect(h) {
-        crate::model::Workload::ListAppend => Workload::ListAppend,
-        crate::model::Workload::RwRegister => Workload::RwRegister,
-        crate::model::Workload::CasRegister => Workload::CasRegister,
+        crate::model::Workload::ListAppend => ModelArg::ListAppend,
+        crate::model::Workload::RwRegister => ModelArg::RwRegister,
+        crate::model::Workload::CasRegister => ModelArg::CasRegister,
     }
 }
 

@@ -1,6 +1,6 @@
 //! `ellery diff`: compare an Elle result with ellery's.
 
-use super::{check_caught, expectations, Failed, Workload};
+use super::{check_caught, expectations, Failed, ModelArg};
 use crate::edn::Value;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
@@ -36,7 +36,7 @@ pub(super) struct DiffArgs {
     directory: Option<PathBuf>,
     /// Workload (with `--check`; default: detected from the history).
     #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
-    workload: Workload,
+    workload: ModelArg,
 }
 
 fn read_result(path: &Path) -> Result<Value, String> {

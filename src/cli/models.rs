@@ -3,7 +3,7 @@
 //! `ellery check` and elle-cli mode, and the glue from a path to an
 //! [`Outcome`].
 
-use super::Workload;
+use super::ModelArg;
 use crate::check::jepsen::{check_file, JepsenModel, JepsenOptions};
 use crate::model::Format;
 use crate::route::{CheckOptions, Outcome};
@@ -41,12 +41,12 @@ impl JepsenFlags {
     }
 
     /// Which flags were given that `workload` ignores (for a warning).
-    pub(super) fn ignored_by(self, workload: Workload) -> Vec<&'static str> {
+    pub(super) fn ignored_by(self, workload: ModelArg) -> Vec<&'static str> {
         let mut out = Vec::new();
-        if workload != Workload::LongFork && self.group_size != 0 {
+        if workload != ModelArg::LongFork && self.group_size != 0 {
             out.push("-g/--group-size (long-fork only)");
         }
-        if workload != Workload::Bank {
+        if workload != ModelArg::Bank {
             if self.allow_negative_balances {
                 out.push("-n/--allow-negative-balances (bank only)");
             }
@@ -62,13 +62,13 @@ impl JepsenFlags {
 }
 
 /// The Jepsen model a workload stands for, if it is one.
-pub(super) fn jepsen_model(w: Workload) -> Option<JepsenModel> {
+pub(super) fn jepsen_model(w: ModelArg) -> Option<JepsenModel> {
     Some(match w {
-        Workload::Bank => JepsenModel::Bank,
-        Workload::Counter => JepsenModel::Counter,
-        Workload::Set => JepsenModel::Set,
-        Workload::SetFull => JepsenModel::SetFull,
-        Workload::LongFork => JepsenModel::LongFork,
+        ModelArg::Bank => JepsenModel::Bank,
+        ModelArg::Counter => JepsenModel::Counter,
+        ModelArg::Set => JepsenModel::Set,
+        ModelArg::SetFull => JepsenModel::SetFull,
+        ModelArg::LongFork => JepsenModel::LongFork,
         _ => return None,
     })
 }
@@ -181,17 +181,17 @@ pub(super) const ELLE_CLI_MODELS: &str =
 
 /// The workload for an elle-cli model name; `Err` with the message to print
 /// (exit 255) otherwise.
-pub(super) fn elle_cli_workload(name: &str) -> Result<Workload, String> {
+pub(super) fn elle_cli_workload(name: &str) -> Result<ModelArg, String> {
     Ok(match name {
-        "list-append" => Workload::ListAppend,
-        "rw-register" => Workload::RwRegister,
-        "cas-register" => Workload::CasRegister,
-        "mutex" => Workload::Mutex,
-        "bank" => Workload::Bank,
-        "counter" => Workload::Counter,
-        "set" => Workload::Set,
-        "set-full" => Workload::SetFull,
-        "long-fork" => Workload::LongFork,
+        "list-append" => ModelArg::ListAppend,
+        "rw-register" => ModelArg::RwRegister,
+        "cas-register" => ModelArg::CasRegister,
+        "mutex" => ModelArg::Mutex,
+        "bank" => ModelArg::Bank,
+        "counter" => ModelArg::Counter,
+        "set" => ModelArg::Set,
+        "set-full" => ModelArg::SetFull,
+        "long-fork" => ModelArg::LongFork,
         "comments" | "sequential" => {
             return Err(format!(
                 "model {name} is not supported: elle-cli 0.1.9's {name} checker fails on every history (it exits 255 too)"

@@ -5,7 +5,7 @@
 //! (see [`crate::watch`] for exactly when and how).
 
 use super::{
-    check_caught, expectations, Failed, MemoryFlag, ModelArgs, RwFlags, Workload,
+    check_caught, expectations, Failed, MemoryFlag, ModelArg, ModelArgs, RwFlags,
     PEER_DEFAULT_MODEL,
 };
 use crate::edn::{pr_str, Value};
@@ -32,7 +32,7 @@ pub(super) enum WatchOutput {
 pub(super) struct WatchArgs {
     /// Workload (default: detected from the first append or write).
     #[arg(short = 'm', long = "model", value_enum, default_value = "auto")]
-    workload: Workload,
+    workload: ModelArg,
     #[command(flatten)]
     models: ModelArgs,
     /// Write the final check's explanation files and plots here (when the
@@ -154,10 +154,10 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         check.expectations.models = Some(vec![PEER_DEFAULT_MODEL]);
     }
     let workload = match a.workload {
-        Workload::Auto if cobra => Some(crate::model::Workload::RwRegister),
-        Workload::Auto => None,
-        Workload::ListAppend => Some(crate::model::Workload::ListAppend),
-        Workload::RwRegister => Some(crate::model::Workload::RwRegister),
+        ModelArg::Auto if cobra => Some(crate::model::Workload::RwRegister),
+        ModelArg::Auto => None,
+        ModelArg::ListAppend => Some(crate::model::Workload::ListAppend),
+        ModelArg::RwRegister => Some(crate::model::Workload::RwRegister),
         other => {
             return Err(format!(
                 "ellery watch checks list-append and rw-register histories, not {}",
@@ -367,7 +367,7 @@ fn finish(
                 f => f,
             };
             let wl = match a.workload {
-                Workload::Auto if format == Some(Format::Cobra) => Workload::RwRegister,
+                ModelArg::Auto if format == Some(Format::Cobra) => ModelArg::RwRegister,
                 wl => wl,
             };
             let dir = a.directory.as_deref().map(|d| (d, &plot));
