@@ -206,6 +206,25 @@ pub fn check_history(
         }
         let (verdict, stats) = check_with_predicates(&rh, &preds, &sat_opts);
         opts.say(|| format!("{}: algorithm sat, {c:?}: {stats:?}", h.origin));
+        // The last conflict is the counterexample; with repeated values it
+        // can be write-order steps alone that no resolution has. Another
+        // search order usually ends on a cycle of one resolution.
+        if let Verdict::Invalid(Violation::Cycle(cycle)) = &verdict {
+            if verify_cycle_with(&rh, &preds, cycle).is_err() {
+                let again = SatOptions {
+                    polarity: crate::check::sat::Polarity::Solver,
+                    prune: false,
+                    ..sat_opts
+                };
+                let (retry, _) = check_with_predicates(&rh, &preds, &again);
+                if let Verdict::Invalid(Violation::Cycle(c2)) = &retry {
+                    if verify_cycle_with(&rh, &preds, c2).is_ok() {
+                        opts.say(|| format!("{}: counterexample from a second search", h.origin));
+                        return retry;
+                    }
+                }
+            }
+        }
         verdict
     };
     let mut verdicts: Vec<Verdict> = wanted.iter().map(|&c| solve(c)).collect();

@@ -161,7 +161,7 @@ fn jointly_possible(cycle: &[CycleEdge]) -> Result<(), String> {
     for (key, pairs) in keys {
         if !acyclic(&pairs) {
             return Err(format!(
-                "the write-order steps on key {key} contradict each other"
+                "the write-order steps on key {key} contradict each other: {pairs:?} in {cycle:?}"
             ));
         }
     }
@@ -232,7 +232,11 @@ mod tests {
         let cycle = [ww(1, 2), ww(2, 3), ww(3, 1)];
         assert_eq!(
             jointly_possible(&cycle),
-            Err("the write-order steps on key 1 contradict each other".into())
+            Err(format!(
+                "the write-order steps on key 1 contradict each other: {:?} in {:?}",
+                [(1, 2), (2, 3), (3, 1)],
+                cycle
+            ))
         );
         // An rw step orders the version read before the writer: 2 read
         // 1's version, 3 wrote after it, and 3 < 1 contradicts it.
