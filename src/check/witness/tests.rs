@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::check::outcome::{Algorithm, CheckOptions, Validity};
+use crate::gen::Rng;
 use crate::model::Format;
 use crate::read::read_history_bytes;
 
@@ -81,24 +82,6 @@ fn sat_validity(h: &History, real_time: bool) -> Validity {
     }
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A random rw-register history of up to `max_txns` transactions over two
-/// keys and three processes, with values that may repeat, reads that may be
-/// anything, and `:fail`/`:info` outcomes.
 fn random_history(rng: &mut Rng, max_txns: usize) -> String {
     let value = |rng: &mut Rng| match rng.below(4) {
         0 => "nil".to_string(),
@@ -185,7 +168,7 @@ fn witnesses_agree_with_the_exact_checker() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(400);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let (mut confirmed, mut valid) = (0, 0);
     for case in 0..n {
         let text = random_history(&mut rng, 5);
