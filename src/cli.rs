@@ -22,7 +22,7 @@ mod robust_cmd;
 mod watch_cmd;
 
 // What the other commands share with `check` (they name it `super::…`).
-use check_cmd::{check_caught, Failed, PEER_DEFAULT_MODEL};
+use check_cmd::{check_caught, Failed, Job, PEER_DEFAULT_MODEL};
 
 use crate::check::result::Expectations;
 use crate::consistency as cm;

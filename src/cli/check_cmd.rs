@@ -92,15 +92,16 @@ fn note_ignored(h: &crate::model::History) {
     }
 }
 
-fn check_one(
-    path: &Path,
-    format: Option<Format>,
-    workload: ModelArg,
-    rw: &RwOptions,
-    opts: &CheckOptions,
-    directory: Option<(&Path, &PlotOptions)>,
-    memory: crate::limits::MemoryLimit,
-) -> Result<Outcome, String> {
+fn check_one(job: Job) -> Result<Outcome, String> {
+    let Job {
+        path,
+        format,
+        workload,
+        rw,
+        opts,
+        directory,
+        memory,
+    } = job;
     let started = std::time::Instant::now();
     if let Some(p) = opts.progress {
         p("reading");
@@ -197,18 +198,28 @@ pub(super) enum Failed {
     Internal(String),
 }
 
+/// One history to check and how ([`check_caught`]).
+pub(super) struct Job<'a> {
+    /// The history's file (`-` for standard input).
+    pub path: &'a Path,
+    /// `-f`, or `None` to detect it.
+    pub format: Option<Format>,
+    /// `-m`.
+    pub workload: ModelArg,
+    /// Elle's rw-register options.
+    pub rw: &'a RwOptions,
+    /// The check's options.
+    pub opts: &'a CheckOptions,
+    /// `-d` and how to plot into it.
+    pub directory: Option<(&'a Path, &'a PlotOptions)>,
+    /// `--max-memory`.
+    pub memory: crate::limits::MemoryLimit,
+}
+
 /// [`check_one`], a panic in it becoming this history's internal error.
-pub(super) fn check_caught(
-    path: &Path,
-    format: Option<Format>,
-    workload: ModelArg,
-    rw: &RwOptions,
-    opts: &CheckOptions,
-    directory: Option<(&Path, &PlotOptions)>,
-    memory: crate::limits::MemoryLimit,
-) -> Result<Outcome, Failed> {
-    match crate::internal::catch(|| check_one(path, format, workload, rw, opts, directory, memory))
-    {
+pub(super) fn check_caught(job: Job) -> Result<Outcome, Failed> {
+    let path = job.path;
+    match crate::internal::catch(|| check_one(job)) {
         Ok(r) => r.map_err(Failed::Input),
         Err(panic) => Err(Failed::Internal(crate::internal::message(
             &path.display().to_string(),
@@ -289,15 +300,15 @@ pub(super) fn run_check(a: CheckArgs) -> i32 {
                 .as_ref()
                 .map(|d| if many { d.join(subdir) } else { d.clone() });
             // A panic is this history's internal error; the rest go on.
-            let r = check_caught(
+            let r = check_caught(Job {
                 path,
-                a.format,
-                a.workload,
-                &rw_options,
-                &opts,
-                dir.as_deref().map(|d| (d, &plot)),
-                a.memory.limit(),
-            );
+                format: a.format,
+                workload: a.workload,
+                rw: &rw_options,
+                opts: &opts,
+                directory: dir.as_deref().map(|d| (d, &plot)),
+                memory: a.memory.limit(),
+            });
             progress.tick(path);
             r
         },

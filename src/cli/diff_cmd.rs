@@ -1,6 +1,6 @@
 //! `ellery diff`: compare an Elle result with ellery's.
 
-use super::{check_caught, expectations, Failed, ModelArg};
+use super::{check_caught, expectations, Failed, Job, ModelArg};
 use crate::edn::Value;
 use crate::error::{EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INVALID, EXIT_VALID};
 use crate::infer::rw_register::RwOptions;
@@ -82,15 +82,15 @@ pub(super) fn run_diff(d: DiffArgs) -> i32 {
             plot_max_bytes: ours_dir.as_ref().map(|_| plot.max_bytes),
             ..CheckOptions::default()
         };
-        match check_caught(
-            &d.other,
-            None,
-            d.workload,
-            &RwOptions::default(),
-            &opts,
-            ours_dir.as_deref().map(|d| (d, &plot)),
-            crate::limits::MemoryLimit::default(),
-        ) {
+        match check_caught(Job {
+            path: &d.other,
+            format: None,
+            workload: d.workload,
+            rw: &RwOptions::default(),
+            opts: &opts,
+            directory: ours_dir.as_deref().map(|d| (d, &plot)),
+            memory: crate::limits::MemoryLimit::default(),
+        }) {
             Ok(o) => o.result,
             Err(Failed::Input(e)) => {
                 eprintln!("ellery: {e}");

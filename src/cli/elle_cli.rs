@@ -2,7 +2,7 @@
 //! elle-cli's flags, output lines and exit codes (see [`super`]).
 
 use super::models::{elle_cli_workload, JepsenFlags, ELLE_CLI_MODELS};
-use super::{check_caught, expectations, Failed, MemoryFlag, RwFlags};
+use super::{check_caught, expectations, Failed, Job, MemoryFlag, RwFlags};
 use crate::check::result::Expectations;
 use crate::model::Format;
 use crate::report::json_pprint::pprint_json;
@@ -180,15 +180,15 @@ pub(super) fn run_elle_cli(args: &[String]) -> i32 {
     for path in &cli.files {
         // elle-cli has one error code: an internal error is reported as
         // such, and exits like bad input.
-        match check_caught(
+        match check_caught(Job {
             path,
             format,
             workload,
-            &cli.rw.options(),
-            &opts,
-            cli.directory.as_deref().map(|d| (d, &plot)),
-            cli.memory.limit(),
-        ) {
+            rw: &cli.rw.options(),
+            opts: &opts,
+            directory: cli.directory.as_deref().map(|d| (d, &plot)),
+            memory: cli.memory.limit(),
+        }) {
             Err(Failed::Input(msg) | Failed::Internal(msg)) => {
                 eprintln!("ellery: {msg}");
                 return EXIT_ELLE_CLI_ERROR;

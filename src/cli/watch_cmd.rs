@@ -5,7 +5,7 @@
 //! (see [`crate::watch`] for exactly when and how).
 
 use super::{
-    check_caught, expectations, Failed, MemoryFlag, ModelArg, ModelArgs, RwFlags,
+    check_caught, expectations, Failed, Job, MemoryFlag, ModelArg, ModelArgs, RwFlags,
     PEER_DEFAULT_MODEL,
 };
 use crate::edn::{pr_str, Value};
@@ -371,15 +371,15 @@ fn finish(
                 wl => wl,
             };
             let dir = a.directory.as_deref().map(|d| (d, &plot));
-            match check_caught(
-                whole,
+            match check_caught(Job {
+                path: whole,
                 format,
-                wl,
-                &a.rw.options(),
-                &opts,
-                dir,
-                a.memory.limit(),
-            ) {
+                workload: wl,
+                rw: &a.rw.options(),
+                opts: &opts,
+                directory: dir,
+                memory: a.memory.limit(),
+            }) {
                 Ok(o) => {
                     out(&o.result);
                     exit_code(o.validity)
