@@ -17,6 +17,7 @@
 
 mod common;
 
+use common::XorShift as Rng;
 use ellery::check::outcome::{CheckOptions, Validity};
 use ellery::model::Format;
 use std::fs;
@@ -425,20 +426,6 @@ fn brute_over(txns: &[T], strict: bool, keys: &[u8]) -> bool {
             });
         respects && executes(txns, order, keys)
     })
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A random small history, mostly produced by a serial (hence valid) run

@@ -6,6 +6,9 @@
 //! Jepsen history that `ellery check -c serializable` rejects with the same
 //! cycle type; parse errors with line:column; no panic on mutated programs.
 
+mod common;
+
+use common::XorShift as Rng;
 use ellery::robust::syntax::Model;
 use ellery::robust::{self, exec::CycleType, Engine, Loaded, Method, Options, Proof, Verdict};
 use std::path::PathBuf;
@@ -375,40 +378,26 @@ fn init_key_product_is_bounded() {
     assert!(robust::load(ok).is_ok());
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// A random program over one table of three possible records (two
 /// initially alive): 2–3 transaction types, each a few statements among
 /// reads, aggregates, conditional and unconditional updates, inserts,
 /// deletes and loops.
 fn random_program(r: &mut Rng) -> String {
     let mut s = String::from("table T (id pk, v)\ninit T { id: 1..2, v: 0 }\ndomain P: 1..3\n");
-    for t in 0..2 + r.below(2) {
-        let param = r.below(2) == 0;
+    for t in 0..2 + r.pick(2) {
+        let param = r.pick(2) == 0;
         s.push_str(&format!("txn X{t}({}) {{\n", if param { "P" } else { "" }));
         let key = |r: &mut Rng| {
-            if param && r.below(2) == 0 {
+            if param && r.pick(2) == 0 {
                 "P".to_string()
             } else {
-                (1 + r.below(3)).to_string()
+                (1 + r.pick(3)).to_string()
             }
         };
         let mut locals: Vec<String> = vec![];
         let mut rows: Vec<String> = vec![];
-        for i in 0..1 + r.below(3) {
-            match r.below(9) {
+        for i in 0..1 + r.pick(3) {
+            match r.pick(9) {
                 0 | 1 => {
                     s.push_str(&format!(
                         "  SELECT v AS a{i} FROM T WHERE id = {};\n",
@@ -419,34 +408,34 @@ fn random_program(r: &mut Rng) -> String {
                 2 => {
                     s.push_str(&format!(
                         "  SELECT id, v AS a{i} FROM T WHERE v < {};\n",
-                        1 + r.below(3)
+                        1 + r.pick(3)
                     ));
                     rows.push(format!("a{i}"));
                 }
                 3 => {
-                    let agg = ["MIN(id)", "MAX(v)", "COUNT(*)"][r.below(3)];
+                    let agg = ["MIN(id)", "MAX(v)", "COUNT(*)"][r.pick(3)];
                     s.push_str(&format!("  SELECT {agg} AS a{i} FROM T;\n"));
                     locals.push(format!("a{i}"));
                 }
                 4 if !locals.is_empty() => {
-                    let l = &locals[r.below(locals.len())];
-                    s.push_str(&format!("  IF {l} = 0 THEN {{ UPDATE T SET v = {} WHERE id = {}; }} ELSE {{ SKIP; }}\n", 1 + r.below(3), key(r)));
+                    let l = &locals[r.pick(locals.len())];
+                    s.push_str(&format!("  IF {l} = 0 THEN {{ UPDATE T SET v = {} WHERE id = {}; }} ELSE {{ SKIP; }}\n", 1 + r.pick(3), key(r)));
                 }
                 5 => s.push_str(&format!(
                     "  INSERT INTO T (id = {}, v = {});\n",
                     key(r),
-                    r.below(3)
+                    r.pick(3)
                 )),
                 6 => s.push_str(&format!("  DELETE FROM T WHERE id = {};\n", key(r))),
                 7 if !rows.is_empty() => {
-                    let v = &rows[r.below(rows.len())];
+                    let v = &rows[r.pick(rows.len())];
                     s.push_str(&format!(
                         "  FOREACH x IN {v} {{ UPDATE T SET v = x.v + 1 WHERE id = x.id; }}\n"
                     ));
                 }
                 _ => s.push_str(&format!(
                     "  UPDATE T SET v = {} WHERE id = {};\n",
-                    1 + r.below(3),
+                    1 + r.pick(3),
                     key(r)
                 )),
             }
@@ -517,14 +506,14 @@ fn mutated_programs_never_panic() {
         let chars: Vec<char> = base.chars().collect();
         for i in 0..n {
             let mut c = chars.clone();
-            for _ in 0..1 + r.below(3) {
-                let at = r.below(c.len());
-                match r.below(3) {
+            for _ in 0..1 + r.pick(3) {
+                let at = r.pick(c.len());
+                match r.pick(3) {
                     0 => {
                         c.remove(at);
                     }
-                    1 => c.insert(at, alphabet[r.below(alphabet.len())]),
-                    _ => c[at] = alphabet[r.below(alphabet.len())],
+                    1 => c.insert(at, alphabet[r.pick(alphabet.len())]),
+                    _ => c[at] = alphabet[r.pick(alphabet.len())],
                 }
             }
             let src: String = c.into_iter().collect();

@@ -338,3 +338,29 @@ pub fn assert_suite_counts(stdout: &str, report: &str, tests: usize, assertions:
         "failures reported:\n{report}"
     );
 }
+
+/// A small deterministic generator (xorshift64) for the random-history
+/// tests: the seed fixes the whole stream.
+#[allow(dead_code)]
+pub struct XorShift(pub u64);
+
+#[allow(dead_code)]
+impl XorShift {
+    /// The next 64 bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// In `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// An index in `0..n`.
+    pub fn pick(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
