@@ -557,30 +557,21 @@ fn checking_twice_gives_identical_output() {
             cycle_search_timeout: Duration::from_secs(120),
             ..options(models)
         };
-        let first = pr_str(
-            &ellery::check(
-                &read(&path),
-                &CheckOptions {
-                    algorithm: Algorithm::Infer,
-                    workload: Some(Workload::ListAppend),
-                    ..opts.clone()
-                },
+        let run = || {
+            pr_str(
+                &ellery::check(
+                    &read(&path),
+                    &CheckOptions {
+                        algorithm: Algorithm::Infer,
+                        workload: Some(Workload::ListAppend),
+                        ..opts.clone()
+                    },
+                )
+                .expect("analyzable")
+                .result,
             )
-            .expect("analyzable")
-            .result,
-        );
-        let second = pr_str(
-            &ellery::check(
-                &read(&path),
-                &CheckOptions {
-                    algorithm: Algorithm::Infer,
-                    workload: Some(Workload::ListAppend),
-                    ..opts.clone()
-                },
-            )
-            .expect("analyzable")
-            .result,
-        );
+        };
+        let (first, second) = (run(), run());
         assert!(first.len() > 100, "{name}: {first}");
         assert!(first == second, "{name}: results differ between runs");
     }
