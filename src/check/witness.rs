@@ -558,8 +558,9 @@ impl Candidate {
     }
 }
 
-/// Tries the candidates in turn ([`from_graph`] with the inference's
-/// `edges`, then [`by_completion`]) and returns the first that [`replay`]s.
+/// Tries the candidates in turn ([`by_events`], [`from_graph`] with the
+/// inference's `edges`, then [`by_completion`]) and returns the first that
+/// [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
     if let Some(order) = by_events(h) {
         if replay(h, &order, orders).is_ok() {
