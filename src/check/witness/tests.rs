@@ -297,6 +297,44 @@ fn info_writes_that_were_read_commit_and_failed_ones_do_not() {
     assert_eq!(replay(&h, &[1, 3], STRICT), Err(Refuted::BadOrder(1)));
 }
 
+/// [`by_events`] moves a transaction earlier than its completion in the
+/// two cases it exists for: a reader pulls the open writer of the value it
+/// read, and a writer lets an open reader of the value it overwrites go
+/// first. Completion order is no witness in either; the event order is,
+/// strict included, and [`confirm`] says so. A read no order explains
+/// gives `None`.
+#[test]
+fn the_event_order_pulls_writers_and_readers_forward() {
+    let writer_pulled = history(
+        "{:type :invoke, :process 0, :f :txn, :value [[:w 1 1]]}\n\
+         {:type :invoke, :process 1, :f :txn, :value [[:r 1 nil]]}\n\
+         {:type :ok, :process 1, :f :txn, :value [[:r 1 1]]}\n\
+         {:type :ok, :process 0, :f :txn, :value [[:w 1 1]]}\n",
+    );
+    let reader_first = history(
+        "{:type :invoke, :process 0, :f :txn, :value [[:r 1 nil]]}\n\
+         {:type :invoke, :process 1, :f :txn, :value [[:w 1 1]]}\n\
+         {:type :ok, :process 1, :f :txn, :value [[:w 1 1]]}\n\
+         {:type :ok, :process 0, :f :txn, :value [[:r 1 nil]]}\n",
+    );
+    for (h, stale) in [(&writer_pulled, 2), (&reader_first, 3)] {
+        assert_eq!(by_completion(h), vec![2, 3]);
+        assert_eq!(
+            replay(h, &by_completion(h), STRICT),
+            Err(Refuted::Read(stale))
+        );
+        assert_eq!(by_events(h), Some(vec![3, 2]));
+        assert_eq!(replay(h, &[3, 2], STRICT), Ok(()));
+        assert_eq!(confirm(h, &[], STRICT), Some(Candidate::Events));
+    }
+    let unexplained = history(
+        "{:type :invoke, :process 0, :f :txn, :value [[:r 1 nil]]}\n\
+         {:type :ok, :process 0, :f :txn, :value [[:r 1 7]]}\n",
+    );
+    assert_eq!(by_events(&unexplained), None);
+    assert_eq!(confirm(&unexplained, &[], STRICT), None);
+}
+
 #[test]
 fn list_values_are_not_replayed() {
     let h = history(
