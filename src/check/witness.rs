@@ -348,8 +348,9 @@ impl<'h> Scheduler<'h> {
                 _ => return (false, false),
             }
         }
+        // Only a transaction that writes can overwrite a pending value.
         let mut own: Vec<(Atom, Option<Atom>)> = Vec::new();
-        if observed {
+        if observed && !local.is_empty() {
             external_reads(self.h, pos, |k, v| own.push((k, v)));
         }
         let safe = local.iter().all(|&(k, _)| {
@@ -376,15 +377,12 @@ impl<'h> Scheduler<'h> {
     /// [`Self::undo`].
     fn apply(&mut self, pos: usize) -> Vec<(Atom, Option<Option<Atom>>)> {
         if self.h.ops[pos].op_type == OpType::Ok {
-            let mut own = Vec::new();
-            external_reads(self.h, pos, |k, v| own.push((k, v)));
-            for r in own {
-                if let Some(c) = self.pending.get_mut(&r) {
+            let pending = &mut self.pending;
+            external_reads(self.h, pos, |k, v| {
+                if let Some(c) = pending.get_mut(&(k, v)) {
                     *c = c.saturating_sub(1);
                 }
-            }
-        }
-        if self.h.ops[pos].op_type == OpType::Ok {
+            });
             for m in txn_mops(self.h, pos) {
                 if let Some(ws) = self.writers.get_mut(&m.key) {
                     ws.remove(&(pos as u32));
@@ -409,11 +407,8 @@ impl<'h> Scheduler<'h> {
             };
         }
         if self.h.ops[pos].op_type == OpType::Ok {
-            let mut own = Vec::new();
-            external_reads(self.h, pos, |k, v| own.push((k, v)));
-            for r in own {
-                *self.pending.entry(r).or_insert(0) += 1;
-            }
+            let pending = &mut self.pending;
+            external_reads(self.h, pos, |k, v| *pending.entry((k, v)).or_insert(0) += 1);
             for m in txn_mops(self.h, pos).iter().filter(|m| m.f == MopFn::Write) {
                 self.writers.entry(m.key).or_default().insert(pos as u32);
             }
@@ -532,7 +527,7 @@ impl<'h> Scheduler<'h> {
         }
         let order: Vec<u32> = stack.into_iter().map(|f| f.v.2).collect();
         // Left out: a cycle.
-        (order.len() == self.keep.iter().filter(|&&k| k).count()).then_some(order)
+        (order.len() == txns).then_some(order)
     }
 }
 
