@@ -370,7 +370,7 @@ fn auto(text: &str) -> (Validity, Vec<String>) {
 }
 
 /// Both uses under `auto`, in one test (the trace is global): a valid
-/// inferred verdict confirmed from the inference's graph, a repeated-value
+/// inferred verdict confirmed by the event order, a repeated-value
 /// history confirmed inside the SAT checker, and a history with a cycle the
 /// inference misses (Elle's version orders are partial), which no witness
 /// confirms and the SAT checker refutes.
@@ -431,4 +431,25 @@ fn auto_confirms_by_witness_and_falls_back_to_sat() {
         !lines.iter().any(|l| l.contains("confirmed by")),
         "{lines:?}"
     );
+}
+
+/// A stale read of nil after a write completed: serializable, not strict.
+/// Following the events cannot place the read; completion order neither;
+/// the graph candidate reads first, and [`confirm`] names it.
+#[test]
+fn the_graph_candidate_confirms_what_the_events_cannot() {
+    let h = history(
+        "{:type :invoke, :process 0, :f :txn, :value [[:w 0 2] [:w 1 1]]}\n\
+         {:type :ok, :process 0, :f :txn, :value [[:w 0 2] [:w 1 1]]}\n\
+         {:type :invoke, :process 2, :f :txn, :value [[:r 1 nil]]}\n\
+         {:type :invoke, :process 0, :f :txn, :value [[:w 1 3]]}\n\
+         {:type :ok, :process 2, :f :txn, :value [[:r 1 nil]]}\n\
+         {:type :ok, :process 0, :f :txn, :value [[:w 1 3]]}\n",
+    );
+    assert_eq!(by_events(&h), None);
+    assert_eq!(replay(&h, &by_completion(&h), LOOSE), Err(Refuted::Read(4)));
+    assert_eq!(from_graph(&h, &[], LOOSE), Some(vec![4, 1, 5]));
+    assert_eq!(confirm(&h, &[], LOOSE), Some(Candidate::Graph));
+    assert_eq!(confirm(&h, &[], STRICT), None);
+    assert!(!brute_force(&h, STRICT));
 }
