@@ -145,6 +145,10 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
 /// non-`nil` value some `:ok` transaction read (the others only add writes
 /// nobody saw, which can only break the replay).
 fn read_infos(h: &History) -> Vec<u32> {
+    // Each candidate asks; without `:info` ops, skip the set of every read.
+    if !h.ops.iter().any(|o| o.op_type == OpType::Info) {
+        return Vec::new();
+    }
     let mut read: HashSet<(Atom, Atom)> = HashSet::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Ok {
