@@ -485,6 +485,10 @@ impl<'h> Scheduler<'h> {
                             (true, false) if unsafe_fit.is_none() => unsafe_fit = Some(k),
                             _ => {}
                         }
+                        // The rest of the scan could change nothing.
+                        if fits.len() == ALTERNATIVES && unsafe_fit.is_some() {
+                            break;
+                        }
                     }
                     fits.extend(unsafe_fit);
                     if fits.is_empty() {
