@@ -145,6 +145,10 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
 /// non-`nil` value some `:ok` transaction read (the others only add writes
 /// nobody saw, which can only break the replay).
 fn read_infos(h: &History) -> Vec<u32> {
+    // Each candidate asks; without `:info` ops, skip the set of every read.
+    if !h.ops.iter().any(|o| o.op_type == OpType::Info) {
+        return Vec::new();
+    }
     let mut read: HashSet<(Atom, Atom)> = HashSet::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Ok {
@@ -348,8 +352,9 @@ impl<'h> Scheduler<'h> {
                 _ => return (false, false),
             }
         }
+        // Only a transaction that writes can overwrite a pending value.
         let mut own: Vec<(Atom, Option<Atom>)> = Vec::new();
-        if observed {
+        if observed && !local.is_empty() {
             external_reads(self.h, pos, |k, v| own.push((k, v)));
         }
         let safe = local.iter().all(|&(k, _)| {
@@ -376,15 +381,12 @@ impl<'h> Scheduler<'h> {
     /// [`Self::undo`].
     fn apply(&mut self, pos: usize) -> Vec<(Atom, Option<Option<Atom>>)> {
         if self.h.ops[pos].op_type == OpType::Ok {
-            let mut own = Vec::new();
-            external_reads(self.h, pos, |k, v| own.push((k, v)));
-            for r in own {
-                if let Some(c) = self.pending.get_mut(&r) {
+            let pending = &mut self.pending;
+            external_reads(self.h, pos, |k, v| {
+                if let Some(c) = pending.get_mut(&(k, v)) {
                     *c = c.saturating_sub(1);
                 }
-            }
-        }
-        if self.h.ops[pos].op_type == OpType::Ok {
+            });
             for m in txn_mops(self.h, pos) {
                 if let Some(ws) = self.writers.get_mut(&m.key) {
                     ws.remove(&(pos as u32));
@@ -409,11 +411,8 @@ impl<'h> Scheduler<'h> {
             };
         }
         if self.h.ops[pos].op_type == OpType::Ok {
-            let mut own = Vec::new();
-            external_reads(self.h, pos, |k, v| own.push((k, v)));
-            for r in own {
-                *self.pending.entry(r).or_insert(0) += 1;
-            }
+            let pending = &mut self.pending;
+            external_reads(self.h, pos, |k, v| *pending.entry((k, v)).or_insert(0) += 1);
             for m in txn_mops(self.h, pos).iter().filter(|m| m.f == MopFn::Write) {
                 self.writers.entry(m.key).or_default().insert(pos as u32);
             }
@@ -486,6 +485,10 @@ impl<'h> Scheduler<'h> {
                             (true, false) if unsafe_fit.is_none() => unsafe_fit = Some(k),
                             _ => {}
                         }
+                        // The rest of the scan could change nothing.
+                        if fits.len() == ALTERNATIVES && unsafe_fit.is_some() {
+                            break;
+                        }
                     }
                     fits.extend(unsafe_fit);
                     if fits.is_empty() {
@@ -532,7 +535,7 @@ impl<'h> Scheduler<'h> {
         }
         let order: Vec<u32> = stack.into_iter().map(|f| f.v.2).collect();
         // Left out: a cycle.
-        (order.len() == self.keep.iter().filter(|&&k| k).count()).then_some(order)
+        (order.len() == txns).then_some(order)
     }
 }
 
@@ -558,8 +561,9 @@ impl Candidate {
     }
 }
 
-/// Tries the candidates in turn ([`from_graph`] with the inference's
-/// `edges`, then [`by_completion`]) and returns the first that [`replay`]s.
+/// Tries the candidates in turn ([`by_events`], [`from_graph`] with the
+/// inference's `edges`, then [`by_completion`]) and returns the first that
+/// [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
     if let Some(order) = by_events(h) {
         if replay(h, &order, orders).is_ok() {

@@ -263,7 +263,6 @@ pub fn check_history(
     match verdict {
         Verdict::Valid(_) => {}
         Verdict::Unknown => validity = Validity::Unknown,
-        // Reported by the facts above (the solver skipped them).
         // Reported by the facts above (the solver skipped them), except
         // disagreements a predicate takes part in, which only the solver
         // sees.
