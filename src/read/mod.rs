@@ -369,9 +369,21 @@ impl Builder {
         let pred = Pred::parse(form).map_err(|e| (*form_at, e))?;
         let mut rows: Vec<(Atom, Option<Atom>)> = Vec::new();
         let (rows_form, rows_at) = &parts[arity - 1];
+        // Repeated keys: a scan of the rows so far, or for a long RESULT or
+        // KEYS (a scan of a table) a set, so the check stays linear.
+        let many = match rows_form {
+            Value::Map(es) => es.len() > 16,
+            Value::Vector(vs) | Value::List(vs) | Value::Set(vs) => vs.len() > 16,
+            _ => false,
+        };
+        let mut seen: Option<hashbrown::HashSet<Atom>> = many.then(hashbrown::HashSet::new);
         let mut row = |k: &Value, v: Option<&Value>, b: &mut Builder| -> Result<(), String> {
             let key = b.h.interner.atom(k);
-            if rows.iter().any(|r| r.0 == key) {
+            let repeated = match &mut seen {
+                Some(set) => !set.insert(key),
+                None => rows.iter().any(|r| r.0 == key),
+            };
+            if repeated {
                 return Err(format!(
                     "expected each key once in {shape}, found {} twice",
                     edn::pr_str(k)
