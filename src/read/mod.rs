@@ -523,10 +523,12 @@ impl Builder {
             return Ok(OpValue::Nil);
         };
         let start = self.h.mops.len() as u32;
-        for m in &items {
+        let len = items.len() as u32;
+        for m in items {
             let Value::Vector(p) = m else { continue };
-            if let Some(write) = pred_name(p) {
-                let parts: Vec<(Value, usize)> = p[1..].iter().map(|x| (x.clone(), 0)).collect();
+            if let Some(write) = pred_name(&p) {
+                // The parts move in: a RESULT may hold many rows.
+                let parts: Vec<(Value, usize)> = p.into_iter().skip(1).map(|x| (x, 0)).collect();
                 let mop = self.pred_mop(write, &parts, 0).map_err(|e| e.1)?;
                 self.h.mops.push(mop);
                 continue;
@@ -555,10 +557,7 @@ impl Builder {
             };
             self.h.mops.push(Mop { f, key, arg });
         }
-        Ok(OpValue::Mops {
-            start,
-            len: items.len() as u32,
-        })
+        Ok(OpValue::Mops { start, len })
     }
 
     /// Builds a [`RawOp`] from a generic op map (the JSON path).
