@@ -266,3 +266,77 @@ pub(crate) fn rw_step(
         text: StepText::Predicate { template },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::internal_cases;
+    use crate::edn::{pr_str, Value};
+    use crate::model::Format;
+
+    /// `(key, expected, what)` of each internal case of `text`'s ops.
+    fn cases(text: &str) -> Vec<(String, String, String)> {
+        let h = crate::read::read_history_bytes(text.as_bytes().to_vec(), "t", Format::Edn)
+            .expect("reads");
+        internal_cases(&h)
+            .iter()
+            .map(|c| {
+                let get = |k: &str| c.get_kw(k).cloned().unwrap_or(Value::Nil);
+                let what = match get("predicate") {
+                    Value::Str(s) => s,
+                    v => pr_str(&v),
+                };
+                (pr_str(&get("key")), pr_str(&get("expected")), what)
+            })
+            .collect()
+    }
+
+    fn op(process: u32, index: u32, mops: &str) -> String {
+        format!(
+            "{{:index {index} :type :invoke :process {process} :f :txn :value [{mops}]}}\n\
+             {{:index {} :type :ok :process {process} :f :txn :value [{mops}]}}\n",
+            index + 1
+        )
+    }
+
+    /// A predicate that misses a row its transaction knows matches, or
+    /// lists one it knows does not, contradicts the transaction; one that
+    /// agrees does not. Short and long (a table's worth of rows) alike.
+    #[test]
+    fn predicates_contradicting_their_transaction_are_internal() {
+        let missed = "missed a row whose value, as its transaction knew it, matches";
+        let listed =
+            "returned or matched a row whose value, as its transaction knew it, does not match";
+        let text = op(0, 0, "[:w :x 1] [:rp [:= 1] {}]")
+            + &op(1, 2, "[:w :y 2] [:wp [:= 1] 5 [:y]]")
+            + &op(2, 4, "[:w :z 1] [:rp [:= 1] {:z 1}]");
+        assert_eq!(
+            cases(&text),
+            vec![
+                (":x".into(), "1".into(), missed.into()),
+                (":y".into(), "2".into(), listed.into()),
+            ]
+        );
+        // A :wp sets 40 keys to 5; the :rp after it returns all but key 17.
+        let keys: Vec<String> = (0..40).map(|k| k.to_string()).collect();
+        let result: Vec<String> = (0..40)
+            .filter(|&k| k != 17)
+            .map(|k| format!("{k} 5"))
+            .collect();
+        let mops = format!(
+            "[:wp [:all] 5 [{}]] [:rp [:= 5] {{{}}}]",
+            keys.join(" "),
+            result.join(" ")
+        );
+        assert_eq!(
+            cases(&op(0, 0, &mops)),
+            vec![("17".into(), "5".into(), missed.into())]
+        );
+        let all: Vec<String> = (0..40).map(|k| format!("{k} 5")).collect();
+        let mops = format!(
+            "[:wp [:all] 5 [{}]] [:rp [:= 5] {{{}}}]",
+            keys.join(" "),
+            all.join(" ")
+        );
+        assert_eq!(cases(&op(0, 0, &mops)), vec![]);
+    }
+}
