@@ -120,23 +120,36 @@ pub fn analyze<'h>(
 /// before (`:expected`), one case per op.
 pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
     let mut out = Vec::new();
+    // The transaction's keys so far with their values, in first-touch
+    // order, and each key's place in it; the rows of the predicate at hand.
+    // Sets, as a table scan's rows are many; reused from op to op.
     let mut state: Vec<(Atom, Option<Atom>)> = Vec::new();
+    let mut slot: hashbrown::HashMap<Atom, usize> = hashbrown::HashMap::new();
+    let mut rows: hashbrown::HashSet<Atom> = hashbrown::HashSet::new();
+    let set = |state: &mut Vec<(Atom, Option<Atom>)>,
+               slot: &mut hashbrown::HashMap<Atom, usize>,
+               k: Atom,
+               v: Option<Atom>| match slot.get(&k) {
+        Some(&j) => state[j].1 = v,
+        None => {
+            slot.insert(k, state.len());
+            state.push((k, v));
+        }
+    };
     let value = |v: Option<Atom>| v.map_or(Value::Nil, |a| h.atom_value(a));
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         state.clear();
+        slot.clear();
         'mops: for m in h.mops(op) {
             let MopArg::Pred(p) = m.arg else {
                 let v = match m.arg {
                     MopArg::Atom(a) => Some(a),
                     _ => None,
                 };
-                match state.iter_mut().find(|s| s.0 == m.key) {
-                    Some(s) => s.1 = v,
-                    None => state.push((m.key, v)),
-                }
+                set(&mut state, &mut slot, m.key, v);
                 continue;
             };
             let p = &h.predicates[p as usize];
@@ -156,8 +169,10 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
                     break 'mops;
                 }
             }
+            rows.clear();
+            rows.extend(p.rows.iter().map(|r| r.0));
             for &(k, v) in state.iter().filter(|s| p.ranges_over(s.0)) {
-                let listed = p.rows.iter().any(|r| r.0 == k);
+                let listed = rows.contains(&k);
                 if listed != holds(v) {
                     let what = if listed {
                         "returned or matched a row whose value, as its transaction knew it, does not match"
@@ -169,11 +184,7 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
                 }
             }
             for &(k, v) in &p.rows {
-                let v = p.write.unwrap_or(v);
-                match state.iter_mut().find(|s| s.0 == k) {
-                    Some(s) => s.1 = v,
-                    None => state.push((k, v)),
-                }
+                set(&mut state, &mut slot, k, p.write.unwrap_or(v));
             }
         }
     }
