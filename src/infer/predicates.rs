@@ -120,23 +120,36 @@ pub fn analyze<'h>(
 /// before (`:expected`), one case per op.
 pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
     let mut out = Vec::new();
+    // The transaction's keys so far with their values, in first-touch
+    // order, and each key's place in it; the rows of the predicate at hand.
+    // Sets, as a table scan's rows are many; reused from op to op.
     let mut state: Vec<(Atom, Option<Atom>)> = Vec::new();
+    let mut slot: hashbrown::HashMap<Atom, usize> = hashbrown::HashMap::new();
+    let mut rows: hashbrown::HashSet<Atom> = hashbrown::HashSet::new();
+    let set = |state: &mut Vec<(Atom, Option<Atom>)>,
+               slot: &mut hashbrown::HashMap<Atom, usize>,
+               k: Atom,
+               v: Option<Atom>| match slot.get(&k) {
+        Some(&j) => state[j].1 = v,
+        None => {
+            slot.insert(k, state.len());
+            state.push((k, v));
+        }
+    };
     let value = |v: Option<Atom>| v.map_or(Value::Nil, |a| h.atom_value(a));
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         state.clear();
+        slot.clear();
         'mops: for m in h.mops(op) {
             let MopArg::Pred(p) = m.arg else {
                 let v = match m.arg {
                     MopArg::Atom(a) => Some(a),
                     _ => None,
                 };
-                match state.iter_mut().find(|s| s.0 == m.key) {
-                    Some(s) => s.1 = v,
-                    None => state.push((m.key, v)),
-                }
+                set(&mut state, &mut slot, m.key, v);
                 continue;
             };
             let p = &h.predicates[p as usize];
@@ -156,8 +169,10 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
                     break 'mops;
                 }
             }
+            rows.clear();
+            rows.extend(p.rows.iter().map(|r| r.0));
             for &(k, v) in state.iter().filter(|s| p.ranges_over(s.0)) {
-                let listed = p.rows.iter().any(|r| r.0 == k);
+                let listed = rows.contains(&k);
                 if listed != holds(v) {
                     let what = if listed {
                         "returned or matched a row whose value, as its transaction knew it, does not match"
@@ -169,11 +184,7 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
                 }
             }
             for &(k, v) in &p.rows {
-                let v = p.write.unwrap_or(v);
-                match state.iter_mut().find(|s| s.0 == k) {
-                    Some(s) => s.1 = v,
-                    None => state.push((k, v)),
-                }
+                set(&mut state, &mut slot, k, p.write.unwrap_or(v));
             }
         }
     }
@@ -264,5 +275,79 @@ pub(crate) fn rw_step(
             ("returned", Value::Bool(listed)),
         ]),
         text: StepText::Predicate { template },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::internal_cases;
+    use crate::edn::{pr_str, Value};
+    use crate::model::Format;
+
+    /// `(key, expected, what)` of each internal case of `text`'s ops.
+    fn cases(text: &str) -> Vec<(String, String, String)> {
+        let h = crate::read::read_history_bytes(text.as_bytes().to_vec(), "t", Format::Edn)
+            .expect("reads");
+        internal_cases(&h)
+            .iter()
+            .map(|c| {
+                let get = |k: &str| c.get_kw(k).cloned().unwrap_or(Value::Nil);
+                let what = match get("predicate") {
+                    Value::Str(s) => s,
+                    v => pr_str(&v),
+                };
+                (pr_str(&get("key")), pr_str(&get("expected")), what)
+            })
+            .collect()
+    }
+
+    fn op(process: u32, index: u32, mops: &str) -> String {
+        format!(
+            "{{:index {index} :type :invoke :process {process} :f :txn :value [{mops}]}}\n\
+             {{:index {} :type :ok :process {process} :f :txn :value [{mops}]}}\n",
+            index + 1
+        )
+    }
+
+    /// A predicate that misses a row its transaction knows matches, or
+    /// lists one it knows does not, contradicts the transaction; one that
+    /// agrees does not. Short and long (a table's worth of rows) alike.
+    #[test]
+    fn predicates_contradicting_their_transaction_are_internal() {
+        let missed = "missed a row whose value, as its transaction knew it, matches";
+        let listed =
+            "returned or matched a row whose value, as its transaction knew it, does not match";
+        let text = op(0, 0, "[:w :x 1] [:rp [:= 1] {}]")
+            + &op(1, 2, "[:w :y 2] [:wp [:= 1] 5 [:y]]")
+            + &op(2, 4, "[:w :z 1] [:rp [:= 1] {:z 1}]");
+        assert_eq!(
+            cases(&text),
+            vec![
+                (":x".into(), "1".into(), missed.into()),
+                (":y".into(), "2".into(), listed.into()),
+            ]
+        );
+        // A :wp sets 40 keys to 5; the :rp after it returns all but key 17.
+        let keys: Vec<String> = (0..40).map(|k| k.to_string()).collect();
+        let result: Vec<String> = (0..40)
+            .filter(|&k| k != 17)
+            .map(|k| format!("{k} 5"))
+            .collect();
+        let mops = format!(
+            "[:wp [:all] 5 [{}]] [:rp [:= 5] {{{}}}]",
+            keys.join(" "),
+            result.join(" ")
+        );
+        assert_eq!(
+            cases(&op(0, 0, &mops)),
+            vec![("17".into(), "5".into(), missed.into())]
+        );
+        let all: Vec<String> = (0..40).map(|k| format!("{k} 5")).collect();
+        let mops = format!(
+            "[:wp [:all] 5 [{}]] [:rp [:= 5] {{{}}}]",
+            keys.join(" "),
+            all.join(" ")
+        );
+        assert_eq!(cases(&op(0, 0, &mops)), vec![]);
     }
 }

@@ -369,9 +369,21 @@ impl Builder {
         let pred = Pred::parse(form).map_err(|e| (*form_at, e))?;
         let mut rows: Vec<(Atom, Option<Atom>)> = Vec::new();
         let (rows_form, rows_at) = &parts[arity - 1];
+        // Repeated keys: a scan of the rows so far, or for a long RESULT or
+        // KEYS (a scan of a table) a set, so the check stays linear.
+        let many = match rows_form {
+            Value::Map(es) => es.len() > 16,
+            Value::Vector(vs) | Value::List(vs) | Value::Set(vs) => vs.len() > 16,
+            _ => false,
+        };
+        let mut seen: Option<hashbrown::HashSet<Atom>> = many.then(hashbrown::HashSet::new);
         let mut row = |k: &Value, v: Option<&Value>, b: &mut Builder| -> Result<(), String> {
             let key = b.h.interner.atom(k);
-            if rows.iter().any(|r| r.0 == key) {
+            let repeated = match &mut seen {
+                Some(set) => !set.insert(key),
+                None => rows.iter().any(|r| r.0 == key),
+            };
+            if repeated {
                 return Err(format!(
                     "expected each key once in {shape}, found {} twice",
                     edn::pr_str(k)
@@ -511,10 +523,12 @@ impl Builder {
             return Ok(OpValue::Nil);
         };
         let start = self.h.mops.len() as u32;
-        for m in &items {
+        let len = items.len() as u32;
+        for m in items {
             let Value::Vector(p) = m else { continue };
-            if let Some(write) = pred_name(p) {
-                let parts: Vec<(Value, usize)> = p[1..].iter().map(|x| (x.clone(), 0)).collect();
+            if let Some(write) = pred_name(&p) {
+                // The parts move in: a RESULT may hold many rows.
+                let parts: Vec<(Value, usize)> = p.into_iter().skip(1).map(|x| (x, 0)).collect();
                 let mop = self.pred_mop(write, &parts, 0).map_err(|e| e.1)?;
                 self.h.mops.push(mop);
                 continue;
@@ -543,10 +557,7 @@ impl Builder {
             };
             self.h.mops.push(Mop { f, key, arg });
         }
-        Ok(OpValue::Mops {
-            start,
-            len: items.len() as u32,
-        })
+        Ok(OpValue::Mops { start, len })
     }
 
     /// Builds a [`RawOp`] from a generic op map (the JSON path).

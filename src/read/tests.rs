@@ -671,3 +671,42 @@ fn predicate_mops_read_alike_on_every_path() {
         }
     }
 }
+
+/// A repeated key in a long RESULT or KEYS (checked through a set) is the
+/// same error as in a short one, on the fast and the generic path; distinct
+/// keys read.
+#[test]
+fn repeated_keys_in_long_predicate_rows_are_errors() {
+    let keys: Vec<String> = (0..40).map(|k| k.to_string()).collect();
+    let result = |ks: &[String]| {
+        let rows: Vec<String> = ks.iter().map(|k| format!("{k} 1")).collect();
+        format!("{{{}}}", rows.join(" "))
+    };
+    let op = |mop: String, odd: bool| {
+        let tail = if odd { " [:r :k #{1}]" } else { "" };
+        format!("{{:index 0 :type :ok :process 0 :f :txn :value [{mop}{tail}]}}\n")
+    };
+    let read = |text: String| crate::read::read_history_bytes(text.into_bytes(), "t", Format::Edn);
+    let mut repeated = keys.clone();
+    repeated.push("7".into());
+    for odd in [false, true] {
+        let h = read(op(format!("[:rp [:< 3] {}]", result(&keys)), odd)).unwrap();
+        assert_eq!(h.predicates[0].rows.len(), 40);
+        let h = read(op(format!("[:wp [:< 3] 1 [{}]]", keys.join(" ")), odd)).unwrap();
+        assert_eq!(h.predicates[0].rows.len(), 40);
+        let e = read(op(format!("[:rp [:< 3] {}]", result(&repeated)), odd)).unwrap_err();
+        assert!(
+            e.message
+                .ends_with("expected each key once in [:rp PRED RESULT], found 7 twice"),
+            "{}",
+            e.message
+        );
+        let e = read(op(format!("[:wp [:< 3] 1 [{}]]", repeated.join(" ")), odd)).unwrap_err();
+        assert!(
+            e.message
+                .ends_with("expected each key once in [:wp PRED VALUE KEYS], found 7 twice"),
+            "{}",
+            e.message
+        );
+    }
+}

@@ -270,29 +270,31 @@ fn item_view_with(
 pub(crate) fn inference_view(h: &History) -> (History, Vec<Option<u32>>) {
     let u = Universe::new(h);
     let mut misses: Vec<Vec<(Atom, Option<Atom>)>> = vec![Vec::new(); h.predicates.len()];
+    // Keys the transaction touched before (the predicate's view of them is
+    // no external read), and the rows of the predicate micro-op at hand:
+    // sets, as a table scan's rows are many. Reused from op to op.
+    let mut touched: hashbrown::HashSet<Atom> = hashbrown::HashSet::new();
+    let mut rows: hashbrown::HashSet<Atom> = hashbrown::HashSet::new();
     for op in h.ops.iter().filter(|op| op.op_type == OpType::Ok) {
-        // Keys the transaction touched before: the predicate's view of
-        // them is no external read.
-        let mut touched: Vec<Atom> = Vec::new();
+        touched.clear();
         for m in h.mops(op) {
             let MopArg::Pred(p) = m.arg else {
-                touched.push(m.key);
+                touched.insert(m.key);
                 continue;
             };
             let pm = &h.predicates[p as usize];
+            rows.clear();
+            rows.extend(pm.rows.iter().map(|r| r.0));
             for k in u.relevant(&pm.pred) {
                 let (key, ki) = (u.keys[k as usize], k as usize);
                 let certain = u.key_ints[ki].iter().all(|&n| pm.pred.matches_int(n))
                     && u.key_others[ki].iter().all(|v| pm.pred.matches(Some(v)));
-                if certain
-                    && pm.ranges_over(key)
-                    && !touched.contains(&key)
-                    && !pm.rows.iter().any(|r| r.0 == key)
+                if certain && pm.ranges_over(key) && !touched.contains(&key) && !rows.contains(&key)
                 {
                     misses[p as usize].push((key, None));
                 }
             }
-            touched.extend(pm.rows.iter().map(|r| r.0));
+            touched.extend(&rows);
         }
     }
     item_view_with(h, &misses, true)

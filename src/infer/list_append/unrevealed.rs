@@ -156,7 +156,7 @@ fn component_ranks(n: usize, edges: &[(u32, u32, crate::graph::Rels)]) -> Vec<u3
             out[ca as usize].push(cb);
         }
     }
-    let order = topological_order(next as usize, |c| out[c as usize].clone())
+    let order = topological_order(next as usize, |c| out[c as usize].iter().copied())
         .expect("the graph of components is acyclic");
     let pos = crate::graph::positions(&order);
     comp.iter().map(|&c| pos[c as usize]).collect()
