@@ -51,7 +51,7 @@ use crate::edn::Value;
 use crate::error::{CheckError, InputError};
 use crate::infer::list_append;
 use crate::infer::mini;
-use crate::infer::rw_register::{self, RwOptions};
+use crate::infer::rw_register;
 use crate::infer::txn::ExtraGraph;
 use crate::infer::{Inference, Refusal};
 use crate::model::{History, OpType, Workload};
@@ -116,7 +116,7 @@ fn check_transactional(
         opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
         match workload {
             Workload::ListAppend => check_list_append(h, opts),
-            Workload::RwRegister => check_rw_register(h, opts, &opts.rw),
+            Workload::RwRegister => check_rw_register(h, opts),
             Workload::CasRegister => unreachable!("routed to check_cas_register"),
         }
     };
@@ -515,19 +515,10 @@ fn starting(opts: &CheckOptions, phase: &str) {
 }
 
 /// Checks a read-write register history as `elle.rw-register/check` does,
-/// with Elle's rw-register options (`rw`). Fails on input Elle's checker
-/// throws on (see [`rw_register::analyze`]).
-fn check_rw_register(
-    history: &History,
-    opts: &CheckOptions,
-    rw: &RwOptions,
-) -> Result<Outcome, crate::error::InputError> {
-    let clock = std::time::Instant::now();
-    starting(opts, "inferring dependencies");
-    match rw_register::analyze(history, extra_graph(opts), rw) {
-        Ok(inference) => Ok(check_inferred(history, opts, &inference, clock)),
-        Err(r) => refused(history, r),
-    }
+/// with Elle's rw-register options (`opts.rw`). Fails on input Elle's
+/// checker throws on (see [`rw_register::analyze`]).
+fn check_rw_register(history: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
+    rw_register_keeping_edges(history, opts).0
 }
 
 /// [`check_rw_register`] for a history with predicate micro-ops
@@ -548,8 +539,8 @@ fn check_rw_register_predicates(
 /// Dependency edges between completion positions.
 type Edges = Vec<(u32, u32, crate::graph::Rels)>;
 
-/// [`check_rw_register`] with the default options, also returning the
-/// inference's edges (empty when it refused) for `auto`'s serial witness.
+/// [`check_rw_register`], also returning the inference's edges (empty when
+/// it refused) for `auto`'s serial witness.
 fn rw_register_keeping_edges(
     history: &History,
     opts: &CheckOptions,
