@@ -7,14 +7,24 @@ use super::*;
 pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
     let mut out = Vec::new();
     let mut state: Vec<(Atom, Val)> = Vec::new();
+    // Keys' slots in `state`, for transactions too long to scan it per
+    // micro-op (a predicate read over a table becomes one read per row).
+    let mut slots: HashMap<Atom, usize> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         state.clear();
-        for m in h.mops(op) {
+        slots.clear();
+        let mops = h.mops(op);
+        let long = mops.len() > 16;
+        for m in mops {
             let v = arg_val(m.arg);
-            let slot = state.iter().position(|(k, _)| *k == m.key);
+            let slot = if long {
+                slots.get(&m.key).copied()
+            } else {
+                state.iter().position(|(k, _)| *k == m.key)
+            };
             if m.f == MopFn::Read {
                 if let Some(j) = slot {
                     if state[j].1 != v {
@@ -29,7 +39,12 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
             }
             match slot {
                 Some(j) => state[j].1 = v,
-                None => state.push((m.key, v)),
+                None => {
+                    if long {
+                        slots.insert(m.key, state.len());
+                    }
+                    state.push((m.key, v));
+                }
             }
         }
     }

@@ -272,3 +272,20 @@ fn linearizable_keys_never_fire_on_strict_serializable_histories() {
         );
     }
 }
+
+/// A transaction longer than the scan threshold finds its keys through the
+/// slot map: the same first contradicting read as a short one.
+#[test]
+fn internal_cases_of_long_transactions() {
+    let mut mops: Vec<String> = (0..20).map(|k| format!("[:w {k} {k}]")).collect();
+    mops.push("[:r 3 3]".into());
+    mops.push("[:r 7 8]".into());
+    mops.push("[:r 9 1]".into());
+    let h = sequential(&[(0, "ok", &mops.join(" "))]);
+    let cases = internal_cases(&h);
+    assert_eq!(cases.len(), 1);
+    assert_eq!(
+        crate::edn::pr_str(&cases[0]).split(", :mop ").nth(1),
+        Some("[:r 7 8], :expected 7}")
+    );
+}
