@@ -540,7 +540,13 @@ pub fn friendly_boundary(anomalies: &[&str]) -> Boundary {
     let impossible: Vec<&'static str> = anomalies_to_impossible_models(anomalies)
         .into_iter()
         .collect();
-    let is_not = weakest_models(&impossible);
+    boundary_of(&impossible)
+}
+
+/// [`friendly_boundary`] of models already known to be ruled out (e.g. a
+/// subset of what the anomalies alone would rule out).
+pub fn boundary_of(impossible: &[&'static str]) -> Boundary {
+    let is_not = weakest_models(impossible);
     Boundary {
         not: is_not.iter().map(|m| friendly_model_name(m)).collect(),
         also_not: impossible

@@ -73,20 +73,13 @@ pub fn placement_boundary<'a>(
         }
     }
     let all: Vec<&'static str> = impossible.iter().copied().collect();
-    let weakest = cm::weakest_models(&all);
-    // Friendly names, sorted, as Elle's boundary prints them.
-    let not: BTreeSet<&str> = weakest.iter().map(|m| cm::friendly_model_name(m)).collect();
-    let also_not: BTreeSet<&str> = all
-        .iter()
-        .filter(|m| !weakest.contains(*m))
-        .map(|m| cm::friendly_model_name(m))
-        .collect();
+    let boundary = cm::boundary_of(&all);
     let set = |ms: &BTreeSet<&str>| Value::Set(ms.iter().map(|m| Value::kw(m)).collect());
     for (k, v) in entries.iter_mut() {
         if *k == Value::kw("not") {
-            *v = set(&not);
+            *v = set(&boundary.not);
         } else if *k == Value::kw("also-not") {
-            *v = set(&also_not);
+            *v = set(&boundary.also_not);
         }
     }
 }
