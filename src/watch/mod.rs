@@ -358,11 +358,9 @@ impl Watcher {
         let text: Box<[u8]> = if indexed && self.opts.format == Format::Edn {
             h.source.slice(op.span).into_owned().into_boxed_slice()
         } else {
-            let mut m = h.op_map(op);
-            if let Value::Map(entries) = &mut m {
-                entries[0].1 = Value::Int(index as i64);
-            }
-            pr_str(&m).into_bytes().into_boxed_slice()
+            pr_str(&op_map_at(h, op, index))
+                .into_bytes()
+                .into_boxed_slice()
         };
         let pos = self.next_pos;
         self.next_pos += 1;
@@ -443,10 +441,7 @@ impl Watcher {
                 ));
             }
             for b in admitted.rejected {
-                let mut m = h.op_map(op);
-                if let Value::Map(entries) = &mut m {
-                    entries[0].1 = Value::Int(index as i64);
-                }
+                let m = op_map_at(h, op, index);
                 self.immediate.push((
                     COLLECTED_READ.to_string(),
                     Value::kw_map(vec![
@@ -474,10 +469,7 @@ impl Watcher {
                 ));
             }
             for r in admitted.rejected {
-                let mut m = h.op_map(op);
-                if let Value::Map(entries) = &mut m {
-                    entries[0].1 = Value::Int(index as i64);
-                }
+                let m = op_map_at(h, op, index);
                 let value = r.value.map_or(Value::Nil, |v| self.store.interner.value(v));
                 self.immediate.push((
                     COLLECTED_READ.to_string(),
@@ -742,6 +734,19 @@ impl Watcher {
             None => Final::Valid,
         }
     }
+}
+
+/// An op's map with its place in the whole stream as `:index` (the
+/// fragment's own index is dense from the fragment's start).
+fn op_map_at(h: &History, op: &crate::model::Op, index: u64) -> Value {
+    let mut m = h.op_map(op);
+    // `op_map` puts `:index` first.
+    if let Value::Map(entries) = &mut m {
+        if let Some(e) = entries.first_mut() {
+            e.1 = Value::Int(index as i64);
+        }
+    }
+    m
 }
 
 /// Whether a G1a case (`{:op … :mop [:r k v] :writer nil}`) reads a value a
