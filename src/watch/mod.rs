@@ -381,10 +381,14 @@ impl Watcher {
             }
         }
         if let Collector::Fence(g) = &mut self.collector {
-            if g.saw_process(op.process) && !self.deferred {
+            if let Some(late) = g.saw_process(op.process).filter(|_| !self.deferred) {
                 self.deferred = true;
+                let what = match late {
+                    fence_gc::Late::New => "first appears",
+                    fence_gc::Late::Returned => "issues an op after crashing (:info)",
+                };
                 self.notes.push(format!(
-                    "{}: line {}: process {} first appears after transactions were forgotten; it may read older state than the fences show, so collection stops and the whole history is checked at the end",
+                    "{}: line {}: process {} {what} after transactions were forgotten; it may read older state than the fences show, so collection stops and the whole history is checked at the end",
                     self.opts.origin, rec.line, op.process
                 ));
             }
