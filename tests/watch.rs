@@ -619,3 +619,28 @@ fn fence_gc_crashed_process_that_returns_is_late() {
         text(&w.stderr)
     );
 }
+
+/// Standard input without a spool (`--no-spool`) cannot be re-checked: the
+/// final map is that of the anomalies the rounds found, here only the
+/// watcher's own rejection (no Elle type), and the exit code says invalid.
+#[test]
+fn no_spool_prints_the_rounds_map() {
+    let h = stale_after_many_rounds(200);
+    let watch = ellery(
+        &["watch", "-q", "--round", "20", "--no-spool", "-"],
+        Some(h.as_bytes()),
+    );
+    let case = "{:op {:index 805, :time 8050, :type :ok, :process 4, :f :txn, :value [[:r 1 []]]}, :key 1, :collected-prefix-length 1}";
+    assert_eq!(
+        text(&watch.stdout),
+        format!(
+            "{{:read-of-collected-version [{case}]}}\n{{:valid? false, :anomaly-types (:read-of-collected-version), :anomalies {{:read-of-collected-version [{case}]}}}}\n"
+        )
+    );
+    assert_eq!(watch.status.code(), Some(1));
+    assert!(
+        text(&watch.stderr).contains("(--no-spool)"),
+        "{}",
+        text(&watch.stderr)
+    );
+}
