@@ -534,3 +534,113 @@ fn fence_gc_hides_no_cycle_reaching_back_many_rounds() {
         );
     }
 }
+
+/// Process 2 fences, crashes (`:info`), and, after its peers' fences let
+/// x = 1's writer be forgotten, issues another transaction reading x as
+/// `nil` (Jepsen never reuses a crashed process; an input may). Nothing
+/// orders the write before that read under a session model, so the history
+/// is valid: the read must not be rejected as a read of a collected version
+/// (with `--stop-on-first` that made the verdict `false`).
+#[test]
+fn fence_gc_crashed_process_that_returns_is_late() {
+    let dir = Scratch::new("watch-fence-crash");
+    let mut ops: Vec<(u32, &str, &str)> = vec![
+        (2, "invoke", "[[:r -1 nil] [:w -1 1]]"),
+        (0, "invoke", "[[:w 1 1]]"),
+        (1, "invoke", "[[:w 9 1]]"),
+        (2, "ok", "[[:r -1 nil] [:w -1 1]]"),
+        (0, "ok", "[[:w 1 1]]"),
+        (1, "ok", "[[:w 9 1]]"),
+        (2, "invoke", "[[:r 5 nil]]"),
+        (2, "info", "[[:r 5 nil]]"),
+    ];
+    let fences = [
+        (0, "[[:r -1 1] [:w -1 2]]"),
+        (1, "[[:r -1 2] [:w -1 3]]"),
+        (0, "[[:r -1 3] [:w -1 4]]"),
+        (1, "[[:r -1 4] [:w -1 5]]"),
+        (0, "[[:r -1 5] [:w -1 6]]"),
+        (1, "[[:r -1 6] [:w -1 7]]"),
+        (2, "[[:r 1 nil]]"),
+    ];
+    for (p, v) in fences {
+        ops.push((p, "invoke", v));
+        ops.push((p, "ok", v));
+    }
+    let h: String = ops
+        .iter()
+        .enumerate()
+        .map(|(i, (p, ty, v))| {
+            format!(
+                "{{:index {i}, :time {}, :type :{ty}, :process {p}, :f :txn, :value {v}}}\n",
+                i * 10
+            )
+        })
+        .collect();
+    let p = dir.file("crash.edn", &h);
+    let models = "strong-session-serializable";
+    let out = same_as_check(s(&p), models, "2");
+    assert_eq!(out.trim(), "{:valid? true}");
+    let stop = ellery(
+        &[
+            "watch",
+            "-q",
+            "-c",
+            models,
+            "--round",
+            "2",
+            "--stop-on-first",
+            s(&p),
+        ],
+        None,
+    );
+    assert_eq!(text(&stop.stdout).trim(), "{:valid? true}");
+    assert_eq!(stop.status.code(), Some(0));
+    // Something was forgotten before the process returned (else the test
+    // proves nothing).
+    let w = ellery(
+        &[
+            "watch",
+            "-q",
+            "--verbose",
+            "-c",
+            models,
+            "--round",
+            "2",
+            s(&p),
+        ],
+        None,
+    );
+    let counts = retained_counts(&text(&w.stderr));
+    assert!(counts.iter().any(|&(_, f)| f > 0), "{counts:?}");
+    assert!(
+        text(&w.stderr).contains("process 2 issues an op after crashing"),
+        "{}",
+        text(&w.stderr)
+    );
+}
+
+/// Standard input without a spool (`--no-spool`) cannot be re-checked: the
+/// final map is that of the anomalies the rounds found, here only the
+/// watcher's own rejection (no Elle type), and the exit code says invalid.
+#[test]
+fn no_spool_prints_the_rounds_map() {
+    let h = stale_after_many_rounds(200);
+    let watch = ellery(
+        &["watch", "-q", "--round", "20", "--no-spool", "-"],
+        Some(h.as_bytes()),
+    );
+    let case = "{:op {:index 805, :time 8050, :type :ok, :process 4, :f :txn, :value [[:r 1 []]]}, :key 1, :collected-prefix-length 1}";
+    assert_eq!(
+        text(&watch.stdout),
+        format!(
+            "{{:read-of-collected-version [{case}]}}\n{{:valid? false, :anomaly-types (:read-of-collected-version), :anomalies {{:read-of-collected-version [{case}]}}}}\n"
+        )
+    );
+    assert_eq!(watch.status.code(), Some(1));
+    assert!(
+        text(&watch.stderr).contains("(--no-spool)"),
+        "{}",
+        text(&watch.stderr)
+    );
+}

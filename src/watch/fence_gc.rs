@@ -99,8 +99,9 @@
 //! order), forbidden by the models this applies to.
 //!
 //! Limits, said in a note when met: Cobra's clients are known in advance;
-//! a Jepsen process that first appears after something was forgotten may
-//! legitimately read state older than its fences show, so collection stops
+//! a Jepsen process that first appears after something was forgotten (or,
+//! in an input that reuses it, a crashed process that issues another op)
+//! may legitimately read state older than its fences show, so collection stops
 //! and the verdict is left to the whole-history check at the end (its reads
 //! of forgotten versions are not rejected). Values are assumed unique per
 //! key, as Elle assumes: a value written twice is told apart by nothing.
@@ -139,6 +140,16 @@ struct Proc {
     crashed: bool,
     /// It first appeared after something was forgotten (see module docs).
     late: bool,
+}
+
+/// Why a process may read older state than its fences show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Late {
+    /// It first appears after something was forgotten.
+    New,
+    /// It issues an op after crashing (`:info`), and something was
+    /// forgotten before.
+    Returned,
 }
 
 /// The state forgotten transactions left in a key.
@@ -220,21 +231,34 @@ impl FenceGc {
         }
     }
 
-    /// Notes an op of `process`; true when the process is new and appeared
-    /// after something was forgotten (collection stops: module docs).
-    pub fn saw_process(&mut self, process: i64) -> bool {
-        if self.procs.contains_key(&process) {
-            return false;
-        }
-        let late = self.forgot;
-        self.procs.insert(
-            process,
-            Proc {
-                late,
-                ..Proc::default()
-            },
-        );
-        if late {
+    /// Notes an op of `process`; `Some` when the process is new, or issues
+    /// an op after crashing, and something was forgotten before (collection
+    /// stops: module docs).
+    pub fn saw_process(&mut self, process: i64) -> Option<Late> {
+        let forgot = self.forgot;
+        let late = match self.procs.get_mut(&process) {
+            // Jepsen never reuses a crashed process; an input may. It is
+            // live again (`agree` counts it from now on), and while it was
+            // crashed `agree` left it out: as late as a new process.
+            Some(p) if p.crashed => {
+                p.crashed = false;
+                let returned = forgot && !p.late;
+                p.late |= forgot;
+                returned.then_some(Late::Returned)
+            }
+            Some(_) => None,
+            None => {
+                self.procs.insert(
+                    process,
+                    Proc {
+                        late: forgot,
+                        ..Proc::default()
+                    },
+                );
+                forgot.then_some(Late::New)
+            }
+        };
+        if late.is_some() {
             self.stopped = true;
         }
         late

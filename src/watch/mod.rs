@@ -36,9 +36,10 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Long (about 810 lines): the watcher's op intake feeds both collectors
-// (list-append and fences), whose hooks sit next to the code they guard;
-// the collectors, the source and the store are their own modules.
+// Long (about 860 lines, a test of the intake included): the watcher's op
+// intake feeds both collectors (list-append and fences), whose hooks sit
+// next to the code they guard; the collectors, the source and the store are
+// their own modules.
 pub mod fence_gc;
 pub mod gc;
 pub mod source;
@@ -317,7 +318,7 @@ impl Watcher {
         indexed: bool,
         xlate: &mut [Option<Atom>],
     ) -> Result<(), InputError> {
-        // Long (about 185 lines): one op's intake, in order (index check,
+        // Long (about 190 lines): one op's intake, in order (index check,
         // workload, text, pairing, collector hooks); each step uses the last.
         let op = &h.ops[i];
         let index = if indexed {
@@ -358,11 +359,9 @@ impl Watcher {
         let text: Box<[u8]> = if indexed && self.opts.format == Format::Edn {
             h.source.slice(op.span).into_owned().into_boxed_slice()
         } else {
-            let mut m = h.op_map(op);
-            if let Value::Map(entries) = &mut m {
-                entries[0].1 = Value::Int(index as i64);
-            }
-            pr_str(&m).into_bytes().into_boxed_slice()
+            pr_str(&op_map_at(h, op, index))
+                .into_bytes()
+                .into_boxed_slice()
         };
         let pos = self.next_pos;
         self.next_pos += 1;
@@ -383,17 +382,24 @@ impl Watcher {
             }
         }
         if let Collector::Fence(g) = &mut self.collector {
-            if g.saw_process(op.process) && !self.deferred {
+            if let Some(late) = g.saw_process(op.process).filter(|_| !self.deferred) {
                 self.deferred = true;
+                let what = match late {
+                    fence_gc::Late::New => "first appears",
+                    fence_gc::Late::Returned => "issues an op after crashing (:info)",
+                };
                 self.notes.push(format!(
-                    "{}: line {}: process {} first appears after transactions were forgotten; it may read older state than the fences show, so collection stops and the whole history is checked at the end",
+                    "{}: line {}: process {} {what} after transactions were forgotten; it may read older state than the fences show, so collection stops and the whole history is checked at the end",
                     self.opts.origin, rec.line, op.process
                 ));
             }
         }
         if op.op_type == OpType::Invoke {
-            if let Some(prev) = self.store.open.insert(op.process, pos) {
-                let prev_line = self.store.txns[&prev].inv.as_ref().map_or(0, |o| o.line);
+            // The pending invocation stays open on error (no index into a
+            // map the error path left without its transaction).
+            if let Some(prev) = self.store.open.get(&op.process) {
+                let prev = self.store.txns.get(prev).and_then(|t| t.inv.as_ref());
+                let prev_line = prev.map_or(0, |o| o.line);
                 return Err(self.shift(h.error_at(
                     i,
                     format!(
@@ -402,6 +408,7 @@ impl Watcher {
                     ),
                 )));
             }
+            self.store.open.insert(op.process, pos);
             self.store.txns.insert(
                 pos,
                 Txn {
@@ -443,10 +450,7 @@ impl Watcher {
                 ));
             }
             for b in admitted.rejected {
-                let mut m = h.op_map(op);
-                if let Value::Map(entries) = &mut m {
-                    entries[0].1 = Value::Int(index as i64);
-                }
+                let m = op_map_at(h, op, index);
                 self.immediate.push((
                     COLLECTED_READ.to_string(),
                     Value::kw_map(vec![
@@ -474,10 +478,7 @@ impl Watcher {
                 ));
             }
             for r in admitted.rejected {
-                let mut m = h.op_map(op);
-                if let Value::Map(entries) = &mut m {
-                    entries[0].1 = Value::Int(index as i64);
-                }
+                let m = op_map_at(h, op, index);
                 let value = r.value.map_or(Value::Nil, |v| self.store.interner.value(v));
                 self.immediate.push((
                     COLLECTED_READ.to_string(),
@@ -744,6 +745,19 @@ impl Watcher {
     }
 }
 
+/// An op's map with its place in the whole stream as `:index` (the
+/// fragment's own index is dense from the fragment's start).
+fn op_map_at(h: &History, op: &crate::model::Op, index: u64) -> Value {
+    let mut m = h.op_map(op);
+    // `op_map` puts `:index` first.
+    if let Value::Map(entries) = &mut m {
+        if let Some(e) = entries.first_mut() {
+            e.1 = Value::Int(index as i64);
+        }
+    }
+    m
+}
+
 /// Whether a G1a case (`{:op … :mop [:r k v] :writer nil}`) reads a value a
 /// pending transaction writes.
 fn reads_pending_write(case: &Value, pending: &HashSet<String>) -> bool {
@@ -813,5 +827,36 @@ fn next_line_mention(s: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod fence_tests;
+#[cfg(test)]
+mod reinvoke_tests {
+    use super::*;
+
+    /// A second invocation of a pending process is an input error; feeding
+    /// more after it used to index a transaction the error left out.
+    #[test]
+    fn ingest_after_a_double_invocation_is_an_error_again() {
+        let mut w = Watcher::new(WatchOptions {
+            check: CheckOptions::default(),
+            rw: RwOptions::default(),
+            workload: Some(Workload::ListAppend),
+            format: Format::Edn,
+            origin: "t".into(),
+            collect: true,
+            loose_idle_ops: 0,
+            fence_key: Value::Int(-1),
+        });
+        let inv = |i: u64| {
+            format!(
+                "{{:index {i}, :type :invoke, :process 0, :f :txn, :value [[:append 1 {i}]]}}\n"
+            )
+            .into_bytes()
+        };
+        w.ingest(inv(0)).unwrap();
+        let e = w.ingest(inv(1)).unwrap_err();
+        assert!(e.message.contains("invoked again"), "{}", e.message);
+        let e = w.ingest(inv(2)).unwrap_err();
+        assert!(e.message.contains("invoked again"), "{}", e.message);
+    }
+}
 #[cfg(test)]
 mod tests;

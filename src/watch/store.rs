@@ -115,14 +115,6 @@ impl Store {
         (out, lines)
     }
 
-    /// Number of retained ops.
-    pub fn op_count(&self) -> usize {
-        self.txns
-            .values()
-            .map(|t| t.inv.is_some() as usize + t.comp.is_some() as usize)
-            .sum()
-    }
-
     /// An op's EDN text from its fields (used when garbage collection trims
     /// its reads): Elle's key order, no extra keys.
     pub fn render_op(&self, t: &Txn, op: &OpRec, mops: Option<&[WMop]>) -> Box<[u8]> {
