@@ -375,6 +375,51 @@ fn init_key_product_is_bounded() {
     assert!(robust::load(ok).is_ok());
 }
 
+/// Nesting is bounded at parse time: a file of 100 000 `(` (or NOT, or
+/// nested IFs) is a parse error, not a stack overflow that aborts the
+/// process; nesting under the bound parses and checks (on a test thread's
+/// small stack).
+#[test]
+fn deep_nesting_is_a_parse_error() {
+    let n = 100_000;
+    let cases = [
+        format!("txn A() {{ x = {}1{} }}", "(".repeat(n), ")".repeat(n)),
+        format!("txn A() {{ IF {} 1 = 1 {{ SKIP }} }}", "NOT ".repeat(n)),
+        format!(
+            "txn A() {{ IF {}1 = 1{} {{ SKIP }} }}",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+        format!(
+            "txn A() {}{{ SKIP }}{}",
+            "{ IF 1 = 1 ".repeat(n),
+            " }".repeat(n)
+        ),
+        format!(
+            "txn A() {{ DELETE FROM T WHERE {}v = 1{} }}",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+    ];
+    for body in &cases {
+        let src = format!("table T (id pk, v)\n{body}\n");
+        let got = robust::load(&src).map(|_| ()).unwrap_err().to_string();
+        assert!(got.contains("nesting deeper than 128 levels"), "{got}");
+    }
+    let n = 100;
+    let src = format!(
+        "table T (id pk, v)\ninit T {{ id: 1, v: 0 }}\ntxn A() {{ SELECT v AS x FROM T WHERE {}id = 1{}; IF {}x = 0{} {{ UPDATE T SET v = {}x + 1{} WHERE id = 1 }} }}\n",
+        "(".repeat(n),
+        ")".repeat(n),
+        "NOT NOT ".repeat(n / 2),
+        "",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    let l = robust::load(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer(&l, &opts(&[Ser], 2, None, Engine::Sat)), Want::None);
+}
+
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
 impl Rng {
