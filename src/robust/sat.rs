@@ -569,7 +569,7 @@ pub fn solve(
 }
 
 fn run(e: &mut Enc, deadline: Option<Instant>) -> Answer {
-    let stop = crate::robust::deadline_stop(deadline);
+    let stop = crate::check::sat::deadline_stop(deadline);
     e.s.cb_mut().set_stop(stop);
     let r = e.s.solve_limited(&[]);
     if r == lbool::UNDEF {
