@@ -3,7 +3,7 @@
 //! name), and every descriptor's abstract footprints, whole and split by
 //! case for the proofs' encoding.
 
-use super::{fresh_locals, Desc, Exec, Footprint, InsertKeyUnknown, Universe};
+use super::{Desc, Exec, Footprint, InsertKeyUnknown, Universe};
 use crate::robust::syntax::{Program, Stmt};
 use std::collections::BTreeMap;
 
@@ -122,22 +122,8 @@ fn alternatives(
     let mut out = Vec::new();
     let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
     while let Some(forced) = stack.pop() {
-        let mut ex = Exec {
-            prog,
-            uni,
-            view: None,
-            churn,
-            constant,
-            locals: fresh_locals(prog, d),
-            fp: Footprint::default(),
-            new_recs: Vec::new(),
-            error: None,
-            forced: forced.clone(),
-            met: 0,
-            pending: None,
-            assumed: BTreeMap::new(),
-            excluded: Vec::new(),
-        };
+        let mut ex = Exec::new(prog, uni, None, churn, constant, d);
+        ex.forced.clone_from(&forced);
         ex.run(&prog.txns[d.txn].body, false);
         match ex.pending {
             Some(cands) => {
