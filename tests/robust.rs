@@ -420,17 +420,14 @@ fn deep_nesting_is_a_parse_error() {
     assert_eq!(answer(&l, &opts(&[Ser], 2, None, Engine::Sat)), Want::None);
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
+/// The crate's seeded generator, drawing indices.
+struct Rng(ellery::gen::Rng);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+    fn new(seed: u64) -> Rng {
+        Rng(ellery::gen::Rng::new(seed))
     }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -507,7 +504,7 @@ fn sat_agrees_with_the_enumerator_on_random_programs() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
-    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut r = Rng::new(0x9E37_79B9_7F4A_7C15);
     let models = [Ec, Cc, Pc, Psi, Si, Ser];
     for i in 0..n {
         let src = random_program(&mut r);
@@ -547,7 +544,7 @@ fn mutated_programs_never_panic() {
     let alphabet: Vec<char> = "(){};:,.=<>!-+*/0123456789 \nabxyzIFSELECTUPDATEWHEREpkINSERTNULL∈"
         .chars()
         .collect();
-    let mut r = Rng(12345);
+    let mut r = Rng::new(12345);
     let n: usize = std::env::var("ELLERY_ROBUST_MUTATIONS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -776,7 +773,7 @@ fn violations_propagate_to_weaker_models() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
-    let mut r = Rng(0xD1B5_4A32_D192_ED03);
+    let mut r = Rng::new(0xD1B5_4A32_D192_ED03);
     let weaker = [
         (Ser, Si),
         (Si, Pc),
