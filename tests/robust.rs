@@ -311,6 +311,29 @@ fn cli_exit_codes_and_outputs() {
     assert!(err.contains("no consistency model"), "{err}");
     let (c, _, err) = run(&["robust", "/nonexistent.rob", "-c", "ec"]);
     assert_eq!(c, Some(3), "{err}");
+    for k in ["1", "13"] {
+        let (c, out, err) = run(&["robust", p, "-c", "ec", "-k", k]);
+        assert_eq!((c, out.as_str()), (Some(3), ""), "{err}");
+        assert_eq!(
+            err,
+            format!("ellery: -k {k}: the bound must be between 2 and 12\n")
+        );
+    }
+}
+
+/// The library's bound: above MAX_K (visibility is one 64-bit mask per
+/// instance) the answer is unknown, never "robust up to k".
+#[test]
+fn k_above_max_k_is_unknown() {
+    let (_, l) = program("write-skew.rob");
+    let o = opts(&[Ser], robust::MAX_K + 1, None, Engine::Enumerate);
+    match robust::check(&l, &o).verdict {
+        Verdict::Unknown(why) => assert_eq!(
+            why,
+            format!("k = {} is above the largest bound, 62", robust::MAX_K + 1)
+        ),
+        v => panic!("{v:?}"),
+    }
 }
 
 #[test]
