@@ -357,7 +357,7 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
                     .collect()
             })
             .collect();
-        subsets.sort_by_key(|s: &Vec<usize>| (s.len(), s.clone()));
+        subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
         let mut chosen = None;
         for s in subsets {
             match query(
