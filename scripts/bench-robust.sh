@@ -17,6 +17,9 @@ q() {
   done
   med=$(printf '%s' "$t" | sort -n | sed -n 2p)
   ans=$(cut -f2 /tmp/bench-robust-out.$$)
+  # A run that crashed or refused the query prints no answer: say so
+  # rather than time it as if it had answered.
+  ans=${ans:-"ERROR: no answer"}
   echo "| \`$file $*\` | $ans | $(echo "$med" | cut -d' ' -f1) s | $(echo "$med" | cut -d' ' -f2) KB |"
 }
 for k in 2 3 4; do q bank.rob -c ec -k $k; done

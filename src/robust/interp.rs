@@ -72,7 +72,8 @@ pub struct Universe {
     pub base: Vec<usize>,
     /// Per key id: the initial value.
     pub init: Vec<Option<i64>>,
-    index: HashMap<(usize, Vec<i64>), usize>,
+    /// Per table: record by key-field values.
+    index: Vec<HashMap<Vec<i64>, usize>>,
 }
 
 impl Universe {
@@ -90,7 +91,7 @@ impl Universe {
         (rec, key - self.base[rec])
     }
     fn find(&self, table: usize, key: &[i64]) -> Option<usize> {
-        self.index.get(&(table, key.to_vec())).copied()
+        self.index.get(table)?.get(key).copied()
     }
 }
 

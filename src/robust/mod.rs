@@ -160,19 +160,6 @@ pub fn axioms(prog: &Program, models: &[Model]) -> Vec<Axiom> {
     out
 }
 
-/// batsat's stop callback for a deadline (the clock read every 64th call).
-pub(crate) fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
-    let calls = std::cell::Cell::new(0u32);
-    let stopped = std::cell::Cell::new(false);
-    move || {
-        calls.set(calls.get().wrapping_add(1));
-        if calls.get().is_multiple_of(64) && deadline.is_some_and(|d| Instant::now() >= d) {
-            stopped.set(true);
-        }
-        stopped.get()
-    }
-}
-
 /// The bounded check, 2 to k instances (a smallest witness first).
 pub fn bounded(
     l: &Loaded,
@@ -370,7 +357,7 @@ pub fn prove_inductive(l: &Loaded, axioms: &[Axiom], deadline: Option<Instant>) 
                     .collect()
             })
             .collect();
-        subsets.sort_by_key(|s: &Vec<usize>| (s.len(), s.clone()));
+        subsets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
         let mut chosen = None;
         for s in subsets {
             match query(

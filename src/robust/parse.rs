@@ -17,6 +17,11 @@ use lex::{is_keyword, lex, Tok, Token};
 /// The most initial records one `init` line may name (the product of its key sets).
 const MAX_INIT_RECORDS: usize = 10_000;
 
+/// The deepest nesting of parentheses, NOT, and IF/FOREACH blocks: the parser
+/// and the interpreter recurse on it, so an untrusted file of nested `(`
+/// would otherwise overflow the stack.
+const MAX_NESTING: usize = 128;
+
 struct Parser {
     toks: Vec<Token>,
     at: usize,
@@ -28,6 +33,8 @@ struct Parser {
     var_table: Vec<Option<usize>>,
     /// The number of parameters of the transaction being parsed.
     params: usize,
+    /// How deeply the rule being parsed is nested (see [`MAX_NESTING`]).
+    depth: usize,
 }
 
 type R<T> = Result<T, SyntaxError>;
@@ -56,6 +63,19 @@ impl Parser {
     }
     fn err_at<T>(&self, pos: Pos, message: String) -> R<T> {
         Err(SyntaxError { pos, message })
+    }
+    /// Parses one nested rule with `f`, an error past [`MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= MAX_NESTING {
+            return self.err_at(
+                self.pos(),
+                format!("nesting deeper than {MAX_NESTING} levels"),
+            );
+        }
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
     }
     fn is_kw(&self, kw: &str) -> bool {
         matches!(self.peek(), Tok::Ident(s) if s.eq_ignore_ascii_case(kw))
@@ -425,6 +445,7 @@ pub fn parse(src: &str) -> Result<Program, SyntaxError> {
         vars: Vec::new(),
         var_table: Vec::new(),
         params: 0,
+        depth: 0,
     };
     p.program()?;
     if p.prog.txns.is_empty() {

@@ -264,31 +264,33 @@ fn encode(
     let mut r = vec![vec![!t; keys.len()]; n];
     let mut w = vec![vec![!t; keys.len()]; n];
     for i in 0..n {
-        for (ki, &k) in keys.iter().enumerate() {
-            for (is_w, table) in [(false, &mut r), (true, &mut w)] {
-                let mut may = Vec::new();
-                let mut sure = Vec::new();
-                for &(l, fp) in &cases[i] {
-                    let st = if is_w {
-                        fp.writes.get(&k).map(|x| x.1)
-                    } else {
-                        fp.reads.get(&k).copied()
-                    };
-                    if let Some(st) = st {
-                        may.push(l);
-                        if st {
-                            sure.push(l);
-                        }
+        // Per written key, [read, write]: the cases that may touch it, and
+        // those that surely do. One pass over each case's footprint, not a
+        // lookup per (key, case): that was keys × descriptors per slot.
+        let mut may = vec![[Vec::new(), Vec::new()]; keys.len()];
+        let mut sure = vec![[Vec::new(), Vec::new()]; keys.len()];
+        for &(l, fp) in &cases[i] {
+            let reads = fp.reads.iter().map(|(&k, &st)| (k, st, 0));
+            let writes = fp.writes.iter().map(|(&k, &(_, st))| (k, st, 1));
+            for (k, st, rw) in reads.chain(writes) {
+                if let Ok(ki) = keys.binary_search(&k) {
+                    may[ki][rw].push(l);
+                    if st {
+                        sure[ki][rw].push(l);
                     }
                 }
+            }
+        }
+        for ki in 0..keys.len() {
+            for (rw, table) in [(0, &mut r), (1, &mut w)] {
+                let may = &mut may[ki][rw];
                 if may.is_empty() {
                     continue;
                 }
                 let x = e.var();
-                let mut c = may.clone();
-                c.push(!x);
-                e.clause(&c);
-                for l in sure {
+                may.push(!x);
+                e.clause(may);
+                for &l in &sure[ki][rw] {
                     e.clause(&[!l, x]);
                 }
                 table[i][ki] = x;
@@ -569,7 +571,7 @@ pub fn solve(
 }
 
 fn run(e: &mut Enc, deadline: Option<Instant>) -> Answer {
-    let stop = crate::robust::deadline_stop(deadline);
+    let stop = crate::check::sat::deadline_stop(deadline);
     e.s.cb_mut().set_stop(stop);
     let r = e.s.solve_limited(&[]);
     if r == lbool::UNDEF {

@@ -598,7 +598,7 @@ fn witness(
 /// clock is read every 64th call. Once past the deadline the answer stays
 /// "stop": batsat asks again before resuming, and a `false` then would
 /// restart the search instead of ending it.
-fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
+pub(crate) fn deadline_stop(deadline: Option<Instant>) -> impl Fn() -> bool {
     let calls = std::cell::Cell::new(0u32);
     let stopped = std::cell::Cell::new(false);
     move || {

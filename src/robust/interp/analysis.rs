@@ -3,9 +3,9 @@
 //! name), and every descriptor's abstract footprints, whole and split by
 //! case for the proofs' encoding.
 
-use super::{fresh_locals, Desc, Exec, Footprint, InsertKeyUnknown, Universe};
+use super::{Desc, Exec, Footprint, InsertKeyUnknown, Universe};
 use crate::robust::syntax::{Program, Stmt};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Every descriptor of the program, transaction by transaction, parameters
 /// in lexicographic order of their domains.
@@ -63,13 +63,14 @@ fn churn(stmts: &[Stmt], out: &mut [bool]) {
 fn build_universe(prog: &Program, recs: &[(usize, Vec<i64>)], alive_init: usize) -> Universe {
     let mut u = Universe {
         by_table: vec![Vec::new(); prog.tables.len()],
+        index: vec![HashMap::new(); prog.tables.len()],
         ..Default::default()
     };
     let mut sorted: Vec<(usize, (usize, Vec<i64>))> = recs.iter().cloned().enumerate().collect();
     sorted.sort_by(|a, b| a.1.cmp(&b.1));
     for (orig, (table, key)) in sorted {
         let rec = u.recs.len();
-        u.index.insert((table, key.clone()), rec);
+        u.index[table].insert(key.clone(), rec);
         u.by_table[table].push(rec);
         u.base.push(u.init.len());
         let t = &prog.tables[table];
@@ -122,22 +123,8 @@ fn alternatives(
     let mut out = Vec::new();
     let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
     while let Some(forced) = stack.pop() {
-        let mut ex = Exec {
-            prog,
-            uni,
-            view: None,
-            churn,
-            constant,
-            locals: fresh_locals(prog, d),
-            fp: Footprint::default(),
-            new_recs: Vec::new(),
-            error: None,
-            forced: forced.clone(),
-            met: 0,
-            pending: None,
-            assumed: BTreeMap::new(),
-            excluded: Vec::new(),
-        };
+        let mut ex = Exec::new(prog, uni, None, churn, constant, d);
+        ex.forced.clone_from(&forced);
         ex.run(&prog.txns[d.txn].body, false);
         match ex.pending {
             Some(cands) => {

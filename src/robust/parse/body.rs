@@ -9,12 +9,14 @@ use crate::robust::syntax::*;
 impl Parser {
     pub(super) fn block(&mut self) -> R<Vec<Stmt>> {
         self.sym("{")?;
-        let mut out = Vec::new();
-        while !self.eat_sym("}") {
-            out.push(self.stmt()?);
-            self.eat_sym(";");
-        }
-        Ok(out)
+        self.nested(|p| {
+            let mut out = Vec::new();
+            while !p.eat_sym("}") {
+                out.push(p.stmt()?);
+                p.eat_sym(";");
+            }
+            Ok(out)
+        })
     }
 
     fn opt_where(&mut self, table: usize) -> R<Option<Pred>> {
@@ -51,7 +53,7 @@ impl Parser {
             let then = self.block()?;
             let els = if self.eat_kw("ELSE") {
                 if self.is_kw("IF") {
-                    vec![self.stmt()?]
+                    vec![self.nested(Self::stmt)?]
                 } else {
                     self.block()?
                 }
@@ -234,7 +236,7 @@ impl Parser {
     }
     fn atom(&mut self) -> R<Expr> {
         if self.eat_sym("(") {
-            let e = self.expr()?;
+            let e = self.nested(Self::expr)?;
             self.sym(")")?;
             return Ok(e);
         }
@@ -291,10 +293,10 @@ impl Parser {
     }
     fn pred_atom(&mut self, table: usize) -> R<Pred> {
         if self.eat_kw("NOT") {
-            return Ok(Pred::Not(Box::new(self.pred_atom(table)?)));
+            return Ok(Pred::Not(Box::new(self.nested(|p| p.pred_atom(table))?)));
         }
         if self.eat_sym("(") {
-            let p = self.pred(table)?;
+            let p = self.nested(|p| p.pred(table))?;
             self.sym(")")?;
             return Ok(p);
         }
@@ -326,7 +328,7 @@ impl Parser {
     }
     fn cond_atom(&mut self) -> R<Cond> {
         if self.eat_kw("NOT") {
-            return Ok(Cond::Not(Box::new(self.cond_atom()?)));
+            return Ok(Cond::Not(Box::new(self.nested(Self::cond_atom)?)));
         }
         // `(` opens either a condition or an arithmetic expression: try the
         // comparison first, then the parenthesised condition.
@@ -337,7 +339,7 @@ impl Parser {
         };
         self.at = save;
         if self.eat_sym("(") {
-            let c = self.cond()?;
+            let c = self.nested(Self::cond)?;
             self.sym(")")?;
             return Ok(c);
         }
