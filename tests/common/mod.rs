@@ -339,8 +339,8 @@ pub fn assert_suite_counts(stdout: &str, report: &str, tests: usize, assertions:
     );
 }
 
-/// A small deterministic generator (xorshift64) for the random-history
-/// tests: the seed fixes the whole stream.
+/// A small deterministic generator (xorshift64) for the random predicate
+/// histories: the seed fixes the whole stream.
 #[allow(dead_code)]
 pub struct XorShift(pub u64);
 
@@ -357,10 +357,5 @@ impl XorShift {
     /// In `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
-    }
-
-    /// An index in `0..n`.
-    pub fn pick(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
     }
 }
