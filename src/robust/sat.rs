@@ -21,6 +21,9 @@
 // index loops read clearer than iterators here.
 #![allow(clippy::needless_range_loop)]
 
+// Long (about 700 lines): the encoding, its queries and the witness read
+// back from a model share the literal tables; the grounding is `interp`.
+
 use super::exec::{axioms_hold_at, best_cycle, dependencies, replay, Execution};
 use super::interp::Analysis;
 use super::syntax::{Axiom, Model, Program, Scope};
