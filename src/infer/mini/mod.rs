@@ -70,9 +70,12 @@ use hashbrown::HashMap;
 
 mod boundary;
 mod edges;
+pub mod elle_subgraph;
 mod explain;
 mod info;
 mod lists;
+#[cfg(test)]
+mod route_tests;
 mod shapes;
 mod versions;
 
