@@ -62,6 +62,7 @@ pub use crate::check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
 /// operations; the algorithm is `opts.algorithm` (see the module doc). This
 /// is the library's entry point, [`crate::check()`].
 pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
+    let _running = crate::infer::par::Checking::start();
     let workload = opts.workload.unwrap_or_else(|| Workload::detect(h));
     if let Some(message) = misuse(workload, opts.algorithm) {
         return Err(CheckError::Usage {

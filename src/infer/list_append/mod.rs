@@ -352,21 +352,90 @@ pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
 
 /// Runs the full list-append analysis.
 pub fn analyze(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
-    analyze_with(h, extra, |_| {})
+    analyze_with(h, extra, false, |_| {})
 }
 
 /// [`analyze`], with `orders` rewriting the inferred version orders before
-/// any edge is built (see [`analyze_ordered`]).
+/// any edge is built (see [`analyze_ordered`]), plus [`thin_air_reads`]
+/// when `exact`.
 fn analyze_with(
     h: &History,
     extra: ExtraGraph,
-    orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
+    exact: bool,
+    orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>) + Send,
 ) -> Result<Inference<'static>, Refusal> {
     verify(h)?;
-    let n = h.ops.len();
-    let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
-    let mut anomalies = Anomalies::default();
+    // The non-cycle checks and the order graph need only the history: on a
+    // second core while this one builds the data edges (issue 23; the same
+    // result on one thread).
+    let ((mut edges, idx, incompatible), (order, cases)) = crate::infer::par::join(
+        || data_edges(h, orders),
+        || {
+            let mut order = Vec::new();
+            extra.add_edges(h, &mut order);
+            (order, non_cycle_cases(h, exact))
+        },
+    );
+    edges.extend(order);
 
+    // Non-cycle anomalies, in the order Elle adds them to its map (thin-air
+    // reads last, as G1a, as `analyze_exact` adds them).
+    let mut anomalies = Anomalies::default();
+    let mut cases = cases.into_iter();
+    for (kind, found) in cases.by_ref().take(1) {
+        anomalies.add_nonempty(kind, found);
+    }
+    let incompatible: Vec<Value> = incompatible
+        .into_iter()
+        .map(|case| incompatible_case(h, case))
+        .collect();
+    anomalies.add_nonempty("incompatible-order", incompatible);
+    for (kind, found) in cases {
+        anomalies.add_nonempty(kind, found);
+    }
+    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+    explainers.push(Box::new(AppendExplainer { idx }));
+    extra.add_explainer(&mut explainers);
+    Ok(Inference {
+        edges,
+        anomalies,
+        explainers,
+        vertices: Vec::new(),
+    })
+}
+
+/// Whether an op may have taken effect (`:ok` or `:info`).
+fn possible(h: &History, i: usize) -> bool {
+    matches!(h.ops[i].op_type, OpType::Ok | OpType::Info)
+}
+
+/// [`analyze_with`]'s non-cycle checks but incompatible orders, in Elle's
+/// order, incompatible orders coming after the first.
+fn non_cycle_cases(h: &History, exact: bool) -> Vec<(&'static str, Vec<Value>)> {
+    let (internal, future) = internal_cases(h);
+    vec![
+        ("duplicate-elements", duplicates(h, |i| possible(h, i))),
+        ("internal", internal),
+        ("future-read", future),
+        ("dirty-update", dirty_updates(h)),
+        ("G1a", g1a_cases(h)),
+        ("G1b", g1b_cases(h)),
+        ("lost-update", lost_updates(h, MopFn::Append)),
+        ("G1a", if exact { thin_air_reads(h) } else { Vec::new() }),
+    ]
+}
+
+/// [`analyze_with`]'s data edges (ww, rw, wr), the indexes they came from
+/// (for explanations) and the keys whose reads disagree.
+fn data_edges(
+    h: &History,
+    orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
+) -> (
+    Vec<(u32, u32, Rels)>,
+    Indexes,
+    Vec<(Atom, Vec<Atom>, Vec<Atom>)>,
+) {
+    let is_possible = |i: usize| possible(h, i);
     // Indices over the possible (ok + info) ops.
     let mut sv = sorted_values(h, is_possible);
     orders(&mut sv.orders);
@@ -426,41 +495,12 @@ fn analyze_with(
             }
         }
     }
-    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
-    extra.add_edges(h, &mut edges);
-    let _ = n;
-
-    // Non-cycle anomalies, in the order Elle adds them to its map.
-    let dups = duplicates(h, is_possible);
-    anomalies.add_nonempty("duplicate-elements", dups);
-    let incompatible: Vec<Value> = incompatible
-        .into_iter()
-        .map(|case| incompatible_case(h, case))
-        .collect();
-    anomalies.add_nonempty("incompatible-order", incompatible);
-    let (internal, future) = internal_cases(h);
-    anomalies.add_nonempty("internal", internal);
-    anomalies.add_nonempty("future-read", future);
-    anomalies.add_nonempty("dirty-update", dirty_updates(h));
-    anomalies.add_nonempty("G1a", g1a_cases(h));
-    anomalies.add_nonempty("G1b", g1b_cases(h));
-    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Append));
-
-    explainers.push(Box::new(AppendExplainer { idx }));
-    extra.add_explainer(&mut explainers);
-    Ok(Inference {
-        edges,
-        anomalies,
-        explainers,
-        vertices: Vec::new(),
-    })
+    (edges, idx, incompatible)
 }
 
 /// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
 /// reports (Elle's answer, and invalid where a read shows an element nobody
 /// appended, which Elle calls valid).
 pub fn analyze_exact(h: &History, extra: ExtraGraph) -> Result<Inference<'static>, Refusal> {
-    let mut inference = analyze(h, extra)?;
-    inference.anomalies.add_nonempty("G1a", thin_air_reads(h));
-    Ok(inference)
+    analyze_with(h, extra, true, |_| {})
 }

@@ -170,7 +170,7 @@ pub fn analyze_ordered(
     extra: ExtraGraph,
     orders: &[(Atom, Vec<u32>)],
 ) -> Result<Inference<'static>, Refusal> {
-    analyze_with(h, extra, |inferred| {
+    analyze_with(h, extra, false, |inferred| {
         for (k, ops) in orders {
             let o = inferred.entry(*k).or_default();
             for &op in ops {

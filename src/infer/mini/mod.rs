@@ -568,78 +568,98 @@ fn build(
     extra: ExtraGraph,
     immediate: bool,
 ) -> Result<MiniAnalysis, NotMini> {
-    let n = h.ops.len();
     let ix = index_writes(h, w)?;
     let (versions, recs) = (&ix.versions, &ix.recs);
 
-    // The non-cycle anomalies do not depend on the graph: find them on the
-    // other core meanwhile (joined before returning, so output is unchanged).
-    std::thread::scope(|scope| {
-        let pre_checks = scope.spawn(|| pre_check_anomalies(h, w));
-        let mut c = committed_reads(h, w, &ix)?;
-        let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
+    // The non-cycle anomalies and the order graph do not depend on the MT
+    // graph: found on the other core meanwhile when one is free (the same
+    // output either way).
+    let (graph, (mut anomalies, order)) = super::par::join(
+        || mt_graph(h, w, immediate, &ix),
+        || {
+            let mut order = Vec::new();
+            extra.add_edges(h, &mut order);
+            (pre_check_anomalies(h, w), order)
+        },
+    );
+    let (c, mut edges, placed) = graph?;
+    edges.extend(order);
+    let divergent = c.stats.divergences > 0;
 
-        // 2b. Observed `:info` writers (see `attach_info`).
-        let ok_nodes: Vec<u32> = (0..n as u32)
-            .filter(|&i| c.node[i as usize] != NONE)
-            .collect();
-        let placements = attach_info(
-            h,
-            w,
-            immediate,
-            (versions, &recs[..]),
-            &ok_nodes,
-            &c.pred_of,
-            (&mut c.node, &mut c.txns),
-            (&mut c.succ, &mut c.more),
-            &mut edges,
-        )?;
-        c.stats.observed_info = c.txns.len() - ok_nodes.len();
+    // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
+    let mop_fn = if w == Workload::ListAppend {
+        MopFn::Append
+    } else {
+        MopFn::Write
+    };
+    if divergent || c.bad_rmw {
+        anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
+    }
+    if w == Workload::ListAppend {
+        anomalies.add_nonempty("G1a", list_thin_air(h, versions, recs))
+    } else {
+        anomalies.add_nonempty("future-read", c.future);
+        anomalies.add_seq_nonempty("G1a", c.thin_air);
+    }
 
-        // `push_succ` opens one overflow list per version it gives a second
-        // read-modify-writer: those versions are the divergences.
-        c.stats.divergences = c.more.len();
-        let divergent = c.stats.divergences > 0;
-        data_edges(&ok_nodes, &c, recs, &mut edges);
-        c.stats.data_edges = edges.len();
-        let placed = placed_pairs(&placements, &ok_nodes, &c, recs);
-        extra.add_edges(h, &mut edges);
-
-        // 4. Non-cycle anomalies, with Elle's own cases, in Elle's order.
-        let mut anomalies = pre_checks.join().expect("pre-check thread");
-        let mop_fn = if w == Workload::ListAppend {
-            MopFn::Append
-        } else {
-            MopFn::Write
-        };
-        if divergent || c.bad_rmw {
-            anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
-        }
-        if w == Workload::ListAppend {
-            anomalies.add_nonempty("G1a", list_thin_air(h, versions, recs))
-        } else {
-            anomalies.add_nonempty("future-read", c.future);
-            anomalies.add_seq_nonempty("G1a", c.thin_air);
-        }
-
-        let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
-            workload: w,
-            node: c.node,
-            txns: c.txns,
-        })];
-        extra.add_explainer(&mut explainers);
-        Ok(MiniAnalysis {
-            inference: Inference {
-                edges,
-                anomalies,
-                vertices: Vec::new(),
-                explainers,
-            },
-            stats: c.stats,
-            divergent,
-            placed,
-        })
+    let mut explainers: Vec<Box<dyn PairExplainer>> = vec![Box::new(MiniExplainer {
+        workload: w,
+        node: c.node,
+        txns: c.txns,
+    })];
+    extra.add_explainer(&mut explainers);
+    Ok(MiniAnalysis {
+        inference: Inference {
+            edges,
+            anomalies,
+            vertices: Vec::new(),
+            explainers,
+        },
+        stats: c.stats,
+        divergent,
+        placed,
     })
+}
+
+/// Phases 2 and 3 of [`build`]: the committed transactions' reads, the
+/// observed `:info` writers and the data edges, with the pairs whose edge
+/// rests on an `:info` write's placement.
+#[allow(clippy::type_complexity)]
+fn mt_graph(
+    h: &History,
+    w: Workload,
+    immediate: bool,
+    ix: &Index,
+) -> Result<(Committed, Vec<(u32, u32, Rels)>, Vec<(u32, u32)>), NotMini> {
+    let n = h.ops.len();
+    let (versions, recs) = (&ix.versions, &ix.recs);
+    let mut c = committed_reads(h, w, ix)?;
+    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
+
+    // 2b. Observed `:info` writers (see `attach_info`).
+    let ok_nodes: Vec<u32> = (0..n as u32)
+        .filter(|&i| c.node[i as usize] != NONE)
+        .collect();
+    let placements = attach_info(
+        h,
+        w,
+        immediate,
+        (versions, &recs[..]),
+        &ok_nodes,
+        &c.pred_of,
+        (&mut c.node, &mut c.txns),
+        (&mut c.succ, &mut c.more),
+        &mut edges,
+    )?;
+    c.stats.observed_info = c.txns.len() - ok_nodes.len();
+
+    // `push_succ` opens one overflow list per version it gives a second
+    // read-modify-writer: those versions are the divergences.
+    c.stats.divergences = c.more.len();
+    data_edges(&ok_nodes, &c, recs, &mut edges);
+    c.stats.data_edges = edges.len();
+    let placed = placed_pairs(&placements, &ok_nodes, &c, recs);
+    Ok((c, edges, placed))
 }
 
 /// The pre-checks whose cases are Elle's own functions, in Elle's order

@@ -376,6 +376,64 @@ pub fn analyze(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
     validate(h)?;
+    // The non-cycle checks and the order graph need only the history: on a
+    // second core while this one builds the data edges (issue 23; the same
+    // result on one thread).
+    let (main, (order, cases)) = crate::infer::par::join(
+        || data_edges(h, opts),
+        || {
+            let mut order = Vec::new();
+            extra.add_edges(h, &mut order);
+            let cases = [
+                internal_cases(h),
+                g1a_cases(h),
+                g1b_cases(h),
+                lost_updates(h, MopFn::Write),
+            ];
+            (order, cases)
+        },
+    );
+    let (mut edges, mut vertices, cyclic, explainer) = main?;
+    edges.extend(order);
+    let [internal, g1a, g1b, lost] = cases;
+    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+
+    let mut anomalies = Anomalies::default();
+    anomalies.add_nonempty("cyclic-versions", cyclic);
+    anomalies.add_seq_nonempty("internal", internal);
+    anomalies.add_seq_nonempty("G1a", g1a);
+    anomalies.add_seq_nonempty("G1b", g1b);
+    anomalies.add_nonempty("lost-update", lost);
+
+    explainers.push(Box::new(explainer));
+    extra.add_explainer(&mut explainers);
+    vertices.sort_unstable();
+    vertices.dedup();
+    Ok(Inference {
+        edges,
+        anomalies,
+        explainers,
+        vertices,
+    })
+}
+
+/// The data edges of [`analyze`] (wr, then ww and rw from the version
+/// graphs), the ops with a self-dependency (vertices without edges), the
+/// cyclic-versions cases and the explainer; an error when a read value has
+/// several writers, as in Elle.
+#[allow(clippy::type_complexity)]
+fn data_edges(
+    h: &History,
+    opts: &RwOptions,
+) -> Result<
+    (
+        Vec<(u32, u32, Rels)>,
+        Vec<u32>,
+        Vec<Value>,
+        RegisterExplainer,
+    ),
+    Refusal,
+> {
     let (ext, ids) = Ext::new(h);
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
 
@@ -448,25 +506,10 @@ pub fn analyze(
     }
     drop(writers);
     drop(readers);
-
-    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
-    extra.add_edges(h, &mut edges);
-
-    let mut anomalies = Anomalies::default();
-    anomalies.add_nonempty("cyclic-versions", cyclic);
-    anomalies.add_seq_nonempty("internal", internal_cases(h));
-    anomalies.add_seq_nonempty("G1a", g1a_cases(h));
-    anomalies.add_seq_nonempty("G1b", g1b_cases(h));
-    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Write));
-
-    explainers.push(Box::new(RegisterExplainer { ext, ids, graphs }));
-    extra.add_explainer(&mut explainers);
-    vertices.sort_unstable();
-    vertices.dedup();
-    Ok(Inference {
+    Ok((
         edges,
-        anomalies,
-        explainers,
         vertices,
-    })
+        cyclic,
+        RegisterExplainer { ext, ids, graphs },
+    ))
 }

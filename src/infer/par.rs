@@ -1,0 +1,116 @@
+//! Threads inside one check (issue 23): independent steps of an inference
+//! (the non-cycle checks, the process and real-time graphs, the edges) run
+//! side by side with [`join`], whose result is the same as running them one
+//! after the other, so output never depends on the thread count.
+//!
+//! The budget is process-wide: threads checking histories (one per
+//! [`Checking`] guard, i.e. `-j`'s jobs at work) plus the helpers [`join`]
+//! has running never exceed the cores ([`cores`]): with `-j 2` on two cores
+//! each check runs on its own thread, with one history it gets both. A
+//! [`join`] that finds no core free runs its two parts in turn.
+//!
+//! `ELLERY_THREADS=N` sets the cores to count on (`1`: every check on one
+//! thread; for timings, and to compare outputs).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// Checks running now.
+static CHECKING: AtomicUsize = AtomicUsize::new(0);
+
+/// Helper threads [`join`] has running now.
+static HELPERS: AtomicUsize = AtomicUsize::new(0);
+
+/// The cores a process may use: `ELLERY_THREADS` when it is a positive
+/// number, else the machine's (read once).
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::env::var("ELLERY_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    })
+}
+
+/// Counts a check as running while alive (see the module doc).
+pub struct Checking(());
+
+impl Checking {
+    /// Starts counting.
+    pub fn start() -> Checking {
+        CHECKING.fetch_add(1, Ordering::SeqCst);
+        Checking(())
+    }
+}
+
+impl Drop for Checking {
+    fn drop(&mut self) {
+        CHECKING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A helper thread's place in the budget, given back on drop.
+struct Helper(());
+
+impl Helper {
+    /// A place, if checks and helpers leave a core free.
+    fn take() -> Option<Helper> {
+        let busy = CHECKING.load(Ordering::SeqCst).max(1);
+        HELPERS
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |h| {
+                (busy + h < cores()).then_some(h + 1)
+            })
+            .ok()
+            .map(|_| Helper(()))
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        HELPERS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs `a` and `b`, `b` on a helper thread when the budget has a core
+/// free, else after `a`; returns both results. A panic in either is
+/// re-raised with its own payload (so [`crate::internal::catch`] reports
+/// its message).
+pub fn join<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    let Some(helper) = Helper::take() else {
+        let ra = a();
+        return (ra, b());
+    };
+    std::thread::scope(|s| {
+        let hb = s.spawn(move || {
+            let _helper = helper;
+            b()
+        });
+        let ra = a();
+        match hb.join() {
+            Ok(rb) => (ra, rb),
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_returns_both_results_in_order_and_reraises_panics() {
+        let _c = Checking::start();
+        let (a, b) = join(|| (0..1000u64).sum::<u64>(), || "b".to_string());
+        assert_eq!((a, b.as_str()), (499_500, "b"));
+        // Nested joins find the budget spent and run in turn.
+        let (x, (y, z)) = join(|| 1, || join(|| 2, || 3));
+        assert_eq!((x, y, z), (1, 2, 3));
+        let r = crate::internal::catch(|| join(|| 1, || -> u8 { panic!("helper failed") }));
+        assert!(r.expect_err("re-raised").starts_with("helper failed"));
+    }
+}
