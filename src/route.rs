@@ -8,12 +8,16 @@
 //!   the offending op.
 //! * `auto` (the default): for rw-register, `mini` when its preconditions
 //!   hold (it is exact where Elle's version-order inference is partial),
-//!   otherwise `infer`; for list-append, always `infer`: the version order
-//!   is read off the lists, so the inference is exact (but for the order of
-//!   appends no read reveals, which `auto` decides by trying each order
-//!   where the models tell them apart), it is as fast as `mini`, and it
-//!   gives Elle's own answers (the MT path differs from Elle in small ways,
-//!   e.g. no wr edge from an intermediate read, and thin-air reads as G1a).
+//!   otherwise `infer`; for list-append, `infer`: the version order is read
+//!   off the lists, so the inference is exact (but for the order of appends
+//!   no read reveals, which `auto` decides by trying each order where the
+//!   models tell them apart), and it gives Elle's own answers (the MT path
+//!   differs from Elle in small ways, e.g. no wr edge from an intermediate
+//!   read). One exception (issue 23): on a list-append MT history, under
+//!   models where no order of appends is a choice, the MT path (linear, 2–3
+//!   times faster) runs first, and its answer stands when it finds nothing
+//!   at all, which the inference then finds too
+//!   ([`mini::elle_subgraph`]); otherwise the inference answers.
 //! * `lwt`: cas-register histories only: the lightweight-transaction chain
 //!   (MTC's VL-LWT) on every key; a key whose values are not unique (or
 //!   that has a write of `nil`, or two blind writes in effect) is an error

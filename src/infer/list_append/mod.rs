@@ -425,16 +425,16 @@ fn non_cycle_cases(h: &History, exact: bool) -> Vec<(&'static str, Vec<Value>)> 
     ]
 }
 
+/// An incompatible-order case before it becomes a value: the key and two
+/// reads that disagree.
+type Incompatible = (Atom, Vec<Atom>, Vec<Atom>);
+
 /// [`analyze_with`]'s data edges (ww, rw, wr), the indexes they came from
 /// (for explanations) and the keys whose reads disagree.
 fn data_edges(
     h: &History,
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
-) -> (
-    Vec<(u32, u32, Rels)>,
-    Indexes,
-    Vec<(Atom, Vec<Atom>, Vec<Atom>)>,
-) {
+) -> (Vec<(u32, u32, Rels)>, Indexes, Vec<Incompatible>) {
     let is_possible = |i: usize| possible(h, i);
     // Indices over the possible (ok + info) ops.
     let mut sv = sorted_values(h, is_possible);
