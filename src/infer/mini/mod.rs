@@ -574,12 +574,16 @@ fn build(
     // The non-cycle anomalies and the order graph do not depend on the MT
     // graph: found on the other core meanwhile when one is free (the same
     // output either way).
-    let (graph, (mut anomalies, order)) = super::par::join(
+    let (graph, (mut anomalies, order, thin_air)) = super::par::join(
         || mt_graph(h, w, immediate, &ix),
         || {
             let mut order = Vec::new();
             extra.add_edges(h, &mut order);
-            (pre_check_anomalies(h, w), order)
+            let thin_air = match w {
+                Workload::ListAppend => list_thin_air(h, versions, recs),
+                _ => Vec::new(),
+            };
+            (pre_check_anomalies(h, w), order, thin_air)
         },
     );
     let (c, mut edges, placed) = graph?;
@@ -596,7 +600,7 @@ fn build(
         anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
     }
     if w == Workload::ListAppend {
-        anomalies.add_nonempty("G1a", list_thin_air(h, versions, recs))
+        anomalies.add_nonempty("G1a", thin_air)
     } else {
         anomalies.add_nonempty("future-read", c.future);
         anomalies.add_seq_nonempty("G1a", c.thin_air);
