@@ -113,6 +113,9 @@ pub struct Footprint {
     pub writes: BTreeMap<usize, (AV, bool)>,
     /// The values read (concrete reading only).
     pub read_vals: BTreeMap<usize, Option<i64>>,
+    /// Abstract reading split on two-valued keys ([`Analysis::two_valued`]):
+    /// the value this case assumes the instance's view holds for each key.
+    pub views: BTreeMap<usize, Option<i64>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -148,6 +151,9 @@ struct Exec<'a> {
     /// Per key id: no descriptor may write it (abstract reading: its
     /// initial value is known); empty in the concrete reading.
     constant: &'a [bool],
+    /// Per key id: its two possible values (initial, written) when every
+    /// writer writes one value; split on in the abstract reading.
+    two: &'a [Option<(Option<i64>, Option<i64>)>],
     locals: Vec<Local>,
     fp: Footprint,
     /// Inserted keys not in the universe (abstract reading, while building it).
@@ -175,6 +181,7 @@ impl<'a> Exec<'a> {
         view: Option<&'a [Option<i64>]>,
         churn: &'a [bool],
         constant: &'a [bool],
+        two: &'a [Option<(Option<i64>, Option<i64>)>],
         d: &Desc,
     ) -> Exec<'a> {
         Exec {
@@ -183,6 +190,7 @@ impl<'a> Exec<'a> {
             view,
             churn,
             constant,
+            two,
             locals: fresh_locals(prog, d),
             fp: Footprint::default(),
             new_recs: Vec::new(),
@@ -240,7 +248,7 @@ impl Exec<'_> {
             // A key no descriptor writes holds its initial value in every
             // view of every execution.
             None if self.constant.get(k).copied().unwrap_or(false) => AV::Known(self.uni.init[k]),
-            None => AV::Unknown,
+            None => self.two_valued(k),
         }
     }
 
@@ -624,7 +632,7 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 /// Runs an instance of `d` on a concrete view (a value per key id).
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
-    let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], d);
+    let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], &[], d);
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
 }

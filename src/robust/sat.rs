@@ -149,6 +149,7 @@ fn encode(
     allowed: &[bool],
     fixed_ar: bool,
     n_types: usize,
+    closed: bool,
 ) -> Enc {
     // Long (about 240 lines): see the doc comment, the layers share the
     // literal tables built just before them.
@@ -378,6 +379,8 @@ fn encode(
     }
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
+    e.keys.clone_from(&keys);
+    view_values(&mut e, an, axioms, &cases, closed);
     for i in 0..n {
         for j in 0..n {
             if i != j {
@@ -390,6 +393,82 @@ fn encode(
     (e.keys, e.r, e.w) = (keys, r, w);
     model_axioms(&mut e, axioms);
     e
+}
+
+/// Ties the cases' view values of two-valued keys
+/// ([`Analysis::two_valued`]: every writer writes v, the initial value is
+/// another) to visibility. `rv` says the slot's view holds v. Sound for
+/// every execution, the slots being any of its instances: (a) a slot
+/// writer of the key visible to a slot makes some writer visible, so the
+/// ar-latest visible one, which wrote v, decides the view; (b) a slot whose
+/// view holds v sees some writer w, possibly outside the slots; under a
+/// model that makes vis(w, a) ∧ vis(a, i) imply vis(w, i) for observer i
+/// (cc and psi by transitivity, pc and si since vis ⊆ ar, serializable
+/// when the pair (w, i) is surely in scope) i's view holds v too.
+/// `closed`: the slots are the whole execution, so a view holding v needs
+/// a visible slot writer.
+fn view_values(
+    e: &mut Enc,
+    an: &Analysis,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &super::interp::Footprint)>],
+    closed: bool,
+) {
+    let n = e.n;
+    let mut ks: Vec<usize> = cases
+        .iter()
+        .flatten()
+        .flat_map(|(_, fp)| fp.views.keys().copied())
+        .collect();
+    ks.sort_unstable();
+    ks.dedup();
+    for k in ks {
+        let Some((init, v)) = an.two_valued[k] else {
+            continue;
+        };
+        let rv: Vec<Lit> = (0..n).map(|_| e.var()).collect();
+        for i in 0..n {
+            for &(c, fp) in &cases[i] {
+                match fp.views.get(&k) {
+                    Some(&x) if x == v => e.clause(&[!c, rv[i]]),
+                    Some(&x) if x == init => e.clause(&[!c, !rv[i]]),
+                    Some(_) => e.clause(&[!c]),
+                    None => {}
+                }
+            }
+        }
+        let ki = e.keys.binary_search(&k).ok();
+        for i in 0..n {
+            let mut some = vec![!rv[i]];
+            if let Some(ki) = ki {
+                for b in (0..n).filter(|&b| b != i) {
+                    let vbi = e.vw[ki][b][i];
+                    e.clause(&[!vbi, rv[i]]);
+                    some.push(vbi);
+                }
+            }
+            if closed {
+                e.clause(&some);
+            }
+        }
+        for ax in axioms {
+            for i in 0..n {
+                let scopes = match (ax.model, ax.scope) {
+                    (Model::Ec, _) | (Model::Ser, Scope::Pair(..)) => continue,
+                    (Model::Ser, Scope::Global) => vec![vec![]],
+                    (Model::Ser, Scope::Type(t)) => vec![vec![e.typ[i][t]]],
+                    _ => observer_scope(e, ax.scope, i),
+                };
+                for a in (0..n).filter(|&a| a != i) {
+                    for sc in &scopes {
+                        let mut c = vec![!rv[a], !e.vis[a][i], rv[i]];
+                        c.extend(sc.iter().map(|&l| !l));
+                        e.clause(&c);
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
@@ -568,7 +647,7 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
-    let mut e = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len());
+    let mut e = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len(), false);
     add_query(&mut e, q);
     run(&mut e, deadline)
 }
@@ -605,7 +684,7 @@ pub fn bounded(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return (Answer::Unsat, 0);
     }
-    let mut e = encode(an, axioms, k, allowed, true, prog.txns.len());
+    let mut e = encode(an, axioms, k, allowed, true, prog.txns.len(), true);
     for (i, p) in pins.iter().enumerate().take(k) {
         if let Some(t) = p {
             let l = e.typ[i][*t];

@@ -104,6 +104,37 @@ pub struct Analysis {
     /// over key fields (every run has one of them), or empty when it has
     /// no such choice or too many cases ([`MAX_ALTERNATIVES`]).
     pub alts: Vec<Vec<Footprint>>,
+    /// Per key id: (initial value, the one value every writer writes) when
+    /// the footprints write it only with that known value, different from
+    /// the initial one. Every view then holds one of the two, the written
+    /// one as soon as some writer of the key is visible (the last visible
+    /// writer wrote it).
+    pub two_valued: Vec<Option<(Option<i64>, Option<i64>)>>,
+}
+
+/// The two-valued keys of [`Analysis::two_valued`], from footprints that
+/// over-approximate every run (so every real write is among theirs, with
+/// the value they give when it is known).
+fn two_valued(uni: &Universe, fps: &[Footprint]) -> Vec<Option<(Option<i64>, Option<i64>)>> {
+    // Per key: None not written yet, Some(Some(v)) one known value so far,
+    // Some(None) several or unknown values.
+    let mut seen: Vec<Option<Option<Option<i64>>>> = vec![None; uni.keys()];
+    for fp in fps {
+        for (&k, &(v, _)) in &fp.writes {
+            seen[k] = match (seen[k], v) {
+                (None, crate::robust::interp::AV::Known(x)) => Some(Some(x)),
+                (Some(Some(y)), crate::robust::interp::AV::Known(x)) if x == y => Some(Some(y)),
+                _ => Some(None),
+            };
+        }
+    }
+    seen.iter()
+        .enumerate()
+        .map(|(k, s)| match s {
+            Some(Some(v)) if *v != uni.init[k] => Some((uni.init[k], *v)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The most footprint cases per descriptor.
@@ -118,12 +149,13 @@ fn alternatives(
     uni: &Universe,
     churn: &[bool],
     constant: &[bool],
+    two: &[Option<(Option<i64>, Option<i64>)>],
     d: &Desc,
 ) -> Vec<Footprint> {
     let mut out = Vec::new();
     let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
     while let Some(forced) = stack.pop() {
-        let mut ex = Exec::new(prog, uni, None, churn, constant, d);
+        let mut ex = Exec::new(prog, uni, None, churn, constant, two, d);
         ex.forced.clone_from(&forced);
         ex.run(&prog.txns[d.txn].body, false);
         match ex.pending {
@@ -189,7 +221,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let mut fps = Vec::new();
         let mut added = false;
         for d in &descs {
-            let mut ex = Exec::new(prog, &uni, None, &ch, &[], d);
+            let mut ex = Exec::new(prog, &uni, None, &ch, &[], &[], d);
             ex.run(&prog.txns[d.txn].body, false);
             if let Some(e) = ex.error {
                 return Err(e);
@@ -215,23 +247,34 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
                     constant[k] = false;
                 }
             }
-            let fps = descs
+            let fps: Vec<Footprint> = descs
                 .iter()
                 .map(|d| {
-                    let mut ex = Exec::new(prog, &uni, None, &ch, &constant, d);
+                    let mut ex = Exec::new(prog, &uni, None, &ch, &constant, &[], d);
                     ex.run(&prog.txns[d.txn].body, false);
                     ex.fp
                 })
                 .collect();
+            let two = two_valued(&uni, &fps);
             let alts = descs
                 .iter()
-                .map(|d| alternatives(prog, &uni, &ch, &constant, d))
+                .map(|d| {
+                    // Value splits multiply the cases: without them when
+                    // there would be too many.
+                    let a = alternatives(prog, &uni, &ch, &constant, &two, d);
+                    if a.is_empty() {
+                        alternatives(prog, &uni, &ch, &constant, &[], d)
+                    } else {
+                        a
+                    }
+                })
                 .collect();
             return Ok(Analysis {
                 uni,
                 descs,
                 footprints: fps,
                 alts,
+                two_valued: two,
             });
         }
     }
