@@ -116,6 +116,10 @@ pub struct Footprint {
     /// Abstract reading split on two-valued keys ([`Analysis::two_valued`]):
     /// the value this case assumes the instance's view holds for each key.
     pub views: BTreeMap<usize, Option<i64>>,
+    /// Per key written: the one statement execution (an UPDATE or DELETE
+    /// on one record, an INSERT) that writes it, or None when several may.
+    /// Keys of one group are written all or none in every run.
+    pub groups: BTreeMap<usize, Option<u32>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +160,8 @@ struct Exec<'a> {
     two: &'a [Option<(Option<i64>, Option<i64>)>],
     locals: Vec<Local>,
     fp: Footprint,
+    /// The current write group ([`Footprint::groups`]).
+    group: u32,
     /// Inserted keys not in the universe (abstract reading, while building it).
     new_recs: Vec<(usize, Vec<i64>)>,
     error: Option<InsertKeyUnknown>,
@@ -193,6 +199,7 @@ impl<'a> Exec<'a> {
             two,
             locals: fresh_locals(prog, d),
             fp: Footprint::default(),
+            group: 0,
             new_recs: Vec::new(),
             error: None,
             forced: Vec::new(),
@@ -254,6 +261,11 @@ impl Exec<'_> {
 
     fn write(&mut self, rec: usize, f: usize, v: AV, maybe: bool) {
         let k = self.uni.key(rec, f);
+        let g = self.group;
+        let e = self.fp.groups.entry(k).or_insert(Some(g));
+        if *e != Some(g) {
+            *e = None;
+        }
         let e = self.fp.writes.entry(k).or_insert((v, !maybe));
         e.1 |= !maybe;
         // A maybe-write over an earlier value leaves the value unknown.
@@ -524,6 +536,7 @@ impl Exec<'_> {
             }
             Stmt::Update { table, sets, pred } => {
                 for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
+                    self.group += 1;
                     for (f, e) in sets {
                         let v = self.expr(e);
                         self.write(rec, *f, v, m);
@@ -533,6 +546,7 @@ impl Exec<'_> {
             Stmt::Delete { table, pred } => {
                 let alive = self.prog.tables[*table].alive();
                 for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
+                    self.group += 1;
                     self.write(rec, alive, AV::Known(Some(0)), m);
                 }
             }
@@ -609,6 +623,7 @@ impl Exec<'_> {
             return;
         };
         let alive = t.alive();
+        self.group += 1;
         self.write(rec, alive, AV::Known(Some(1)), maybe);
         for (f, e) in values {
             if !self.prog.tables[table].pk[*f] {

@@ -58,6 +58,15 @@ pub enum Answer {
     Unknown,
 }
 
+/// From this many literals on, at-most-one constraints use the ladder.
+const LADDER_FROM: usize = 8;
+
+/// Whether the deadline has passed (checked between the encoding's layers
+/// and per key: a large k spends seconds building clauses).
+fn late(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
 struct Enc {
     s: BasicSolver,
     t: Lit,
@@ -73,6 +82,8 @@ struct Enc {
     w: Vec<Vec<Lit>>,
     /// Per key, `vw[b][i]`: b writes the key and is visible to i.
     vw: Vec<Vec<Vec<Lit>>>,
+    dbg: Vec<(usize, usize, &'static str, usize, Lit)>,
+    dbgc: Vec<(usize, Lit, String)>,
 }
 
 impl Enc {
@@ -86,6 +97,33 @@ impl Enc {
         }
         let mut c: Vec<Lit> = lits.iter().copied().filter(|&l| l != !self.t).collect();
         self.s.add_clause_reuse(&mut c);
+    }
+    /// At most one of `lits`: pairwise up to [`LADDER_FROM`] literals
+    /// (no new variables), else the sequential (ladder) encoding, 3d
+    /// clauses instead of d²/2: `s_i` says some literal up to i holds.
+    fn at_most_one(&mut self, lits: &[Lit]) {
+        if lits.len() < LADDER_FROM {
+            for a in 0..lits.len() {
+                for b in a + 1..lits.len() {
+                    self.clause(&[!lits[a], !lits[b]]);
+                }
+            }
+            return;
+        }
+        let mut prev: Option<Lit> = None;
+        for (i, &x) in lits.iter().enumerate() {
+            if let Some(p) = prev {
+                self.clause(&[!x, !p]);
+            }
+            if i + 1 < lits.len() {
+                let s = self.var();
+                self.clause(&[!x, s]);
+                if let Some(p) = prev {
+                    self.clause(&[!p, s]);
+                }
+                prev = Some(s);
+            }
+        }
     }
     /// `x ↔ ∧ lits`.
     fn and(&mut self, lits: &[Lit]) -> Lit {
@@ -139,9 +177,11 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 }
 
 /// Builds the encoding over `n` slots whose descriptors are of the
-/// `allowed` types; `fixed_ar`: ar is slot order. One long function: its
+/// `allowed` types; `fixed_ar`: ar is slot order; None when the deadline
+/// passes first. One long function: its
 /// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
 /// the literal tables built just before, in this order.
+#[allow(clippy::too_many_arguments)] // the encoding's shape, each a plain value
 fn encode(
     an: &Analysis,
     axioms: &[Axiom],
@@ -150,7 +190,8 @@ fn encode(
     fixed_ar: bool,
     n_types: usize,
     closed: bool,
-) -> Enc {
+    deadline: Option<Instant>,
+) -> Option<Enc> {
     // Long (about 240 lines): see the doc comment, the layers share the
     // literal tables built just before them.
     let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
@@ -168,6 +209,8 @@ fn encode(
         r: vec![],
         w: vec![],
         vw: vec![],
+        dbg: vec![],
+        dbgc: vec![],
     };
     e.s.add_clause_reuse(&mut vec![t]);
     let descs: Vec<usize> = (0..an.descs.len())
@@ -175,17 +218,16 @@ fn encode(
         .collect();
     // Descriptor selection: exactly one per slot.
     for _ in 0..n {
+        if late(deadline) {
+            return None;
+        }
         let mut row = vec![None; an.descs.len()];
         for &d in &descs {
             row[d] = Some(e.var());
         }
         let lits: Vec<Lit> = row.iter().flatten().copied().collect();
         e.clause(&lits);
-        for a in 0..lits.len() {
-            for b in a + 1..lits.len() {
-                e.clause(&[!lits[a], !lits[b]]);
-            }
-        }
+        e.at_most_one(&lits);
         let typ: Vec<Lit> = (0..n_types)
             .map(|ty| {
                 let of: Vec<Lit> = descs
@@ -244,6 +286,9 @@ fn encode(
     // least) one case, whose footprint bounds its reads and writes.
     let mut cases: Vec<Vec<(Lit, &super::interp::Footprint)>> = vec![vec![]; n];
     for i in 0..n {
+        if late(deadline) {
+            return None;
+        }
         for &d in &descs {
             let sel = e.sel[i][d].expect("allowed descriptor");
             if an.alts[d].is_empty() {
@@ -256,12 +301,9 @@ fn encode(
                 e.clause(&[!c, sel]);
                 some.push(c);
                 cases[i].push((c, fp));
+                e.dbgc.push((i, c, format!("desc {d} views {:?} reads {:?} writes {:?}", fp.views, fp.reads.keys().collect::<Vec<_>>(), fp.writes.keys().collect::<Vec<_>>())));
             }
-            for a in 1..some.len() {
-                for b in a + 1..some.len() {
-                    e.clause(&[!some[a], !some[b]]);
-                }
-            }
+            e.at_most_one(&some[1..]);
             e.clause(&some);
         }
     }
@@ -300,11 +342,33 @@ fn encode(
                 table[i][ki] = x;
             }
         }
+        // A case's write groups: keys one statement execution alone
+        // writes are written together or not at all (an INSERT's fields
+        // and Alive flag), so one literal of the group stands for all.
+        for &(l, fp) in &cases[i] {
+            let mut by_group: Vec<(u32, usize)> = fp
+                .groups
+                .iter()
+                .filter_map(|(&k, &g)| Some((g?, keys.binary_search(&k).ok()?)))
+                .collect();
+            by_group.sort_unstable();
+            for pair in by_group.windows(2) {
+                let ((g1, k1), (g2, k2)) = (pair[0], pair[1]);
+                if g1 == g2 {
+                    let (a, b) = (w[i][k1], w[i][k2]);
+                    e.clause(&[!l, !a, b]);
+                    e.clause(&[!l, a, !b]);
+                }
+            }
+        }
     }
     // Dependencies per key, and D.
     let mut dlits: Vec<Vec<Vec<Lit>>> = vec![vec![vec![]; n]; n];
     let mut all_vw = Vec::new();
     for ki in 0..keys.len() {
+        if late(deadline) {
+            return None;
+        }
         let mut vw = vec![vec![!t; n]; n];
         for i in 0..n {
             for j in 0..n {
@@ -323,7 +387,7 @@ fn encode(
                 // ww(i, j) ↔ W_i ∧ W_j ∧ ar(i, j): forced.
                 let a = e.ar[i][j];
                 let ww = e.and(&[w[i][ki], w[j][ki], a]);
-                dlits[i][j].push(ww);
+                dlits[i][j].push(ww); e.dbg.push((i,j,"ww",keys[ki],ww));
                 // wr(i, j): necessary conditions only.
                 if vw[i][j] != !t && r[j][ki] != !t {
                     let wr = e.var();
@@ -336,7 +400,7 @@ fn encode(
                             e.clause(&[!wr, !vmj, !aim]);
                         }
                     }
-                    dlits[i][j].push(wr);
+                    dlits[i][j].push(wr); e.dbg.push((i,j,"wr",keys[ki],wr));
                 }
                 // rw(i, j): i read a version j overwrote.
                 if r[i][ki] != !t && w[j][ki] != !t {
@@ -356,7 +420,7 @@ fn encode(
                             e.clause(&[!rw, !vmi, !ajm]);
                         }
                     }
-                    dlits[i][j].push(rw);
+                    dlits[i][j].push(rw); e.dbg.push((i,j,"rw",keys[ki],rw));
                 }
             }
         }
@@ -380,7 +444,9 @@ fn encode(
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
     e.keys.clone_from(&keys);
-    view_values(&mut e, an, axioms, &cases, closed);
+    if !view_values(&mut e, an, axioms, &cases, closed, deadline) {
+        return None;
+    }
     for i in 0..n {
         for j in 0..n {
             if i != j {
@@ -391,8 +457,7 @@ fn encode(
     }
     e.d = d;
     (e.keys, e.r, e.w) = (keys, r, w);
-    model_axioms(&mut e, axioms);
-    e
+    model_axioms(&mut e, axioms, deadline).then_some(e)
 }
 
 /// Ties the cases' view values of two-valued keys
@@ -413,7 +478,8 @@ fn view_values(
     axioms: &[Axiom],
     cases: &[Vec<(Lit, &super::interp::Footprint)>],
     closed: bool,
-) {
+    deadline: Option<Instant>,
+) -> bool {
     let n = e.n;
     let mut ks: Vec<usize> = cases
         .iter()
@@ -423,6 +489,9 @@ fn view_values(
     ks.sort_unstable();
     ks.dedup();
     for k in ks {
+        if late(deadline) {
+            return false;
+        }
         let Some((init, v)) = an.two_valued[k] else {
             continue;
         };
@@ -469,9 +538,11 @@ fn view_values(
             }
         }
     }
+    true
 }
 
-fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
+/// The model axioms; false when the deadline passes first.
+fn model_axioms(e: &mut Enc, axioms: &[Axiom], deadline: Option<Instant>) -> bool {
     let n = e.n;
     for ax in axioms {
         let (ser, pc, cc) = match ax.model {
@@ -481,6 +552,9 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
             Model::Ec => (false, false, false),
         };
         for a in 0..n {
+            if late(deadline) {
+                return false;
+            }
             for b in 0..n {
                 if a == b {
                     continue;
@@ -507,7 +581,7 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
                 }
             }
         }
-    }
+    }    true
 }
 
 fn add_query(e: &mut Enc, q: &Query) {
@@ -647,7 +721,13 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
-    let mut e = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len(), false);
+    if std::env::var("ELLERY_RDBG").is_ok() {
+        eprintln!("query {q:?} n {n}; recs {:?} base {:?}; descs {:?}; two {:?}", an.uni.recs, an.uni.base, an.descs.iter().map(|d| (d.txn, d.params.clone())).collect::<Vec<_>>(), an.two_valued.iter().enumerate().filter(|x| x.1.is_some()).collect::<Vec<_>>());
+    }
+    let Some(mut e) = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len(), false, deadline)
+    else {
+        return Answer::Unknown;
+    };
     add_query(&mut e, q);
     run(&mut e, deadline)
 }
@@ -662,6 +742,12 @@ fn run(e: &mut Enc, deadline: Option<Instant>) -> Answer {
         Answer::Unsat
     } else {
         let (ex, order) = extract(e);
+        if std::env::var("ELLERY_RDBG").is_ok() {
+            let val = |l: Lit| e.s.value_lit(l) == lbool::TRUE;
+            eprintln!("descs {:?} order {:?} vis {:?}", ex.descs, order, ex.vis);
+            for (i, c, s) in &e.dbgc { if val(*c) { eprintln!("slot {i}: {s}"); } }
+            for (i, j, k, key, l) in &e.dbg { if val(*l) { eprintln!("{i} -{k}-> {j} key {key}"); } }
+        }
         Answer::Sat(ex, order)
     }
 }
@@ -684,7 +770,9 @@ pub fn bounded(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return (Answer::Unsat, 0);
     }
-    let mut e = encode(an, axioms, k, allowed, true, prog.txns.len(), true);
+    let Some(mut e) = encode(an, axioms, k, allowed, true, prog.txns.len(), true, deadline) else {
+        return (Answer::Unknown, 0);
+    };
     for (i, p) in pins.iter().enumerate().take(k) {
         if let Some(t) = p {
             let l = e.typ[i][*t];
