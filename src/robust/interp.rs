@@ -155,9 +155,9 @@ struct Exec<'a> {
     /// Per key id: no descriptor may write it (abstract reading: its
     /// initial value is known); empty in the concrete reading.
     constant: &'a [bool],
-    /// Per key id: its two possible values (initial, written) when every
-    /// writer writes one value; split on in the abstract reading.
-    two: &'a [Option<(Option<i64>, Option<i64>)>],
+    /// Per key id: the values it can hold, when few and known
+    /// ([`analysis`]'s fixpoint); the abstract reading splits on them.
+    vals: &'a [Option<Vec<Option<i64>>>],
     locals: Vec<Local>,
     fp: Footprint,
     /// The current write group ([`Footprint::groups`]).
@@ -187,7 +187,7 @@ impl<'a> Exec<'a> {
         view: Option<&'a [Option<i64>]>,
         churn: &'a [bool],
         constant: &'a [bool],
-        two: &'a [Option<(Option<i64>, Option<i64>)>],
+        vals: &'a [Option<Vec<Option<i64>>>],
         d: &Desc,
     ) -> Exec<'a> {
         Exec {
@@ -196,7 +196,7 @@ impl<'a> Exec<'a> {
             view,
             churn,
             constant,
-            two,
+            vals,
             locals: fresh_locals(prog, d),
             fp: Footprint::default(),
             group: 0,
@@ -255,7 +255,7 @@ impl Exec<'_> {
             // A key no descriptor writes holds its initial value in every
             // view of every execution.
             None if self.constant.get(k).copied().unwrap_or(false) => AV::Known(self.uni.init[k]),
-            None => self.two_valued(k),
+            None => self.few_valued(k),
         }
     }
 

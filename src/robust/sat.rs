@@ -364,6 +364,8 @@ fn encode(
     }
     // Dependencies per key, and D.
     let mut dlits: Vec<Vec<Vec<Lit>>> = vec![vec![vec![]; n]; n];
+    // The rw literals, (key index, reader, overwriter, literal).
+    let mut rws: Vec<(usize, usize, usize, Lit)> = Vec::new();
     let mut all_vw = Vec::new();
     for ki in 0..keys.len() {
         if late(deadline) {
@@ -421,6 +423,7 @@ fn encode(
                         }
                     }
                     dlits[i][j].push(rw); e.dbg.push((i,j,"rw",keys[ki],rw));
+                    rws.push((ki, i, j, rw));
                 }
             }
         }
@@ -444,7 +447,7 @@ fn encode(
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
     e.keys.clone_from(&keys);
-    if !view_values(&mut e, an, axioms, &cases, closed, deadline) {
+    if !view_values(&mut e, an, axioms, &cases, &rws, closed, deadline) {
         return None;
     }
     for i in 0..n {
@@ -477,6 +480,7 @@ fn view_values(
     an: &Analysis,
     axioms: &[Axiom],
     cases: &[Vec<(Lit, &super::interp::Footprint)>],
+    rws: &[(usize, usize, usize, Lit)],
     closed: bool,
     deadline: Option<Instant>,
 ) -> bool {
@@ -518,6 +522,22 @@ fn view_values(
             }
             if closed {
                 e.clause(&some);
+            }
+        }
+        // (c) i →rw j on the key with i's view holding v: i read a real
+        // writer's version, which j overwrote, so that writer is ar-before
+        // j; where the write-conflict axiom (psi, si; serializable) covers
+        // the pair, it is visible to j, whose view then holds v.
+        for &(_, i, j, rw) in rws.iter().filter(|x| Some(x.0) == ki) {
+            for ax in axioms {
+                let scope = match (ax.model, ax.scope) {
+                    (Model::Psi | Model::Si | Model::Ser, Scope::Global) => vec![],
+                    (Model::Psi | Model::Si | Model::Ser, Scope::Type(t)) => vec![!e.typ[j][t]],
+                    _ => continue,
+                };
+                let mut c = vec![!rw, !rv[i], rv[j]];
+                c.extend(scope);
+                e.clause(&c);
             }
         }
         for ax in axioms {
@@ -868,4 +888,48 @@ pub fn confirmed(prog: &Program, an: &Analysis, axioms: &[Axiom], ex: &Execution
     let types: Vec<usize> = ex.descs.iter().map(|&d| an.descs[d].txn).collect();
     (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
         && best_cycle(ex.descs.len(), &dependencies(&reps)).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ladder's at-most-one with one literal forced on (exactly one):
+    /// as many models as literals, for sizes on both sides of
+    /// [`LADDER_FROM`].
+    #[test]
+    fn exactly_one_has_one_model_per_literal() {
+        for d in [1, 2, 5, LADDER_FROM - 1, LADDER_FROM, 13] {
+            let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
+            let t = Lit::new(s.new_var_default(), true);
+            s.add_clause_reuse(&mut vec![t]);
+            let mut e = Enc {
+                s,
+                t,
+                n: 0,
+                sel: vec![],
+                typ: vec![],
+                ar: vec![],
+                vis: vec![],
+                d: vec![],
+                keys: vec![],
+                r: vec![],
+                w: vec![],
+                vw: vec![],
+            };
+            let xs: Vec<Lit> = (0..d).map(|_| e.var()).collect();
+            e.clause(&xs);
+            e.at_most_one(&xs);
+            let mut models = 0;
+            while e.s.solve_limited(&[]) == lbool::TRUE {
+                models += 1;
+                let on: Vec<usize> = (0..d)
+                    .filter(|&i| e.s.value_lit(xs[i]) == lbool::TRUE)
+                    .collect();
+                assert_eq!(on.len(), 1, "d = {d}");
+                e.clause(&[!xs[on[0]]]);
+            }
+            assert_eq!(models, d, "d = {d}");
+        }
+    }
 }

@@ -133,18 +133,21 @@ impl Exec<'_> {
         None
     }
 
-    /// An unknown read of key `k` in the abstract reading: when every
-    /// writer of `k` writes one value, the view holds the initial or that
-    /// value, a case each (the SAT encoding ties the case to visibility).
-    /// The first read of `k` splits; later reads repeat its value.
-    pub(super) fn two_valued(&mut self, k: usize) -> AV {
+    /// An unknown read of key `k` in the abstract reading: when `k` can
+    /// hold only a few known values, the view holds one of them, a case
+    /// each (the SAT encoding ties the case to visibility when the key is
+    /// two-valued). The first read of `k` splits; later reads repeat it.
+    pub(super) fn few_valued(&mut self, k: usize) -> AV {
         if let Some(&x) = self.fp.views.get(&k) {
             return AV::Known(x);
         }
-        let Some(Some((init, v))) = self.two.get(k).copied() else {
+        let Some(Some(vals)) = self.vals.get(k) else {
             return AV::Unknown;
         };
-        match self.choice_among(|_| vec![init, v]) {
+        if let [x] = vals[..] {
+            return AV::Known(x);
+        }
+        match self.choice_among(|_| vals.clone()) {
             Some(x) => {
                 self.fp.views.insert(k, x);
                 AV::Known(x)
@@ -159,7 +162,7 @@ impl Exec<'_> {
         self.assumed.insert(k, 1);
         // A view fact too, which the SAT encoding ties to visibility when
         // the flag is two-valued.
-        if matches!(self.two.get(k), Some(Some(_))) {
+        if matches!(self.vals.get(k), Some(Some(v)) if v.len() > 1) {
             self.fp.views.entry(k).or_insert(Some(1));
         }
     }
