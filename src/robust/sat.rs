@@ -82,8 +82,6 @@ struct Enc {
     w: Vec<Vec<Lit>>,
     /// Per key, `vw[b][i]`: b writes the key and is visible to i.
     vw: Vec<Vec<Vec<Lit>>>,
-    dbg: Vec<(usize, usize, &'static str, usize, Lit)>,
-    dbgc: Vec<(usize, Lit, String)>,
 }
 
 impl Enc {
@@ -177,8 +175,10 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 }
 
 /// Builds the encoding over `n` slots whose descriptors are of the
-/// `allowed` types; `fixed_ar`: ar is slot order; None when the deadline
-/// passes first. One long function: its
+/// `allowed` types; `fixed_ar`: ar is slot order; `closed`: the slots are
+/// the whole execution (the bounded check, exact by replay: the fewer
+/// cases without values), else a part of one (the proofs: the value
+/// cases, tied to visibility). None when the deadline passes first. One long function: its
 /// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
 /// the literal tables built just before, in this order.
 #[allow(clippy::too_many_arguments)] // the encoding's shape, each a plain value
@@ -209,8 +209,6 @@ fn encode(
         r: vec![],
         w: vec![],
         vw: vec![],
-        dbg: vec![],
-        dbgc: vec![],
     };
     e.s.add_clause_reuse(&mut vec![t]);
     let descs: Vec<usize> = (0..an.descs.len())
@@ -291,17 +289,21 @@ fn encode(
         }
         for &d in &descs {
             let sel = e.sel[i][d].expect("allowed descriptor");
-            if an.alts[d].is_empty() {
+            // The value cases in the open encoding (see `value_alts`).
+            let alts = match &an.value_alts[d] {
+                v if !closed && !v.is_empty() => v,
+                _ => &an.alts[d],
+            };
+            if alts.is_empty() {
                 cases[i].push((sel, &an.footprints[d]));
                 continue;
             }
             let mut some = vec![!sel];
-            for fp in &an.alts[d] {
+            for fp in alts {
                 let c = e.var();
                 e.clause(&[!c, sel]);
                 some.push(c);
                 cases[i].push((c, fp));
-                e.dbgc.push((i, c, format!("desc {d} views {:?} reads {:?} writes {:?}", fp.views, fp.reads.keys().collect::<Vec<_>>(), fp.writes.keys().collect::<Vec<_>>())));
             }
             e.at_most_one(&some[1..]);
             e.clause(&some);
@@ -389,7 +391,7 @@ fn encode(
                 // ww(i, j) ↔ W_i ∧ W_j ∧ ar(i, j): forced.
                 let a = e.ar[i][j];
                 let ww = e.and(&[w[i][ki], w[j][ki], a]);
-                dlits[i][j].push(ww); e.dbg.push((i,j,"ww",keys[ki],ww));
+                dlits[i][j].push(ww);
                 // wr(i, j): necessary conditions only.
                 if vw[i][j] != !t && r[j][ki] != !t {
                     let wr = e.var();
@@ -402,7 +404,7 @@ fn encode(
                             e.clause(&[!wr, !vmj, !aim]);
                         }
                     }
-                    dlits[i][j].push(wr); e.dbg.push((i,j,"wr",keys[ki],wr));
+                    dlits[i][j].push(wr);
                 }
                 // rw(i, j): i read a version j overwrote.
                 if r[i][ki] != !t && w[j][ki] != !t {
@@ -422,7 +424,7 @@ fn encode(
                             e.clause(&[!rw, !vmi, !ajm]);
                         }
                     }
-                    dlits[i][j].push(rw); e.dbg.push((i,j,"rw",keys[ki],rw));
+                    dlits[i][j].push(rw);
                     rws.push((ki, i, j, rw));
                 }
             }
@@ -447,7 +449,7 @@ fn encode(
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
     e.keys.clone_from(&keys);
-    if !view_values(&mut e, an, axioms, &cases, &rws, closed, deadline) {
+    if !view_values(&mut e, an, axioms, &cases, &rws, deadline) {
         return None;
     }
     for i in 0..n {
@@ -472,16 +474,14 @@ fn encode(
 /// view holds v sees some writer w, possibly outside the slots; under a
 /// model that makes vis(w, a) ∧ vis(a, i) imply vis(w, i) for observer i
 /// (cc and psi by transitivity, pc and si since vis ⊆ ar, serializable
-/// when the pair (w, i) is surely in scope) i's view holds v too.
-/// `closed`: the slots are the whole execution, so a view holding v needs
-/// a visible slot writer.
+/// when the pair (w, i) is surely in scope) i's view holds v too; (c)
+/// below.
 fn view_values(
     e: &mut Enc,
     an: &Analysis,
     axioms: &[Axiom],
     cases: &[Vec<(Lit, &super::interp::Footprint)>],
     rws: &[(usize, usize, usize, Lit)],
-    closed: bool,
     deadline: Option<Instant>,
 ) -> bool {
     let n = e.n;
@@ -511,17 +511,12 @@ fn view_values(
             }
         }
         let ki = e.keys.binary_search(&k).ok();
-        for i in 0..n {
-            let mut some = vec![!rv[i]];
-            if let Some(ki) = ki {
+        if let Some(ki) = ki {
+            for i in 0..n {
                 for b in (0..n).filter(|&b| b != i) {
                     let vbi = e.vw[ki][b][i];
                     e.clause(&[!vbi, rv[i]]);
-                    some.push(vbi);
                 }
-            }
-            if closed {
-                e.clause(&some);
             }
         }
         // (c) i →rw j on the key with i's view holding v: i read a real
@@ -741,9 +736,6 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
-    if std::env::var("ELLERY_RDBG").is_ok() {
-        eprintln!("query {q:?} n {n}; recs {:?} base {:?}; descs {:?}; two {:?}", an.uni.recs, an.uni.base, an.descs.iter().map(|d| (d.txn, d.params.clone())).collect::<Vec<_>>(), an.two_valued.iter().enumerate().filter(|x| x.1.is_some()).collect::<Vec<_>>());
-    }
     let Some(mut e) = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len(), false, deadline)
     else {
         return Answer::Unknown;
@@ -762,12 +754,6 @@ fn run(e: &mut Enc, deadline: Option<Instant>) -> Answer {
         Answer::Unsat
     } else {
         let (ex, order) = extract(e);
-        if std::env::var("ELLERY_RDBG").is_ok() {
-            let val = |l: Lit| e.s.value_lit(l) == lbool::TRUE;
-            eprintln!("descs {:?} order {:?} vis {:?}", ex.descs, order, ex.vis);
-            for (i, c, s) in &e.dbgc { if val(*c) { eprintln!("slot {i}: {s}"); } }
-            for (i, j, k, key, l) in &e.dbg { if val(*l) { eprintln!("{i} -{k}-> {j} key {key}"); } }
-        }
         Answer::Sat(ex, order)
     }
 }

@@ -104,6 +104,11 @@ pub struct Analysis {
     /// over key fields (every run has one of them), or empty when it has
     /// no such choice or too many cases ([`MAX_ALTERNATIVES`]).
     pub alts: Vec<Vec<Footprint>>,
+    /// Per descriptor: its footprints split also by the view's value of
+    /// each two-valued key it reads (for the proofs' open encoding, where
+    /// the values tied to visibility prune paths; the bounded check,
+    /// exact by replay, keeps the fewer `alts`), or empty: as `alts`.
+    pub value_alts: Vec<Vec<Footprint>>,
     /// Per key id: (initial value, the one value every writer writes) when
     /// the footprints write it only with that known value, different from
     /// the initial one. Every view then holds one of the two, the written
@@ -340,14 +345,36 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
                 churn: &ch,
                 constant: &constant,
             };
-            let (vals, written) = value_sets(&cx, &descs);
+            let (mut vals, written) = value_sets(&cx, &descs);
             let two = two_valued(&uni, &written);
-            let alts = descs.iter().map(|d| cases_of(&cx, &vals, d)).collect();
+            // The value cases split only on the two-valued keys, the ones
+            // the encoding ties to visibility: other splits only add
+            // cases (the fixpoint above needed them to find the values).
+            for (v, t) in vals.iter_mut().zip(&two) {
+                if t.is_none() {
+                    *v = None;
+                }
+            }
+            let alts: Vec<Vec<Footprint>> = descs.iter().map(|d| cases_of(&cx, &[], d)).collect();
+            let value_alts = descs
+                .iter()
+                .zip(&alts)
+                .map(|(d, a)| {
+                    let v = cases_of(&cx, &vals, d);
+                    // Empty when no different from `alts`.
+                    if v.len() == a.len() && v.iter().all(|f| f.views.is_empty()) {
+                        Vec::new()
+                    } else {
+                        v
+                    }
+                })
+                .collect();
             return Ok(Analysis {
                 uni,
                 descs,
                 footprints: fps,
                 alts,
+                value_alts,
                 two_valued: two,
             });
         }
