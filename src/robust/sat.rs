@@ -596,7 +596,8 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom], deadline: Option<Instant>) -> boo
                 }
             }
         }
-    }    true
+    }
+    true
 }
 
 fn add_query(e: &mut Enc, q: &Query) {
@@ -736,8 +737,16 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
-    let Some(mut e) = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len(), false, deadline)
-    else {
+    let Some(mut e) = encode(
+        an,
+        axioms,
+        n,
+        allowed,
+        fixed_ar,
+        prog.txns.len(),
+        false,
+        deadline,
+    ) else {
         return Answer::Unknown;
     };
     add_query(&mut e, q);
@@ -776,7 +785,16 @@ pub fn bounded(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return (Answer::Unsat, 0);
     }
-    let Some(mut e) = encode(an, axioms, k, allowed, true, prog.txns.len(), true, deadline) else {
+    let Some(mut e) = encode(
+        an,
+        axioms,
+        k,
+        allowed,
+        true,
+        prog.txns.len(),
+        true,
+        deadline,
+    ) else {
         return (Answer::Unknown, 0);
     };
     for (i, p) in pins.iter().enumerate().take(k) {
