@@ -113,6 +113,13 @@ pub struct Footprint {
     pub writes: BTreeMap<usize, (AV, bool)>,
     /// The values read (concrete reading only).
     pub read_vals: BTreeMap<usize, Option<i64>>,
+    /// Abstract reading split on two-valued keys ([`Analysis::two_valued`]):
+    /// the value this case assumes the instance's view holds for each key.
+    pub views: BTreeMap<usize, Option<i64>>,
+    /// Per key written: the one statement execution (an UPDATE or DELETE
+    /// on one record, an INSERT) that writes it, or None when several may.
+    /// Keys of one group are written all or none in every run.
+    pub groups: BTreeMap<usize, Option<u32>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -148,8 +155,13 @@ struct Exec<'a> {
     /// Per key id: no descriptor may write it (abstract reading: its
     /// initial value is known); empty in the concrete reading.
     constant: &'a [bool],
+    /// Per key id: the values it can hold, when few and known
+    /// ([`analysis`]'s fixpoint); the abstract reading splits on them.
+    vals: &'a [Option<Vec<Option<i64>>>],
     locals: Vec<Local>,
     fp: Footprint,
+    /// The current write group ([`Footprint::groups`]).
+    group: u32,
     /// Inserted keys not in the universe (abstract reading, while building it).
     new_recs: Vec<(usize, Vec<i64>)>,
     error: Option<InsertKeyUnknown>,
@@ -175,6 +187,7 @@ impl<'a> Exec<'a> {
         view: Option<&'a [Option<i64>]>,
         churn: &'a [bool],
         constant: &'a [bool],
+        vals: &'a [Option<Vec<Option<i64>>>],
         d: &Desc,
     ) -> Exec<'a> {
         Exec {
@@ -183,8 +196,10 @@ impl<'a> Exec<'a> {
             view,
             churn,
             constant,
+            vals,
             locals: fresh_locals(prog, d),
             fp: Footprint::default(),
+            group: 0,
             new_recs: Vec::new(),
             error: None,
             forced: Vec::new(),
@@ -240,12 +255,17 @@ impl Exec<'_> {
             // A key no descriptor writes holds its initial value in every
             // view of every execution.
             None if self.constant.get(k).copied().unwrap_or(false) => AV::Known(self.uni.init[k]),
-            None => AV::Unknown,
+            None => self.few_valued(k),
         }
     }
 
     fn write(&mut self, rec: usize, f: usize, v: AV, maybe: bool) {
         let k = self.uni.key(rec, f);
+        let g = self.group;
+        let e = self.fp.groups.entry(k).or_insert(Some(g));
+        if *e != Some(g) {
+            *e = None;
+        }
         let e = self.fp.writes.entry(k).or_insert((v, !maybe));
         e.1 |= !maybe;
         // A maybe-write over an earlier value leaves the value unknown.
@@ -516,6 +536,7 @@ impl Exec<'_> {
             }
             Stmt::Update { table, sets, pred } => {
                 for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
+                    self.group += 1;
                     for (f, e) in sets {
                         let v = self.expr(e);
                         self.write(rec, *f, v, m);
@@ -525,6 +546,7 @@ impl Exec<'_> {
             Stmt::Delete { table, pred } => {
                 let alive = self.prog.tables[*table].alive();
                 for (rec, m) in self.scan(*table, pred.as_ref(), maybe) {
+                    self.group += 1;
                     self.write(rec, alive, AV::Known(Some(0)), m);
                 }
             }
@@ -601,6 +623,7 @@ impl Exec<'_> {
             return;
         };
         let alive = t.alive();
+        self.group += 1;
         self.write(rec, alive, AV::Known(Some(1)), maybe);
         for (f, e) in values {
             if !self.prog.tables[table].pk[*f] {
@@ -624,7 +647,7 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 /// Runs an instance of `d` on a concrete view (a value per key id).
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
-    let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], d);
+    let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], &[], d);
     ex.run(&prog.txns[d.txn].body, false);
     ex.fp
 }

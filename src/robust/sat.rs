@@ -6,8 +6,11 @@
 //! writer is visible and no visible writer of the key is ar-later; rw: no
 //! visible writer of the key is the overwriter or ar-after it, which is
 //! φ_dep) and ww *forced* both ways (two writers of a key are ordered by
-//! ar), rw forced when the writer is ar-after the reader; the model's
-//! axioms over vis/ar; and a query.
+//! ar), rw forced when the writer is ar-after the reader; the keys one
+//! statement execution writes written together; in the proofs, the view
+//! values of two-valued keys tied to visibility ([`values`]); the model's
+//! axioms over vis/ar; and a query. Exactly-one choices use a ladder past
+//! a few literals, and the deadline is checked while encoding.
 //!
 //! Every axiom is universal over instances, so the formula holds of every
 //! subset of a valid execution's instances: UNSAT of a query over n slots
@@ -21,14 +24,18 @@
 // index loops read clearer than iterators here.
 #![allow(clippy::needless_range_loop)]
 
-// Long (about 700 lines): the encoding, its queries and the witness read
-// back from a model share the literal tables; the grounding is `interp`.
+// Long (about 800 lines): the encoding, its queries and the witness read
+// back from a model share the literal tables; the grounding is `interp`,
+// the view values are `values`.
 
 use super::exec::{axioms_hold_at, best_cycle, dependencies, replay, Execution};
 use super::interp::Analysis;
 use super::syntax::{Axiom, Model, Program, Scope};
 use batsat::{lbool, BasicSolver, Lit, SolverInterface, SolverOpts};
 use std::time::Instant;
+use values::view_values;
+
+mod values;
 
 /// A query over the slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +63,15 @@ pub enum Answer {
     Unsat,
     /// The deadline passed.
     Unknown,
+}
+
+/// From this many literals on, at-most-one constraints use the ladder.
+const LADDER_FROM: usize = 8;
+
+/// Whether the deadline has passed (checked between the encoding's layers
+/// and per key: a large k spends seconds building clauses).
+fn late(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 struct Enc {
@@ -86,6 +102,33 @@ impl Enc {
         }
         let mut c: Vec<Lit> = lits.iter().copied().filter(|&l| l != !self.t).collect();
         self.s.add_clause_reuse(&mut c);
+    }
+    /// At most one of `lits`: pairwise up to [`LADDER_FROM`] literals
+    /// (no new variables), else the sequential (ladder) encoding, 3d
+    /// clauses instead of d²/2: `s_i` says some literal up to i holds.
+    fn at_most_one(&mut self, lits: &[Lit]) {
+        if lits.len() < LADDER_FROM {
+            for a in 0..lits.len() {
+                for b in a + 1..lits.len() {
+                    self.clause(&[!lits[a], !lits[b]]);
+                }
+            }
+            return;
+        }
+        let mut prev: Option<Lit> = None;
+        for (i, &x) in lits.iter().enumerate() {
+            if let Some(p) = prev {
+                self.clause(&[!x, !p]);
+            }
+            if i + 1 < lits.len() {
+                let s = self.var();
+                self.clause(&[!x, s]);
+                if let Some(p) = prev {
+                    self.clause(&[!p, s]);
+                }
+                prev = Some(s);
+            }
+        }
     }
     /// `x ↔ ∧ lits`.
     fn and(&mut self, lits: &[Lit]) -> Lit {
@@ -139,9 +182,13 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 }
 
 /// Builds the encoding over `n` slots whose descriptors are of the
-/// `allowed` types; `fixed_ar`: ar is slot order. One long function: its
+/// `allowed` types; `fixed_ar`: ar is slot order; `closed`: the slots are
+/// the whole execution (the bounded check, exact by replay: the fewer
+/// cases without values), else a part of one (the proofs: the value
+/// cases, tied to visibility). None when the deadline passes first. One long function: its
 /// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
 /// the literal tables built just before, in this order.
+#[allow(clippy::too_many_arguments)] // the encoding's shape, each a plain value
 fn encode(
     an: &Analysis,
     axioms: &[Axiom],
@@ -149,7 +196,9 @@ fn encode(
     allowed: &[bool],
     fixed_ar: bool,
     n_types: usize,
-) -> Enc {
+    closed: bool,
+    deadline: Option<Instant>,
+) -> Option<Enc> {
     // Long (about 240 lines): see the doc comment, the layers share the
     // literal tables built just before them.
     let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
@@ -174,17 +223,16 @@ fn encode(
         .collect();
     // Descriptor selection: exactly one per slot.
     for _ in 0..n {
+        if late(deadline) {
+            return None;
+        }
         let mut row = vec![None; an.descs.len()];
         for &d in &descs {
             row[d] = Some(e.var());
         }
         let lits: Vec<Lit> = row.iter().flatten().copied().collect();
         e.clause(&lits);
-        for a in 0..lits.len() {
-            for b in a + 1..lits.len() {
-                e.clause(&[!lits[a], !lits[b]]);
-            }
-        }
+        e.at_most_one(&lits);
         let typ: Vec<Lit> = (0..n_types)
             .map(|ty| {
                 let of: Vec<Lit> = descs
@@ -243,24 +291,28 @@ fn encode(
     // least) one case, whose footprint bounds its reads and writes.
     let mut cases: Vec<Vec<(Lit, &super::interp::Footprint)>> = vec![vec![]; n];
     for i in 0..n {
+        if late(deadline) {
+            return None;
+        }
         for &d in &descs {
             let sel = e.sel[i][d].expect("allowed descriptor");
-            if an.alts[d].is_empty() {
+            // The value cases in the open encoding (see `value_alts`).
+            let alts = match &an.value_alts[d] {
+                v if !closed && !v.is_empty() => v,
+                _ => &an.alts[d],
+            };
+            if alts.is_empty() {
                 cases[i].push((sel, &an.footprints[d]));
                 continue;
             }
             let mut some = vec![!sel];
-            for fp in &an.alts[d] {
+            for fp in alts {
                 let c = e.var();
                 e.clause(&[!c, sel]);
                 some.push(c);
                 cases[i].push((c, fp));
             }
-            for a in 1..some.len() {
-                for b in a + 1..some.len() {
-                    e.clause(&[!some[a], !some[b]]);
-                }
-            }
+            e.at_most_one(&some[1..]);
             e.clause(&some);
         }
     }
@@ -299,11 +351,35 @@ fn encode(
                 table[i][ki] = x;
             }
         }
+        // A case's write groups: keys one statement execution alone
+        // writes are written together or not at all (an INSERT's fields
+        // and Alive flag), so one literal of the group stands for all.
+        for &(l, fp) in &cases[i] {
+            let mut by_group: Vec<(u32, usize)> = fp
+                .groups
+                .iter()
+                .filter_map(|(&k, &g)| Some((g?, keys.binary_search(&k).ok()?)))
+                .collect();
+            by_group.sort_unstable();
+            for pair in by_group.windows(2) {
+                let ((g1, k1), (g2, k2)) = (pair[0], pair[1]);
+                if g1 == g2 {
+                    let (a, b) = (w[i][k1], w[i][k2]);
+                    e.clause(&[!l, !a, b]);
+                    e.clause(&[!l, a, !b]);
+                }
+            }
+        }
     }
     // Dependencies per key, and D.
     let mut dlits: Vec<Vec<Vec<Lit>>> = vec![vec![vec![]; n]; n];
+    // The rw literals, (key index, reader, overwriter, literal).
+    let mut rws: Vec<(usize, usize, usize, Lit)> = Vec::new();
     let mut all_vw = Vec::new();
     for ki in 0..keys.len() {
+        if late(deadline) {
+            return None;
+        }
         let mut vw = vec![vec![!t; n]; n];
         for i in 0..n {
             for j in 0..n {
@@ -356,6 +432,7 @@ fn encode(
                         }
                     }
                     dlits[i][j].push(rw);
+                    rws.push((ki, i, j, rw));
                 }
             }
         }
@@ -378,6 +455,10 @@ fn encode(
     }
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
+    e.keys.clone_from(&keys);
+    if !view_values(&mut e, an, axioms, &cases, &rws, deadline) {
+        return None;
+    }
     for i in 0..n {
         for j in 0..n {
             if i != j {
@@ -388,11 +469,11 @@ fn encode(
     }
     e.d = d;
     (e.keys, e.r, e.w) = (keys, r, w);
-    model_axioms(&mut e, axioms);
-    e
+    model_axioms(&mut e, axioms, deadline).then_some(e)
 }
 
-fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
+/// The model axioms; false when the deadline passes first.
+fn model_axioms(e: &mut Enc, axioms: &[Axiom], deadline: Option<Instant>) -> bool {
     let n = e.n;
     for ax in axioms {
         let (ser, pc, cc) = match ax.model {
@@ -402,6 +483,9 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
             Model::Ec => (false, false, false),
         };
         for a in 0..n {
+            if late(deadline) {
+                return false;
+            }
             for b in 0..n {
                 if a == b {
                     continue;
@@ -429,6 +513,7 @@ fn model_axioms(e: &mut Enc, axioms: &[Axiom]) {
             }
         }
     }
+    true
 }
 
 fn add_query(e: &mut Enc, q: &Query) {
@@ -568,7 +653,18 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
-    let mut e = encode(an, axioms, n, allowed, fixed_ar, prog.txns.len());
+    let Some(mut e) = encode(
+        an,
+        axioms,
+        n,
+        allowed,
+        fixed_ar,
+        prog.txns.len(),
+        false,
+        deadline,
+    ) else {
+        return Answer::Unknown;
+    };
     add_query(&mut e, q);
     run(&mut e, deadline)
 }
@@ -605,7 +701,18 @@ pub fn bounded(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return (Answer::Unsat, 0);
     }
-    let mut e = encode(an, axioms, k, allowed, true, prog.txns.len());
+    let Some(mut e) = encode(
+        an,
+        axioms,
+        k,
+        allowed,
+        true,
+        prog.txns.len(),
+        true,
+        deadline,
+    ) else {
+        return (Answer::Unknown, 0);
+    };
     for (i, p) in pins.iter().enumerate().take(k) {
         if let Some(t) = p {
             let l = e.typ[i][*t];

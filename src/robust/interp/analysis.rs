@@ -104,6 +104,121 @@ pub struct Analysis {
     /// over key fields (every run has one of them), or empty when it has
     /// no such choice or too many cases ([`MAX_ALTERNATIVES`]).
     pub alts: Vec<Vec<Footprint>>,
+    /// Per descriptor: its footprints split also by the view's value of
+    /// each two-valued key it reads (for the proofs' open encoding, where
+    /// the values tied to visibility prune paths; the bounded check,
+    /// exact by replay, keeps the fewer `alts`), or empty: as `alts`.
+    pub value_alts: Vec<Vec<Footprint>>,
+    /// Per key id: (initial value, the one value every writer writes) when
+    /// the footprints write it only with that known value, different from
+    /// the initial one. Every view then holds one of the two, the written
+    /// one as soon as some writer of the key is visible (the last visible
+    /// writer wrote it).
+    pub two_valued: Vec<Option<(Option<i64>, Option<i64>)>>,
+}
+
+/// The two-valued keys of [`Analysis::two_valued`]: those every writer
+/// writes with one known value, other than the initial one.
+fn two_valued(
+    uni: &Universe,
+    written: &[Option<Vec<Option<i64>>>],
+) -> Vec<Option<(Option<i64>, Option<i64>)>> {
+    written
+        .iter()
+        .enumerate()
+        .map(|(k, w)| match w.as_deref() {
+            Some(&[v]) if v != uni.init[k] => Some((uni.init[k], v)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the abstract runs share.
+struct Ctx<'a> {
+    prog: &'a Program,
+    uni: &'a Universe,
+    churn: &'a [bool],
+    constant: &'a [bool],
+}
+
+/// The footprint cases of `d`, split on the MIN/MAX results and on the
+/// reads of keys with few values (`vals`); without the value splits when
+/// they would make too many, and the one unsplit footprint when even
+/// those are too many or there is no choice.
+fn cases_of(cx: &Ctx, vals: &[Option<Vec<Option<i64>>>], d: &Desc) -> Vec<Footprint> {
+    let a = alternatives(cx.prog, cx.uni, cx.churn, cx.constant, vals, d);
+    if a.is_empty() {
+        alternatives(cx.prog, cx.uni, cx.churn, cx.constant, &[], d)
+    } else {
+        a
+    }
+}
+
+/// The most values a key may hold to be split on.
+const MAX_VALUES: usize = 4;
+/// The most rounds of [`value_sets`] before giving up on values.
+const MAX_ROUNDS: usize = 8;
+
+/// Per key, the values it can hold in any view (None: unknown or more
+/// than [`MAX_VALUES`]), and the values writers give it: the least
+/// fixpoint from the initial values, where each round runs every
+/// descriptor's cases reading the values found so far and adds what they
+/// write. At the fixpoint the sets are an inductive invariant of every
+/// execution (each write, reading values in the sets, writes values in
+/// them), which is what makes splitting reads on them sound; without a
+/// fixpoint in [`MAX_ROUNDS`] rounds no key is split on.
+#[allow(clippy::type_complexity)] // two per-key tables of the same shape
+fn value_sets(
+    cx: &Ctx,
+    descs: &[Desc],
+) -> (Vec<Option<Vec<Option<i64>>>>, Vec<Option<Vec<Option<i64>>>>) {
+    let n = cx.uni.keys();
+    let mut vals: Vec<Option<Vec<Option<i64>>>> =
+        (0..n).map(|k| Some(vec![cx.uni.init[k]])).collect();
+    for _ in 0..MAX_ROUNDS {
+        let mut written: Vec<Option<Vec<Option<i64>>>> = vec![Some(vec![]); n];
+        for d in descs {
+            let mut fps = cases_of(cx, &vals, d);
+            if fps.is_empty() {
+                let mut ex = Exec::new(cx.prog, cx.uni, None, cx.churn, cx.constant, &vals, d);
+                ex.run(&cx.prog.txns[d.txn].body, false);
+                fps.push(ex.fp);
+            }
+            for fp in &fps {
+                for (&k, &(v, _)) in &fp.writes {
+                    written[k] = match (written[k].take(), v) {
+                        (Some(mut w), crate::robust::interp::AV::Known(x)) => {
+                            if !w.contains(&x) {
+                                w.push(x);
+                            }
+                            (w.len() <= MAX_VALUES).then_some(w)
+                        }
+                        _ => None,
+                    };
+                }
+            }
+        }
+        let mut changed = false;
+        for k in 0..n {
+            let new = match (&vals[k], &written[k]) {
+                (Some(v), Some(w)) => {
+                    let mut u = v.clone();
+                    u.extend(w.iter().filter(|x| !v.contains(x)));
+                    u.sort_unstable();
+                    (u.len() <= MAX_VALUES).then_some(u)
+                }
+                _ => None,
+            };
+            if new != vals[k] {
+                vals[k] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            return (vals, written);
+        }
+    }
+    (vec![None; n], vec![None; n])
 }
 
 /// The most footprint cases per descriptor.
@@ -118,12 +233,13 @@ fn alternatives(
     uni: &Universe,
     churn: &[bool],
     constant: &[bool],
+    vals: &[Option<Vec<Option<i64>>>],
     d: &Desc,
 ) -> Vec<Footprint> {
     let mut out = Vec::new();
     let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
     while let Some(forced) = stack.pop() {
-        let mut ex = Exec::new(prog, uni, None, churn, constant, d);
+        let mut ex = Exec::new(prog, uni, None, churn, constant, vals, d);
         ex.forced.clone_from(&forced);
         ex.run(&prog.txns[d.txn].body, false);
         match ex.pending {
@@ -189,7 +305,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let mut fps = Vec::new();
         let mut added = false;
         for d in &descs {
-            let mut ex = Exec::new(prog, &uni, None, &ch, &[], d);
+            let mut ex = Exec::new(prog, &uni, None, &ch, &[], &[], d);
             ex.run(&prog.txns[d.txn].body, false);
             if let Some(e) = ex.error {
                 return Err(e);
@@ -215,23 +331,51 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
                     constant[k] = false;
                 }
             }
-            let fps = descs
+            let fps: Vec<Footprint> = descs
                 .iter()
                 .map(|d| {
-                    let mut ex = Exec::new(prog, &uni, None, &ch, &constant, d);
+                    let mut ex = Exec::new(prog, &uni, None, &ch, &constant, &[], d);
                     ex.run(&prog.txns[d.txn].body, false);
                     ex.fp
                 })
                 .collect();
-            let alts = descs
+            let cx = Ctx {
+                prog,
+                uni: &uni,
+                churn: &ch,
+                constant: &constant,
+            };
+            let (mut vals, written) = value_sets(&cx, &descs);
+            let two = two_valued(&uni, &written);
+            // The value cases split only on the two-valued keys, the ones
+            // the encoding ties to visibility: other splits only add
+            // cases (the fixpoint above needed them to find the values).
+            for (v, t) in vals.iter_mut().zip(&two) {
+                if t.is_none() {
+                    *v = None;
+                }
+            }
+            let alts: Vec<Vec<Footprint>> = descs.iter().map(|d| cases_of(&cx, &[], d)).collect();
+            let value_alts = descs
                 .iter()
-                .map(|d| alternatives(prog, &uni, &ch, &constant, d))
+                .zip(&alts)
+                .map(|(d, a)| {
+                    let v = cases_of(&cx, &vals, d);
+                    // Empty when no different from `alts`.
+                    if v.len() == a.len() && v.iter().all(|f| f.views.is_empty()) {
+                        Vec::new()
+                    } else {
+                        v
+                    }
+                })
                 .collect();
             return Ok(Analysis {
                 uni,
                 descs,
                 footprints: fps,
                 alts,
+                value_alts,
+                two_valued: two,
             });
         }
     }

@@ -3,7 +3,7 @@
 //! candidate value per case ([`super::analysis`] enumerates the cases), and
 //! the reads a MIN/MAX result makes irrelevant are dropped.
 
-use super::{Exec, Local, AV};
+use super::{Exec, Local, Universe, AV};
 use crate::robust::syntax::{Agg, CmpOp, Expr, Pred};
 
 impl Exec<'_> {
@@ -102,19 +102,30 @@ impl Exec<'_> {
     /// candidates (NULL and every key in the universe) noted for the driver
     /// ([`alternatives`]) to split on.
     pub(super) fn choice(&mut self, table: usize, f: usize) -> Option<Option<i64>> {
+        let t = &self.prog.tables[table];
+        let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
+        let recs = &self.uni.by_table[table];
+        self.choice_among(|uni| {
+            let mut c: Vec<Option<i64>> = recs.iter().map(|&r| Some(uni.recs[r].1[ki])).collect();
+            c.push(None);
+            c
+        })
+    }
+
+    /// A choice point among the candidates `cands` builds (sorted and
+    /// deduplicated here): the forced value, or None (the candidates are
+    /// then noted as pending when this is the first unforced point).
+    fn choice_among(
+        &mut self,
+        cands: impl FnOnce(&Universe) -> Vec<Option<i64>>,
+    ) -> Option<Option<i64>> {
         let i = self.met;
         self.met += 1;
         if let Some(&v) = self.forced.get(i) {
             return Some(v);
         }
         if i == self.forced.len() {
-            let t = &self.prog.tables[table];
-            let ki = t.pk_fields().iter().position(|&k| k == f).unwrap_or(0);
-            let mut c: Vec<Option<i64>> = self.uni.by_table[table]
-                .iter()
-                .map(|&r| Some(self.uni.recs[r].1[ki]))
-                .collect();
-            c.push(None);
+            let mut c = cands(self.uni);
             c.sort_unstable();
             c.dedup();
             self.pending = Some(c);
@@ -122,9 +133,38 @@ impl Exec<'_> {
         None
     }
 
+    /// An unknown read of key `k` in the abstract reading: when `k` can
+    /// hold only a few known values, the view holds one of them, a case
+    /// each (the SAT encoding ties the case to visibility when the key is
+    /// two-valued). The first read of `k` splits; later reads repeat it.
+    pub(super) fn few_valued(&mut self, k: usize) -> AV {
+        if let Some(&x) = self.fp.views.get(&k) {
+            return AV::Known(x);
+        }
+        let Some(Some(vals)) = self.vals.get(k) else {
+            return AV::Unknown;
+        };
+        if let [x] = vals[..] {
+            return AV::Known(x);
+        }
+        match self.choice_among(|_| vals.clone()) {
+            Some(x) => {
+                self.fp.views.insert(k, x);
+                AV::Known(x)
+            }
+            None => AV::Unknown,
+        }
+    }
+
     pub(super) fn assume_alive(&mut self, rec: usize) {
         let t = &self.prog.tables[self.uni.recs[rec].0];
-        self.assumed.insert(self.uni.key(rec, t.alive()), 1);
+        let k = self.uni.key(rec, t.alive());
+        self.assumed.insert(k, 1);
+        // A view fact too, which the SAT encoding ties to visibility when
+        // the flag is two-valued.
+        if matches!(self.vals.get(k), Some(Some(v)) if v.len() > 1) {
+            self.fp.views.entry(k).or_insert(Some(1));
+        }
     }
 
     /// Whether an unknown value can be fixed by [`Exec::pin`]: a local, or

@@ -1,0 +1,143 @@
+//! The view values of two-valued keys tied to visibility and arbitration
+//! (the proofs' open encoding), and the encoder's unit tests.
+
+use super::{late, observer_scope, Enc};
+use crate::robust::interp::{Analysis, Footprint};
+use crate::robust::syntax::{Axiom, Model, Scope};
+use batsat::Lit;
+use std::time::Instant;
+
+/// Ties the cases' view values of two-valued keys
+/// ([`Analysis::two_valued`]: every writer writes v, the initial value is
+/// another) to visibility. `rv` says the slot's view holds v. Sound for
+/// every execution, the slots being any of its instances: (a) a slot
+/// writer of the key visible to a slot makes some writer visible, so the
+/// ar-latest visible one, which wrote v, decides the view; (b) a slot whose
+/// view holds v sees some writer w, possibly outside the slots; under a
+/// model that makes vis(w, a) ∧ vis(a, i) imply vis(w, i) for observer i
+/// (cc and psi by transitivity, pc and si since vis ⊆ ar, serializable
+/// when the pair (w, i) is surely in scope) i's view holds v too; (c)
+/// below.
+pub(super) fn view_values(
+    e: &mut Enc,
+    an: &Analysis,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &Footprint)>],
+    rws: &[(usize, usize, usize, Lit)],
+    deadline: Option<Instant>,
+) -> bool {
+    let n = e.n;
+    let mut ks: Vec<usize> = cases
+        .iter()
+        .flatten()
+        .flat_map(|(_, fp)| fp.views.keys().copied())
+        .collect();
+    ks.sort_unstable();
+    ks.dedup();
+    for k in ks {
+        if late(deadline) {
+            return false;
+        }
+        let Some((init, v)) = an.two_valued[k] else {
+            continue;
+        };
+        let rv: Vec<Lit> = (0..n).map(|_| e.var()).collect();
+        for i in 0..n {
+            for &(c, fp) in &cases[i] {
+                match fp.views.get(&k) {
+                    Some(&x) if x == v => e.clause(&[!c, rv[i]]),
+                    Some(&x) if x == init => e.clause(&[!c, !rv[i]]),
+                    Some(_) => e.clause(&[!c]),
+                    None => {}
+                }
+            }
+        }
+        let ki = e.keys.binary_search(&k).ok();
+        if let Some(ki) = ki {
+            for i in 0..n {
+                for b in (0..n).filter(|&b| b != i) {
+                    let vbi = e.vw[ki][b][i];
+                    e.clause(&[!vbi, rv[i]]);
+                }
+            }
+        }
+        // (c) i →rw j on the key with i's view holding v: i read a real
+        // writer's version, which j overwrote, so that writer is ar-before
+        // j; where the write-conflict axiom (psi, si; serializable) covers
+        // the pair, it is visible to j, whose view then holds v.
+        for &(_, i, j, rw) in rws.iter().filter(|x| Some(x.0) == ki) {
+            for ax in axioms {
+                let scope = match (ax.model, ax.scope) {
+                    (Model::Psi | Model::Si | Model::Ser, Scope::Global) => vec![],
+                    (Model::Psi | Model::Si | Model::Ser, Scope::Type(t)) => vec![!e.typ[j][t]],
+                    _ => continue,
+                };
+                let mut c = vec![!rw, !rv[i], rv[j]];
+                c.extend(scope);
+                e.clause(&c);
+            }
+        }
+        for ax in axioms {
+            for i in 0..n {
+                let scopes = match (ax.model, ax.scope) {
+                    (Model::Ec, _) | (Model::Ser, Scope::Pair(..)) => continue,
+                    (Model::Ser, Scope::Global) => vec![vec![]],
+                    (Model::Ser, Scope::Type(t)) => vec![vec![e.typ[i][t]]],
+                    _ => observer_scope(e, ax.scope, i),
+                };
+                for a in (0..n).filter(|&a| a != i) {
+                    for sc in &scopes {
+                        let mut c = vec![!rv[a], !e.vis[a][i], rv[i]];
+                        c.extend(sc.iter().map(|&l| !l));
+                        e.clause(&c);
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+
+    /// The ladder's at-most-one with one literal forced on (exactly one):
+    /// as many models as literals, for sizes on both sides of
+    /// [`LADDER_FROM`].
+    #[test]
+    fn exactly_one_has_one_model_per_literal() {
+        for d in [1, 2, 5, LADDER_FROM - 1, LADDER_FROM, 13] {
+            let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
+            let t = Lit::new(s.new_var_default(), true);
+            s.add_clause_reuse(&mut vec![t]);
+            let mut e = Enc {
+                s,
+                t,
+                n: 0,
+                sel: vec![],
+                typ: vec![],
+                ar: vec![],
+                vis: vec![],
+                d: vec![],
+                keys: vec![],
+                r: vec![],
+                w: vec![],
+                vw: vec![],
+            };
+            let xs: Vec<Lit> = (0..d).map(|_| e.var()).collect();
+            e.clause(&xs);
+            e.at_most_one(&xs);
+            let mut models = 0;
+            while e.s.solve_limited(&[]) == lbool::TRUE {
+                models += 1;
+                let on: Vec<usize> = (0..d)
+                    .filter(|&i| e.s.value_lit(xs[i]) == lbool::TRUE)
+                    .collect();
+                assert_eq!(on.len(), 1, "d = {d}");
+                e.clause(&[!xs[on[0]]]);
+            }
+            assert_eq!(models, d, "d = {d}");
+        }
+    }
+}
