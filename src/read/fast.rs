@@ -22,7 +22,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     b.h.pair.reserve(src.len() / 100);
     b.h.mops.reserve(src.len() / 40);
     b.h.elements.reserve(src.len() / 40);
-    Reader::new(src, b, 0, None).run()
+    Reader::new(src, b, 0).run()
 }
 
 /// Reads the op maps of `src` (a block of whole lines that starts at file
@@ -31,24 +31,26 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
 /// carry positions within the block; the caller re-reads the whole file
 /// to report them.
 pub(super) fn read_block(src: &[u8], base: u64, b: &mut Builder) -> Result<(), ParseError> {
-    Reader::new(src, b, base, None).op_lines(0)
+    Reader::new(src, b, base).op_lines(0)
 }
 
 /// Reads the op maps of `src[start..]`, one part of a one-op-per-line
-/// history cut at line starts (see [`super::parallel`]): values go into
-/// `b`'s tables, the ops are returned in order instead of pushed, because
-/// indices and pairing need the parts before. Spans are offsets in `src`
+/// history cut at line starts (see [`super::parallel`]), into `b`, a part
+/// builder: it pairs and indexes the part's ops on its own, and the join
+/// fixes up what depends on the parts before. Spans are offsets in `src`
 /// plus `base` (where `src` starts in the file).
 pub(super) fn read_part(
     src: &[u8],
     base: u64,
     start: usize,
     b: &mut Builder,
-) -> Result<Vec<RawOp>, ParseError> {
-    let collected = Vec::with_capacity((src.len() - start) / 100);
-    let mut r = Reader::new(src, b, base, Some(collected));
-    r.op_lines(start)?;
-    Ok(r.collected.take().unwrap_or_default())
+) -> Result<(), ParseError> {
+    let len = src.len() - start;
+    b.h.ops.reserve(len / 100);
+    b.h.pair.reserve(len / 100);
+    b.h.mops.reserve(len / 40);
+    b.h.elements.reserve(len / 40);
+    Reader::new(src, b, base).op_lines(start)
 }
 
 struct Reader<'s, 'b> {
@@ -61,9 +63,6 @@ struct Reader<'s, 'b> {
     cache: HashMap<Box<[u8]>, Atom>,
     /// The raw text range and atom of the last `:f` value.
     last_f: (usize, usize, Atom),
-    /// When reading one part of a history in parallel with others, its ops
-    /// in order (see [`read_part`]); `None`: ops go to the builder.
-    collected: Option<Vec<RawOp>>,
     /// Where `src` starts in the file (spans are file offsets).
     base: u64,
 }
@@ -135,7 +134,6 @@ impl<'s, 'b> Reader<'s, 'b> {
         src: &'s [u8],
         b: &'b mut Builder,
         base: u64,
-        collected: Option<Vec<RawOp>>,
     ) -> Reader<'s, 'b> {
         Reader {
             src,
@@ -143,7 +141,6 @@ impl<'s, 'b> Reader<'s, 'b> {
             stack: Vec::new(),
             cache: HashMap::new(),
             last_f: (0, 0, Atom::default()),
-            collected,
             base,
         }
     }
@@ -409,10 +406,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             len,
             line: 0, // filled in by `Builder::finish`, in one pass
         };
-        match &mut self.collected {
-            Some(ops) => ops.push(op),
-            None => self.b.push(src, op)?,
-        }
+        self.b.push(src, op)?;
         Ok(i)
     }
 
