@@ -65,6 +65,10 @@ struct Reader<'s, 'b> {
     last_f: (usize, usize, Atom),
     /// Where `src` starts in the file (spans are file offsets).
     base: u64,
+    /// Per key, the range in the elements of the longest list read so far:
+    /// a read of a prefix of it (about half of a list-append history's
+    /// read elements) points into it instead of storing its own copy.
+    longest: HashMap<Atom, (u32, u32)>,
 }
 
 /// Which of the six op keys (0..6, or 6 for any other) the keyword name at
@@ -142,6 +146,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             cache: HashMap::new(),
             last_f: (0, 0, Atom::default()),
             base,
+            longest: HashMap::new(),
         }
     }
 
@@ -469,6 +474,8 @@ impl<'s, 'b> Reader<'s, 'b> {
             self.b.h.mops.truncate(m0);
             self.b.h.elements.truncate(e0);
             self.b.h.predicates.truncate(p0);
+            let e0 = e0 as u32;
+            self.longest.retain(|_, r| r.0 + r.1 <= e0);
         }
         let (v, e) = parse_value_at(self.src, i)?;
         let value = self
@@ -526,7 +533,12 @@ impl<'s, 'b> Reader<'s, 'b> {
                 Some(b'[' | b'(') => {
                     let (arg, e) = self.list(j)?;
                     j = e;
-                    arg
+                    match (f, arg) {
+                        (MopFn::Read, MopArg::List { start, len }) if len > 0 => {
+                            self.share(key, start, len)
+                        }
+                        _ => arg,
+                    }
                 }
                 Some(_) => {
                     let (a, e) = self.atom(j)?;
@@ -575,6 +587,31 @@ impl<'s, 'b> Reader<'s, 'b> {
             .map_err(|(at, m)| ParseError::at(src, at, m))?;
         self.b.h.mops.push(mop);
         Ok(k + 1)
+    }
+
+    /// The list just read into the elements at `start..start + len` (a
+    /// read of `key`), stored once: as a range of the longest list read of
+    /// `key` so far when it is a prefix of that list (its own copy is
+    /// dropped), else as itself, which becomes the longest when it extends
+    /// the longest.
+    fn share(&mut self, key: Atom, start: u32, len: u32) -> MopArg {
+        let els = &mut self.b.h.elements;
+        let slice = |s: u32, l: u32| s as usize..(s + l) as usize;
+        match self.longest.get_mut(&key) {
+            None => {
+                self.longest.insert(key, (start, len));
+            }
+            Some(&mut (ls, ll)) if len <= ll && els[slice(ls, len)] == els[slice(start, len)] => {
+                els.truncate(start as usize);
+                return MopArg::List { start: ls, len };
+            }
+            Some(r) => {
+                if len > r.1 && els[slice(r.0, r.1)] == els[slice(start, r.1)] {
+                    *r = (start, len);
+                }
+            }
+        }
+        MopArg::List { start, len }
     }
 
     /// Reads a list argument (`[1 2]` or `(1 2)`) at `j` into the elements.
