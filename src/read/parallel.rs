@@ -2,22 +2,26 @@
 //!
 //! A Jepsen history is one op map per line, so it can be cut at line starts
 //! (`\n{`) into parts that [`super::fast`] reads at the same time, each into
-//! its own value tables and interner. The parts are then joined in file
-//! order: interned atoms are renumbered into the first part's interner
-//! (slots follow first use, so the atoms equal a one-pass read's), table
-//! offsets are shifted, and the ops are pushed through the one
-//! [`Builder`], which assigns indices and pairs invocations exactly as the
-//! sequential reader does.
+//! its own [`Builder`]: its own value tables and interner, its ops indexed
+//! and paired among themselves. The parts are then joined in file order,
+//! a concatenation: interned atoms are renumbered into the first part's
+//! interner (slots follow first use, so the atoms equal a one-pass read's;
+//! usually the tables are identical and nothing is renumbered), table
+//! offsets and positions are shifted, dense indices are shifted by the ops
+//! before, and the one op per process whose pairing depends on the parts
+//! before (its first in the part) is paired with the invocation left open
+//! there. The join touches each op once, without hashing.
 //!
 //! Why a cut is safe: a part is accepted only if it reads completely as op
 //! maps. The first part starts where the file does; if it reads
 //! completely, its last form ended before the cut (a newline), so the
 //! second part starts where a one-pass reader would be, and so on. A cut
 //! inside a string or a multi-line form leaves the part before it
-//! unfinished, which is a parse error; on any parse error the whole
-//! history is read again sequentially, which reports the first error
-//! exactly as always. The result is therefore the sequential reader's,
-//! errors included.
+//! unfinished, which is a parse error. On any error, in a part or at a
+//! join (indices that do not grow across a cut, a process invoked again),
+//! the whole history is read again sequentially, which reports the first
+//! error exactly as always. The result is therefore the sequential
+//! reader's, errors included.
 
 use super::{fast, Builder};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, NO_OP};
