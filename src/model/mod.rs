@@ -24,7 +24,7 @@ pub use predicate::{Pred, PredMop};
 /// Aligned to 4 bytes, not 8: micro-ops (and anything else pairing an atom
 /// with 32-bit fields) pack tighter, e.g. a [`Mop`] takes 32 bytes, not 40.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
-#[repr(packed(4))]
+#[repr(C, packed(4))]
 pub struct Atom(u64);
 
 const INTERNED_TAG: u64 = 1 << 63;

@@ -134,11 +134,7 @@ fn unclosed(src: &[u8], at: usize, close: char, open: usize) -> ParseError {
 }
 
 impl<'s, 'b> Reader<'s, 'b> {
-    fn new(
-        src: &'s [u8],
-        b: &'b mut Builder,
-        base: u64,
-    ) -> Reader<'s, 'b> {
+    fn new(src: &'s [u8], b: &'b mut Builder, base: u64) -> Reader<'s, 'b> {
         Reader {
             src,
             b,

@@ -292,7 +292,9 @@ fn join(b: &mut Builder, part: Builder) -> Option<()> {
         // The part decided otherwise than the history's first op.
         _ => return None,
     };
-    if indexed == Some(true) && b.last_index.is_some_and(|l| p.first_index.is_none_or(|f| f <= l))
+    if indexed == Some(true)
+        && b.last_index
+            .is_some_and(|l| p.first_index.is_none_or(|f| f <= l))
     {
         return None;
     }
@@ -376,8 +378,11 @@ fn join(b: &mut Builder, part: Builder) -> Option<()> {
         ..*op
     }));
     b.h.pair.reserve_exact(p.h.pair.len());
-    b.h.pair
-        .extend(p.h.pair.iter().map(|&q| if q == NO_OP { q } else { q + ops0 }));
+    b.h.pair.extend(
+        p.h.pair
+            .iter()
+            .map(|&q| if q == NO_OP { q } else { q + ops0 }),
+    );
     for (process, inv, pos) in fixups {
         b.h.pair[inv as usize] = pos;
         b.h.pair[pos as usize] = inv;
@@ -591,11 +596,15 @@ mod tests {
         }
         let mut bad = src.clone();
         bad += "{:index 40, :type :invoke, :process 0, :f :txn, :value [[:r 1 nil] [:r 2 }\n";
-        let e = crate::read::read_edn_in_parts(bad.into_bytes(), "h.edn", 2)
-            .expect_err("parse error");
+        let e =
+            crate::read::read_edn_in_parts(bad.into_bytes(), "h.edn", 2).expect_err("parse error");
         assert_eq!(e.line, 41, "{e}");
         assert_eq!(e.column, 74, "{e}");
-        assert!(e.to_string().starts_with("h.edn:41:74: expected ] to close [ at line 41, column 68"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("h.edn:41:74: expected ] to close [ at line 41, column 68"),
+            "{e}"
+        );
         // Line 40 completes line 39's invocation; line 41 invokes, line
         // 42 (in the last part) invokes again.
         // Line 41 is long, so the cut in two falls right after it.

@@ -747,7 +747,13 @@ fn prefix_reads_share_elements() {
     // Stored: [5 6], [5] (key 2), [5 6 7], [6], then [8], [8 9] (the
     // rejected attempt's [8 9] is gone).
     assert_eq!(h.elements.len(), 2 + 1 + 3 + 1 + 1 + 2);
-    assert_eq!(h.list(h.mops[2].arg).as_ptr(), h.list(h.mops[0].arg).as_ptr());
-    assert_eq!(h.list(h.mops[4].arg).as_ptr(), h.list(h.mops[3].arg).as_ptr());
+    assert_eq!(
+        h.list(h.mops[2].arg).as_ptr(),
+        h.list(h.mops[0].arg).as_ptr()
+    );
+    assert_eq!(
+        h.list(h.mops[4].arg).as_ptr(),
+        h.list(h.mops[3].arg).as_ptr()
+    );
     assert!(matches!(h.other_values[0], Value::Vector(_)));
 }
