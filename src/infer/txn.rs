@@ -225,3 +225,41 @@ impl OneKeyType {
         Ok(())
     }
 }
+
+/// Histories being inferred right now in this process: `check -j N` infers
+/// several at once, and then each keeps to one core.
+static INFERRING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a history as being inferred while alive.
+pub(crate) struct Inferring;
+
+impl Inferring {
+    /// Starts counting.
+    pub(crate) fn start() -> Inferring {
+        INFERRING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Inferring
+    }
+}
+
+impl Drop for Inferring {
+    fn drop(&mut self) {
+        INFERRING.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether the inference of a history of `ops` ops gets a second thread:
+/// the history is big enough to pay for it (the side work then takes
+/// hundreds of milliseconds) and a core is free for it.
+pub(crate) fn second_thread(ops: usize) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let busy = INFERRING.load(std::sync::atomic::Ordering::Relaxed).max(1);
+    ops >= SECOND_THREAD_OPS && cores / busy >= 2
+}
+
+/// The fewest ops for which [`second_thread`] says yes; 0 in unit tests, so
+/// that they cover the threaded path (integration tests, small histories,
+/// the one-thread path).
+#[cfg(not(test))]
+const SECOND_THREAD_OPS: usize = 200_000;
+#[cfg(test)]
+const SECOND_THREAD_OPS: usize = 0;

@@ -390,106 +390,140 @@ fn analyze_with(
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
 ) -> Result<Inference<'static>, Refusal> {
     verify(h)?;
-    let n = h.ops.len();
     let is_possible = |i: usize| matches!(h.ops[i].op_type, OpType::Ok | OpType::Info);
     let mut anomalies = Anomalies::default();
+    // The non-cycle anomalies need none of the indices or edges: on a big
+    // history with a core to spare they are found on a second thread.
+    let _busy = super::txn::Inferring::start();
+    std::thread::scope(|scope| {
+        let side = super::txn::second_thread(h.ops.len())
+            .then(|| scope.spawn(move || SideAnomalies::find(h, is_possible)));
 
-    // Indices over the possible (ok + info) ops.
-    let mut sv = sorted_values(h, is_possible);
-    orders(&mut sv.orders);
-    let mut writes = HashMap::new();
-    // Each read state's number (in order of first read) and count, with
-    // (state, reader) pairs, then the readers grouped by state.
-    let mut reads: HashMap<(Atom, Elem), (u32, u32)> = HashMap::new();
-    let mut read_pairs: Vec<(u32, u32)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if !is_possible(i) {
-            continue;
-        }
-        for m in h.mops(op) {
-            match m.f {
-                MopFn::Append => {
-                    writes.insert((m.key, append_value(m)), i as u32);
-                }
-                MopFn::Read => {
-                    if op.op_type == OpType::Info && m.arg == MopArg::Nil {
-                        continue;
+        // Indices over the possible (ok + info) ops.
+        let mut sv = sorted_values(h, is_possible);
+        orders(&mut sv.orders);
+        let mut writes = HashMap::new();
+        // Each read state's number (in order of first read) and count, with
+        // (state, reader) pairs, then the readers grouped by state.
+        let mut reads: HashMap<(Atom, Elem), (u32, u32)> = HashMap::new();
+        let mut read_pairs: Vec<(u32, u32)> = Vec::new();
+        for (i, op) in h.ops.iter().enumerate() {
+            if !is_possible(i) {
+                continue;
+            }
+            for m in h.mops(op) {
+                match m.f {
+                    MopFn::Append => {
+                        writes.insert((m.key, append_value(m)), i as u32);
                     }
-                    let last = h.list(m.arg).last().copied();
-                    let next = reads.len() as u32;
-                    let state = reads.entry((m.key, last)).or_insert((next, 0));
-                    state.1 += 1;
-                    read_pairs.push((state.0, i as u32));
+                    MopFn::Read => {
+                        if op.op_type == OpType::Info && m.arg == MopArg::Nil {
+                            continue;
+                        }
+                        let last = h.list(m.arg).last().copied();
+                        let next = reads.len() as u32;
+                        let state = reads.entry((m.key, last)).or_insert((next, 0));
+                        state.1 += 1;
+                        read_pairs.push((state.0, i as u32));
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
-    }
-    let readers = group_readers(&mut reads, &read_pairs);
-    drop(read_pairs);
-    let incompatible = sv.incompatible;
-    let idx = Indexes {
-        orders: sv.orders,
-        writes,
-        reads,
-        readers,
-    };
+        let readers = group_readers(&mut reads, &read_pairs);
+        drop(read_pairs);
+        let incompatible = sv.incompatible;
+        let idx = Indexes {
+            orders: sv.orders,
+            writes,
+            reads,
+            readers,
+        };
 
-    // Cycle-graph edges.
-    let mut edges = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if !is_possible(i) {
-            continue;
-        }
-        let i = i as u32;
-        for m in h.mops(op) {
-            match m.f {
-                MopFn::Append => {
-                    let v = append_value(m);
-                    if let Some(w) = idx.ww_dep(i, m.key, v) {
-                        edges.push((w, i, Rels::WW));
+        // Cycle-graph edges.
+        let mut edges = Vec::new();
+        for (i, op) in h.ops.iter().enumerate() {
+            if !is_possible(i) {
+                continue;
+            }
+            let i = i as u32;
+            for m in h.mops(op) {
+                match m.f {
+                    MopFn::Append => {
+                        let v = append_value(m);
+                        if let Some(w) = idx.ww_dep(i, m.key, v) {
+                            edges.push((w, i, Rels::WW));
+                        }
+                        for r in idx.rw_deps(i, m.key, v) {
+                            edges.push((r, i, Rels::RW));
+                        }
                     }
-                    for r in idx.rw_deps(i, m.key, v) {
-                        edges.push((r, i, Rels::RW));
+                    MopFn::Read => {
+                        if let Some(w) = idx.wr_dep(h, i, m) {
+                            edges.push((w, i, Rels::WR));
+                        }
                     }
+                    _ => {}
                 }
-                MopFn::Read => {
-                    if let Some(w) = idx.wr_dep(h, i, m) {
-                        edges.push((w, i, Rels::WR));
-                    }
-                }
-                _ => {}
             }
         }
-    }
-    let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
-    extra.add_edges(h, &mut edges);
-    let _ = n;
+        let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
+        extra.add_edges(h, &mut edges);
 
-    // Non-cycle anomalies, in the order Elle adds them to its map.
-    let dups = duplicates(h, is_possible);
-    anomalies.add_nonempty("duplicate-elements", dups);
-    let incompatible: Vec<Value> = incompatible
-        .into_iter()
-        .map(|case| incompatible_case(h, case))
-        .collect();
-    anomalies.add_nonempty("incompatible-order", incompatible);
-    let (internal, future) = internal_cases(h);
-    anomalies.add_nonempty("internal", internal);
-    anomalies.add_nonempty("future-read", future);
-    anomalies.add_nonempty("dirty-update", dirty_updates(h));
-    anomalies.add_nonempty("G1a", g1a_cases(h));
-    anomalies.add_nonempty("G1b", g1b_cases(h));
-    anomalies.add_nonempty("lost-update", lost_updates(h, MopFn::Append));
+        // Non-cycle anomalies, in the order Elle adds them to its map.
+        let side = match side {
+            Some(t) => t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            None => SideAnomalies::find(h, is_possible),
+        };
+        anomalies.add_nonempty("duplicate-elements", side.duplicates);
+        let incompatible: Vec<Value> = incompatible
+            .into_iter()
+            .map(|case| incompatible_case(h, case))
+            .collect();
+        anomalies.add_nonempty("incompatible-order", incompatible);
+        anomalies.add_nonempty("internal", side.internal);
+        anomalies.add_nonempty("future-read", side.future);
+        anomalies.add_nonempty("dirty-update", side.dirty);
+        anomalies.add_nonempty("G1a", side.g1a);
+        anomalies.add_nonempty("G1b", side.g1b);
+        anomalies.add_nonempty("lost-update", side.lost);
 
-    explainers.push(Box::new(AppendExplainer { idx }));
-    extra.add_explainer(&mut explainers);
-    Ok(Inference {
-        edges,
-        anomalies,
-        explainers,
-        vertices: Vec::new(),
+        explainers.push(Box::new(AppendExplainer { idx }));
+        extra.add_explainer(&mut explainers);
+        Ok(Inference {
+            edges,
+            anomalies,
+            explainers,
+            vertices: Vec::new(),
+        })
     })
+}
+
+/// The non-cycle anomalies that need only the history (all but
+/// incompatible-order, which comes with the version orders).
+struct SideAnomalies {
+    duplicates: Vec<Value>,
+    internal: Vec<Value>,
+    future: Vec<Value>,
+    dirty: Vec<Value>,
+    g1a: Vec<Value>,
+    g1b: Vec<Value>,
+    lost: Vec<Value>,
+}
+
+impl SideAnomalies {
+    fn find(h: &History, is_possible: impl Fn(usize) -> bool) -> SideAnomalies {
+        let (internal, future) = internal_cases(h);
+        SideAnomalies {
+            duplicates: duplicates(h, is_possible),
+            internal,
+            future,
+            dirty: dirty_updates(h),
+            g1a: g1a_cases(h),
+            g1b: g1b_cases(h),
+            lost: lost_updates(h, MopFn::Append),
+        }
+    }
 }
 
 /// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
