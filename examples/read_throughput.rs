@@ -1,7 +1,7 @@
 //! Measures history-reading throughput (MB/s): ellery's reader on bytes in
-//! memory (`ellery`: one thread, unless `ELLERY_READ_THREADS` asks for
-//! parts; `check` reads big files in blocks instead, see
-//! `read::read_edn_file_in_blocks`), cut into exactly N parts read on N
+//! memory (`ellery`: on all cores, or `ELLERY_READ_THREADS`; `check` reads
+//! big files in blocks instead, see `read::read_edn_file_in_blocks`), cut
+//! into exactly N parts read on N
 //! threads (`parts=N`; `parts=1` is the one-thread reader), or edn-rs on
 //! the same bytes, for comparison.
 //!

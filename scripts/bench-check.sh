@@ -2,7 +2,10 @@
 # End-to-end wall time and peak memory of `ellery check` (release build) on
 # a generated list-append history of N transactions (default 1,000,000;
 # 10 processes, about 4 micro-ops per transaction), and on huge-scc.edn.
-# Prints the median of RUNS runs (the machine is shared and noisy).
+# Also the 1M list-append and rw-register histories of the README's
+# Performance table, each read on 1 thread (ELLERY_READ_THREADS=1) and on
+# the default (all cores). Prints the median of RUNS runs (the machine is
+# shared and noisy), the verdict next to the figures, and the load average.
 #
 # usage: scripts/bench-check.sh [N] [RUNS]
 set -euo pipefail
@@ -16,14 +19,16 @@ hist="/tmp/ellery-bench-$n.edn"
 [ -s "$hist" ] || "$bin" gen -n "$n" -p 10 -k 1000 --seed 1 > "$hist"
 measure() {
   local label=$1; shift
-  local times=() mems=()
+  local times=() mems=() verdict out
   for _ in $(seq "$runs"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null || true; } 2>&1 | tail -n 1)
+    out=$( { /usr/bin/time -f "%e %M" "$@" > /tmp/ellery-bench-verdict || true; } 2>&1 | tail -n 1)
     times+=("${out% *}"); mems+=("${out#* }")
   done
+  verdict=$(cut -f 2 /tmp/ellery-bench-verdict | head -n 1)
   t=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
   m=$(printf '%s\n' "${mems[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-  printf '%-40s median %6.2f s  peak RSS %5d MB  (%d runs)\n' "$label" "$t" $((m / 1024)) "$runs"
+  printf '%-48s %-8s median %6.2f s  peak RSS %5d MB  (%d runs, load %s)\n' "$label" "$verdict" "$t" \
+    $((m / 1024)) "$runs" "$(cut -d ' ' -f 1 /proc/loadavg)"
 }
 echo "history: $hist ($(stat -c %s "$hist") bytes)"
 measure "check $n txns (strict-serializable)" "$bin" check --output summary "$hist"
@@ -32,3 +37,9 @@ huge=../shared/corpus/elle/huge-scc.edn
 if [ -f "$huge" ]; then
   measure "check huge-scc.edn" "$bin" check --output summary "$huge"
 fi
+for w in list-append rw-register; do
+  h="/tmp/ellery-bench-$w-1m.edn"
+  [ -s "$h" ] || "$bin" gen -w "$w" -n 1000000 --seed 1 > "$h"
+  measure "check 1M $w, read on 1 thread" env ELLERY_READ_THREADS=1 "$bin" check -q --output summary "$h"
+  measure "check 1M $w, read on all cores" "$bin" check -q --output summary "$h"
+done

@@ -32,9 +32,9 @@ cargo build --release --quiet --example read_throughput
 BIN="$CARGO_TARGET_DIR/release/examples/read_throughput"
 echo "file: $BIG ($(stat -c %s "$BIG") bytes)"
 "$BIN" "$BIG" ellery "$RUNS" | tail -n 1
-# The same bytes cut into parts read on that many threads (what
-# ELLERY_READ_THREADS opts into; by default `ellery check` reads big files
-# in blocks on one thread): the speed-up from 1 to 2 cores.
+# The same bytes cut into parts read on that many threads (`ellery check`
+# reads on all cores by default, big files in 64 MB blocks each cut into
+# parts; ELLERY_READ_THREADS=N caps it): the speed-up from 1 to 2 cores.
 "$BIN" "$BIG" parts=1 "$RUNS" | tail -n 1
 "$BIN" "$BIG" parts=2 "$RUNS" | tail -n 1
 "$BIN" "$BIG" edn-rs "$RUNS" | tail -n 1

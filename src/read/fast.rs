@@ -22,7 +22,7 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     b.h.pair.reserve(src.len() / 100);
     b.h.mops.reserve(src.len() / 40);
     b.h.elements.reserve(src.len() / 40);
-    Reader::new(src, b, 0, None).run()
+    Reader::new(src, b, 0).run()
 }
 
 /// Reads the op maps of `src` (a block of whole lines that starts at file
@@ -31,24 +31,26 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
 /// carry positions within the block; the caller re-reads the whole file
 /// to report them.
 pub(super) fn read_block(src: &[u8], base: u64, b: &mut Builder) -> Result<(), ParseError> {
-    Reader::new(src, b, base, None).op_lines(0)
+    Reader::new(src, b, base).op_lines(0)
 }
 
 /// Reads the op maps of `src[start..]`, one part of a one-op-per-line
-/// history cut at line starts (see [`super::parallel`]): values go into
-/// `b`'s tables, the ops are returned in order instead of pushed, because
-/// indices and pairing need the parts before. Spans are offsets in `src`
+/// history cut at line starts (see [`super::parallel`]), into `b`, a part
+/// builder: it pairs and indexes the part's ops on its own, and the join
+/// fixes up what depends on the parts before. Spans are offsets in `src`
 /// plus `base` (where `src` starts in the file).
 pub(super) fn read_part(
     src: &[u8],
     base: u64,
     start: usize,
     b: &mut Builder,
-) -> Result<Vec<RawOp>, ParseError> {
-    let collected = Vec::with_capacity((src.len() - start) / 100);
-    let mut r = Reader::new(src, b, base, Some(collected));
-    r.op_lines(start)?;
-    Ok(r.collected.take().unwrap_or_default())
+) -> Result<(), ParseError> {
+    let len = src.len() - start;
+    b.h.ops.reserve(len / 100);
+    b.h.pair.reserve(len / 100);
+    b.h.mops.reserve(len / 40);
+    b.h.elements.reserve(len / 40);
+    Reader::new(src, b, base).op_lines(start)
 }
 
 struct Reader<'s, 'b> {
@@ -61,11 +63,12 @@ struct Reader<'s, 'b> {
     cache: HashMap<Box<[u8]>, Atom>,
     /// The raw text range and atom of the last `:f` value.
     last_f: (usize, usize, Atom),
-    /// When reading one part of a history in parallel with others, its ops
-    /// in order (see [`read_part`]); `None`: ops go to the builder.
-    collected: Option<Vec<RawOp>>,
     /// Where `src` starts in the file (spans are file offsets).
     base: u64,
+    /// Per key, the range in the elements of the longest list read so far:
+    /// a read of a prefix of it (about half of a list-append history's
+    /// read elements) points into it instead of storing its own copy.
+    longest: HashMap<Atom, (u32, u32)>,
 }
 
 /// Which of the six op keys (0..6, or 6 for any other) the keyword name at
@@ -131,20 +134,15 @@ fn unclosed(src: &[u8], at: usize, close: char, open: usize) -> ParseError {
 }
 
 impl<'s, 'b> Reader<'s, 'b> {
-    fn new(
-        src: &'s [u8],
-        b: &'b mut Builder,
-        base: u64,
-        collected: Option<Vec<RawOp>>,
-    ) -> Reader<'s, 'b> {
+    fn new(src: &'s [u8], b: &'b mut Builder, base: u64) -> Reader<'s, 'b> {
         Reader {
             src,
             b,
             stack: Vec::new(),
             cache: HashMap::new(),
             last_f: (0, 0, Atom::default()),
-            collected,
             base,
+            longest: HashMap::new(),
         }
     }
 
@@ -409,10 +407,7 @@ impl<'s, 'b> Reader<'s, 'b> {
             len,
             line: 0, // filled in by `Builder::finish`, in one pass
         };
-        match &mut self.collected {
-            Some(ops) => ops.push(op),
-            None => self.b.push(src, op)?,
-        }
+        self.b.push(src, op)?;
         Ok(i)
     }
 
@@ -475,6 +470,8 @@ impl<'s, 'b> Reader<'s, 'b> {
             self.b.h.mops.truncate(m0);
             self.b.h.elements.truncate(e0);
             self.b.h.predicates.truncate(p0);
+            let e0 = e0 as u32;
+            self.longest.retain(|_, r| r.0 + r.1 <= e0);
         }
         let (v, e) = parse_value_at(self.src, i)?;
         let value = self
@@ -532,7 +529,12 @@ impl<'s, 'b> Reader<'s, 'b> {
                 Some(b'[' | b'(') => {
                     let (arg, e) = self.list(j)?;
                     j = e;
-                    arg
+                    match (f, arg) {
+                        (MopFn::Read, MopArg::List { start, len }) if len > 0 => {
+                            self.share(key, start, len)
+                        }
+                        _ => arg,
+                    }
                 }
                 Some(_) => {
                     let (a, e) = self.atom(j)?;
@@ -581,6 +583,31 @@ impl<'s, 'b> Reader<'s, 'b> {
             .map_err(|(at, m)| ParseError::at(src, at, m))?;
         self.b.h.mops.push(mop);
         Ok(k + 1)
+    }
+
+    /// The list just read into the elements at `start..start + len` (a
+    /// read of `key`), stored once: as a range of the longest list read of
+    /// `key` so far when it is a prefix of that list (its own copy is
+    /// dropped), else as itself, which becomes the longest when it extends
+    /// the longest.
+    fn share(&mut self, key: Atom, start: u32, len: u32) -> MopArg {
+        let els = &mut self.b.h.elements;
+        let slice = |s: u32, l: u32| s as usize..(s + l) as usize;
+        match self.longest.get_mut(&key) {
+            None => {
+                self.longest.insert(key, (start, len));
+            }
+            Some(&mut (ls, ll)) if len <= ll && els[slice(ls, len)] == els[slice(start, len)] => {
+                els.truncate(start as usize);
+                return MopArg::List { start: ls, len };
+            }
+            Some(r) => {
+                if len > r.1 && els[slice(r.0, r.1)] == els[slice(start, r.1)] {
+                    *r = (start, len);
+                }
+            }
+        }
+        MopArg::List { start, len }
     }
 
     /// Reads a list argument (`[1 2]` or `(1 2)`) at `j` into the elements.

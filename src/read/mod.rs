@@ -117,9 +117,11 @@ pub fn read_history_bytes(
         Format::Edn => {
             let _reading = parallel::Reading::start();
             let parts = parallel::parts_for(source.len());
-            match parallel::read(&source, &mut b, parts) {
-                Some(res) => res,
-                None => fast::read(&source, &mut b),
+            if parallel::read(&source, &mut b, parts) {
+                Ok(())
+            } else {
+                b = Builder::new(source.clone(), origin, format);
+                fast::read(&source, &mut b)
             }
         }
         Format::Json => json::read(&source, &mut b),
@@ -142,9 +144,11 @@ pub fn read_edn_in_parts(
 ) -> Result<History, InputError> {
     let source = Arc::new(bytes);
     let mut b = Builder::new(source.clone(), origin, Format::Edn);
-    let res = match parallel::read(&source, &mut b, parts) {
-        Some(res) => res,
-        None => fast::read(&source, &mut b),
+    let res = if parallel::read(&source, &mut b, parts) {
+        Ok(())
+    } else {
+        b = Builder::new(source.clone(), origin, Format::Edn);
+        fast::read(&source, &mut b)
     };
     res.map_err(|e| e.into_input_error(origin))?;
     Ok(b.finish())
@@ -219,6 +223,12 @@ pub(crate) struct Builder {
     last_index: Option<u64>,
     /// The source text (for line numbers).
     src: Arc<Vec<u8>>,
+    /// The first op's `:index`, when it has one.
+    first_index: Option<u64>,
+    /// In a part read in parallel ([`parallel`]): each process's first op
+    /// in the part (its position), the one op whose pairing depends on the
+    /// parts before; the join fixes those up. `None` otherwise.
+    first_of: Option<HashMap<i64, u32>>,
 }
 
 impl Builder {
@@ -237,6 +247,8 @@ impl Builder {
             seen: 0,
             last_index: None,
             src: source,
+            first_index: None,
+            first_of: None,
         }
     }
 
@@ -252,13 +264,18 @@ impl Builder {
     /// A builder over the same source with empty tables, for reading one
     /// part of it in parallel ([`parallel`]).
     fn empty_like(&self) -> Builder {
-        Builder::new(self.src.clone(), &self.h.origin, self.h.format)
+        let mut b = Builder::new(self.src.clone(), &self.h.origin, self.h.format);
+        b.first_of = Some(HashMap::new());
+        b
     }
 
     /// Adds one op (client or not). `index_at` is where an error about the
     /// op's index should point.
     pub(crate) fn push(&mut self, src: &[u8], op: RawOp) -> Result<(), ParseError> {
         let indexed = *self.indexed.get_or_insert(op.index.is_some());
+        if self.seen == 0 {
+            self.first_index = op.index;
+        }
         let index = match (indexed, op.index) {
             (true, Some(i)) => {
                 // Jepsen (and so Elle) find ops by `:index` assuming
@@ -299,6 +316,9 @@ impl Builder {
                 op.span.start as usize,
                 "expected at most 4294967294 client ops, found more",
             ));
+        }
+        if let Some(first) = &mut self.first_of {
+            first.entry(process).or_insert(pos);
         }
         let mut partner = NO_OP;
         if op.op_type == OpType::Invoke {

@@ -2,26 +2,29 @@
 //!
 //! A Jepsen history is one op map per line, so it can be cut at line starts
 //! (`\n{`) into parts that [`super::fast`] reads at the same time, each into
-//! its own value tables and interner. The parts are then joined in file
-//! order: interned atoms are renumbered into the first part's interner
-//! (slots follow first use, so the atoms equal a one-pass read's), table
-//! offsets are shifted, and the ops are pushed through the one
-//! [`Builder`], which assigns indices and pairs invocations exactly as the
-//! sequential reader does.
+//! its own [`Builder`]: its own value tables and interner, its ops indexed
+//! and paired among themselves. The parts are then joined in file order,
+//! a concatenation: interned atoms are renumbered into the first part's
+//! interner (slots follow first use, so the atoms equal a one-pass read's;
+//! usually the tables are identical and nothing is renumbered), table
+//! offsets and positions are shifted, dense indices are shifted by the ops
+//! before, and the one op per process whose pairing depends on the parts
+//! before (its first in the part) is paired with the invocation left open
+//! there. The join touches each op once, without hashing.
 //!
 //! Why a cut is safe: a part is accepted only if it reads completely as op
 //! maps. The first part starts where the file does; if it reads
 //! completely, its last form ended before the cut (a newline), so the
 //! second part starts where a one-pass reader would be, and so on. A cut
 //! inside a string or a multi-line form leaves the part before it
-//! unfinished, which is a parse error; on any parse error the whole
-//! history is read again sequentially, which reports the first error
-//! exactly as always. The result is therefore the sequential reader's,
-//! errors included.
+//! unfinished, which is a parse error. On any error, in a part or at a
+//! join (indices that do not grow across a cut, a process invoked again),
+//! the whole history is read again sequentially, which reports the first
+//! error exactly as always. The result is therefore the sequential
+//! reader's, errors included.
 
-use super::{fast, Builder, RawOp};
-use crate::edn::ParseError;
-use crate::model::{Atom, History, Mop, MopArg, MopFn, OpValue};
+use super::{fast, Builder};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, NO_OP};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Below this many bytes per part, a second thread costs more than it saves.
@@ -31,23 +34,15 @@ pub(super) const MIN_PART_BYTES: usize = 8 << 20;
 /// histories already share the cores, and each gets its share.
 static READING: AtomicUsize = AtomicUsize::new(0);
 
-/// How many parts to read `len` bytes in: one, unless `ELLERY_READ_THREADS`
-/// asks for more (then the cores free for this history, no more than one
-/// part per [`MIN_PART_BYTES`]).
-///
-/// One by default because it does not pay yet: on this project's 2-core
-/// machine, 1M list-append transactions (289 MB) read in 0.86 s on one
-/// thread and in 0.86 s cut in two: the parts take 0.37–0.59 s, but
-/// joining them (pairing and indexing every op on one thread, copying the
-/// second part's tables) takes 0.25–0.33 s. Pairing inside the parts would
-/// make the join a concatenation.
+/// How many parts to read `len` bytes in: the cores free for this history
+/// (`ELLERY_READ_THREADS`, else `ELLERY_THREADS` or the machine's, shared among the histories
+/// being read at once, so `check -j N` does not oversubscribe), no more
+/// than one part per [`MIN_PART_BYTES`].
 pub(super) fn parts_for(len: usize) -> usize {
-    let Some(cores) = std::env::var("ELLERY_READ_THREADS")
+    let cores = std::env::var("ELLERY_READ_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
-    else {
-        return 1;
-    };
+        .unwrap_or_else(crate::infer::par::cores);
     let readers = READING.load(Ordering::Relaxed).max(1);
     (cores / readers).min(len / MIN_PART_BYTES).max(1)
 }
@@ -94,27 +89,21 @@ fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
     cuts
 }
 
-/// Reads `src` in `parts` parts into `b`. `None` when the history cannot be
-/// cut or a part does not read cleanly: `b` is then untouched and the
-/// caller reads sequentially. Errors from joining (indices, pairing) are
-/// the sequential reader's, in file order.
-pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> Option<Result<(), ParseError>> {
+/// Reads `src` in `parts` parts into `b`, a fresh builder. `false` when
+/// the history cannot be cut, a part does not read cleanly, or the parts
+/// do not join (an index or pairing error across a cut): `b` may then hold
+/// part of the history, and the caller reads it again sequentially with a
+/// fresh builder, which reports the first error exactly.
+pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
     let cuts = cuts(src, parts);
-    if cuts.is_empty() {
-        return None;
-    }
-    read_parts(src, 0, &cuts, b)
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b).is_some()
 }
 
 /// Reads `src` (which starts at file offset `base`), cut at `cuts`, into
-/// `b`: the parts on their own threads, then joined in order. `None` when a
-/// part does not read cleanly (`b` untouched).
-fn read_parts(
-    src: &[u8],
-    base: u64,
-    cuts: &[usize],
-    b: &mut Builder,
-) -> Option<Result<(), ParseError>> {
+/// `b`: the parts on their own threads, each indexing and pairing its own
+/// ops, then joined in order. `None` when a part does not read cleanly or
+/// the parts do not join (`b` is then to be thrown away).
+fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<()> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
     for &c in cuts {
@@ -123,57 +112,66 @@ fn read_parts(
     }
     bounds.push((start, src.len()));
     let read_one = |(start, end): (usize, usize), mut part: Builder| {
-        let ops = fast::read_part(&src[..end], base, start, &mut part).ok()?;
+        fast::read_part(&src[..end], base, start, &mut part).ok()?;
         part.h.mops.shrink_to_fit();
         part.h.elements.shrink_to_fit();
-        Some((part, ops))
+        Some(part)
     };
-    // `cuts` is never empty (both callers check), so there are two parts or more.
-    let results: Vec<Option<(Builder, Vec<RawOp>)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
+    // `cuts` is never empty (both callers check), so there are two parts
+    // or more; the first is read on this thread.
+    let mut results: Vec<Option<Builder>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
                 let part = b.empty_like();
                 scope.spawn(move || read_one(bound, part))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
+        let first = read_one(bounds[0], b.empty_like());
+        std::iter::once(first)
+            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
             .collect()
     });
     if results.iter().any(Option::is_none) {
         return None;
     }
-    for (part, ops) in results.into_iter().flatten() {
-        let res = if b.is_fresh() {
-            adopt(src, b, part, ops)
+    for part in results.drain(..).flatten() {
+        if b.is_fresh() {
+            adopt(b, part);
         } else {
-            join(src, b, part, ops)
-        };
-        if let Err(e) = res {
-            return Some(Err(e));
+            join(b, part)?;
         }
     }
-    Some(Ok(()))
+    Some(())
 }
 
-/// Makes the first part's tables the history's: no copy, no renumbering
-/// (both interners began with `nil`, so its atoms are already right).
-/// Later parts are appended and dropped one by one, so the peak stays
-/// near the finished tables' size.
-fn adopt(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<(), ParseError> {
-    b.h.interner = part.h.interner;
-    b.h.mops = part.h.mops;
-    b.h.elements = part.h.elements;
-    b.h.other_values = part.h.other_values;
-    b.h.predicates = part.h.predicates;
-    b.h.ops.reserve(ops.len());
-    b.h.pair.reserve(ops.len());
-    for op in ops {
-        b.push(src, op)?;
-    }
-    Ok(())
+/// Makes the first part's tables and state the history's: no copy, no
+/// renumbering (both interners began with `nil`, so its atoms are already
+/// right). Later parts are appended and dropped one by one, so the peak
+/// stays near the finished tables' size.
+fn adopt(b: &mut Builder, part: Builder) {
+    let Builder {
+        h,
+        open,
+        indexed,
+        seen,
+        last_index,
+        first_index,
+        ..
+    } = part;
+    b.h.ops = h.ops;
+    b.h.pair = h.pair;
+    b.h.non_client_ops = h.non_client_ops;
+    b.h.interner = h.interner;
+    b.h.mops = h.mops;
+    b.h.elements = h.elements;
+    b.h.other_values = h.other_values;
+    b.h.predicates = h.predicates;
+    b.open = open;
+    b.indexed = indexed;
+    b.seen = seen;
+    b.last_index = last_index;
+    b.first_index = first_index;
 }
 
 /// How many bytes of a big file to hold at once when reading it in blocks.
@@ -242,7 +240,7 @@ pub(super) fn read_file(
         if cut.is_empty() {
             fast::read_block(text, base, &mut b).ok()?;
         } else {
-            read_parts(text, base, &cut, &mut b)?.ok()?;
+            read_parts(text, base, &cut, &mut b)?;
         }
         line = number_lines(&mut b.h.ops[first_new..], text, base, line);
         base += end as u64;
@@ -278,18 +276,68 @@ fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: 
     line
 }
 
-/// Appends one part's tables and ops to `b`, renumbering its atoms.
-fn join(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<(), ParseError> {
-    let table = b.h.interner.absorb(&part.h.interner);
-    let atom = |a: Atom| a.interned_slot().map_or(a, |s| table[s]);
+/// Appends one part's tables and ops to `b`, renumbering its atoms and
+/// shifting its positions: a concatenation, but for the processes whose
+/// invocation is still open in `b` (their first op in the part completes
+/// it). `None`, before `b` is changed, when the sequential reader would
+/// fail at the cut: indices that do not grow across it, a first op without
+/// an `:index` where the history's have one, a process invoked again, too
+/// many ops.
+fn join(b: &mut Builder, part: Builder) -> Option<()> {
+    let p = part;
+    let first_of = p.first_of.as_ref()?;
+    let indexed = match (b.indexed, p.indexed) {
+        (None, x) | (x, None) => x,
+        (Some(x), Some(y)) if x == y => Some(x),
+        // The part decided otherwise than the history's first op.
+        _ => return None,
+    };
+    if indexed == Some(true)
+        && b.last_index
+            .is_some_and(|l| p.first_index.is_none_or(|f| f <= l))
+    {
+        return None;
+    }
+    let ops0 = b.h.ops.len();
+    if ops0 + p.h.ops.len() >= NO_OP as usize {
+        return None;
+    }
+    let mut fixups = Vec::new();
+    for (process, &pos) in first_of {
+        if let Some(&inv) = b.open.get(process) {
+            if p.h.ops[pos as usize].op_type == OpType::Invoke {
+                return None; // invoked again before completing
+            }
+            fixups.push((*process, inv, pos + ops0 as u32));
+        }
+    }
+    // Joinable: from here on `b` changes.
+    let ops0 = ops0 as u32;
+    let shift_index = if indexed == Some(true) { 0 } else { b.seen };
+    b.indexed = indexed;
+    b.seen += p.seen;
+    b.last_index = p.last_index.or(b.last_index);
+    b.h.non_client_ops += p.h.non_client_ops;
+    let table = b.h.interner.absorb(&p.h.interner);
+    let same = table
+        .iter()
+        .enumerate()
+        .all(|(s, a)| a.interned_slot() == Some(s));
+    let atom = |a: Atom| match a.interned_slot() {
+        Some(s) if !same => table[s],
+        _ => a,
+    };
     let (mops0, elements0) = (b.h.mops.len() as u32, b.h.elements.len() as u32);
     let others0 = b.h.other_values.len() as u32;
     let predicates0 = b.h.predicates.len() as u32;
-    b.h.elements.reserve_exact(part.h.elements.len());
-    b.h.mops.reserve_exact(part.h.mops.len());
-    b.h.elements
-        .extend(part.h.elements.iter().map(|&a| atom(a)));
-    b.h.mops.extend(part.h.mops.iter().map(|m| Mop {
+    if same {
+        b.h.elements.extend_from_slice(&p.h.elements);
+    } else {
+        b.h.elements.reserve_exact(p.h.elements.len());
+        b.h.elements.extend(p.h.elements.iter().map(|&a| atom(a)));
+    }
+    b.h.mops.reserve_exact(p.h.mops.len());
+    b.h.mops.extend(p.h.mops.iter().map(|m| Mop {
         f: match m.f {
             MopFn::Other(a) => MopFn::Other(atom(a)),
             f => f,
@@ -306,7 +354,7 @@ fn join(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<(
         },
     }));
     b.h.predicates
-        .extend(part.h.predicates.into_iter().map(|mut p| {
+        .extend(p.h.predicates.into_iter().map(|mut p| {
             for (key, value) in &mut p.rows {
                 *key = atom(*key);
                 *value = value.map(atom);
@@ -314,20 +362,36 @@ fn join(src: &[u8], b: &mut Builder, part: Builder, ops: Vec<RawOp>) -> Result<(
             p.write = p.write.map(|w| w.map(atom));
             p
         }));
-    b.h.other_values.extend(part.h.other_values);
-    for mut op in ops {
-        op.f = atom(op.f);
-        op.value = match op.value {
+    b.h.other_values.extend(p.h.other_values);
+    b.h.ops.reserve_exact(p.h.ops.len());
+    b.h.ops.extend(p.h.ops.iter().map(|op| Op {
+        index: op.index + shift_index,
+        f: atom(op.f),
+        value: match op.value {
             OpValue::Mops { start, len } => OpValue::Mops {
                 start: start + mops0,
                 len,
             },
             OpValue::Other(i) => OpValue::Other(i + others0),
             OpValue::Nil => OpValue::Nil,
-        };
-        b.push(src, op)?;
+        },
+        ..*op
+    }));
+    b.h.pair.reserve_exact(p.h.pair.len());
+    b.h.pair.extend(
+        p.h.pair
+            .iter()
+            .map(|&q| if q == NO_OP { q } else { q + ops0 }),
+    );
+    for (process, inv, pos) in fixups {
+        b.h.pair[inv as usize] = pos;
+        b.h.pair[pos as usize] = inv;
+        b.open.remove(&process);
     }
-    Ok(())
+    for (&process, &pos) in &p.open {
+        b.open.insert(process, pos + ops0);
+    }
+    Some(())
 }
 
 #[cfg(test)]
@@ -346,12 +410,21 @@ mod tests {
     /// Everything the reader fills in, printed (the interner through the
     /// values of the atoms the ops use).
     fn fingerprint(h: &crate::model::History) -> String {
+        // Lists by their elements: a part shares read lists only with
+        // the reads before it in the same part.
+        let mops: Vec<String> = h
+            .mops
+            .iter()
+            .map(|m| match m.arg {
+                MopArg::List { .. } => format!("{:?} {:?} {:?}", m.f, m.key, h.list(m.arg)),
+                arg => format!("{:?} {:?} {arg:?}", m.f, m.key),
+            })
+            .collect();
         let mut s = format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{} {} {:?}\n",
+            "{:?}\n{:?}\n{:?}\n{:?}\n{} {} {:?}\n",
             h.ops,
             h.pair,
-            h.mops,
-            h.elements,
+            mops,
             h.other_values,
             h.interner.len(),
             h.non_client_ops,
@@ -467,6 +540,88 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Without `:index` (dense indices, shifted at each join) and with
+    /// ops of processes whose invocation and completion fall in different
+    /// parts: the parts join exactly as one pass reads.
+    #[test]
+    fn unindexed_and_straddling_histories_read_exactly_as_one_pass() {
+        for seed in 0..10 {
+            let src = generated(seed, crate::gen::Workload::ListAppend);
+            let text = String::from_utf8(src).expect("utf-8");
+            let unindexed: String = text
+                .lines()
+                .map(|l| {
+                    let cut = l.find(":time").expect("has :time");
+                    format!("{{{}\n", &l[cut..])
+                })
+                .collect();
+            let src = unindexed.into_bytes();
+            let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+                .expect("reads");
+            assert!(one.ops.iter().enumerate().all(|(i, o)| o.index == i as u64));
+            for parts in [2, 5, 11] {
+                let mut b = crate::read::Builder::new(
+                    std::sync::Arc::new(src.clone()),
+                    "h",
+                    crate::model::Format::Edn,
+                );
+                assert!(read(&src, &mut b, parts), "parts {parts} join");
+                let many = b.finish();
+                assert_eq!(fingerprint(&one), fingerprint(&many), "seed {seed}");
+                // Some pair straddles a cut.
+                let c = cuts(&src, parts);
+                let straddles = (0..many.ops.len()).any(|i| {
+                    many.completion_of(i).is_some_and(|j| {
+                        let (a, b) = (many.ops[i].span.start, many.ops[j].span.start);
+                        c.iter().any(|&x| a < x as u64 && x as u64 <= b)
+                    })
+                });
+                assert!(straddles, "seed {seed} parts {parts}");
+            }
+        }
+    }
+
+    /// An error in the second part names its own line and column, as the
+    /// one-pass reader does; so does a double invocation across the cut.
+    #[test]
+    fn an_error_in_part_two_names_its_line_and_column() {
+        let line = |i: usize, t: &str| {
+            format!("{{:index {i}, :type :{t}, :process 0, :f :txn, :value [[:r 1 nil]]}}\n")
+        };
+        let mut src = String::new();
+        for i in 0..40 {
+            src += &line(i, if i % 2 == 0 { "invoke" } else { "ok" });
+        }
+        let mut bad = src.clone();
+        bad += "{:index 40, :type :invoke, :process 0, :f :txn, :value [[:r 1 nil] [:r 2 }\n";
+        let e =
+            crate::read::read_edn_in_parts(bad.into_bytes(), "h.edn", 2).expect_err("parse error");
+        assert_eq!(e.line, 41, "{e}");
+        assert_eq!(e.column, 74, "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("h.edn:41:74: expected ] to close [ at line 41, column 68"),
+            "{e}"
+        );
+        // Line 40 completes line 39's invocation; line 41 invokes, line
+        // 42 (in the last part) invokes again.
+        // Line 41 is long, so the cut in two falls right after it.
+        let mut twice = src.clone();
+        let pad = "x".repeat(2 * src.len());
+        twice += &line(40, "invoke").replace("}\n", &format!(" :note \"{pad}\"}}\n"));
+        let second = twice.len();
+        twice += &line(41, "invoke");
+        assert_eq!(cuts(twice.as_bytes(), 2), vec![second]);
+        let e = crate::read::read_edn_in_parts(twice.into_bytes(), "h.edn", 2)
+            .expect_err("pairing error");
+        assert_eq!((e.line, e.column), (42, 1), "{e}");
+        assert!(
+            e.message
+                .contains("process 0 invoked again at line 42 before its invocation at line 41"),
+            "{e}"
+        );
     }
 
     #[test]

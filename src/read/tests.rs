@@ -710,3 +710,50 @@ fn repeated_keys_in_long_predicate_rows_are_errors() {
         );
     }
 }
+
+/// A read of a prefix of the longest list read of its key so far points
+/// into that list instead of storing a copy; lists read back whole, and a
+/// rejected fast-path attempt (its lists dropped) is never pointed into.
+#[test]
+fn prefix_reads_share_elements() {
+    let src = "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r 1 [5 6]] [:r 2 [5]]]}
+{:index 1, :type :ok, :process 0, :f :txn, :value [[:r 1 [5]] [:r 1 [5 6 7]] [:r 1 [5 6]] [:r 1 [6]] [:r 1 []]]}
+{:index 2, :type :ok, :process 0, :f :txn, :value [[:r 3 [8 9]] 7]}
+{:index 3, :type :ok, :process 0, :f :txn, :value [[:r 3 [8]] [:r 3 [8 9]]]}
+";
+    let h = read(src);
+    let lists: Vec<Vec<i64>> = h
+        .mops
+        .iter()
+        .map(|m| {
+            h.list(m.arg)
+                .iter()
+                .map(|a| a.as_int().expect("int"))
+                .collect()
+        })
+        .collect();
+    let expected: Vec<Vec<i64>> = vec![
+        vec![5, 6],
+        vec![5],
+        vec![5],
+        vec![5, 6, 7],
+        vec![5, 6],
+        vec![6],
+        vec![],
+        vec![8],
+        vec![8, 9],
+    ];
+    assert_eq!(lists, expected);
+    // Stored: [5 6], [5] (key 2), [5 6 7], [6], then [8], [8 9] (the
+    // rejected attempt's [8 9] is gone).
+    assert_eq!(h.elements.len(), 2 + 1 + 3 + 1 + 1 + 2);
+    assert_eq!(
+        h.list(h.mops[2].arg).as_ptr(),
+        h.list(h.mops[0].arg).as_ptr()
+    );
+    assert_eq!(
+        h.list(h.mops[4].arg).as_ptr(),
+        h.list(h.mops[3].arg).as_ptr()
+    );
+    assert!(matches!(h.other_values[0], Value::Vector(_)));
+}

@@ -33,8 +33,9 @@ type Elem = Option<Atom>;
 struct KeyOrder {
     /// Elements in append order (distinct elements of the longest read).
     values: Vec<Atom>,
-    /// Position of each element in `values`.
-    indices: HashMap<Atom, usize>,
+    /// Position of each element in `values` (u32: these maps hold every
+    /// element of a history).
+    indices: HashMap<Atom, u32>,
 }
 
 /// Sorted observed values per key, as Elle's `sorted-values`, reduced to
@@ -128,7 +129,7 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
         let mut indices = HashMap::with_capacity(chosen.len());
         for v in chosen {
             if let hashbrown::hash_map::Entry::Vacant(e) = indices.entry(v) {
-                e.insert(values.len());
+                e.insert(values.len() as u32);
                 values.push(v);
             }
         }
@@ -145,8 +146,12 @@ struct Indexes {
     orders: HashMap<Atom, KeyOrder>,
     /// (key, element) → the last ok/info op that appended it.
     writes: HashMap<(Atom, Atom), u32>,
-    /// (key, last element or initial state) → ops that read that state.
-    reads: HashMap<(Atom, Elem), Vec<u32>>,
+    /// (key, last element or initial state) → the range in `readers` of
+    /// the ops that read that state (one flat array, not a `Vec` per state:
+    /// a million-transaction history reads about 600,000 states).
+    reads: HashMap<(Atom, Elem), (u32, u32)>,
+    /// The readers of each state, a state's in history order.
+    readers: Vec<u32>,
 }
 
 impl Indexes {
@@ -156,7 +161,7 @@ impl Indexes {
         match self.orders.get(&k) {
             Some(o) => match o.indices.get(&v) {
                 Some(&0) => None,
-                Some(&i) => Some(o.values[i - 1]),
+                Some(&i) => Some(o.values[i as usize - 1]),
                 None => o.values.last().copied(),
             },
             None => None,
@@ -177,13 +182,35 @@ impl Indexes {
 
     fn rw_deps(&self, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
         let prev = self.previous(k, v);
-        self.reads
-            .get(&(k, prev))
-            .into_iter()
-            .flatten()
+        let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
+        self.readers[start as usize..(start + len) as usize]
+            .iter()
             .copied()
             .filter(move |&r| r != op)
     }
+}
+
+/// The readers of every state grouped by state, in history order within a
+/// state (a counting sort of `pairs`, (state number, reader) in history
+/// order); `reads`' values become (start, len) ranges into the result.
+fn group_readers(reads: &mut HashMap<(Atom, Elem), (u32, u32)>, pairs: &[(u32, u32)]) -> Vec<u32> {
+    let mut starts = vec![0u32; reads.len() + 1];
+    for &(state, _) in pairs {
+        starts[state as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    for range in reads.values_mut() {
+        *range = (starts[range.0 as usize], range.1);
+    }
+    let mut readers = vec![0u32; pairs.len()];
+    for &(state, reader) in pairs {
+        let at = &mut starts[state as usize];
+        readers[*at as usize] = reader;
+        *at += 1;
+    }
+    readers
 }
 
 fn append_value(m: &Mop) -> Atom {
@@ -440,7 +467,10 @@ fn data_edges(
     let mut sv = sorted_values(h, is_possible);
     orders(&mut sv.orders);
     let mut writes = HashMap::new();
-    let mut reads: HashMap<(Atom, Elem), Vec<u32>> = HashMap::new();
+    // Each read state's number (in order of first read) and count, with
+    // (state, reader) pairs, then the readers grouped by state.
+    let mut reads: HashMap<(Atom, Elem), (u32, u32)> = HashMap::new();
+    let mut read_pairs: Vec<(u32, u32)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if !is_possible(i) {
             continue;
@@ -455,17 +485,23 @@ fn data_edges(
                         continue;
                     }
                     let last = h.list(m.arg).last().copied();
-                    reads.entry((m.key, last)).or_default().push(i as u32);
+                    let next = reads.len() as u32;
+                    let state = reads.entry((m.key, last)).or_insert((next, 0));
+                    state.1 += 1;
+                    read_pairs.push((state.0, i as u32));
                 }
                 _ => {}
             }
         }
     }
+    let readers = group_readers(&mut reads, &read_pairs);
+    drop(read_pairs);
     let incompatible = sv.incompatible;
     let idx = Indexes {
         orders: sv.orders,
         writes,
         reads,
+        readers,
     };
 
     // Cycle-graph edges.

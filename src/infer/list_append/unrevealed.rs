@@ -177,7 +177,7 @@ pub fn analyze_ordered(
                 for m in h.mops(&h.ops[op as usize]) {
                     let e = append_value(m);
                     if m.f == MopFn::Append && m.key == *k && !o.indices.contains_key(&e) {
-                        o.indices.insert(e, o.values.len());
+                        o.indices.insert(e, o.values.len() as u32);
                         o.values.push(e);
                     }
                 }
