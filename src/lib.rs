@@ -46,6 +46,7 @@ pub mod infer;
 pub mod internal;
 pub mod limits;
 pub mod model;
+pub mod par;
 pub mod read;
 pub mod report;
 pub mod robust;

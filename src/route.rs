@@ -66,7 +66,7 @@ pub use crate::check::outcome::{Algorithm, CheckOptions, Outcome, Validity};
 /// operations; the algorithm is `opts.algorithm` (see the module doc). This
 /// is the library's entry point, [`crate::check()`].
 pub fn check(h: &History, opts: &CheckOptions) -> Result<Outcome, CheckError> {
-    let _running = crate::infer::par::Checking::start();
+    let _running = crate::par::Checking::start();
     let workload = opts.workload.unwrap_or_else(|| Workload::detect(h));
     if let Some(message) = misuse(workload, opts.algorithm) {
         return Err(CheckError::Usage {
@@ -819,3 +819,6 @@ mod tests {
         assert_eq!(lines.len(), 3, "{lines:?}");
     }
 }
+
+#[cfg(test)]
+mod mt_tests;

@@ -4,7 +4,6 @@
 pub mod list_append;
 pub mod mini;
 pub mod order_graphs;
-pub mod par;
 pub mod predicates;
 pub mod rw_register;
 pub mod txn;

@@ -42,7 +42,7 @@ pub(super) fn parts_for(len: usize) -> usize {
     let cores = std::env::var("ELLERY_READ_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or_else(crate::infer::par::cores);
+        .unwrap_or_else(crate::par::cores);
     let readers = READING.load(Ordering::Relaxed).max(1);
     (cores / readers).min(len / MIN_PART_BYTES).max(1)
 }

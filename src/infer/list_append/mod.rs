@@ -395,7 +395,7 @@ fn analyze_with(
     // The non-cycle checks and the order graph need only the history: on a
     // second core while this one builds the data edges (issue 23; the same
     // result on one thread).
-    let ((mut edges, idx, incompatible), (order, cases)) = crate::infer::par::join(
+    let ((mut edges, idx, incompatible), (order, cases)) = crate::par::join(
         || data_edges(h, orders),
         || {
             let mut order = Vec::new();

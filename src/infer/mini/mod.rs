@@ -74,8 +74,6 @@ pub mod elle_subgraph;
 mod explain;
 mod info;
 mod lists;
-#[cfg(test)]
-mod route_tests;
 mod shapes;
 mod versions;
 
@@ -574,7 +572,7 @@ fn build(
     // The non-cycle anomalies and the order graph do not depend on the MT
     // graph: found on the other core meanwhile when one is free (the same
     // output either way).
-    let (graph, (mut anomalies, order, thin_air)) = super::par::join(
+    let (graph, (mut anomalies, order, thin_air)) = crate::par::join(
         || mt_graph(h, w, immediate, &ix),
         || {
             let mut order = Vec::new();

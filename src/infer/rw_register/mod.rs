@@ -379,7 +379,7 @@ pub fn analyze(
     // The non-cycle checks and the order graph need only the history: on a
     // second core while this one builds the data edges (issue 23; the same
     // result on one thread).
-    let (main, (order, cases)) = crate::infer::par::join(
+    let (main, (order, cases)) = crate::par::join(
         || data_edges(h, opts),
         || {
             let mut order = Vec::new();

@@ -1,5 +1,5 @@
 //! `auto` on list-append MT histories (issue 23): where the MT path answers
-//! (see [`super::elle_subgraph`]), the result is the inference's, byte for
+//! (see [`crate::infer::mini::elle_subgraph`]), the result is the inference's, byte for
 //! byte, on generated histories of every mode, fault and outcome mix.
 
 use crate::check::result::Expectations;
@@ -170,7 +170,7 @@ fn auto_declines_where_elles_graph_differs() {
                      {:index 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}\n\
                      {:index 5, :type :ok, :process 2, :f :txn, :value [[:r :x [1 2]]]}\n";
     let h = history(info_read);
-    assert!(!super::elle_subgraph::info_reads_nothing(&h));
+    assert!(!crate::infer::mini::elle_subgraph::info_reads_nothing(&h));
     assert_eq!(
         same_as_inference(&h, "strict-serializable"),
         "{:valid? true}"
