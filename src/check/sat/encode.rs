@@ -323,7 +323,8 @@ pub(super) fn two_width_clauses(
     by_position.sort_unstable();
     // Windows can hold most of the edges (no session order: few known
     // paths), so the clock is read by pairs looked at, not by edges.
-    let mut pairs = 0u32;
+    let mut pairs = 0u64;
+    let budget: u64 = std::env::var("ELLERY_SAT_2W_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX);
     'outer: for &(u1, v1, l1) in &singles {
         let (lo, hi) = (pos[v1 as usize], pos[u1 as usize]);
         if lo > hi {
@@ -335,7 +336,7 @@ pub(super) fn two_width_clauses(
                 break;
             }
             pairs = pairs.wrapping_add(1);
-            if pairs.is_multiple_of(1 << 16) && expired() {
+            if pairs.is_multiple_of(1 << 16) && (expired() || pairs > budget) {
                 break 'outer;
             }
             let (u2, v2, l2) = singles[j];
@@ -346,6 +347,9 @@ pub(super) fn two_width_clauses(
                 }
             }
         }
+    }
+    if std::env::var_os("ELLERY_SAT_TRACE").is_some() {
+        eprintln!("2w: singles {} pairs {} clauses {}", singles.len(), pairs, out.len());
     }
     for c in &mut out {
         c.sort_unstable();
