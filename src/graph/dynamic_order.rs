@@ -209,49 +209,6 @@ impl DynamicOrder {
         path
     }
 
-    /// Up to `limit` vertices nearest `start`, breadth first along
-    /// out-edges (`forward`) or in-edges, appended to `out` (cleared first)
-    /// as `(vertex, index in out of the vertex it was reached from, label of
-    /// that edge)`; `out[0]` is `start` (its own index, no label). `seen`
-    /// and `stamp` are the caller's marks (`seen[v] == stamp`: visited), so
-    /// that two searches can be kept apart. For bounded look-ahead (theory
-    /// propagation): the full reach of a vertex can be most of the graph.
-    pub fn nearby(
-        &self,
-        start: u32,
-        forward: bool,
-        limit: usize,
-        (seen, stamp): (&mut [u32], u32),
-        out: &mut Vec<(u32, u32, u32)>,
-    ) {
-        out.clear();
-        out.push((start, 0, NONE));
-        seen[start as usize] = stamp;
-        let mut head = 0;
-        while head < out.len() && out.len() < limit {
-            let v = out[head].0;
-            let mut i = if forward {
-                self.head_out[v as usize]
-            } else {
-                self.head_in[v as usize]
-            };
-            while i != NONE && out.len() < limit {
-                let s = self.slots[i as usize];
-                let (w, next) = if forward {
-                    (s.to, s.next_out)
-                } else {
-                    (s.from, s.next_in)
-                };
-                i = next;
-                if seen[w as usize] != stamp {
-                    seen[w as usize] = stamp;
-                    out.push((w, head as u32, s.label));
-                }
-            }
-            head += 1;
-        }
-    }
-
     fn push(&mut self, from: u32, to: u32, label: u32) {
         let i = self.slots.len() as u32;
         self.slots.push(Slot {

@@ -22,8 +22,7 @@
 //!
 //! Backtracking undoes everything done at the popped levels, in reverse.
 
-use batsat::{lbool, Lit, Theory, TheoryArg};
-use hashbrown::HashMap;
+use batsat::{Lit, Theory, TheoryArg};
 
 use crate::graph::dynamic_order::DynamicOrder;
 
@@ -84,39 +83,6 @@ pub(super) struct AcyclicTheory {
     /// Longest backjump a conflict may cause (see `conflict`).
     backjump_limit: usize,
     clause: Vec<Lit>,
-    /// Theory propagation (see `propagate_around`); `None` when off.
-    prop: Option<Propagation>,
-    prop_all: bool,
-}
-
-/// The state of theory propagation: the single-literal theory edges by
-/// their order edge's ends, and the buffers of the bounded searches.
-struct Propagation {
-    /// Vertices each bounded search visits at most.
-    limit: usize,
-    /// `(x, y)` (as `x << 32 | y`) → `singles[start..start + len]`: the
-    /// single-literal theory edges with order edge `x → y`.
-    by_ends: HashMap<u64, (u32, u32)>,
-    singles: Vec<u32>,
-    back_seen: Vec<u32>,
-    fwd_seen: Vec<u32>,
-    stamp: u32,
-    back: Vec<(u32, u32, u32)>,
-    fwd: Vec<(u32, u32, u32)>,
-    /// Per variable: the true literals that implied its propagated value.
-    explain: Vec<Vec<Lit>>,
-    /// Literals propagated.
-    count: usize,
-}
-
-/// The order edges of theory edge `(from, to, rw)` (with SI, in the
-/// layered graph on `2n` vertices): one or two.
-fn order_edges(si: bool, n: u32, (from, to, rw): (u32, u32, bool)) -> ([(u32, u32); 2], usize) {
-    match (si, rw) {
-        (false, _) => ([(from, to); 2], 1),
-        (true, true) => ([(n + from, to); 2], 1),
-        (true, false) => ([(from, to), (from, n + to)], 2),
-    }
 }
 
 impl AcyclicTheory {
@@ -179,47 +145,7 @@ impl AcyclicTheory {
             trail_pos: vec![0; vars],
             backjump_limit,
             clause: Vec::new(),
-            prop: None,
-            prop_all: std::env::var_os("ELLERY_SAT_TPROP_ALL").is_some(),
         };
-        let limit = std::env::var("ELLERY_SAT_TPROP")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(8usize);
-        if limit > 0 && !single_rw {
-            let size = if si { 2 * n as usize } else { n as usize };
-            let mut ends: Vec<(u64, u32)> = Vec::new();
-            for (e, edge) in th.edges.iter().enumerate() {
-                if edge.reason.len() == 1 {
-                    let (pairs, k) = order_edges(si, n, th.ends[e]);
-                    ends.extend(
-                        pairs[..k]
-                            .iter()
-                            .map(|&(a, b)| ((a as u64) << 32 | b as u64, e as u32)),
-                    );
-                }
-            }
-            ends.sort_unstable();
-            let mut by_ends = HashMap::new();
-            let mut i = 0;
-            while i < ends.len() {
-                let j = i + ends[i..].partition_point(|&(k, _)| k == ends[i].0);
-                by_ends.insert(ends[i].0, (i as u32, (j - i) as u32));
-                i = j;
-            }
-            th.prop = Some(Propagation {
-                limit,
-                by_ends,
-                singles: ends.into_iter().map(|(_, e)| e).collect(),
-                back_seen: vec![0; size],
-                fwd_seen: vec![0; size],
-                stamp: 0,
-                back: Vec::new(),
-                fwd: Vec::new(),
-                explain: vec![Vec::new(); vars],
-                count: 0,
-            });
-        }
         for e in 0..th.edges.len() as u32 {
             if th.edges[e as usize].reason.is_empty() {
                 th.activate(e)?;
@@ -297,11 +223,6 @@ impl AcyclicTheory {
     fn process(&mut self, acts: &mut TheoryArg) -> bool {
         while self.processed < acts.model().len() {
             let l = acts.model()[self.processed];
-            let decision = self.prop_all
-                || self
-                    .levels
-                    .last()
-                    .is_some_and(|lv| lv.processed == self.processed);
             self.trail_pos[l.var().idx() as usize] = self.processed as u32;
             self.processed += 1;
             let (start, end) = (
@@ -317,86 +238,7 @@ impl AcyclicTheory {
                         self.conflict(cycle, acts);
                         return false;
                     }
-                    if decision && self.prop.is_some() && !self.propagate_edge(e, acts) {
-                        return false;
-                    }
                 }
-            }
-        }
-        true
-    }
-
-    /// Theory propagation after theory edge `e` entered the order: for each
-    /// of its order edges `u → v`, the single-literal edges `x → y` with `x`
-    /// among the vertices nearest after `v` and `y` among those nearest
-    /// before `u` would close the cycle `y ⇝ u → v ⇝ x → y`, so their
-    /// literal is propagated false, explained by the reasons on that cycle.
-    /// Bounded searches (`Propagation::limit` vertices a side) keep it
-    /// cheap; what they miss the conflicts still catch. Returns `false` on
-    /// a conflict (a propagated literal was already true).
-    fn propagate_edge(&mut self, e: u32, acts: &mut TheoryArg) -> bool {
-        let (pairs, k) = order_edges(self.si, self.n, self.ends[e as usize]);
-        for &(u, v) in &pairs[..k] {
-            if !self.propagate_around(u, v, e, acts) {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn propagate_around(&mut self, u: u32, v: u32, e0: u32, acts: &mut TheoryArg) -> bool {
-        let Some(p) = self.prop.as_mut() else {
-            return true;
-        };
-        p.stamp = p.stamp.wrapping_add(1);
-        if p.stamp == 0 {
-            p.back_seen.fill(0);
-            p.fwd_seen.fill(0);
-            p.stamp = 1;
-        }
-        let stamp = p.stamp;
-        self.order
-            .nearby(u, false, p.limit, (&mut p.back_seen, stamp), &mut p.back);
-        self.order
-            .nearby(v, true, p.limit, (&mut p.fwd_seen, stamp), &mut p.fwd);
-        // (edge, index in back of y, index in fwd of x)
-        let mut found: Vec<(u32, u32, u32)> = Vec::new();
-        for (bi, &(y, _, _)) in p.back.iter().enumerate() {
-            for (fi, &(x, _, _)) in p.fwd.iter().enumerate() {
-                if let Some(&(start, len)) = p.by_ends.get(&((x as u64) << 32 | y as u64)) {
-                    for &f in &p.singles[start as usize..(start + len) as usize] {
-                        if self.missing[f as usize] == 1 {
-                            found.push((f, bi as u32, fi as u32));
-                        }
-                    }
-                }
-            }
-        }
-        for (f, bi, fi) in found {
-            let Some(p) = self.prop.as_ref() else {
-                return true;
-            };
-            let l = self.edges[f as usize].reason[0];
-            if acts.value(l.var()) ^ !l.sign() != lbool::UNDEF {
-                continue;
-            }
-            // The cycle's other edges: y ⇝ u (back tree), u → v, v ⇝ x.
-            let (bi, fi) = (bi as usize, fi as usize);
-            let mut why: Vec<Lit> = self.edges[e0 as usize].reason.clone();
-            for (tree, mut j) in [(&p.back, bi), (&p.fwd, fi)] {
-                while j != 0 {
-                    let (_, parent, label) = tree[j];
-                    why.extend_from_slice(&self.edges[label as usize].reason);
-                    j = parent as usize;
-                }
-            }
-            why.sort_unstable();
-            why.dedup();
-            let p = self.prop.as_mut().expect("on");
-            p.count += 1;
-            p.explain[l.var().idx() as usize] = why;
-            if !acts.propagate(!l) {
-                return false;
             }
         }
         true
@@ -496,8 +338,7 @@ impl Theory for AcyclicTheory {
         self.levels.len()
     }
 
-    fn explain_propagation(&mut self, p: Lit) -> &[Lit] {
-        let prop = self.prop.as_ref().expect("propagations only with propagation on");
-        &prop.explain[p.var().idx() as usize]
+    fn explain_propagation(&mut self, _p: Lit) -> &[Lit] {
+        unreachable!("the acyclicity theory does not propagate")
     }
 }
