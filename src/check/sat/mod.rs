@@ -461,7 +461,6 @@ fn solve(
     };
     stats.build_time = phase.elapsed();
     stats.vars = g.vars;
-    trace(&format!("built: {} edges {} clauses {} vars", g.edges.len(), g.clauses.len(), g.vars), start);
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
     let mut known = None;
     if opts.prune {
@@ -476,9 +475,7 @@ fn solve(
     if expired() {
         return Verdict::Unknown;
     }
-    trace("pruned", start);
     let mut enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
-    trace(&format!("encoded: {} edges", enc.edges.len()), start);
     let mut clauses = std::mem::take(&mut enc.clauses);
     // Each phase can take seconds on big histories without session order:
     // none starts past the deadline.
@@ -487,8 +484,7 @@ fn solve(
     }
     if opts.two_width {
         let phase = Instant::now();
-        let cap = std::env::var("ELLERY_SAT_2W_CAP").ok().and_then(|v| v.parse().ok()).unwrap_or(4 * g.vars + 100_000);
-        let more = two_width_clauses(&g, &enc, known.as_ref(), si, cap, &expired);
+        let more = two_width_clauses(&g, &enc, known.as_ref(), si, 4 * g.vars + 100_000, &expired);
         stats.two_width_time = phase.elapsed();
         stats.two_width = more.len();
         clauses.extend(more);
@@ -496,9 +492,7 @@ fn solve(
     if expired() {
         return Verdict::Unknown;
     }
-    trace("two-width", start);
     let parts = split(&enc, clauses, g.n, si);
-    trace("split", start);
     stats.parts = parts.len();
     if expired() {
         return Verdict::Unknown;
@@ -553,17 +547,6 @@ fn solve(
         return Verdict::Unknown;
     };
     witness(&g, &enc, &assign, &model, Shape { si, single_rw })
-}
-
-/// Temporary tracing (sat6 measurements).
-pub(super) fn trace(what: &str, start: Instant) {
-    if std::env::var_os("ELLERY_SAT_TRACE").is_some() {
-        let hwm = std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM")).map(|l| l.to_string()))
-            .unwrap_or_default();
-        eprintln!("trace {:>8.3}s {what} [{hwm}]", start.elapsed().as_secs_f64());
-    }
 }
 
 /// The valid verdict for a model of every part: the model's edges (those
