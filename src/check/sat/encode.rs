@@ -314,35 +314,104 @@ pub(super) fn two_width_clauses(
     // edge `u1 → v1` runs backward; take it first. The other's source lies
     // after `v1`; if it also lies after `u1`, the other edge runs backward
     // too and the pair is found from its side (`u1` is then in its window).
-    // So the second edge's source is positioned in `[pos v1, pos u1]`.
-    let mut by_position: Vec<(u32, usize)> = singles
+    // So the second edge's source `w` is positioned in `[pos v1, pos u1]`
+    // and reached from `v1`: per vertex of the window, one reachability
+    // test, then its single-literal edges (`by_source`).
+    let mut by_source: Vec<(u32, usize)> = singles
         .iter()
         .enumerate()
-        .map(|(j, &(from, _, _))| (pos[from as usize], j))
+        .map(|(j, &(from, _, _))| (from, j))
         .collect();
-    by_position.sort_unstable();
-    // Windows can hold most of the edges (no session order: few known
-    // paths), so the clock is read by pairs looked at, not by edges.
-    let mut pairs = 0u32;
+    by_source.sort_unstable();
+    let mut start = vec![0u32; size + 1];
+    for &(from, _) in &by_source {
+        start[from as usize + 1] += 1;
+    }
+    for i in 0..size {
+        start[i + 1] += start[i];
+    }
+    // Vertices with a single-literal edge out, as a bit row: with the
+    // bit-matrix layout, a window's sources reached from `v1` are the set
+    // bits of `v1`'s row and this mask (no session order: the windows span
+    // most of the order, and few of their vertices are reached).
+    let mut sources = vec![0u64; size.div_ceil(64)];
+    for &(from, _) in &by_source {
+        sources[from as usize / 64] |= 1 << (from % 64);
+    }
+    // With the bit matrix, its transpose: row `u` holds the vertices that
+    // reach `u`, so that testing `v2 ⇝ u1` for every pair of a backward
+    // edge reads one short row (in cache) instead of a row per pair.
+    let ancestors: Option<Vec<u64>> = reach.row(0).map(|r| {
+        let words = r.len();
+        let mut t = vec![0u64; size * words];
+        for a in 0..size {
+            let row = reach.row(a as u32).expect("bit matrix");
+            for (i, &word) in row.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let b = i * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    t[b * words + a / 64] |= 1 << (a % 64);
+                }
+            }
+        }
+        t
+    });
+    let reached_by = |v2: u32, u1: u32| match &ancestors {
+        Some(t) => {
+            let words = t.len() / size;
+            t[u1 as usize * words + v2 as usize / 64] >> (v2 % 64) & 1 == 1
+        }
+        None => reach.reaches(v2, u1),
+    };
+    // Vertices and pairs looked at, for reading the clock.
+    let mut work = 0u64;
+    let mut window: Vec<u32> = Vec::new();
     'outer: for &(u1, v1, l1) in &singles {
         let (lo, hi) = (pos[v1 as usize], pos[u1 as usize]);
         if lo > hi {
             continue;
         }
-        let start = by_position.partition_point(|&(p, _)| p < lo);
-        for &(p, j) in &by_position[start..] {
-            if p > hi {
-                break;
+        window.clear();
+        match reach.row(v1) {
+            Some(row) => {
+                for (i, (&r, &m)) in row.iter().zip(&sources).enumerate() {
+                    let mut bits = r & m;
+                    while bits != 0 {
+                        let w = (i * 64 + bits.trailing_zeros() as usize) as u32;
+                        bits &= bits - 1;
+                        if (lo..=hi).contains(&pos[w as usize]) {
+                            window.push(w);
+                        }
+                    }
+                }
             }
-            pairs = pairs.wrapping_add(1);
-            if pairs.is_multiple_of(1 << 16) && expired() {
-                break 'outer;
+            None => {
+                for &w in &order[lo as usize..=hi as usize] {
+                    work += 1;
+                    if work.is_multiple_of(1 << 16) && expired() {
+                        break 'outer;
+                    }
+                    if start[w as usize] < start[w as usize + 1] && reach.reaches(v1, w) {
+                        window.push(w);
+                    }
+                }
             }
-            let (u2, v2, l2) = singles[j];
-            if l1.var() != l2.var() && reach.reaches(v1, u2) && reach.reaches(v2, u1) {
-                out.push(vec![!l1, !l2]);
-                if out.len() >= cap {
+        }
+        for &w in &window {
+            let range = start[w as usize] as usize..start[w as usize + 1] as usize;
+            for &(_, j) in &by_source[range] {
+                work += 1;
+                if work.is_multiple_of(1 << 16) && expired() {
                     break 'outer;
+                }
+                let (u2, v2, l2) = singles[j];
+                if l1.var() != l2.var() && reached_by(v2, u1) {
+                    debug_assert!(reach.reaches(v1, u2));
+                    out.push(vec![!l1, !l2]);
+                    if out.len() >= cap {
+                        break 'outer;
+                    }
                 }
             }
         }
@@ -393,16 +462,17 @@ mod tests {
         assert_eq!(hints_outside_cycles(4, &edges, &hints), vec![(3, 2)]);
     }
 
-    /// The deadline is read inside a window, not only between edges: 30
-    /// blind writers of one key give 870 single-literal ww edges (fewer
-    /// than any per-edge check interval) and over 2 × 65,536 pairs to look
-    /// at, so the clock is read twice or more in a full run and an expired
-    /// deadline stops the search at its first reading. Building the
-    /// polygraph reads the deadline too.
+    /// The deadline is read inside a window, not only between edges: 80
+    /// blind writers of one key give 6,320 single-literal ww edges (fewer
+    /// than the clock-reading interval of 65,536 vertices and pairs looked
+    /// at) and over 2 × 65,536 window vertices and pairs, so the clock is
+    /// read twice or more in a full run and an expired deadline stops the
+    /// search at its first reading. Building the polygraph reads the
+    /// deadline too.
     #[test]
     fn two_width_reads_the_deadline_inside_windows() {
         use super::super::{RegTxn, RwMop, SatOptions};
-        let h: Vec<RegTxn> = (0..30u64)
+        let h: Vec<RegTxn> = (0..80u64)
             .map(|i| RegTxn {
                 process: i as i64,
                 ops: vec![RwMop::Write(0, Some(i))],

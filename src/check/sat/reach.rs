@@ -227,6 +227,15 @@ impl Reach {
         Some(Reach::Bits { words, bits })
     }
 
+    /// With the bit-matrix layout, the words of `a`'s row (bit `b % 64` of
+    /// word `b / 64` set iff `a` reaches `b`); `None` with the path layout.
+    pub(super) fn row(&self, a: u32) -> Option<&[u64]> {
+        match self {
+            Reach::Bits { words, bits } => Some(&bits[a as usize * words..][..*words]),
+            Reach::Paths { .. } => None,
+        }
+    }
+
     /// Whether `a` reaches `b` (reflexive).
     pub(super) fn reaches(&self, a: u32, b: u32) -> bool {
         let (a, b) = (a as usize, b as usize);
