@@ -379,7 +379,7 @@ pub enum Verdict {
 }
 
 /// Counters of one check.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SatStats {
     /// Boolean variables created.
     pub vars: usize,
@@ -405,6 +405,9 @@ pub struct SatStats {
     pub solve_time: Duration,
     /// Independent parts solved (see `split`).
     pub parts: usize,
+    /// Why building stopped over the memory budget
+    /// ([`crate::limits::solver_budget`]); the verdict is then unknown.
+    pub over_budget: Option<String>,
 }
 
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
@@ -454,7 +457,7 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, preds, opts, &expired) {
+    let g = match build(h, preds, opts, &expired, &mut stats.over_budget) {
         Ok(Some(g)) => g,
         Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
