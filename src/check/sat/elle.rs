@@ -217,9 +217,12 @@ pub fn check_history(
         // search order usually ends on a cycle of one resolution.
         if let Verdict::Invalid(Violation::Cycle(cycle)) = &verdict {
             if verify_cycle_with(&rh, &preds, cycle).is_err() {
+                // Without the 2-width clauses every refutation ends on a
+                // theory conflict, i.e. a cycle of the graph.
                 let again = SatOptions {
                     polarity: crate::check::sat::Polarity::Solver,
                     prune: false,
+                    two_width: false,
                     ..sat_opts
                 };
                 let (retry, _) = check_with_predicates(&rh, &preds, &again);
