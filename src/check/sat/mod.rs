@@ -405,6 +405,8 @@ pub struct SatStats {
     pub solve_time: Duration,
     /// Independent parts solved (see `split`).
     pub parts: usize,
+    /// Edges of the polygraph built.
+    pub edges: usize,
     /// Why building stopped over the memory budget
     /// ([`crate::limits::solver_budget`]); the verdict is then unknown.
     pub over_budget: Option<String>,
@@ -464,6 +466,7 @@ fn solve(
     };
     stats.build_time = phase.elapsed();
     stats.vars = g.vars;
+    stats.edges = g.edges.len();
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
     let mut known = None;
     if opts.prune {
