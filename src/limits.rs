@@ -130,10 +130,17 @@ pub fn set_solver_limit(limit: MemoryLimit) {
     *SOLVER_LIMIT.lock().unwrap_or_else(|e| e.into_inner()) = limit;
 }
 
+/// The most the exact checker's polygraph may take by default
+/// ([`solver_budget`]): polygraphs that need more are almost always
+/// undecidable in the time allowed anyway (issue 18: a 100k predicate
+/// history under `serializable` wanted over 8 GB).
+pub const DEFAULT_SOLVER_BYTES: u64 = 4 << 30;
+
 /// The bytes the exact checker's polygraph (and the phases after it) may
 /// still take, and what sets them: [`SOLVER_LIMIT_ENV`] if set, else the
 /// limit of [`set_solver_limit`] less what the process already holds
-/// (`VmRSS`), or the memory available now. `None`: no limit. Unlike
+/// (`VmRSS`), or by default half the memory available now, at most
+/// [`DEFAULT_SOLVER_BYTES`]. `None`: no limit. Unlike
 /// [`check_fits`], which refuses a file before reading, this turns a
 /// polygraph that would not fit into an unknown verdict.
 pub fn solver_budget() -> Option<(u64, &'static str)> {
@@ -150,7 +157,10 @@ pub fn solver_budget() -> Option<(u64, &'static str)> {
     match limit {
         MemoryLimit::None => None,
         MemoryLimit::Bytes(b) => Some((b.saturating_sub(resident().unwrap_or(0)), what)),
-        MemoryLimit::Available => mem_available().map(|b| (b, "the memory available (MemAvailable)")),
+        MemoryLimit::Available => Some(match mem_available() {
+            Some(b) if b / 2 < DEFAULT_SOLVER_BYTES => (b / 2, "half the memory available (--max-memory SIZE sets a limit)"),
+            _ => (DEFAULT_SOLVER_BYTES, "the default limit (--max-memory SIZE sets one)"),
+        }),
     }
 }
 

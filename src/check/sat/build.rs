@@ -93,6 +93,9 @@ impl Builder<'_> {
     let b = self;
     let order_hints = b.order_edges();
     b.index_keys();
+    if !b.class_views_fit() {
+        return Ok(None);
+    }
     let (all_reads, read_pred, misfits) = b.read_candidates()?;
     // Every read-from candidate is an edge (and most a literal): refuse
     // before building them when they alone would not fit.
@@ -636,11 +639,31 @@ impl Builder<'_> {
         }
         let mb = |b: u64| b.div_ceil(1 << 20);
         self.over_budget = Some(format!(
-            "the polygraph needs more than {} MB ({edges} edges so far), more than {what} leaves for it ({} MB)",
+            "the polygraph needs more than {} MB (about {edges} edges), more than {what} leaves for it ({} MB)",
             mb(need),
             mb(budget)
         ));
         false
+    }
+
+    /// Whether the read-from candidates of the predicate views known only
+    /// by class can fit the budget, counted before they are listed: without
+    /// real time such a view can have seen almost every version of its key
+    /// (all but the few the predicate would have returned), so each writer
+    /// of the key counts. With real time the windows leave far fewer, and
+    /// the exact count after listing them decides.
+    fn class_views_fit(&mut self) -> bool {
+        if self.opts.real_time || self.budget.is_none() {
+            return true;
+        }
+        let mut cands = 0u64;
+        for rs in &self.reads {
+            for r in rs.iter().filter(|r| matches!(r.seen, Seen::Class(_))) {
+                let writers = self.writers[self.key_ix(r.key)].len() as u64;
+                cands += writers.saturating_sub(1);
+            }
+        }
+        self.within_budget(cands, cands)
     }
 
     /// Keeps key `ki`'s write chains if a predicate's view of it is known
