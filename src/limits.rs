@@ -158,8 +158,14 @@ pub fn solver_budget() -> Option<(u64, &'static str)> {
         MemoryLimit::None => None,
         MemoryLimit::Bytes(b) => Some((b.saturating_sub(resident().unwrap_or(0)), what)),
         MemoryLimit::Available => Some(match mem_available() {
-            Some(b) if b / 2 < DEFAULT_SOLVER_BYTES => (b / 2, "half the memory available (--max-memory SIZE sets a limit)"),
-            _ => (DEFAULT_SOLVER_BYTES, "the default limit (--max-memory SIZE sets one)"),
+            Some(b) if b / 2 < DEFAULT_SOLVER_BYTES => (
+                b / 2,
+                "half the memory available (--max-memory SIZE sets a limit)",
+            ),
+            _ => (
+                DEFAULT_SOLVER_BYTES,
+                "the default limit (--max-memory SIZE sets one)",
+            ),
         }),
     }
 }

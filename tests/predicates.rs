@@ -684,7 +684,11 @@ fn predicates_over_write_chains_agree_with_brute_force() {
                 invalid += 1;
                 Validity::Invalid
             };
-            assert_eq!(verdict(&edn, model), expected, "case {i} under {model}:\n{edn}");
+            assert_eq!(
+                verdict(&edn, model),
+                expected,
+                "case {i} under {model}:\n{edn}"
+            );
         }
     }
     assert!(
@@ -961,7 +965,11 @@ fn polygraphs_over_the_memory_budget_are_unknown() {
     let skew = case_dir().join("predicate-write-skew.edn");
     for (path, extra, verdict) in [
         (skew.as_path(), &[][..], ":valid? false"),
-        (items.as_path(), &["--algorithm", "sat"][..], ":valid? false"),
+        (
+            items.as_path(),
+            &["--algorithm", "sat"][..],
+            ":valid? false",
+        ),
     ] {
         let run = |limit: &str| {
             Command::new(env!("CARGO_BIN_EXE_ellery"))
@@ -990,7 +998,10 @@ fn polygraphs_over_the_memory_budget_are_unknown() {
         );
         let out = run("none");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(stdout.starts_with(&format!("{{{verdict}")), "{path:?}: {stdout}");
+        assert!(
+            stdout.starts_with(&format!("{{{verdict}")),
+            "{path:?}: {stdout}"
+        );
         assert_eq!(out.status.code(), Some(1), "{path:?}");
     }
 }

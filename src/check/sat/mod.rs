@@ -57,7 +57,7 @@ use std::time::{Duration, Instant};
 
 use batsat::Lit;
 
-use build::build;
+use build::build_within;
 pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
 use encode::{encode, two_width_clauses};
 pub use facts::{
@@ -459,7 +459,7 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, preds, opts, &expired, &mut stats.over_budget) {
+    let g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
         Ok(Some(g)) => g,
         Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
