@@ -116,6 +116,69 @@ fn fits(path: &Path, size: u64, cap: u64, what: &str) -> Result<(), String> {
     ))
 }
 
+/// The limit the exact (SAT) checker measures its polygraph against
+/// ([`solver_budget`]); the command line sets it from `--max-memory`.
+static SOLVER_LIMIT: std::sync::Mutex<MemoryLimit> = std::sync::Mutex::new(MemoryLimit::Available);
+
+/// Environment variable that overrides the SAT checker's memory limit
+/// (same syntax as `--max-memory`; tests set a tiny one).
+pub const SOLVER_LIMIT_ENV: &str = "ELLERY_SAT_MAX_MEMORY";
+
+/// Sets the limit [`solver_budget`] starts from (the CLI passes
+/// `--max-memory`; the default is the memory available).
+pub fn set_solver_limit(limit: MemoryLimit) {
+    *SOLVER_LIMIT.lock().unwrap_or_else(|e| e.into_inner()) = limit;
+}
+
+/// The most the exact checker's polygraph may take by default
+/// ([`solver_budget`]): polygraphs that need more are almost always
+/// undecidable in the time allowed anyway (issue 18: a 100k predicate
+/// history under `serializable` wanted over 8 GB).
+pub const DEFAULT_SOLVER_BYTES: u64 = 4 << 30;
+
+/// The bytes the exact checker's polygraph (and the phases after it) may
+/// still take, and what sets them: [`SOLVER_LIMIT_ENV`] if set, else the
+/// limit of [`set_solver_limit`] less what the process already holds
+/// (`VmRSS`), or by default half the memory available now, at most
+/// [`DEFAULT_SOLVER_BYTES`]. `None`: no limit. Unlike
+/// [`check_fits`], which refuses a file before reading, this turns a
+/// polygraph that would not fit into an unknown verdict.
+pub fn solver_budget() -> Option<(u64, &'static str)> {
+    let (limit, what) = match std::env::var(SOLVER_LIMIT_ENV)
+        .ok()
+        .and_then(|t| parse_limit(&t).ok())
+    {
+        Some(l) => (l, SOLVER_LIMIT_ENV),
+        None => (
+            *SOLVER_LIMIT.lock().unwrap_or_else(|e| e.into_inner()),
+            "--max-memory",
+        ),
+    };
+    match limit {
+        MemoryLimit::None => None,
+        MemoryLimit::Bytes(b) => Some((b.saturating_sub(resident().unwrap_or(0)), what)),
+        MemoryLimit::Available => Some(match mem_available() {
+            Some(b) if b / 2 < DEFAULT_SOLVER_BYTES => (
+                b / 2,
+                "half the memory available (--max-memory SIZE sets a limit)",
+            ),
+            _ => (
+                DEFAULT_SOLVER_BYTES,
+                "the default limit (--max-memory SIZE sets one)",
+            ),
+        }),
+    }
+}
+
+/// The process's resident memory (`VmRSS` of `/proc/self/status`), in
+/// bytes.
+fn resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// Makes the C allocator hand big blocks straight back to the system.
 ///
 /// glibc serves allocations below a threshold from per-thread arenas and

@@ -585,6 +585,118 @@ fn predicate_histories_agree_with_brute_force() {
     eprintln!("{n} histories: {valid} valid, {invalid} invalid verdicts, {si_only} SI-only");
 }
 
+/// Random small histories of read-modify-writes with values unique per
+/// key (a read of such a value has one writer, so the read-modify-writes
+/// form write chains, which the predicate's anti-dependencies walk: see
+/// `Builder::pred_rw_edges`), predicate reads of thresholds, and one
+/// changed observation in half of them.
+fn chained_history(rng: &mut Rng) -> Vec<T> {
+    let n = 3 + rng.below(4) as usize;
+    let nkeys = 1 + rng.below(2) as u8;
+    let mut state = [None::<u8>; 8];
+    let mut next = [0u8; 8];
+    let mut txns = Vec::new();
+    for i in 0..n {
+        let mut mops = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            let k = rng.below(nkeys as u64) as u8;
+            match rng.below(5) {
+                0 | 1 => {
+                    // A read-modify-write of k (or a blind write).
+                    if rng.below(3) != 0 {
+                        mops.push(M::R(k, state[k as usize]));
+                    }
+                    next[k as usize] += 1;
+                    state[k as usize] = Some(next[k as usize]);
+                    mops.push(M::W(k, state[k as usize]));
+                }
+                2 => mops.push(M::R(k, state[k as usize])),
+                _ => {
+                    let c = 1 + rng.below(4) as u8;
+                    let p = match rng.below(3) {
+                        0 => P::Eq(c),
+                        1 => P::Lt(c),
+                        _ => P::Ge(c),
+                    };
+                    let rows = (0..nkeys)
+                        .filter(|&k| p.holds(state[k as usize]))
+                        .map(|k| (k, state[k as usize]))
+                        .collect();
+                    mops.push(M::Rp(p, rows));
+                }
+            }
+        }
+        txns.push(T {
+            process: i,
+            mops,
+            invoke: 0,
+            complete: 0,
+        });
+    }
+    if rng.below(2) == 0 {
+        let t = rng.below(n as u64) as usize;
+        let j = rng.below(txns[t].mops.len() as u64) as usize;
+        let k = rng.below(nkeys as u64) as u8;
+        match &mut txns[t].mops[j] {
+            M::R(_, val) => *val = Some(1 + rng.below(3) as u8),
+            M::Rp(_, rows) => match rows.iter().position(|r| r.0 == k) {
+                Some(p) => {
+                    rows.remove(p);
+                }
+                None => rows.push((k, Some(1 + rng.below(3) as u8))),
+            },
+            _ => {}
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut pos = 0;
+    for &i in &order {
+        txns[i].invoke = pos;
+        txns[i].complete = pos + 1 + rng.below(2 * n as u64) as usize;
+        pos += 1 + rng.below(2) as usize;
+    }
+    txns
+}
+
+/// Predicate views over write chains (read-modify-writes, unique values)
+/// agree with the brute-force reference, serializable and strict
+/// (`ELLERY_PRED_CHAIN_N` histories, default 400).
+#[test]
+fn predicates_over_write_chains_agree_with_brute_force() {
+    let n: usize = std::env::var("ELLERY_PRED_CHAIN_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400);
+    let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+    let (mut valid, mut invalid) = (0, 0);
+    for i in 0..n {
+        let mut txns = chained_history(&mut rng);
+        let edn = to_edn(&mut txns);
+        for (model, strict) in [("serializable", false), ("strict-serializable", true)] {
+            let want = brute(&txns, strict);
+            let expected = if want {
+                valid += 1;
+                Validity::Valid
+            } else {
+                invalid += 1;
+                Validity::Invalid
+            };
+            assert_eq!(
+                verdict(&edn, model),
+                expected,
+                "case {i} under {model}:\n{edn}"
+            );
+        }
+    }
+    assert!(
+        valid > n / 4 && invalid > n / 4,
+        "{valid} valid, {invalid} invalid"
+    );
+}
+
 /// Declared key universes (`[:rp PRED RESULT UNIVERSE]`): the predicates
 /// range over the declared keys only. Random small histories, each
 /// predicate micro-op declaring the same universe (the keys its rows name,
@@ -829,5 +941,67 @@ fn empty_integer_ranges_match_nothing() {
                 o.result
             );
         }
+    }
+}
+
+/// The memory budget over the exact checker's polygraph
+/// (`ellery::limits::solver_budget`): with `ELLERY_SAT_MAX_MEMORY` below
+/// what a polygraph needs, the verdict is `{:valid? :unknown, :cause
+/// :memory-budget}` (exit 2) and `--verbose` names the budget; with no
+/// limit the same history gets its verdict. Predicate and item-only
+/// histories alike.
+#[test]
+fn polygraphs_over_the_memory_budget_are_unknown() {
+    let scratch = common::Scratch::new("pred-budget");
+    let items = scratch.file(
+        "items.edn",
+        "{:index 0 :type :invoke :process 0 :f :txn :value [[:w :x 1] [:w :y 1]]}\n\
+         {:index 1 :type :invoke :process 1 :f :txn :value [[:w :x 2] [:w :y 2]]}\n\
+         {:index 2 :type :ok :process 0 :f :txn :value [[:w :x 1] [:w :y 1]]}\n\
+         {:index 3 :type :ok :process 1 :f :txn :value [[:w :x 2] [:w :y 2]]}\n\
+         {:index 4 :type :invoke :process 2 :f :txn :value [[:r :x nil] [:r :y nil]]}\n\
+         {:index 5 :type :ok :process 2 :f :txn :value [[:r :x 1] [:r :y 2]]}\n",
+    );
+    let skew = case_dir().join("predicate-write-skew.edn");
+    for (path, extra, verdict) in [
+        (skew.as_path(), &[][..], ":valid? false"),
+        (
+            items.as_path(),
+            &["--algorithm", "sat"][..],
+            ":valid? false",
+        ),
+    ] {
+        let run = |limit: &str| {
+            Command::new(env!("CARGO_BIN_EXE_ellery"))
+                .env("ELLERY_SAT_MAX_MEMORY", limit)
+                .args(["check", "-q", "--verbose", "-m", "rw-register"])
+                .args(["-c", "serializable"])
+                .args(extra)
+                .arg(path)
+                .output()
+                .expect("ellery runs")
+        };
+        let out = run("1K");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            stdout.trim_end(),
+            "{:valid? :unknown, :cause :memory-budget}",
+            "{path:?}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(2), "{path:?}");
+        assert!(
+            stderr.contains("more than ELLERY_SAT_MAX_MEMORY leaves for it (0 MB)"),
+            "{path:?}: {stderr}"
+        );
+        let out = run("none");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with(&format!("{{{verdict}")),
+            "{path:?}: {stdout}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{path:?}");
     }
 }

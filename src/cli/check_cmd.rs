@@ -112,6 +112,8 @@ fn check_one(job: Job) -> Result<Outcome, String> {
         return models::check_jepsen(path, format, m, opts, memory);
     }
     let explicit = workload != ModelArg::Auto;
+    // The exact checker measures its polygraph against the same limit.
+    crate::limits::set_solver_limit(memory);
     let peer = peer_format(path, format);
     if peer.is_none() && path != Path::new("-") {
         crate::limits::check_fits(path, memory)?;

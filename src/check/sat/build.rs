@@ -25,6 +25,20 @@ type LostUpdateGroup = (u64, RegValue, Vec<u32>);
 /// The version-order alternatives of one key: `(from, to, reason)`.
 type WwAlts = Vec<(u32, u32, Reason)>;
 
+/// A predicate's view of a key known only by class: the writers (by id)
+/// whose versions it cannot have seen; `None` for other reads.
+type Misfits = Option<Box<[u32]>>;
+
+/// Estimated peak bytes of a whole check per polygraph edge (the edge,
+/// its copy in the encoding, the theory's graph, the 2-width clauses) and
+/// per literal (the solver's variable, its read-from clause), for the
+/// memory budget. Measured (release, whole process): VeriStrong's HD-10k
+/// without session order, 13.8M edges, 2.06 GB when its timeout stopped
+/// it before solving; a generated 10k predicate history with session order,
+/// 0.58M edges and 0.25M literals, 86 MB after solving.
+const BYTES_PER_EDGE: u64 = 200;
+const BYTES_PER_VAR: u64 = 100;
+
 /// The state the phases share.
 struct Builder<'a> {
     h: &'a RegHistory,
@@ -44,44 +58,100 @@ struct Builder<'a> {
     edges: Vec<Edge>,
     clauses: Vec<Vec<Lit>>,
     wr_choices: Vec<(u32, Vec<(u32, Lit)>)>,
+    /// The memory the polygraph may take and what sets it
+    /// ([`crate::limits::solver_budget`]); `None`: no limit.
+    budget: Option<(u64, &'static str)>,
+    /// Set when building stopped over [`Self::budget`]: why.
+    over_budget: Option<String>,
+    /// Per key index, its write chains, kept for the keys a predicate
+    /// did not return (see [`Builder::pred_rw_edges`]).
+    chains: Vec<Option<KeyChains>>,
 }
 
-/// The polygraph of `h`, or `None` once `expired()` (building takes
-/// seconds on big histories without session order: the version order and
-/// the derived anti-dependencies grow with the square of a key's writers).
+/// [`build_within`] without the reason it stopped.
+#[cfg(test)]
 pub(super) fn build(
     h: &RegHistory,
     preds: &PredTable,
     opts: &SatOptions,
     expired: &dyn Fn() -> bool,
 ) -> Result<Option<Polygraph>, Violation> {
+    build_within(h, preds, opts, expired, &mut None)
+}
+
+/// The polygraph of `h`, or `None` once `expired()` (building takes
+/// seconds on big histories without session order: the version order and
+/// the derived anti-dependencies grow with the square of a key's writers)
+/// or once it would not fit the memory budget
+/// ([`crate::limits::solver_budget`]; `over_budget` then says why).
+pub(super) fn build_within(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+    expired: &dyn Fn() -> bool,
+    over_budget: &mut Option<String>,
+) -> Result<Option<Polygraph>, Violation> {
     let mut b = Builder::summarise(h, preds, opts)?;
-    let order_hints = b.order_edges();
-    b.index_keys();
-    let (all_reads, read_pred) = b.read_candidates()?;
-    let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
-        (cands.len() == 1 && b.inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
-    });
-    let known = KnownOrder::new(b.n, &b.edges, known_wr);
-    let Some(ww) = b.version_order(&all_reads, &known, expired) else {
-        return Ok(None);
-    };
-    let Some(lost_updates) = b.read_edges(all_reads, read_pred, &ww, expired)? else {
-        return Ok(None);
-    };
-    Ok(Some(Polygraph {
-        n: b.n,
-        vars: b.vars,
-        edges: b.edges,
-        clauses: b.clauses,
-        selector: b.inc,
-        wr_choices: b.wr_choices,
-        order_hints,
-        effect_key: std::iter::once(0)
-            .chain(h.iter().map(|t| t.invoked + t.index))
-            .collect(),
-        lost_updates,
-    }))
+    let built = b.phases(h, expired);
+    *over_budget = b.over_budget.take();
+    built
+}
+
+impl Builder<'_> {
+    /// [`build_within`]'s phases after the summary.
+    fn phases(
+        &mut self,
+        h: &RegHistory,
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Option<Polygraph>, Violation> {
+        let b = self;
+        let order_hints = b.order_edges();
+        b.index_keys();
+        if !b.class_views_fit() {
+            return Ok(None);
+        }
+        let (all_reads, read_pred, misfits) = b.read_candidates()?;
+        // Every read-from candidate is an edge (and most a literal): refuse
+        // before building them when they alone would not fit.
+        let wr_edges: u64 = all_reads.iter().map(|r| r.3.len() as u64).sum();
+        if !b.within_budget(wr_edges, wr_edges) {
+            return Ok(None);
+        }
+        b.chains = vec![None; b.keys.len()];
+        for (r, m) in all_reads.iter().zip(&misfits) {
+            if m.is_some() {
+                let ki = b.key_ix(r.1);
+                b.chains[ki] = Some(KeyChains {
+                    chains: Vec::new(),
+                    at: Vec::new(),
+                });
+            }
+        }
+        let known_wr = all_reads.iter().filter_map(|(s, _, _, cands)| {
+            (cands.len() == 1 && b.inc[cands[0] as usize].is_none()).then_some((cands[0], *s))
+        });
+        let known = KnownOrder::new(b.n, &b.edges, known_wr);
+        let Some(ww) = b.version_order(&all_reads, &known, expired) else {
+            return Ok(None);
+        };
+        let Some(lost_updates) = b.read_edges(all_reads, read_pred, misfits, &ww, expired)? else {
+            return Ok(None);
+        };
+        b.chains = Vec::new();
+        Ok(Some(Polygraph {
+            n: b.n,
+            vars: b.vars,
+            edges: std::mem::take(&mut b.edges),
+            clauses: std::mem::take(&mut b.clauses),
+            selector: std::mem::take(&mut b.inc),
+            wr_choices: std::mem::take(&mut b.wr_choices),
+            order_hints,
+            effect_key: std::iter::once(0)
+                .chain(h.iter().map(|t| t.invoked + t.index))
+                .collect(),
+            lost_updates,
+        }))
+    }
 }
 
 impl<'a> Builder<'a> {
@@ -107,6 +177,9 @@ impl<'a> Builder<'a> {
             edges: Vec::new(),
             clauses: Vec::new(),
             wr_choices: Vec::new(),
+            budget: crate::limits::solver_budget(),
+            over_budget: None,
+            chains: Vec::new(),
         };
         for (i, t) in h.iter().enumerate() {
             let id = i as u32 + 1;
@@ -224,10 +297,14 @@ impl<'a> Builder<'a> {
     }
 
     /// Read-from candidates of every external read, before the version
-    /// order (a read with one committed candidate is a known edge), and
-    /// per read the predicate micro-op that made it.
+    /// order (a read with one committed candidate is a known edge), per
+    /// read the predicate micro-op that made it, and for a predicate's
+    /// view known only by class its *misfits*: the other writers of the
+    /// key (by id) whose versions it cannot have seen.
     #[allow(clippy::type_complexity)]
-    fn read_candidates(&self) -> Result<(Vec<CandRead>, Vec<Option<u32>>), Violation> {
+    fn read_candidates(
+        &self,
+    ) -> Result<(Vec<CandRead>, Vec<Option<u32>>, Vec<Misfits>), Violation> {
         let (h, opts, preds) = (self.h, self.opts, self.preds);
         // The writers of each final `(key, value)`, by id (the initial
         // transaction's nil first): a read's candidates without scanning
@@ -249,10 +326,12 @@ impl<'a> Builder<'a> {
         };
         let mut all_reads: Vec<CandRead> = Vec::new();
         let mut read_pred: Vec<Option<u32>> = Vec::new();
+        let mut misfits: Vec<Misfits> = Vec::new();
         for (s, rs) in self.reads.iter().enumerate() {
             let s = s as u32;
             for r in rs {
                 let k = r.key;
+                let mut misfit = None;
                 let (v, cands) = match &r.seen {
                     Seen::Value(v) => (*v, writers_of(k, *v).filter(|&t| t != s).collect()),
                     Seen::Class(cs) => {
@@ -276,6 +355,11 @@ impl<'a> Builder<'a> {
                                 .filter(|&t| t != s && fits(t))
                                 .collect();
                         }
+                        misfit = Some(
+                            (writers.iter().copied())
+                                .filter(|&t| t != s && !fits(t))
+                                .collect(),
+                        );
                         if cands.is_empty() {
                             return Err(Violation::PredicateUnexplained {
                                 txn: s,
@@ -298,9 +382,10 @@ impl<'a> Builder<'a> {
                 }
                 all_reads.push((s, k, v, cands));
                 read_pred.push(r.pred);
+                misfits.push(misfit);
             }
         }
-        Ok((all_reads, read_pred))
+        Ok((all_reads, read_pred, misfits))
     }
 
     /// The version order of every key, as ww alternatives (also pushed as
@@ -334,14 +419,14 @@ impl<'a> Builder<'a> {
         let mut ww: Vec<WwAlts> = vec![Vec::new(); nkeys];
         let mut known_after: Vec<(u32, u32)> = Vec::new();
         for ki in 0..nkeys {
-            if ki % 256 == 0 && expired() {
+            if ki % 256 == 0 && (expired() || !self.within_budget(0, 0)) {
                 return None;
             }
             known_after.clear();
             let chains = write_chains(&self.writers[ki], &mut rmw_links[ki]);
             for (ci, ca) in chains.iter().enumerate() {
                 // A key's chain pairs are quadratic in its writers.
-                if ci % 64 == 63 && expired() {
+                if ci % 64 == 63 && (expired() || !self.within_budget(ww[ki].len() as u64, 0)) {
                     return None;
                 }
                 known_after.extend(ca.windows(2).map(|w| (w[0], w[1])));
@@ -349,6 +434,7 @@ impl<'a> Builder<'a> {
                     self.order_chains(ca, cb, known, &mut pair_var, &mut ww[ki], &mut known_after);
                 }
             }
+            self.keep_chains(ki, chains);
             for &(a, b, r) in &ww[ki] {
                 self.push(a, b, EdgeKind::Ww { key: self.keys[ki] }, r);
             }
@@ -425,6 +511,7 @@ impl<'a> Builder<'a> {
         &mut self,
         all_reads: Vec<CandRead>,
         read_pred: Vec<Option<u32>>,
+        misfits: Vec<Misfits>,
         ww: &[WwAlts],
         expired: &dyn Fn() -> bool,
     ) -> Result<Option<Vec<LostUpdateGroup>>, Violation> {
@@ -445,8 +532,9 @@ impl<'a> Builder<'a> {
         });
         // Per read (with lost updates): each candidate and its literal.
         let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
-        for (r, ((s, k, v, cands), pred)) in all_reads.into_iter().zip(read_pred).enumerate() {
-            if r % 256 == 255 && expired() {
+        let reads = all_reads.into_iter().zip(read_pred).zip(misfits);
+        for (r, (((s, k, v, cands), pred), misfit)) in reads.enumerate() {
+            if r % 256 == 255 && (expired() || !self.within_budget(0, 0)) {
                 return Ok(None);
             }
             let ki = self.key_ix(k);
@@ -489,6 +577,17 @@ impl<'a> Builder<'a> {
                 let from_t = (by_from[first..].iter())
                     .map(|&i| &ww[ki][i as usize])
                     .take_while(|alt| alt.0 == t);
+                if let (Some(pred), Some(misfit)) = (pred, &misfit) {
+                    let read = PredView {
+                        reader: s,
+                        ki,
+                        pred,
+                        wr: wr_reason,
+                        misfit,
+                    };
+                    self.pred_rw_edges(&read, t, from_t);
+                    continue;
+                }
                 for &(_, b, r) in from_t {
                     if b != s {
                         let kind = match pred {
@@ -509,5 +608,148 @@ impl<'a> Builder<'a> {
             }
         }
         lost_update.clauses(&read_lits, &mut self.clauses).map(Some)
+    }
+}
+
+/// A key's write chains with each writer's place: `(writer, chain,
+/// position)` sorted by writer.
+#[derive(Clone, Debug)]
+struct KeyChains {
+    chains: Vec<Vec<u32>>,
+    at: Vec<(u32, u32, u32)>,
+}
+
+impl KeyChains {
+    /// `(chain, position)` of writer `t`.
+    fn locate(&self, t: u32) -> (usize, usize) {
+        let i = self.at.partition_point(|a| a.0 < t);
+        let (_, c, p) = self.at[i];
+        (c as usize, p as usize)
+    }
+}
+
+/// A predicate's view of one key known only by class, for the
+/// anti-dependencies of one of its read-from candidates.
+struct PredView<'m> {
+    reader: u32,
+    ki: usize,
+    pred: u32,
+    /// The reason of the read-from edge.
+    wr: Reason,
+    /// The writers whose versions the view rules out, by id.
+    misfit: &'m [u32],
+}
+
+// Predicate-specific phases and the memory budget (helper "pred").
+impl Builder<'_> {
+    /// Whether the polygraph, with `edges` and `vars` more, fits the
+    /// budget; if not, records why. The estimate is per edge and per
+    /// literal over the whole check ([`BYTES_PER_EDGE`]).
+    fn within_budget(&mut self, edges: u64, vars: u64) -> bool {
+        let Some((budget, what)) = self.budget else {
+            return true;
+        };
+        let edges = self.edges.len() as u64 + edges;
+        let need = edges * BYTES_PER_EDGE + (self.vars as u64 + vars) * BYTES_PER_VAR;
+        if need <= budget {
+            return true;
+        }
+        let mb = |b: u64| b.div_ceil(1 << 20);
+        self.over_budget = Some(format!(
+            "the polygraph needs more than {} MB (about {edges} edges), more than {what} leaves for it ({} MB)",
+            mb(need),
+            mb(budget)
+        ));
+        false
+    }
+
+    /// Whether the read-from candidates of the predicate views known only
+    /// by class can fit the budget, counted before they are listed: without
+    /// real time such a view can have seen almost every version of its key
+    /// (all but the few the predicate would have returned), so each writer
+    /// of the key counts. With real time the windows leave far fewer, and
+    /// the exact count after listing them decides.
+    fn class_views_fit(&mut self) -> bool {
+        if self.opts.real_time || self.budget.is_none() {
+            return true;
+        }
+        let mut cands = 0u64;
+        for rs in &self.reads {
+            for r in rs.iter().filter(|r| matches!(r.seen, Seen::Class(_))) {
+                let writers = self.writers[self.key_ix(r.key)].len() as u64;
+                cands += writers.saturating_sub(1);
+            }
+        }
+        self.within_budget(cands, cands)
+    }
+
+    /// Keeps key `ki`'s write chains if a predicate's view of it is known
+    /// only by class.
+    fn keep_chains(&mut self, ki: usize, chains: Vec<Vec<u32>>) {
+        let Some(slot) = self.chains.get_mut(ki).filter(|c| c.is_some()) else {
+            return;
+        };
+        let mut at: Vec<(u32, u32, u32)> = (chains.iter().enumerate())
+            .flat_map(|(c, ch)| (ch.iter().enumerate()).map(move |(p, &t)| (t, c as u32, p as u32)))
+            .collect();
+        at.sort_unstable();
+        *slot = Some(KeyChains { chains, at });
+    }
+
+    /// The anti-dependencies of a predicate's view known only by class,
+    /// read from `t`: only towards the *misfits* after `t` (Vbox §4.1),
+    /// not towards every later writer as for an item read. Exact: were a
+    /// misfit the last version before the reader in a resolution's
+    /// topological order, it would follow `t` and be reached by one of
+    /// these edges. From the initial chain (first in every version order)
+    /// an edge goes to each misfit after `t`. From another chain, a
+    /// version-order choice `t → head of B` gives an edge to B's first
+    /// misfit (B's later versions follow it), and a known successor keeps
+    /// its edge (the versions after it may follow it only through known
+    /// paths, which may hold misfits).
+    fn pred_rw_edges<'w>(
+        &mut self,
+        view: &PredView,
+        t: u32,
+        from_t: impl Iterator<Item = &'w (u32, u32, Reason)>,
+    ) {
+        let kind = EdgeKind::PredRw {
+            key: self.keys[view.ki],
+            via: t,
+            pred: view.pred,
+        };
+        let s = view.reader;
+        let Some(kc) = self.chains[view.ki].take() else {
+            unreachable!("chains are kept for predicate keys")
+        };
+        let (ct, pt) = kc.locate(t);
+        if kc.chains[ct][0] == 0 {
+            let before = &kc.chains[ct][..=pt];
+            for &m in view
+                .misfit
+                .iter()
+                .filter(|&&m| m != s && !before.contains(&m))
+            {
+                let r = self.cond(s, m, &view.wr);
+                self.push(s, m, kind, r);
+            }
+        } else {
+            for &(_, b, r) in from_t.filter(|alt| alt.1 != s) {
+                let reason = Reason::union(&[&view.wr, &r]);
+                if r.len() <= self.cond(t, b, &[]).len() {
+                    // Known (no choice): keep it.
+                    self.push(s, b, kind, reason);
+                    continue;
+                }
+                let (cb, pb) = kc.locate(b);
+                let first = kc.chains[cb][pb..]
+                    .iter()
+                    .find(|x| view.misfit.binary_search(x).is_ok());
+                if let Some(&x) = first.filter(|&&x| x != s) {
+                    self.push(s, x, kind, reason);
+                }
+            }
+        }
+        self.chains[view.ki] = Some(kc);
     }
 }

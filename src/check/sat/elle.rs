@@ -172,6 +172,8 @@ pub fn check_history(
             )
         });
     }
+    // Set when a polygraph would not fit the memory budget.
+    let over_budget = std::cell::Cell::new(false);
     let solve = |c: Constraint| {
         if witnessed {
             return Verdict::Valid(Vec::new());
@@ -206,14 +208,21 @@ pub fn check_history(
         }
         let (verdict, stats) = check_with_predicates(&rh, &preds, &sat_opts);
         opts.say(|| format!("{}: algorithm sat, {c:?}: {stats:?}", h.origin));
+        if let Some(why) = &stats.over_budget {
+            over_budget.set(true);
+            opts.say(|| format!("{}: algorithm sat, {c:?}: unknown: {why}", h.origin));
+        }
         // The last conflict is the counterexample; with repeated values it
         // can be write-order steps alone that no resolution has. Another
         // search order usually ends on a cycle of one resolution.
         if let Verdict::Invalid(Violation::Cycle(cycle)) = &verdict {
             if verify_cycle_with(&rh, &preds, cycle).is_err() {
+                // Without the 2-width clauses every refutation ends on a
+                // theory conflict, i.e. a cycle of the graph.
                 let again = SatOptions {
                     polarity: crate::check::sat::Polarity::Solver,
                     prune: false,
+                    two_width: false,
                     ..sat_opts
                 };
                 let (retry, _) = check_with_predicates(&rh, &preds, &again);
@@ -228,7 +237,10 @@ pub fn check_history(
         verdict
     };
     let mut verdicts: Vec<Verdict> = wanted.iter().map(|&c| solve(c)).collect();
-    let mut unknown_cause = "timeout";
+    let mut unknown_cause = match over_budget.get() {
+        true => "memory-budget",
+        false => "timeout",
+    };
     let unsupported = with_predicates
         && wanted.iter().any(|c| {
             !matches!(

@@ -57,7 +57,7 @@ use std::time::{Duration, Instant};
 
 use batsat::Lit;
 
-use build::build;
+use build::build_within;
 pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
 use encode::{encode, two_width_clauses};
 pub use facts::{
@@ -379,7 +379,7 @@ pub enum Verdict {
 }
 
 /// Counters of one check.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SatStats {
     /// Boolean variables created.
     pub vars: usize,
@@ -405,6 +405,11 @@ pub struct SatStats {
     pub solve_time: Duration,
     /// Independent parts solved (see `split`).
     pub parts: usize,
+    /// Edges of the polygraph built.
+    pub edges: usize,
+    /// Why building stopped over the memory budget
+    /// ([`crate::limits::solver_budget`]); the verdict is then unknown.
+    pub over_budget: Option<String>,
 }
 
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
@@ -454,13 +459,14 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build(h, preds, opts, &expired) {
+    let g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
         Ok(Some(g)) => g,
         Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
     };
     stats.build_time = phase.elapsed();
     stats.vars = g.vars;
+    stats.edges = g.edges.len();
     let mut assign: Vec<Option<bool>> = vec![None; g.vars];
     let mut known = None;
     if opts.prune {
