@@ -847,8 +847,8 @@ fn tpcc_si_inductive_passes_the_guard() {
 }
 
 /// Courseware under SI, shortest path: the failure names the chordless
-/// path the encoding allows at the largest k tried (at k = 8 it is the
-/// spurious path the README describes; k = 3 keeps the test short).
+/// path the encoding allows at the largest k tried (the README gives the
+/// k = 6 one; k = 3 keeps the test short).
 #[test]
 fn courseware_si_shortest_path_names_its_path() {
     let (_, l) = program("courseware-si.rob");

@@ -199,7 +199,7 @@ fn encode(
     closed: bool,
     deadline: Option<Instant>,
 ) -> Option<Enc> {
-    // Long (about 240 lines): see the doc comment, the layers share the
+    // Long (about 280 lines): see the doc comment, the layers share the
     // literal tables built just before them.
     let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
     let t = Lit::new(s.new_var_default(), true);
