@@ -5,6 +5,10 @@
 //! unordered pair of chains), and the read-from edges with the
 //! anti-dependencies they derive.
 
+// Long (about 760 lines): the phases share the builder's state; the last
+// impl block (predicate views' anti-dependencies, the memory budget) could
+// move to a child module `build/` when it grows.
+
 use batsat::Lit;
 
 use super::lost_update::LostUpdates;

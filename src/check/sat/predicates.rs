@@ -3,15 +3,17 @@
 //! is known (a returned row) or known only by class (a row it did not
 //! return: its version was absent or made the predicate false; a row a
 //! `:wp` matched: the predicate was true). The polygraph gives such a read
-//! every writer of a fitting version as a read-from candidate, with the
-//! usual anti-dependencies to later writers. This is exact: in a serial
+//! every writer of a fitting version as a read-from candidate, with
+//! anti-dependencies to the later writers whose versions do not fit
+//! (`Builder::pred_rw_edges` in `build.rs`). This is exact: in a serial
 //! order the predicate evaluated each key's last version before it, so the
 //! candidate is that version's writer; conversely a resolution's
 //! topological order is a serial order in which the chosen candidate is the
 //! last writer before the reader. Vbox's predicate constraint (choose one
 //! θ-false writer `tm`, then anti-dependencies to the θ-true writers after
-//! it) is the same constraint with fewer anti-dependencies; both admit
-//! exactly the histories that have a serial order. Under snapshot isolation
+//! it) is that constraint; both it and the one with anti-dependencies to
+//! every later writer admit exactly the histories that have a serial
+//! order. Under snapshot isolation
 //! the predicate reads the transaction's snapshot, like its item reads, so
 //! the same read-from choice is exact there too.
 //!
