@@ -256,10 +256,10 @@ pub(crate) fn second_thread(ops: usize) -> bool {
     ops >= SECOND_THREAD_OPS && cores / busy >= 2
 }
 
-/// The fewest ops for which [`second_thread`] says yes; 0 in unit tests, so
+/// The fewest ops for which [`second_thread`] says yes; 1 in unit tests, so
 /// that they cover the threaded path (integration tests, small histories,
 /// the one-thread path).
 #[cfg(not(test))]
 const SECOND_THREAD_OPS: usize = 200_000;
 #[cfg(test)]
-const SECOND_THREAD_OPS: usize = 0;
+const SECOND_THREAD_OPS: usize = 1;
