@@ -5,6 +5,9 @@
 //! generic JSON parser (it is rare and small). Both feed one [`Builder`], so
 //! op semantics (indices, pairing, micro-op extraction) are defined once.
 
+// Long (about 705 lines): the one `Builder` (indices, pairing, micro-op
+// extraction, predicate micro-ops) every reader feeds, next to the entry points.
+
 mod fast;
 mod json;
 mod parallel;

@@ -1,3 +1,6 @@
+// Long (about 760 lines): one test per reader behaviour (layouts, values,
+// errors, pairing, sharing), all against the same small histories.
+
 use super::*;
 use crate::edn::{parse_all, pr_str};
 use crate::model::History;
