@@ -27,7 +27,9 @@ use crate::infer::order_graphs::{process_edges, realtime_edges};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
+mod chains;
 mod events;
+pub use chains::by_version_chains;
 pub use events::by_events;
 
 /// Which orders a witness must respect besides the data: session order
@@ -542,6 +544,8 @@ impl<'h> Scheduler<'h> {
 /// Which candidate order turned out to be a serial witness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Candidate {
+    /// [`by_version_chains`]: every key's version order completed.
+    Chains,
     /// [`from_graph`]: a topological order of the inference's graph.
     Graph,
     /// [`by_completion`]: completion order.
@@ -554,6 +558,7 @@ impl Candidate {
     /// How `--verbose` names it.
     pub fn name(self) -> &'static str {
         match self {
+            Candidate::Chains => "every key's version order completed into a chain",
             Candidate::Graph => "a topological order of the inferred graph",
             Candidate::Completion => "completion order",
             Candidate::Events => "the history's events, each transaction as late as it could",
@@ -565,6 +570,13 @@ impl Candidate {
 /// inference's `edges`, then [`by_completion`]) and returns the first that
 /// [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
+    if let Some(order) = by_version_chains(h, orders) {
+        let r = replay(h, &order, orders);
+        if std::env::var("WDEBUG").is_ok() { eprintln!("chains replay {r:?}"); }
+        if r.is_ok() {
+            return Some(Candidate::Chains);
+        }
+    }
     if let Some(order) = by_events(h) {
         if replay(h, &order, orders).is_ok() {
             return Some(Candidate::Events);

@@ -1,0 +1,312 @@
+//! The candidate order that completes each key's version order
+//! ([`by_version_chains`]).
+//!
+//! With unique written values, a serial order replays exactly when, for
+//! each key, the writers form a chain `w1 < w2 < …` and every reader of
+//! `w_i`'s value comes after `w_i` and before `w_{i+1}` (readers of `nil`
+//! before `w1`). So the candidate builds, key by key, such a chain: each
+//! writer together with its readers (a *cluster*) is inserted into its
+//! key's chain at the place the current order suggests, as the edges
+//! `w_prev → w`, `readers(prev) → w`, `w → readers(w)`, `w → w_next`,
+//! `readers(w) → w_next`, kept acyclic together with session order and
+//! real-time order by an incrementally maintained topological order
+//! ([`DynamicOrder`]). A place that would close a cycle is taken back and
+//! the neighbouring places are tried. When every cluster has a place, any
+//! topological order of the result is a serial witness, and the one
+//! maintained is returned; the replay still judges it.
+
+use super::*;
+use crate::graph::dynamic_order::DynamicOrder;
+
+/// Places in its key's chain a cluster may try before the candidate gives
+/// up: the suggested one and its neighbours. Generated histories need the
+/// first almost always; a wrong place shows up as a cycle at once.
+const TRIES: usize = 16;
+
+/// No writer: the cluster of a key's initial `nil`.
+const NO_WRITER: u32 = u32::MAX;
+
+/// A writer of one key and the transactions that read its value.
+struct Cluster {
+    /// Dense key id.
+    kid: u32,
+    /// The writer's completion position, or [`NO_WRITER`].
+    writer: u32,
+    /// The range of its readers in [`Clusters::readers`].
+    readers: std::ops::Range<u32>,
+}
+
+/// Every key's clusters, the initial `nil` ones first (cluster `kid` is
+/// key `kid`'s `nil`).
+struct Clusters {
+    clusters: Vec<Cluster>,
+    readers: Vec<u32>,
+    keys: usize,
+}
+
+impl Clusters {
+    /// Groups the transactions `keep` marks into clusters; `None` when a
+    /// read cannot be matched to exactly one kept writer (a value written
+    /// twice or not at all, a written `nil`).
+    fn build(h: &History, keep: &[bool]) -> Option<Clusters> {
+        let mut kid: HashMap<Atom, u32> = HashMap::new();
+        let mut key_id = |k: Atom| {
+            let n = kid.len() as u32;
+            *kid.entry(k).or_insert(n)
+        };
+        // Final writes first: the value a transaction leaves in each key.
+        let mut writes: Vec<(u32, Atom, u32)> = Vec::new();
+        for t in (0..h.ops.len()).filter(|&t| keep[t]) {
+            let mops = txn_mops(h, t);
+            for (i, m) in mops.iter().enumerate() {
+                let last = m.f == MopFn::Write
+                    && !mops[i + 1..]
+                        .iter()
+                        .any(|n| n.f == MopFn::Write && n.key == m.key);
+                if last {
+                    let Ok(Some(v)) = reg_value(m) else {
+                        return None;
+                    };
+                    writes.push((key_id(m.key), v, t as u32));
+                }
+            }
+        }
+        let mut reads: Vec<(u32, Option<Atom>, u32)> = Vec::new();
+        for t in (0..h.ops.len()).filter(|&t| keep[t] && h.ops[t].op_type == OpType::Ok) {
+            external_reads(h, t, |k, v| reads.push((key_id(k), v, t as u32)));
+        }
+        let keys = kid.len();
+        drop(kid);
+        let mut clusters: Vec<Cluster> = (0..keys as u32)
+            .map(|kid| Cluster {
+                kid,
+                writer: NO_WRITER,
+                readers: 0..0,
+            })
+            .collect();
+        let mut by_value: HashMap<(u32, Atom), u32> = HashMap::with_capacity(writes.len());
+        for (kid, v, t) in writes {
+            let c = clusters.len() as u32;
+            if by_value.insert((kid, v), c).is_some() {
+                return None;
+            }
+            clusters.push(Cluster {
+                kid,
+                writer: t,
+                readers: 0..0,
+            });
+        }
+        // Readers grouped by cluster (a counting sort), each once.
+        let mut of: Vec<(u32, u32)> = Vec::with_capacity(reads.len());
+        for (kid, v, t) in reads {
+            let c = match v {
+                None => kid,
+                Some(v) => *by_value.get(&(kid, v))?,
+            };
+            of.push((c, t));
+        }
+        drop(by_value);
+        of.sort_unstable();
+        of.dedup();
+        let mut readers = Vec::with_capacity(of.len());
+        let mut i = 0;
+        for (c, cluster) in clusters.iter_mut().enumerate() {
+            let start = readers.len() as u32;
+            while i < of.len() && of[i].0 as usize == c {
+                readers.push(of[i].1);
+                i += 1;
+            }
+            cluster.readers = start..readers.len() as u32;
+        }
+        Some(Clusters {
+            clusters,
+            readers,
+            keys,
+        })
+    }
+
+    fn readers(&self, c: u32) -> &[u32] {
+        let r = &self.clusters[c as usize].readers;
+        &self.readers[r.start as usize..r.end as usize]
+    }
+}
+
+/// A candidate order: every key's version order completed into a chain
+/// (see the module docs), with process order and, with
+/// `orders.real_time`, real-time order. `None` when some cluster finds no
+/// place within [`TRIES`], or a read has no unique writer.
+pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
+    let mut keep = vec![false; h.ops.len()];
+    for (i, op) in h.ops.iter().enumerate() {
+        keep[i] = op.op_type == OpType::Ok;
+    }
+    for i in read_infos(h) {
+        keep[i as usize] = true;
+    }
+    let Some(cl) = Clusters::build(h, &keep) else {
+        if std::env::var("WDEBUG").is_ok() { eprintln!("build failed"); }
+        return None;
+    };
+    // Vertices are op positions: a transaction is its completion, and with
+    // real time the kept invocations form a chain of instants: each
+    // transaction follows its invocation, and an `:ok` one precedes the
+    // first invocation after its completion. Every such edge points
+    // forward in the history, so positions are a topological order and
+    // these insertions cost O(1).
+    let mut g = DynamicOrder::new(h.ops.len());
+    if orders.real_time {
+        let mut instants: Vec<u32> = (0..h.ops.len())
+            .filter(|&t| keep[t])
+            .map(|t| h.invocation_of(t).unwrap_or(t) as u32)
+            .collect();
+        instants.sort_unstable();
+        for w in instants.windows(2) {
+            g.add_edge(w[0], w[1], 0).ok()?;
+        }
+        for t in (0..h.ops.len()).filter(|&t| keep[t]) {
+            if let Some(i) = h.invocation_of(t) {
+                g.add_edge(i as u32, t as u32, 0).ok()?;
+            }
+            if h.ops[t].op_type == OpType::Ok {
+                let next = instants.partition_point(|&i| i as usize <= t);
+                if let Some(&i) = instants.get(next) {
+                    g.add_edge(t as u32, i, 0).ok()?;
+                }
+            }
+        }
+    }
+    let mut last: HashMap<i64, u32> = HashMap::new();
+    for t in (0..h.ops.len()).filter(|&t| keep[t] && h.ops[t].op_type == OpType::Ok) {
+        if let Some(p) = last.insert(h.ops[t].process, t as u32) {
+            g.add_edge(p, t as u32, 0).ok()?;
+        }
+    }
+    drop(last);
+    // Each writer before its readers: facts, added first so that the
+    // order the places are chosen by already has them.
+    for c in cl.keys as u32..cl.clusters.len() as u32 {
+        let w = cl.clusters[c as usize].writer;
+        for &r in cl.readers(c) {
+            if r != w {
+                g.add_edge(w, r, 0).ok()?;
+            }
+        }
+    }
+    // Clusters by when their writer most likely took effect: mostly each
+    // goes at the end of its chain.
+    let mut todo: Vec<u32> = (cl.keys as u32..cl.clusters.len() as u32).collect();
+    // Writers nobody reads last: their writes fit in any gap between two
+    // clusters, so the read clusters (the real constraints) choose first.
+    // A writer's clusters stay together (see below).
+    let mut read = vec![false; h.ops.len()];
+    for c in &cl.clusters[cl.keys..] {
+        read[c.writer as usize] |= !c.readers.is_empty();
+    }
+    todo.sort_unstable_by_key(|&c| {
+        let w = cl.clusters[c as usize].writer as usize;
+        (!read[w], effect_position(h, w), w)
+    });
+    drop(read);
+    let mut p = Placer {
+        g,
+        cl: &cl,
+        chains: (0..cl.keys as u32).map(|k| vec![k]).collect(),
+        budget: 0,
+    };
+    // A writer's clusters are placed together: the places of one key pin
+    // where the writer can go in the others.
+    for group in todo.chunk_by(|&a, &b| cl.clusters[a as usize].writer == cl.clusters[b as usize].writer) {
+        p.budget = GROUP_TRIES;
+        if !p.place(group) {
+            if std::env::var("WDEBUG").is_ok() {
+                eprintln!("group {:?} writer {} failed; readers {:?}", group, cl.clusters[group[0] as usize].writer, group.iter().map(|&c| cl.readers(c).to_vec()).collect::<Vec<_>>());
+            }
+            return None;
+        }
+    }
+    let g = p.g;
+    Some(
+        g.order()
+            .into_iter()
+            .filter(|&v| keep[v as usize])
+            .collect(),
+    )
+}
+
+/// Places a writer's clusters may try in all before the candidate gives
+/// up (a depth-first search over the places of each).
+const GROUP_TRIES: usize = 256;
+
+/// The chains being built and the graph that keeps them acyclic.
+struct Placer<'c> {
+    g: DynamicOrder,
+    cl: &'c Clusters,
+    /// Per key, its clusters in version order, its `nil` first.
+    chains: Vec<Vec<u32>>,
+    /// Places the current group may still try.
+    budget: usize,
+}
+
+impl Placer<'_> {
+    /// Inserts `group` (clusters of one writer) into their chains at places
+    /// that keep the graph acyclic: for each, the place the current order
+    /// suggests and then its neighbours, taking back the places of the
+    /// earlier ones when a later one finds none. False when the budget runs
+    /// out (the graph and chains are then as before).
+    fn place(&mut self, group: &[u32]) -> bool {
+        let Some((&c, rest)) = group.split_first() else {
+            return true;
+        };
+        let (cl, kid) = (self.cl, self.cl.clusters[c as usize].kid as usize);
+        let w = cl.clusters[c as usize].writer;
+        // Writers along a chain are in order (ww edges), so the suggested
+        // place is after the last writer the current order puts before `w`.
+        let p = self.g.position(w);
+        let chain = &self.chains[kid];
+        let suggested = 1 + chain[1..]
+            .partition_point(|&d| self.g.position(cl.clusters[d as usize].writer) < p);
+        let len = chain.len();
+        for i in 0..TRIES {
+            // suggested, +1, -1, +2, -2, …
+            let step = i.div_ceil(2) as isize;
+            let at = suggested as isize + if i % 2 == 1 { step } else { -step };
+            if at < 1 || at as usize > len {
+                if step as usize > len {
+                    break;
+                }
+                continue;
+            }
+            if self.budget == 0 {
+                return false;
+            }
+            self.budget -= 1;
+            let at = at as usize;
+            let mark = self.g.edge_count();
+            let prev = self.chains[kid][at - 1];
+            let next = self.chains[kid].get(at).copied();
+            if link(&mut self.g, cl, prev, c) && next.is_none_or(|n| link(&mut self.g, cl, c, n))
+            {
+                self.chains[kid].insert(at, c);
+                if self.place(rest) {
+                    return true;
+                }
+                self.chains[kid].remove(at);
+            }
+            while self.g.edge_count() > mark {
+                self.g.pop_edge();
+            }
+        }
+        false
+    }
+}
+
+/// Adds the edges that put cluster `b` right after cluster `a` in their
+/// key's version order: `a`'s writer and readers before `b`'s writer;
+/// false on a cycle.
+fn link(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool {
+    let (wa, wb) = (cl.clusters[a as usize].writer, cl.clusters[b as usize].writer);
+    let before = (wa != NO_WRITER).then_some(wa).into_iter();
+    before
+        .chain(cl.readers(a).iter().copied())
+        .all(|x| x == wb || g.add_edge(x, wb, 0).is_ok())
+}
