@@ -10,7 +10,9 @@
 //!
 //! [`replay`] checks a candidate order in linear time; it is the only part
 //! soundness rests on, and it is deliberately independent of how the
-//! candidate was built. The candidates are heuristics: [`by_events`] lets
+//! candidate was built. The candidates are heuristics:
+//! [`by_version_chains`] completes every key's version order into a chain
+//! kept acyclic with the session and real-time orders, [`by_events`] lets
 //! each transaction take effect as late as it can (its completion) unless
 //! a reader or real time pulls it earlier, [`from_graph`] takes a
 //! topological order of the inference's graph chosen by replaying (its
@@ -566,14 +568,12 @@ impl Candidate {
     }
 }
 
-/// Tries the candidates in turn ([`by_events`], [`from_graph`] with the
-/// inference's `edges`, then [`by_completion`]) and returns the first that
-/// [`replay`]s.
+/// Tries the candidates in turn ([`by_version_chains`], [`by_events`],
+/// [`from_graph`] with the inference's `edges`, then [`by_completion`])
+/// and returns the first that [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
     if let Some(order) = by_version_chains(h, orders) {
-        let r = replay(h, &order, orders);
-        if std::env::var("WDEBUG").is_ok() { eprintln!("chains replay {r:?}"); }
-        if r.is_ok() {
+        if replay(h, &order, orders).is_ok() {
             return Some(Candidate::Chains);
         }
     }
