@@ -91,7 +91,8 @@ fn random_history(rng: &mut Rng, max_txns: usize) -> String {
 /// chains need.
 fn random_history_with(rng: &mut Rng, max_txns: usize, unique: bool) -> String {
     let mut written = 0u64;
-    let value = |rng: &mut Rng, written: u64| match rng.below(if unique { written + 1 } else { 4 }) {
+    let value = |rng: &mut Rng, written: u64| match rng.below(if unique { written + 1 } else { 4 })
+    {
         0 => "nil".to_string(),
         v => v.to_string(),
     };
@@ -492,7 +493,9 @@ fn version_chains_never_confirm_what_the_brute_force_refutes() {
         for orders in [STRICT, LOOSE] {
             let exists = brute_force(&h, orders);
             let chain = by_version_chains(&h, orders);
-            let replays = chain.as_ref().is_some_and(|o| replay(&h, o, orders).is_ok());
+            let replays = chain
+                .as_ref()
+                .is_some_and(|o| replay(&h, o, orders).is_ok());
             if replays {
                 assert!(exists, "case {case} {orders:?}: {chain:?}\n{text}");
             }
@@ -503,7 +506,10 @@ fn version_chains_never_confirm_what_the_brute_force_refutes() {
     }
     assert!(invalid > n / 10, "{invalid} invalid of {}", 2 * n);
     assert!(valid > n / 10, "{valid} valid of {}", 2 * n);
-    assert!(found * 10 >= valid * 9, "chains replay {found} of {valid} valid");
+    assert!(
+        found * 10 >= valid * 9,
+        "chains replay {found} of {valid} valid"
+    );
 }
 
 /// A read-then-write glues two versions: `T2` read 1 and wrote 2, so 2 is
