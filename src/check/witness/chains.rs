@@ -36,6 +36,10 @@ use crate::graph::dynamic_order::DynamicOrder;
 /// first almost always; a wrong place shows up as a cycle at once.
 const TRIES: usize = 16;
 
+/// The label of edges no choice added (session and real-time order, each
+/// writer before its readers); the others carry their group's index.
+const FACT: u32 = u32::MAX;
+
 /// No writer: the cluster of a key's initial `nil`.
 const NO_WRITER: u32 = u32::MAX;
 
@@ -197,16 +201,16 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
             .collect();
         instants.sort_unstable();
         for w in instants.windows(2) {
-            g.add_edge(w[0], w[1], 0).ok()?;
+            g.add_edge(w[0], w[1], FACT).ok()?;
         }
         for t in (0..h.ops.len()).filter(|&t| keep[t]) {
             if let Some(i) = h.invocation_of(t) {
-                g.add_edge(i as u32, t as u32, 0).ok()?;
+                g.add_edge(i as u32, t as u32, FACT).ok()?;
             }
             if h.ops[t].op_type == OpType::Ok {
                 let next = instants.partition_point(|&i| i as usize <= t);
                 if let Some(&i) = instants.get(next) {
-                    g.add_edge(t as u32, i, 0).ok()?;
+                    g.add_edge(t as u32, i, FACT).ok()?;
                 }
             }
         }
@@ -214,7 +218,7 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
     let mut last: HashMap<i64, u32> = HashMap::new();
     for t in (0..h.ops.len()).filter(|&t| keep[t] && h.ops[t].op_type == OpType::Ok) {
         if let Some(p) = last.insert(h.ops[t].process, t as u32) {
-            g.add_edge(p, t as u32, 0).ok()?;
+            g.add_edge(p, t as u32, FACT).ok()?;
         }
     }
     drop(last);
@@ -224,9 +228,12 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
         let w = cl.clusters[c as usize].writer;
         for &r in cl.readers(c) {
             if r != w {
-                g.add_edge(w, r, 0).ok()?;
+                g.add_edge(w, r, FACT).ok()?;
             }
         }
+    }
+    if !propagate(h, &cl, &mut g) {
+        return None;
     }
     // Clusters by when their writer most likely took effect: mostly each
     // goes at the end of its chain.
@@ -243,21 +250,72 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
         (!read[w], effect_position(h, w), w)
     });
     drop(read);
+    let groups: Vec<&[u32]> = todo
+        .chunk_by(|&a, &b| cl.clusters[a as usize].writer == cl.clusters[b as usize].writer)
+        .collect();
     let mut p = Placer {
         g,
         cl: &cl,
         chains: (0..cl.keys as u32).map(|k| vec![k]).collect(),
         budget: 0,
         placed: (0..cl.clusters.len()).map(|c| c < cl.keys).collect(),
+        group: 0,
+        conflicts: std::collections::BTreeSet::new(),
+        inserts: Vec::new(),
+        banned: HashSet::new(),
     };
+    // Per placed group: the edge count before it and its insertions.
+    let mut log: Vec<(usize, Vec<(u32, u32, u32)>)> = Vec::with_capacity(groups.len());
+    let mut backjumps = groups.len() / 4 + 100;
+    let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
     // A writer's clusters are placed together: the places of one key pin
-    // where the writer can go in the others.
-    for group in
-        todo.chunk_by(|&a, &b| cl.clusters[a as usize].writer == cl.clusters[b as usize].writer)
-    {
+    // where the writer can go in the others. When a group finds no place,
+    // the latest earlier group whose edges closed one of the cycles is
+    // taken back (with everything after it) and its place banned:
+    // conflict-directed backjumping, within a budget linear in the groups.
+    while log.len() < groups.len() {
+        let i = log.len();
+        let mark = p.g.edge_count();
         p.budget = GROUP_TRIES;
-        if !p.place(group) {
-            return None;
+        p.group = i as u32;
+        p.conflicts.clear();
+        if p.place(groups[i]) {
+            log.push((mark, std::mem::take(&mut p.inserts)));
+            continue;
+        }
+        // The groups to blame: those on the cycles just met, and those
+        // that made an earlier group come back here.
+        let mut blamed = std::mem::take(&mut p.conflicts);
+        blamed.extend(inherited.remove(&(i as u32)).unwrap_or_default());
+        if std::env::var("WDEBUG").is_ok() {
+            eprintln!(
+                "group {i} (writer {}) failed, blamed {:?}, backjumps left {backjumps}",
+                cl.clusters[groups[i][0] as usize].writer,
+                blamed.iter().rev().take(5).collect::<Vec<_>>()
+            );
+        }
+        let j = blamed.pop_last()?;
+        backjumps = backjumps.checked_sub(1)?;
+        // Groups after `j` start afresh; `j` inherits the rest of the blame.
+        p.banned.retain(|&(g, _, _)| g <= j);
+        inherited.retain(|&g, _| g <= j);
+        inherited.entry(j).or_default().extend(blamed);
+        let j = j as usize;
+        while log.len() > j {
+            let (mark, inserts) = log.pop()?;
+            for &(kid, at, len) in inserts.iter().rev() {
+                let (kid, at, len) = (kid as usize, at as usize, len as usize);
+                if log.len() == j {
+                    let chain = &p.chains[kid];
+                    p.banned.insert((j as u32, chain[at - 1], chain[at]));
+                }
+                for c in p.chains[kid].drain(at..at + len) {
+                    p.placed[c as usize] = false;
+                }
+            }
+            while p.g.edge_count() > mark {
+                p.g.pop_edge();
+            }
         }
     }
     let g = p.g;
@@ -283,6 +341,15 @@ struct Placer<'c> {
     budget: usize,
     /// Which clusters are in their chain (the `nil` ones from the start).
     placed: Vec<bool>,
+    /// The index of the group being placed: the label of its edges.
+    group: u32,
+    /// The earlier groups with an edge on a cycle a place closed.
+    conflicts: std::collections::BTreeSet<u32>,
+    /// The current group's insertions: key, index, length.
+    inserts: Vec<(u32, u32, u32)>,
+    /// Places taken back by a backjump: in this group, a segment's head
+    /// may not directly follow this cluster.
+    banned: HashSet<(u32, u32, u32)>,
 }
 
 impl Placer<'_> {
@@ -341,7 +408,9 @@ impl Placer<'_> {
             let prev = self.chains[kid][at - 1];
             let next = self.chains[kid].get(at).copied();
             // A segment never goes between two glued versions.
-            if next.is_some_and(|n| cl.pred[n as usize] != NO_WRITER) {
+            if next.is_some_and(|n| cl.pred[n as usize] != NO_WRITER)
+                || self.banned.contains(&(self.group, prev, head))
+            {
                 continue;
             }
             let mark = self.g.edge_count();
@@ -350,15 +419,18 @@ impl Placer<'_> {
                 .chain(next)
                 .collect::<Vec<u32>>()
                 .windows(2)
-                .all(|ab| link(&mut self.g, cl, ab[0], ab[1]));
+                .all(|ab| self.link(ab[0], ab[1]));
             if linked {
                 self.chains[kid].splice(at..at, segment.iter().copied());
                 for &s in &segment {
                     self.placed[s as usize] = true;
                 }
+                self.inserts
+                    .push((kid as u32, at as u32, segment.len() as u32));
                 if self.place(rest) {
                     return true;
                 }
+                self.inserts.pop();
                 for &s in &segment {
                     self.placed[s as usize] = false;
                 }
@@ -372,16 +444,126 @@ impl Placer<'_> {
     }
 }
 
-/// Adds the edges that put cluster `b` right after cluster `a` in their
-/// key's version order: `a`'s writer and readers before `b`'s writer;
-/// false on a cycle.
-fn link(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool {
+impl Placer<'_> {
+    /// Adds the edges that put cluster `b` right after cluster `a` in their
+    /// key's version order: `a`'s writer and readers before `b`'s writer;
+    /// false on a cycle, noting the latest earlier group on it.
+    fn link(&mut self, a: u32, b: u32) -> bool {
+        let cl = self.cl;
+        let (wa, wb) = (
+            cl.clusters[a as usize].writer,
+            cl.clusters[b as usize].writer,
+        );
+        let before = (wa != NO_WRITER).then_some(wa).into_iter();
+        for x in before.chain(cl.readers(a).iter().copied()) {
+            if x == wb {
+                continue;
+            }
+            if let Err(path) = self.g.add_edge(x, wb, self.group) {
+                let earlier = path.into_iter().filter(|&l| l < self.group);
+                self.conflicts.extend(earlier);
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Rounds of [`propagate`]: each can force orders the previous one's
+/// edges imply.
+const ROUNDS: usize = 3;
+
+/// Adds the version orders the graph already forces, before any choice:
+/// when cluster `A`'s writer reaches a member of cluster `B` (same key),
+/// `B` cannot come wholly before `A`, so `A`'s writer and readers precede
+/// `B`'s writer. Only clusters whose spans (first invocation to last
+/// completion among their members) overlap are compared: real time orders
+/// the others already. False when a forced order closes a cycle.
+fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
+    let inv = |t: u32| h.invocation_of(t as usize).unwrap_or(t as usize) as u32;
+    let end = |t: u32| match h.ops[t as usize].op_type {
+        OpType::Ok => t,
+        _ => h.ops.len() as u32,
+    };
+    // Per cluster: its span.
+    let span: Vec<(u32, u32)> = (0..cl.clusters.len() as u32)
+        .map(|c| {
+            let w = cl.clusters[c as usize].writer;
+            let members = cl
+                .readers(c)
+                .iter()
+                .copied()
+                .chain((w != NO_WRITER).then_some(w));
+            let start = if w == NO_WRITER {
+                0
+            } else {
+                members.clone().map(inv).min().unwrap_or(0)
+            };
+            (start, members.map(end).max().unwrap_or(0))
+        })
+        .collect();
+    let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
+    for c in 0..cl.clusters.len() as u32 {
+        by_key[cl.clusters[c as usize].kid as usize].push(c);
+    }
+    for list in &mut by_key {
+        list.sort_unstable_by_key(|&c| span[c as usize]);
+    }
+    let mut forced: HashSet<(u32, u32)> = HashSet::new();
+    for _ in 0..ROUNDS {
+        let mut changed = false;
+        for list in &by_key {
+            for (i, &a) in list.iter().enumerate() {
+                for &b in list[i + 1..]
+                    .iter()
+                    .take_while(|&&b| span[b as usize].0 < span[a as usize].1)
+                {
+                    for (x, y) in [(a, b), (b, a)] {
+                        if forced.contains(&(x, y)) || !reaches_cluster(g, cl, x, y) {
+                            continue;
+                        }
+                        forced.insert((x, y));
+                        changed = true;
+                        let (wx, wy) = (
+                            cl.clusters[x as usize].writer,
+                            cl.clusters[y as usize].writer,
+                        );
+                        if wy == NO_WRITER {
+                            // Nothing goes before a `nil`: a cycle.
+                            return false;
+                        }
+                        let before = (wx != NO_WRITER).then_some(wx).into_iter();
+                        for m in before.chain(cl.readers(x).iter().copied()) {
+                            if m != wy && g.add_edge(m, wy, FACT).is_err() {
+                                return false;
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    true
+}
+
+/// Whether cluster `a` must come before cluster `b`: a `nil` always does;
+/// else `a`'s writer (which reaches all of `a`) reaches a member of `b`.
+fn reaches_cluster(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool {
     let (wa, wb) = (
         cl.clusters[a as usize].writer,
         cl.clusters[b as usize].writer,
     );
-    let before = (wa != NO_WRITER).then_some(wa).into_iter();
-    before
-        .chain(cl.readers(a).iter().copied())
-        .all(|x| x == wb || g.add_edge(x, wb, 0).is_ok())
+    if wa == NO_WRITER {
+        return true;
+    }
+    if wb == NO_WRITER {
+        return false;
+    }
+    std::iter::once(wb)
+        .chain(cl.readers(b).iter().copied())
+        .any(|y| y != wa && g.reaches(wa, y))
 }
