@@ -289,11 +289,13 @@ fn facts(h: &History, cl: &Clusters, keep: &[bool], orders: Orders) -> Option<Dy
     Some(g)
 }
 
-/// Backjumps allowed besides one per thousand writers: generated histories
-/// need a few dozen at most after [`propagate`]; without a bound a
-/// hopeless search would thrash (a 200,000-transaction history: 38,000
-/// backjumps, 5 s).
-const BACKJUMPS: usize = 64;
+/// Backjumps allowed besides one per ten thousand writers: generated
+/// histories need a few dozen at most after [`propagate`] (200,000
+/// transactions: 16). When the culprit lies far back, blame walks back
+/// one writer at a time and the search thrashes (200,000 transactions,
+/// seed 2: 190 backjumps and failing), so a small budget keeps a failure
+/// cheap.
+const BACKJUMPS: usize = 32;
 
 /// Places a writer's clusters may try in all before the candidate gives
 /// up (a depth-first search over the places of each).
@@ -330,7 +332,7 @@ impl Placer<'_> {
     fn run(&mut self, groups: &[&[u32]]) -> bool {
         // Per placed group: the edge count before it and its insertions.
         let mut log: Vec<(usize, Vec<Insert>)> = Vec::with_capacity(groups.len());
-        let mut backjumps = groups.len() / 1_000 + BACKJUMPS;
+        let mut backjumps = groups.len() / 10_000 + BACKJUMPS;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
         // A writer's clusters are placed together: the places of one key pin
         // where the writer can go in the others. When a group finds no place,
