@@ -10,7 +10,9 @@
 //!
 //! [`replay`] checks a candidate order in linear time; it is the only part
 //! soundness rests on, and it is deliberately independent of how the
-//! candidate was built. The candidates are heuristics: [`by_events`] lets
+//! candidate was built. The candidates are heuristics:
+//! [`by_version_chains`] completes every key's version order into a chain
+//! kept acyclic with the session and real-time orders, [`by_events`] lets
 //! each transaction take effect as late as it can (its completion) unless
 //! a reader or real time pulls it earlier, [`from_graph`] takes a
 //! topological order of the inference's graph chosen by replaying (its
@@ -27,7 +29,9 @@ use crate::infer::order_graphs::{process_edges, realtime_edges};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
+mod chains;
 mod events;
+pub use chains::by_version_chains;
 pub use events::by_events;
 
 /// Which orders a witness must respect besides the data: session order
@@ -542,6 +546,8 @@ impl<'h> Scheduler<'h> {
 /// Which candidate order turned out to be a serial witness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Candidate {
+    /// [`by_version_chains`]: every key's version order completed.
+    Chains,
     /// [`from_graph`]: a topological order of the inference's graph.
     Graph,
     /// [`by_completion`]: completion order.
@@ -554,6 +560,7 @@ impl Candidate {
     /// How `--verbose` names it.
     pub fn name(self) -> &'static str {
         match self {
+            Candidate::Chains => "every key's version order completed into a chain",
             Candidate::Graph => "a topological order of the inferred graph",
             Candidate::Completion => "completion order",
             Candidate::Events => "the history's events, each transaction as late as it could",
@@ -561,10 +568,15 @@ impl Candidate {
     }
 }
 
-/// Tries the candidates in turn ([`by_events`], [`from_graph`] with the
-/// inference's `edges`, then [`by_completion`]) and returns the first that
-/// [`replay`]s.
+/// Tries the candidates in turn ([`by_version_chains`], [`by_events`],
+/// [`from_graph`] with the inference's `edges`, then [`by_completion`])
+/// and returns the first that [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
+    if let Some(order) = by_version_chains(h, orders) {
+        if replay(h, &order, orders).is_ok() {
+            return Some(Candidate::Chains);
+        }
+    }
     if let Some(order) = by_events(h) {
         if replay(h, &order, orders).is_ok() {
             return Some(Candidate::Events);
