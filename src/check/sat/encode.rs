@@ -385,6 +385,9 @@ pub(super) fn two_width_clauses(
                         }
                     }
                 }
+                // In window order, as the path layout finds them: under
+                // the cap, the same clauses as a scan by position.
+                window.sort_unstable_by_key(|&w| pos[w as usize]);
             }
             None => {
                 for &w in &order[lo as usize..=hi as usize] {
