@@ -40,6 +40,7 @@
 // intake feeds both collectors (list-append and fences), whose hooks sit
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.
+pub mod build;
 pub mod fence_gc;
 pub mod gc;
 pub mod source;
@@ -374,6 +375,11 @@ impl Watcher {
             op_type: op.op_type,
             text,
             line: op.span.line as u64 + self.lines_done,
+            shape: if mops.is_some() {
+                store::Shape::Txn
+            } else {
+                store::Shape::Plain
+            },
         };
         let f = store_atom(&mut self.store.interner, h, xlate, op.f);
         if let Collector::List(g) = &mut self.collector {
@@ -439,6 +445,12 @@ impl Watcher {
             },
         };
         let mut rec = rec;
+        if let (Some(inv), Some(own), Some(comp)) = (t.inv.as_mut(), t.mops.as_deref(), &mops) {
+            // Before any collector rewrites the completion's reads.
+            if inv.shape == store::Shape::Txn {
+                inv.shape = build::invocation_shape(own, comp);
+            }
+        }
         let mut mops = mops.or(t.mops.take());
         if let (Collector::List(g), Some(ms)) = (&mut self.collector, mops.as_mut()) {
             let admitted = g.admit(op.op_type == OpType::Ok, ms);
@@ -540,15 +552,17 @@ impl Watcher {
         self.new_ops = 0;
         self.stats.rounds += 1;
         let workload = self.workload.unwrap_or(Workload::ListAppend);
-        let (text, lines) = self.store.render();
-        let h = crate::read::read_history_bytes(text, &self.opts.origin, Format::Edn)
-            .map_err(|e| self.unrender(e, &lines))?;
+        let (h, lines) = self.retained_history()?;
         let opts = CheckOptions {
             workload: Some(workload),
             rw: self.opts.rw,
             ..self.opts.check.clone()
         };
-        let outcome = route::check(&h, &opts).map_err(|e| {
+        let t0 = std::time::Instant::now();
+        let outcome = route::check(&h, &opts);
+        timing("check", t0);
+        drop(h);
+        let outcome = outcome.map_err(|e| {
             let text = e.to_string();
             match e.into_input() {
                 Some(e) => self.unrender(e, &lines),
@@ -617,6 +631,7 @@ impl Watcher {
             self.flagged = true;
         }
         self.saw_graph |= !empty;
+        let t0 = std::time::Instant::now();
         if !self.flagged {
             if let Collector::Fence(g) = &mut self.collector {
                 round.collected = g.collect(&mut self.store);
@@ -638,8 +653,34 @@ impl Watcher {
                 self.stats.forgotten_failed += round.collected.failed as u64;
             }
         }
+        timing("collect", t0);
         round.outcome = Some(outcome);
         Ok(round)
+    }
+
+    /// The retained history a round checks, and each op's input line.
+    fn retained_history(&self) -> Result<(History, Vec<u64>), InputError> {
+        // Built from the parsed ops ([`build`]); read from their text when
+        // some `:value` is no micro-op vector, or when this round's outcome
+        // may be the final map (nothing forgotten yet) and interned atoms
+        // could be numbered otherwise than `check` numbers them.
+        let forgot = self.stats.forgotten + self.stats.forgotten_failed > 0;
+        let t0 = std::time::Instant::now();
+        let built = (forgot || self.store.interner.len() <= 1)
+            .then(|| build::history(&self.store, &self.opts.origin))
+            .flatten();
+        let out = match built {
+            Some(b) => Ok(b),
+            None => {
+                let (text, lines) = self.store.render();
+                match crate::read::read_history_bytes(text, &self.opts.origin, Format::Edn) {
+                    Ok(h) => Ok((h, lines)),
+                    Err(e) => Err(self.unrender(e, &lines)),
+                }
+            }
+        };
+        timing("history", t0);
+        out
     }
 
     /// `[k v]` of every write of a pending transaction, as printed.
@@ -742,6 +783,17 @@ impl Watcher {
             Some(o) => Final::Outcome(Box::new(o)),
             None => Final::Valid,
         }
+    }
+}
+
+/// With `ELLERY_WATCH_TIMING` set, says on standard error how long a part
+/// of a round took (for profiling without a profiler).
+fn timing(part: &str, since: std::time::Instant) {
+    if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+        eprintln!(
+            "ellery: timing: {part} {:.3} s",
+            since.elapsed().as_secs_f64()
+        );
     }
 }
 
