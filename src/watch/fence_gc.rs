@@ -182,6 +182,9 @@ pub struct Admitted {
     /// A process that appeared after something was forgotten read a
     /// forgotten version: the verdict is left to the whole history.
     pub deferred: bool,
+    /// A read of an `:info` write that no base was required to precede
+    /// (module docs): the verdict is left to the whole history.
+    pub info_read: bool,
 }
 
 /// Epochs of one collection (exposed for tests).
@@ -209,6 +212,9 @@ pub struct FenceGc {
     pub bases: HashMap<Atom, Base>,
     /// Retained writer (start) of each (key, value), pending ones included.
     writers: HashMap<(Atom, Atom), u64>,
+    /// Writes `(key, value)` of unread `:info` transactions that a key's
+    /// base was not required to precede (module docs).
+    info_skipped: hashbrown::HashSet<(Atom, Atom)>,
     /// Something was forgotten.
     pub forgot: bool,
     /// A late process appeared: nothing more is forgotten.
@@ -226,6 +232,7 @@ impl FenceGc {
             procs: HashMap::new(),
             bases: HashMap::new(),
             writers: HashMap::new(),
+            info_skipped: hashbrown::HashSet::new(),
             forgot: false,
             stopped: false,
         }
@@ -258,6 +265,15 @@ impl FenceGc {
                 forgot.then_some(Late::New)
             }
         };
+        // Under real-time models a process's ops are invoked after every
+        // forgotten transaction completed, so real time orders them after
+        // the bases: nothing is late (module docs).
+        if self.realtime {
+            if let Some(p) = self.procs.get_mut(&process) {
+                p.late = false;
+            }
+            return None;
+        }
         if late.is_some() {
             self.stopped = true;
         }
@@ -316,12 +332,24 @@ impl FenceGc {
             if m.f != MopFn::Read {
                 continue;
             }
-            let Some(base) = self.bases.get_mut(&m.key) else {
-                continue;
-            };
             let value = match m.arg {
                 Arg::Atom(a) => Some(a),
                 _ => None,
+            };
+            if value.is_some_and(|v| self.info_skipped.contains(&(m.key, v))) {
+                // Whether the crashed writer's write could follow what was
+                // forgotten is no longer known: the whole history decides.
+                // A forgotten writer's value reads as the base's, so that
+                // the round does not report a read nobody wrote.
+                out.info_read = true;
+                if !self.writers.contains_key(&(m.key, value.unwrap())) {
+                    m.arg = Arg::Nil;
+                    out.changed = true;
+                }
+                continue;
+            }
+            let Some(base) = self.bases.get_mut(&m.key) else {
+                continue;
             };
             if value.is_some_and(|v| base.values.contains(&v)) {
                 if base.values.len() > 1 && ok {
@@ -445,10 +473,10 @@ impl FenceGc {
             done.failed += 1;
         }
         let ep = self.epochs(store);
-        let Some(agree) = ep.agree else {
+        if ep.agree.is_none() && !self.realtime {
             return done;
-        };
-        let plan = Plan::new(store, self, &ep, agree);
+        }
+        let plan = Plan::new(store, self, &ep, ep.agree);
         let (member, bases) = plan.fixpoint(self);
         self.forget(store, &plan, &member, &bases, &ep, &mut done);
         done
@@ -487,6 +515,18 @@ impl FenceGc {
                     revealed: false,
                 },
             );
+        }
+        for (i, &s) in plan.starts.iter().enumerate() {
+            let t = &store.txns[&s];
+            for m in t.mops.iter().flatten() {
+                if let (MopFn::Write, Arg::Atom(v)) = (m.f, &m.arg) {
+                    // Forgotten, or retained while a base ignored it.
+                    let ignored = member[i] || new_bases.contains_key(&m.key);
+                    if ignored && plan.set_aside(i) {
+                        self.info_skipped.insert((m.key, *v));
+                    }
+                }
+            }
         }
         for (i, &s) in plan.starts.iter().enumerate() {
             if !member[i] {

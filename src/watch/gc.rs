@@ -9,9 +9,10 @@
 //! invocation still pending. A set `F` of retained `:ok` transactions is
 //! forgotten when (fixpoint, [`ListGc::collect`]):
 //!
-//! * (a) each `T` in `F` completed before `open`, and no transaction outside
-//!   `F` completed before `T` was invoked (no real-time or process edge
-//!   enters `F`);
+//! * (a) each `T` in `F` completed before `open`, and no `:ok` transaction
+//!   outside `F` completed before `T` was invoked (no real-time or process
+//!   edge enters `F`; an `:info` op precedes nothing in real time, as in
+//!   Elle's real-time graph: it may take effect any time after it began);
 //! * (b) every element `T` appended is either in the longest list read so
 //!   far (`L_k`) with every element before it appended by `F`, or unread,
 //!   in which case its key is *closable*: all of `L_k` is appended by `F`,
@@ -528,8 +529,8 @@ impl Cands {
 
 /// Facts about the complement of the candidate set, recomputed per pass.
 struct View {
-    /// Earliest completion of a retained `:ok`/`:info` transaction outside
-    /// the candidates.
+    /// Earliest completion of a retained `:ok` transaction outside the
+    /// candidates.
     first_end_outside: u64,
     /// Shortest `:ok` read of each key outside the candidates.
     shortest_outside: HashMap<Atom, usize>,
@@ -550,7 +551,9 @@ impl View {
             if c.member[i] {
                 continue;
             }
-            if matches!(t.outcome(), OpType::Ok | OpType::Info) {
+            // Only `:ok` completions precede anything in real time (Elle's
+            // real-time graph; an `:info` op may take effect any time later).
+            if t.outcome() == OpType::Ok {
                 if let Some(e) = t.end() {
                     first_end_outside = first_end_outside.min(e);
                 }

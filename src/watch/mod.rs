@@ -482,10 +482,17 @@ impl Watcher {
             g.saw_completion(start, op.process, op.op_type, ms);
             g.saw_writes(start, ms);
             let admitted = g.admit(op.process, op.op_type == OpType::Ok, ms);
+            if admitted.info_read && !self.deferred {
+                self.deferred = true;
+                self.notes.push(format!(
+                    "{}: line {}: a read of a crashed (:info) transaction's write that collection had set aside; the whole history is checked at the end",
+                    self.opts.origin, rec.line
+                ));
+            }
             if admitted.deferred && !self.deferred {
                 self.deferred = true;
                 self.notes.push(format!(
-                    "{}: line {}: a process that appeared after collection read a forgotten version; the whole history is checked at the end",
+                    "{}: line {}: a read of a forgotten version that collection cannot judge (by a process that appeared after collection, or of one of several concurrent last writes); the whole history is checked at the end",
                     self.opts.origin, rec.line
                 ));
             }
