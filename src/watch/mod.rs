@@ -454,6 +454,13 @@ impl Watcher {
         let mut mops = mops.or(t.mops.take());
         if let (Collector::List(g), Some(ms)) = (&mut self.collector, mops.as_mut()) {
             let admitted = g.admit(op.op_type == OpType::Ok, ms);
+            if admitted.aside && !self.deferred {
+                self.deferred = true;
+                self.notes.push(format!(
+                    "{}: line {}: a read shows a crashed (:info) transaction's append among appends that were collected; whether that is legal is decided by checking the whole history at the end",
+                    self.opts.origin, rec.line
+                ));
+            }
             if admitted.revealed && !self.deferred {
                 self.deferred = true;
                 self.notes.push(format!(
