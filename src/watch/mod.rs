@@ -234,7 +234,9 @@ impl Watcher {
                 let fk = self.store.interner.atom(&self.opts.fence_key);
                 let rt = prohibited.contains(&"G-single-item-realtime")
                     || self.opts.rw.linearizable_keys;
-                Collector::Fence(fence_gc::FenceGc::new(fk, rt))
+                let mut g = fence_gc::FenceGc::new(fk, rt);
+                g.loose_idle_ops = self.opts.loose_idle_ops;
+                Collector::Fence(g)
             }
             Workload::ListAppend if self.opts.collect && realtime && auto => {
                 let mut g = gc::ListGc::default();
@@ -246,7 +248,7 @@ impl Watcher {
                 let why = match wl {
                     Workload::ListAppend if !auto => "list-append is collected under --algorithm auto only",
                     Workload::ListAppend => "list-append without real-time order in the models (strict-serializable, strong-*) needs fence transactions, not supported yet",
-                    Workload::RwRegister => "rw-register is collected with fence transactions under a model that forbids G-single with session order (strong-session-serializable, strong-session-snapshot-isolation, strict-serializable, ...): without session order a transaction is not ordered after its process's fences",
+                    Workload::RwRegister => "rw-register is collected with fence transactions under a model that forbids G-single with session order (strong-session-serializable, strong-session-snapshot-isolation, strict-serializable, ...): without session order a future transaction may be serialized before forgotten ones, fences or not (Cobra proves its collection for strong session serializability; use -c strong-session-serializable for its setting)",
                     Workload::CasRegister => "cas-register histories are not checked in rounds",
                 };
                 self.notes.push(format!(
@@ -388,6 +390,9 @@ impl Watcher {
             }
         }
         if let Collector::Fence(g) = &mut self.collector {
+            for m in mops.iter().flatten() {
+                g.touched.insert(m.key, pos);
+            }
             if let Some(late) = g.saw_process(op.process).filter(|_| !self.deferred) {
                 self.deferred = true;
                 let what = match late {
@@ -648,6 +653,7 @@ impl Watcher {
         let t0 = std::time::Instant::now();
         if !self.flagged {
             if let Collector::Fence(g) = &mut self.collector {
+                g.now = self.next_pos;
                 round.collected = g.collect(&mut self.store);
                 self.stats.forgotten += round.collected.ok as u64;
                 self.stats.forgotten_failed += round.collected.failed as u64;

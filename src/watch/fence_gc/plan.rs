@@ -239,6 +239,7 @@ impl Plan {
         nw: &[usize],
         k: Atom,
         c: &[bool],
+        idle: bool,
     ) -> Option<(Vec<usize>, Vec<usize>)> {
         // A writer whose value a transaction outside `F` read must be the
         // base (or stay): try those first.
@@ -287,6 +288,7 @@ impl Plan {
             top.extend(more);
         }
         let ok = top.len() > 1
+            && idle
             && top.iter().all(|&t| self.ok[t])
             && cw
                 .iter()
@@ -338,6 +340,7 @@ impl Plan {
     /// The largest `F` (membership per index) and each collected key's
     /// base writer.
     pub(super) fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
+        let idle = |k: Atom| !gc.touched.contains_key(&k);
         let n = self.starts.len();
         let mut c = self.eligible.clone();
         loop {
@@ -417,7 +420,7 @@ impl Plan {
                 // the others try again: one key's frontier does not drag its
                 // whole past out of `F`.
                 while let Some(&last) = cw.last() {
-                    match self.base_of(&cw, &nw, *k, &c) {
+                    match self.base_of(&cw, &nw, *k, &c, idle(*k)) {
                         Some((m, later)) => {
                             later.into_iter().for_each(|w| out(&mut c, w));
                             bases.insert(*k, m);
