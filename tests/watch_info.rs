@@ -68,17 +68,6 @@ fn retained_counts(stderr: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// Asserts that the retained count stays under `bound` in the second half
-/// of the rounds (collection did not stop at the first crash).
-fn flat(counts: &[(u64, u64)], bound: u64, what: &str) {
-    assert!(counts.len() >= 8, "{what}: too few rounds: {counts:?}");
-    let late = &counts[counts.len() / 2..];
-    assert!(
-        late.iter().all(|&(r, _)| r < bound),
-        "{what}: retained grows after crashes: {counts:?}"
-    );
-}
-
 /// rw-register with fences and 2% crashed transactions (each crash starts a
 /// new process, as Jepsen does): under strict-serializable the stream is
 /// collected to the end; under a session model too, and both verdicts are
@@ -105,7 +94,11 @@ fn fenced_rw_register_with_crashes_is_collected() {
     let valid = gen(&dir, "valid.edn", &[&base[..], &["--seed", "9"]].concat());
     let (out, err) = same_as_check(&valid, "strict-serializable", "400");
     assert_eq!(out.trim(), "{:valid? true}");
-    flat(&retained_counts(&err), 700, "strict-serializable");
+    // Before, the first crash (line 132) stopped collection at 44 forgotten;
+    // what is retained now waits for concurrent last writes of a key to be
+    // ordered by a read or the key to be idle for 20,000 ops.
+    let counts = retained_counts(&err);
+    assert!(counts.last().unwrap().1 > 1000, "{counts:?}");
     let (out, _) = same_as_check(&valid, "strong-session-serializable", "400");
     assert_eq!(out.trim(), "{:valid? true}");
     for (i, f) in ["stale-read", "write-skew", "lost-update", "aborted-read"]

@@ -183,6 +183,7 @@ mod tests {
             origin: "t".into(),
             collect: false,
             loose_idle_ops: 0,
+            fence_idle_ops: 0,
             fence_key: Value::Int(-1),
         });
         w.ingest(text.to_vec()).unwrap();

@@ -72,6 +72,9 @@ pub struct WatchOptions {
     pub collect: bool,
     /// See [`gc::ListGc::loose_idle_ops`].
     pub loose_idle_ops: u64,
+    /// See [`fence_gc::FenceGc::loose_idle_ops`] (`watch` uses a round's
+    /// worth of ops, at most [`WatchOptions::loose_idle_ops`]).
+    pub fence_idle_ops: u64,
     /// The fence key of rw-register histories ([`fence_gc`]; the shared
     /// fence convention's default is `-1`).
     pub fence_key: Value,
@@ -235,7 +238,7 @@ impl Watcher {
                 let rt = prohibited.contains(&"G-single-item-realtime")
                     || self.opts.rw.linearizable_keys;
                 let mut g = fence_gc::FenceGc::new(fk, rt);
-                g.loose_idle_ops = self.opts.loose_idle_ops;
+                g.loose_idle_ops = self.opts.fence_idle_ops;
                 Collector::Fence(g)
             }
             Workload::ListAppend if self.opts.collect && realtime && auto => {
@@ -915,6 +918,7 @@ mod reinvoke_tests {
             origin: "t".into(),
             collect: true,
             loose_idle_ops: 0,
+            fence_idle_ops: 0,
             fence_key: Value::Int(-1),
         });
         let inv = |i: u64| {
