@@ -36,8 +36,6 @@ pub(super) struct Plan {
     seqs: Vec<Vec<usize>>,
     /// Writers of each key (indices), `nil` writers marked.
     key_writers: HashMap<Atom, (Vec<usize>, bool)>,
-    /// Whether real time orders transactions (the models include it).
-    realtime: bool,
     /// Completed reads: (reader, key, value).
     reads: Vec<(usize, Atom, Option<Atom>)>,
     /// Writer index of (key, value).
@@ -72,7 +70,6 @@ impl Plan {
             rt_end: Vec::with_capacity(n),
             seqs: Vec::new(),
             key_writers: HashMap::new(),
-            realtime: gc.realtime,
             reads: Vec::new(),
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
