@@ -57,6 +57,9 @@
 //! §4.1), so list-append under `serializable` gets no collection here (it
 //! needs fences).
 
+// Long (about 780 lines): the proof sketch above and the fixpoint that
+// implements it are kept together, as in `fence_gc`.
+
 use super::store::{Arg, Store, Txn};
 use crate::model::{Atom, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
@@ -391,6 +394,9 @@ struct Plan {
 
 impl Plan {
     fn new(store: &Store) -> Option<Plan> {
+        // Long (about 120 lines): the tables the fixpoint reads, each built
+        // from the previous ones (longest reads, positions, crashed
+        // appenders' first readers, unread elements).
         let open = store.open.values().copied().min().unwrap_or(u64::MAX);
         let mut longest: HashMap<Atom, Vec<Atom>> = HashMap::new();
         let mut appender = HashMap::new();

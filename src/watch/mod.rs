@@ -36,7 +36,7 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Long (about 860 lines, a test of the intake included): the watcher's op
+// Long (about 940 lines, a test of the intake included): the watcher's op
 // intake feeds both collectors (list-append and fences), whose hooks sit
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.

@@ -52,6 +52,9 @@ pub(super) struct Plan {
 
 impl Plan {
     pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: Option<u64>) -> Plan {
+        // Long (about 130 lines): one pass filling every table, then the
+        // read-derived facts (wr reach, crashed writers' readers) that need
+        // all writers first.
         // Under real-time models a transaction that completed before every
         // pending invocation precedes, by real time, every transaction not
         // completed yet: what (a) needs, fences or not (parent module docs).
