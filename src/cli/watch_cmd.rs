@@ -199,6 +199,9 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         // 20,000 ops without a mention: the key is most likely retired
         // (Jepsen's active keys are mentioned every few dozen ops).
         loose_idle_ops: 20_000,
+        // A key no op mentioned for a round is retired enough for a loose
+        // fence base (a smaller round re-checks more often anyway).
+        fence_idle_ops: 20_000.min(a.round.max(1)),
         fence_key: Value::Int(a.fence_key),
     });
     let code = match watch_loop(a, &mut w, &rx) {

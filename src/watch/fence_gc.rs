@@ -105,9 +105,44 @@
 //! and the verdict is left to the whole-history check at the end (its reads
 //! of forgotten versions are not rejected). Values are assumed unique per
 //! key, as Elle assumes: a value written twice is told apart by nothing.
-//! Without session order (plain `serializable`) fences order nothing (a
-//! transaction is not ordered after its process's fence), so nothing is
-//! collected there.
+//!
+//! # Crashed transactions, and real time
+//!
+//! An `:info` transaction's reads are not observed and it precedes nothing
+//! in real time (Elle's real-time graph and the SAT checker start real-time
+//! edges at `:ok` completions only), and it is its process's last. So one
+//! none of whose writes another `:ok` transaction read can always be
+//! serialized last, or not at all: no base is ordered with it (it is *set
+//! aside*, and stays retained); a later read of one of its writes on a key
+//! with a base leaves the verdict to the whole-history check. One whose
+//! write was read took effect before that reader completed, so under
+//! real-time models it reaches, through that reader, what was invoked
+//! after (`w →wr r →rt b`), and may join `F` (never as a base). Under
+//! real-time models (a) also holds for any `:ok` transaction that completed
+//! before every pending invocation, fences or not: real time orders it
+//! before everything not completed yet. A process that first appears after
+//! something was forgotten (Jepsen starts one after each crash) is ordered
+//! after everything forgotten by real time, so it is not late there.
+//!
+//! # Why plain `serializable` is not collected
+//!
+//! Cobra's collection (its Theorem 54) is proved for *strong session*
+//! serializability: its Assumption 6 (the database respects each client's
+//! issue order) is what orders a client's later transactions after its last
+//! fence (Lemma 36's client-order edge), i.e. what makes `nf(t) ≤ agree`
+//! mean "`t` reaches every future transaction". Under plain
+//! serializability a future transaction may be serialized anywhere, fences
+//! or not (Cobra §4.1). Then a tombstone is unsound: `T1: x := 1`,
+//! `T2: x := 2`, both fenced past and forgotten, then a future `T: r(x) = 1`
+//! alone is serializable (between `T1` and `T2`) and would be rejected. Nor
+//! does deferring such reads to the final check keep the rounds exact: a
+//! future `W: x := 3, y := 3` may be serialized before `T2` and a future
+//! `R: r(x) = 2, r(y) = 3` after it (the whole history is serializable), but
+//! the retained history, where `R` reads `x` as the forgotten base state,
+//! has `R` read `W`'s `y` yet not its `x`: a round would report an anomaly
+//! that is not one. So under `serializable` nothing is collected (a note
+//! says so, and names Cobra's model, `strong-session-serializable`, whose
+//! rounds are collected).
 
 // The file is longer than most: the safety argument above and the fixpoint
 // conditions below that implement it are kept together on purpose.
@@ -182,6 +217,9 @@ pub struct Admitted {
     /// A process that appeared after something was forgotten read a
     /// forgotten version: the verdict is left to the whole history.
     pub deferred: bool,
+    /// A read of an `:info` write that no base was required to precede
+    /// (module docs): the verdict is left to the whole history.
+    pub info_read: bool,
 }
 
 /// Epochs of one collection (exposed for tests).
@@ -209,10 +247,24 @@ pub struct FenceGc {
     pub bases: HashMap<Atom, Base>,
     /// Retained writer (start) of each (key, value), pending ones included.
     writers: HashMap<(Atom, Atom), u64>,
+    /// Writes `(key, value)` of unread `:info` transactions that a key's
+    /// base was not required to precede (module docs).
+    info_skipped: hashbrown::HashSet<(Atom, Atom)>,
     /// Something was forgotten.
     pub forgot: bool,
     /// A late process appeared: nothing more is forgotten.
     pub stopped: bool,
+    /// The last op (position) that mentioned each key, within the idle
+    /// window.
+    pub touched: HashMap<Atom, u64>,
+    /// A loose base is only formed on a key no op mentioned for this many
+    /// ops (a retired key): on an active key a later read would soon show
+    /// which concurrent write is last and leave the verdict to the
+    /// whole-history check, whereas keeping the writers a little longer
+    /// lets that read order them (as [`super::gc::ListGc::loose_idle_ops`]).
+    pub loose_idle_ops: u64,
+    /// The position of the next op (set by the caller before collecting).
+    pub now: u64,
 }
 
 impl FenceGc {
@@ -226,8 +278,12 @@ impl FenceGc {
             procs: HashMap::new(),
             bases: HashMap::new(),
             writers: HashMap::new(),
+            info_skipped: hashbrown::HashSet::new(),
             forgot: false,
             stopped: false,
+            touched: HashMap::new(),
+            loose_idle_ops: 0,
+            now: 0,
         }
     }
 
@@ -258,6 +314,15 @@ impl FenceGc {
                 forgot.then_some(Late::New)
             }
         };
+        // Under real-time models a process's ops are invoked after every
+        // forgotten transaction completed, so real time orders them after
+        // the bases: nothing is late (module docs).
+        if self.realtime {
+            if let Some(p) = self.procs.get_mut(&process) {
+                p.late = false;
+            }
+            return None;
+        }
         if late.is_some() {
             self.stopped = true;
         }
@@ -316,12 +381,24 @@ impl FenceGc {
             if m.f != MopFn::Read {
                 continue;
             }
-            let Some(base) = self.bases.get_mut(&m.key) else {
-                continue;
-            };
             let value = match m.arg {
                 Arg::Atom(a) => Some(a),
                 _ => None,
+            };
+            if value.is_some_and(|v| self.info_skipped.contains(&(m.key, v))) {
+                // Whether the crashed writer's write could follow what was
+                // forgotten is no longer known: the whole history decides.
+                // A forgotten writer's value reads as the base's, so that
+                // the round does not report a read nobody wrote.
+                out.info_read = true;
+                if !self.writers.contains_key(&(m.key, value.unwrap())) {
+                    m.arg = Arg::Nil;
+                    out.changed = true;
+                }
+                continue;
+            }
+            let Some(base) = self.bases.get_mut(&m.key) else {
+                continue;
             };
             if value.is_some_and(|v| base.values.contains(&v)) {
                 if base.values.len() > 1 && ok {
@@ -428,6 +505,8 @@ impl FenceGc {
     /// Forgets what can be forgotten (module docs); returns how much.
     pub fn collect(&mut self, store: &mut Store) -> super::gc::Collected {
         let mut done = super::gc::Collected::default();
+        let (now, idle) = (self.now, self.loose_idle_ops);
+        self.touched.retain(|_, t| now.saturating_sub(*t) < idle);
         if self.stopped {
             return done;
         }
@@ -445,10 +524,10 @@ impl FenceGc {
             done.failed += 1;
         }
         let ep = self.epochs(store);
-        let Some(agree) = ep.agree else {
+        if ep.agree.is_none() && !self.realtime {
             return done;
-        };
-        let plan = Plan::new(store, self, &ep, agree);
+        }
+        let plan = Plan::new(store, self, &ep, ep.agree);
         let (member, bases) = plan.fixpoint(self);
         self.forget(store, &plan, &member, &bases, &ep, &mut done);
         done
@@ -487,6 +566,18 @@ impl FenceGc {
                     revealed: false,
                 },
             );
+        }
+        for (i, &s) in plan.starts.iter().enumerate() {
+            let t = &store.txns[&s];
+            for m in t.mops.iter().flatten() {
+                if let (MopFn::Write, Arg::Atom(v)) = (m.f, &m.arg) {
+                    // Forgotten, or retained while a base ignored it.
+                    let ignored = member[i] || new_bases.contains_key(&m.key);
+                    if ignored && plan.set_aside(i) {
+                        self.info_skipped.insert((m.key, *v));
+                    }
+                }
+            }
         }
         for (i, &s) in plan.starts.iter().enumerate() {
             if !member[i] {

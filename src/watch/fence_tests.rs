@@ -49,6 +49,7 @@ fn watcher(model: &'static str) -> Watcher {
         origin: "t".into(),
         collect: true,
         loose_idle_ops: 0,
+        fence_idle_ops: 0,
         fence_key: Value::Int(-1),
     })
 }

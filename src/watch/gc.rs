@@ -9,9 +9,10 @@
 //! invocation still pending. A set `F` of retained `:ok` transactions is
 //! forgotten when (fixpoint, [`ListGc::collect`]):
 //!
-//! * (a) each `T` in `F` completed before `open`, and no transaction outside
-//!   `F` completed before `T` was invoked (no real-time or process edge
-//!   enters `F`);
+//! * (a) each `T` in `F` completed before `open`, and no `:ok` transaction
+//!   outside `F` completed before `T` was invoked (no real-time or process
+//!   edge enters `F`; an `:info` op precedes nothing in real time, as in
+//!   Elle's real-time graph: it may take effect any time after it began);
 //! * (b) every element `T` appended is either in the longest list read so
 //!   far (`L_k`) with every element before it appended by `F`, or unread,
 //!   in which case its key is *closable*: all of `L_k` is appended by `F`,
@@ -55,6 +56,9 @@
 //! Without real time a future read may legally return an old list (Cobra
 //! §4.1), so list-append under `serializable` gets no collection here (it
 //! needs fences).
+
+// Long (about 780 lines): the proof sketch above and the fixpoint that
+// implements it are kept together, as in `fence_gc`.
 
 use super::store::{Arg, Store, Txn};
 use crate::model::{Atom, MopFn, OpType};
@@ -149,6 +153,11 @@ pub struct ListGc {
     pub loose_idle_ops: u64,
     /// The position of the next op (set by the caller before collecting).
     pub now: u64,
+    /// Elements of crashed transactions nobody had read when their key's
+    /// unread appends were forgotten: a read showing one where the
+    /// forgotten appends were may be legal (the crashed append took effect
+    /// among them), which the collector cannot judge.
+    aside: HashMap<Atom, Vec<Atom>>,
 }
 
 impl ListGc {
@@ -179,6 +188,9 @@ pub struct Admitted {
     pub rejected: Vec<Mismatch>,
     /// An `:ok` read revealed the order of a loose block.
     pub revealed: bool,
+    /// An `:ok` read that does not extend a forgotten prefix shows an
+    /// element of a crashed transaction set aside (`ListGc::aside`).
+    pub aside: bool,
 }
 
 /// A new `:ok` read that does not extend its key's forgotten prefix.
@@ -246,7 +258,12 @@ impl ListGc {
             } else if matches {
                 m.arg = Arg::Nil;
             } else {
-                if ok {
+                let aside = self.aside.get(&key).is_some_and(
+                    |a| matches!(&m.arg, Arg::List(l) if l.iter().any(|e| a.contains(e))),
+                );
+                if ok && aside {
+                    out.aside = true;
+                } else if ok {
                     out.rejected.push(Mismatch { key, base_len });
                 }
                 m.arg = Arg::Nil;
@@ -293,6 +310,9 @@ impl ListGc {
         }
         let mut cuts: HashMap<Atom, usize> = HashMap::new();
         for g in extensions {
+            if !g.aside.is_empty() {
+                self.aside.entry(g.key).or_default().extend(g.aside);
+            }
             let base = self.bases.entry(g.key).or_default();
             let cut = g.ordered.len();
             for a in g.ordered {
@@ -361,10 +381,22 @@ struct Plan {
     appender: HashMap<(Atom, Atom), u64>,
     /// Unread elements per key: (appender start, element).
     unread: HashMap<Atom, Vec<(u64, Atom)>>,
+    /// Crashed (`:info`) transactions none of whose elements anybody read,
+    /// and their elements by key: set aside (module docs).
+    aside: HashSet<u64>,
+    aside_elements: HashMap<Atom, Vec<Atom>>,
+    /// Crashed transactions some of whose elements were read, and the
+    /// earliest completion of an `:ok` read showing one: they took effect
+    /// before it (`T →wr r →rt R`), so they may join `F` as if completed
+    /// then (module docs).
+    info_end: HashMap<u64, u64>,
 }
 
 impl Plan {
     fn new(store: &Store) -> Option<Plan> {
+        // Long (about 120 lines): the tables the fixpoint reads, each built
+        // from the previous ones (longest reads, positions, crashed
+        // appenders' first readers, unread elements).
         let open = store.open.values().copied().min().unwrap_or(u64::MAX);
         let mut longest: HashMap<Atom, Vec<Atom>> = HashMap::new();
         let mut appender = HashMap::new();
@@ -400,9 +432,72 @@ impl Plan {
                 }
             }
         }
-        let mut unread: HashMap<Atom, Vec<(u64, Atom)>> = HashMap::new();
+        // A crashed transaction none of whose elements was read is ordered
+        // before nothing (its reads are not observed, real time orders
+        // nothing after it, it is its process's last): it can always be
+        // serialized last, or not at all, so it closes no key's door.
+        let mut read_any: HashSet<u64> = HashSet::new();
         for (&(k, e), &s) in &appender {
-            if !position.contains_key(&(k, e)) {
+            if position.contains_key(&(k, e)) {
+                read_any.insert(s);
+            }
+        }
+        // Earliest `:ok` read end per key and minimum length: `best[l]` is
+        // the earliest end of a read at least `l + 1` long.
+        let mut best: HashMap<Atom, Vec<u64>> = HashMap::new();
+        for t in store.txns.values() {
+            let Some(e) = t.end().filter(|_| t.outcome() == OpType::Ok) else {
+                continue;
+            };
+            for m in t.mops.iter().flatten() {
+                if let (MopFn::Read, Arg::List(l)) = (&m.f, &m.arg) {
+                    if l.is_empty() {
+                        continue;
+                    }
+                    let b = best.entry(m.key).or_default();
+                    if b.len() < l.len() {
+                        b.resize(l.len(), u64::MAX);
+                    }
+                    b[l.len() - 1] = b[l.len() - 1].min(e);
+                }
+            }
+        }
+        for b in best.values_mut() {
+            for i in (0..b.len().saturating_sub(1)).rev() {
+                b[i] = b[i].min(b[i + 1]);
+            }
+        }
+        let mut info_end: HashMap<u64, u64> = HashMap::new();
+        for (&(k, e), &s) in &appender {
+            let Some(&p) = position.get(&(k, e)) else {
+                continue;
+            };
+            if store
+                .txns
+                .get(&s)
+                .is_some_and(|t| t.outcome() == OpType::Info)
+            {
+                let end = best
+                    .get(&k)
+                    .and_then(|b| b.get(p))
+                    .copied()
+                    .unwrap_or(u64::MAX);
+                let x = info_end.entry(s).or_insert(u64::MAX);
+                *x = (*x).min(end);
+            }
+        }
+        let aside: HashSet<u64> = store
+            .txns
+            .iter()
+            .filter(|(s, t)| t.outcome() == OpType::Info && !read_any.contains(*s))
+            .map(|(&s, _)| s)
+            .collect();
+        let mut unread: HashMap<Atom, Vec<(u64, Atom)>> = HashMap::new();
+        let mut aside_elements: HashMap<Atom, Vec<Atom>> = HashMap::new();
+        for (&(k, e), &s) in &appender {
+            if aside.contains(&s) {
+                aside_elements.entry(k).or_default().push(e);
+            } else if !position.contains_key(&(k, e)) {
                 unread.entry(k).or_default().push((s, e));
             }
         }
@@ -416,6 +511,9 @@ impl Plan {
             position,
             appender,
             unread,
+            aside,
+            aside_elements,
+            info_end,
         })
     }
 
@@ -428,7 +526,14 @@ impl Plan {
             index: txs.iter().enumerate().map(|(i, &(s, _))| (s, i)).collect(),
             member: txs
                 .iter()
-                .map(|(_, t)| t.outcome() == OpType::Ok && t.end().is_some_and(|e| e < self.open))
+                .map(|(s, t)| {
+                    let end = match t.outcome() {
+                        OpType::Ok => t.end(),
+                        OpType::Info => self.info_end.get(s).copied(),
+                        _ => None,
+                    };
+                    end.is_some_and(|e| e < self.open)
+                })
                 .collect(),
         };
         for _pass in 0..64 {
@@ -454,8 +559,10 @@ impl Plan {
                         key: k,
                         ordered: self.longest.get(&k).map_or(Vec::new(), |l| l[..j].to_vec()),
                         loose: Vec::new(),
+                        aside: Vec::new(),
                     };
                     if let Some(&chained) = view.closable.get(&k) {
+                        g.aside = self.aside_elements.get(&k).cloned().unwrap_or_default();
                         for &(s, _) in dedup_starts(&self.unread[&k]).iter() {
                             let els = appends_of(&store.txns[&s], k);
                             if chained {
@@ -465,7 +572,7 @@ impl Plan {
                             }
                         }
                     }
-                    if !g.ordered.is_empty() || !g.loose.is_empty() {
+                    if !g.ordered.is_empty() || !g.loose.is_empty() || !g.aside.is_empty() {
                         ext.push(g);
                     }
                 }
@@ -489,6 +596,8 @@ struct Growth {
     ordered: Vec<Atom>,
     /// Then a block in unknown order (element, transaction).
     loose: Vec<(Atom, u64)>,
+    /// Elements of crashed transactions set aside when the key closed.
+    aside: Vec<Atom>,
 }
 
 fn dedup_starts(v: &[(u64, Atom)]) -> Vec<(u64, Atom)> {
@@ -528,8 +637,8 @@ impl Cands {
 
 /// Facts about the complement of the candidate set, recomputed per pass.
 struct View {
-    /// Earliest completion of a retained `:ok`/`:info` transaction outside
-    /// the candidates.
+    /// Earliest completion of a retained `:ok` transaction outside the
+    /// candidates.
     first_end_outside: u64,
     /// Shortest `:ok` read of each key outside the candidates.
     shortest_outside: HashMap<Atom, usize>,
@@ -546,11 +655,13 @@ impl View {
         let mut first_end_outside = u64::MAX;
         let mut shortest_outside: HashMap<Atom, usize> = HashMap::new();
         let mut appends_outside: HashSet<Atom> = HashSet::new();
-        for (i, (_, t)) in txs.iter().enumerate() {
-            if c.member[i] {
+        for (i, (s, t)) in txs.iter().enumerate() {
+            if c.member[i] || plan.aside.contains(s) {
                 continue;
             }
-            if matches!(t.outcome(), OpType::Ok | OpType::Info) {
+            // Only `:ok` completions precede anything in real time (Elle's
+            // real-time graph; an `:info` op may take effect any time later).
+            if t.outcome() == OpType::Ok {
                 if let Some(e) = t.end() {
                     first_end_outside = first_end_outside.min(e);
                 }
@@ -595,7 +706,7 @@ impl View {
                 .get(&k)
                 .is_none_or(|&t| gc.now.saturating_sub(t) >= gc.loose_idle_ops);
             if ok {
-                let chained = chained(txs, &c.index, &dedup_starts(u));
+                let chained = chained(txs, &c.index, &plan.info_end, &dedup_starts(u));
                 if chained || idle {
                     closable.insert(k, chained);
                 }
@@ -647,9 +758,20 @@ impl View {
 
 /// Whether the transactions starting at `starts` (sorted) are totally
 /// ordered by real time: each completed before the next was invoked.
-fn chained(txs: &[(u64, &Txn)], index: &HashMap<u64, usize>, starts: &[(u64, Atom)]) -> bool {
+fn chained(
+    txs: &[(u64, &Txn)],
+    index: &HashMap<u64, usize>,
+    info_end: &HashMap<u64, u64>,
+    starts: &[(u64, Atom)],
+) -> bool {
     starts.windows(2).all(|w| {
         let a = txs[index[&w[0].0]].1;
-        a.end().is_some_and(|e| e < w[1].0)
+        // A crashed transaction's completion orders nothing; its first
+        // reader's does.
+        let end = match a.outcome() {
+            OpType::Ok => a.end(),
+            _ => info_end.get(&w[0].0).copied(),
+        };
+        end.is_some_and(|e| e < w[1].0)
     })
 }

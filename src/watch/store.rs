@@ -44,6 +44,21 @@ pub struct OpRec {
     pub text: Box<[u8]>,
     /// Its line in the input (for errors found by a round's check).
     pub line: u64,
+    /// Where its `:value`'s micro-ops are (for [`super::build`]).
+    pub shape: Shape,
+}
+
+/// Where an op's micro-ops are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The transaction's [`Txn::mops`] (for the invocation of a completed
+    /// transaction: with every read unobserved, as Jepsen writes them).
+    Txn,
+    /// Its own (an invocation that is not the completion with reads
+    /// unobserved).
+    Own(Box<[WMop]>),
+    /// `:value` is not a micro-op vector.
+    Plain,
 }
 
 /// A transaction: its invocation, its completion once seen, and the

@@ -45,6 +45,7 @@ fn opts() -> WatchOptions {
         origin: "t".into(),
         collect: true,
         loose_idle_ops: 0,
+        fence_idle_ops: 0,
         fence_key: Value::Int(-1),
     }
 }

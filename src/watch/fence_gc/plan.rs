@@ -20,12 +20,22 @@ pub(super) struct Plan {
     eligible: Vec<bool>,
     /// `:ok`/`:info` or pending, i.e. its writes may be visible.
     live: Vec<bool>,
+    /// `:ok` (only those precede others in real time, as in Elle's
+    /// real-time graph and the SAT checker).
+    ok: Vec<bool>,
+    /// `:info` (crashed) transactions.
+    info: Vec<bool>,
+    /// Some `:ok` transaction read one of its writes.
+    read_any: Vec<bool>,
+    /// When each transaction precedes, by real time, what is invoked
+    /// later: an `:ok` one's completion; a crashed one's earliest `:ok`
+    /// reader's (it wrote before that reader completed: `w →wr r →rt b`);
+    /// `None` when never.
+    rt_end: Vec<Option<u64>>,
     /// Each process's transactions, in order (indices).
     seqs: Vec<Vec<usize>>,
     /// Writers of each key (indices), `nil` writers marked.
     key_writers: HashMap<Atom, (Vec<usize>, bool)>,
-    /// Whether real time orders transactions (the models include it).
-    realtime: bool,
     /// Completed reads: (reader, key, value).
     reads: Vec<(usize, Atom, Option<Atom>)>,
     /// Writer index of (key, value).
@@ -41,7 +51,14 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: u64) -> Plan {
+    pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: Option<u64>) -> Plan {
+        // Long (about 130 lines): one pass filling every table, then the
+        // read-derived facts (wr reach, crashed writers' readers) that need
+        // all writers first.
+        // Under real-time models a transaction that completed before every
+        // pending invocation precedes, by real time, every transaction not
+        // completed yet: what (a) needs, fences or not (parent module docs).
+        let open = store.open.values().copied().min().unwrap_or(u64::MAX);
         let n = store.txns.len();
         let mut p = Plan {
             starts: Vec::with_capacity(n),
@@ -50,9 +67,12 @@ impl Plan {
             span: Vec::with_capacity(n),
             eligible: Vec::with_capacity(n),
             live: Vec::with_capacity(n),
+            ok: Vec::with_capacity(n),
+            info: Vec::with_capacity(n),
+            read_any: vec![false; n],
+            rt_end: Vec::with_capacity(n),
             seqs: Vec::new(),
             key_writers: HashMap::new(),
-            realtime: gc.realtime,
             reads: Vec::new(),
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
@@ -61,6 +81,7 @@ impl Plan {
             last_write: HashMap::new(),
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
+        let mut info_candidate = Vec::with_capacity(n);
         for (i, (&s, t)) in store.txns.iter().enumerate() {
             let b = ep.bounds.get(&s).copied().unwrap_or((None, None));
             let outcome = t.outcome();
@@ -76,14 +97,21 @@ impl Plan {
             p.process.push(t.process);
             p.bounds.push(b);
             p.span.push((s, t.end()));
+            let plain = t.mops.is_some() && !writes_nil && !lists;
             p.eligible.push(
-                outcome == OpType::Ok
-                    && t.mops.is_some()
-                    && !writes_nil
-                    && !lists
-                    && b.1.is_some_and(|nf| nf <= agree),
+                plain
+                    && outcome == OpType::Ok
+                    && (b.1.zip(agree).is_some_and(|(nf, a)| nf <= a)
+                        || gc.realtime && t.end().is_some_and(|e| e < open)),
             );
+            // A crashed transaction may join `F` under real time once its
+            // write was read (below; parent module docs).
+            info_candidate.push(gc.realtime && plain && outcome == OpType::Info);
             p.live.push(outcome != OpType::Fail);
+            p.ok.push(outcome == OpType::Ok);
+            p.info.push(outcome == OpType::Info);
+            p.rt_end
+                .push(t.end().filter(|_| outcome == OpType::Ok && gc.realtime));
             let q = *seq_of.entry(t.process).or_insert_with(|| {
                 p.seqs.push(Vec::new());
                 p.seqs.len() - 1
@@ -129,7 +157,34 @@ impl Plan {
                 p.read_by.entry(r).or_default().push(w);
             }
         }
+        // Read by another `:ok` transaction (an `:info` one's reads are not
+        // observed; its own reads order nothing).
+        for (kv, rs) in &p.readers {
+            let Some(&w) = p.writer.get(kv) else { continue };
+            if !p.info[w] {
+                continue;
+            }
+            for &r in rs.iter().filter(|&&r| r != w) {
+                let e = p.span[r].1;
+                if gc.realtime && e.is_some() {
+                    p.rt_end[w] = p.rt_end[w].min(e).or(e);
+                }
+                p.read_any[w] = true;
+            }
+        }
+        for (i, cand) in info_candidate.into_iter().enumerate() {
+            p.eligible[i] |= cand && p.read_any[i];
+        }
         p
+    }
+
+    /// Whether `w`'s writes are set aside: `w` crashed and nobody read any
+    /// of its writes, so nothing orders it before anything (its reads are
+    /// not observed, real time orders nothing after it, it is its process's
+    /// last): it can always be serialized last, or not at all, and no base
+    /// need be ordered with it (parent module docs).
+    pub(super) fn set_aside(&self, w: usize) -> bool {
+        self.info[w] && !self.read_any[w]
     }
 
     /// `a ~> b` by the rules of the module docs.
@@ -137,7 +192,7 @@ impl Plan {
         if self.process[a] == self.process[b] {
             return a < b;
         }
-        if self.realtime && self.span[a].1.is_some_and(|e| e < self.span[b].0) {
+        if self.rt_end[a].is_some_and(|e| e < self.span[b].0) {
             return true;
         }
         if let (Some(nf), Some(pf)) = (self.bounds[a].1, self.bounds[b].0) {
@@ -184,6 +239,7 @@ impl Plan {
         nw: &[usize],
         k: Atom,
         c: &[bool],
+        idle: bool,
     ) -> Option<(Vec<usize>, Vec<usize>)> {
         // A writer whose value a transaction outside `F` read must be the
         // base (or stay): try those first.
@@ -232,6 +288,8 @@ impl Plan {
             top.extend(more);
         }
         let ok = top.len() > 1
+            && idle
+            && top.iter().all(|&t| self.ok[t])
             && cw
                 .iter()
                 .filter(|w| !top.contains(w))
@@ -263,7 +321,8 @@ impl Plan {
         allow_later: bool,
     ) -> Option<(Vec<usize>, Vec<usize>)> {
         for &m in order {
-            if !nw.iter().all(|&x| self.before(m, x, k)) {
+            // A crashed writer reaches nothing by real time: no base.
+            if !self.ok[m] || !nw.iter().all(|&x| self.before(m, x, k)) {
                 continue;
             }
             let later: Vec<usize> = cw
@@ -281,6 +340,7 @@ impl Plan {
     /// The largest `F` (membership per index) and each collected key's
     /// base writer.
     pub(super) fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
+        let idle = |k: Atom| !gc.touched.contains_key(&k);
         let n = self.starts.len();
         let mut c = self.eligible.clone();
         loop {
@@ -304,7 +364,7 @@ impl Plan {
             // (b) real time.
             if gc.realtime {
                 let first_end_outside = (0..n)
-                    .filter(|&i| !c[i] && self.live[i])
+                    .filter(|&i| !c[i] && self.ok[i])
                     .filter_map(|i| self.span[i].1)
                     .min()
                     .unwrap_or(u64::MAX);
@@ -333,7 +393,11 @@ impl Plan {
             keys.sort_unstable();
             for k in keys {
                 let (ws, nil_writer) = &self.key_writers[k];
-                let cw: Vec<usize> = ws.iter().copied().filter(|&w| c[w]).collect();
+                let cw: Vec<usize> = ws
+                    .iter()
+                    .copied()
+                    .filter(|&w| c[w] && !self.set_aside(w))
+                    .collect();
                 if cw.is_empty() {
                     continue;
                 }
@@ -348,7 +412,7 @@ impl Plan {
                 let mut nw: Vec<usize> = ws
                     .iter()
                     .copied()
-                    .filter(|&w| !c[w] && self.live[w])
+                    .filter(|&w| !c[w] && self.live[w] && !self.set_aside(w))
                     .collect();
                 let mut cw = cw;
                 // When no writer can be the base, the latest leaves `F` (it
@@ -356,7 +420,7 @@ impl Plan {
                 // the others try again: one key's frontier does not drag its
                 // whole past out of `F`.
                 while let Some(&last) = cw.last() {
-                    match self.base_of(&cw, &nw, *k, &c) {
+                    match self.base_of(&cw, &nw, *k, &c, idle(*k)) {
                         Some((m, later)) => {
                             later.into_iter().for_each(|w| out(&mut c, w));
                             bases.insert(*k, m);

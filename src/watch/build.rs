@@ -1,0 +1,254 @@
+//! The history a round checks, built from the retained, already parsed ops
+//! (no rendering to EDN and parsing again, which used to cost each round as
+//! much as reading its ops from scratch).
+//!
+//! The result equals what reading the rendered text ([`Store::render`])
+//! gives: the same ops, pairs, micro-ops and list elements, the same source
+//! text (op printing and error columns re-read it), and an interner filled
+//! in the order the reader fills it (`nil` first, then each op's `:f` and
+//! its micro-ops' atoms in stream order) for texts that put `:f` before
+//! `:value`, as Jepsen, `gen` and the watcher's own renderings do. Where the
+//! interner's order could still differ (interned keys or values in a text
+//! with `:value` first), the caller reads the text instead while the last
+//! round's outcome may become the final map ([`super::Watcher::round`]).
+
+use super::store::{Arg, OpRec, Shape, Store, Txn, WMop};
+use crate::edn::Value;
+use crate::model::{
+    Atom, Format, History, Interner, Mop, MopArg, MopFn, Op, OpValue, SourceText, Span, NO_OP,
+};
+
+/// The retained history and each op's input line (by rendered line), or
+/// `None` when some retained op's `:value` is not a micro-op vector (the
+/// caller renders and reads those).
+pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
+    let mut ops: Vec<(&OpRec, &Txn)> = Vec::with_capacity(store.txns.len() * 2);
+    for t in store.txns.values() {
+        if let Some(o) = &t.inv {
+            ops.push((o, t));
+        }
+        if let Some(o) = &t.comp {
+            ops.push((o, t));
+        }
+    }
+    ops.sort_unstable_by_key(|(o, _)| o.pos);
+    let mut h = History {
+        origin: origin.to_string(),
+        format: Format::Edn,
+        ..History::default()
+    };
+    h.nil_atom = h.interner.atom(&Value::Nil);
+    let mut text = Vec::with_capacity(ops.iter().map(|(o, _)| o.text.len() + 1).sum());
+    let mut lines = Vec::with_capacity(ops.len());
+    let mut map = Remap {
+        to: vec![None; store.interner.len()],
+        from: &store.interner,
+    };
+    let mut open: hashbrown::HashMap<i64, u32> = hashbrown::HashMap::new();
+    h.ops.reserve_exact(ops.len());
+    h.pair.reserve_exact(ops.len());
+    for (o, t) in ops {
+        let span = Span {
+            start: text.len() as u64,
+            len: o.text.len() as u32,
+            line: lines.len() as u32 + 1,
+        };
+        text.extend_from_slice(&o.text);
+        text.push(b'\n');
+        lines.push(o.line);
+        let f = map.atom(&mut h.interner, t.f);
+        let is_inv = o.op_type == crate::model::OpType::Invoke;
+        // The invocation of a completed transaction holds the completion's
+        // micro-ops with reads unobserved, unless it said otherwise.
+        let value = match (&o.shape, &t.mops) {
+            (Shape::Plain, _) | (Shape::Txn, None) => return None,
+            (Shape::Own(ms), _) => push_mops(&mut h, &mut map, ms, false),
+            (Shape::Txn, Some(ms)) => push_mops(&mut h, &mut map, ms, is_inv && t.comp.is_some()),
+        };
+        let pos = h.ops.len() as u32;
+        let mut partner = NO_OP;
+        if is_inv {
+            open.insert(t.process, pos);
+        } else if let Some(inv) = open.remove(&t.process) {
+            partner = inv;
+            h.pair[inv as usize] = pos;
+        }
+        h.pair.push(partner);
+        h.ops.push(Op {
+            index: o.index,
+            time: o.time,
+            op_type: o.op_type,
+            process: t.process,
+            f,
+            value,
+            span,
+        });
+    }
+    h.source = SourceText::Bytes(std::sync::Arc::new(text));
+    Some((h, lines))
+}
+
+/// Store atoms as the new history's (integers are inline in both).
+struct Remap<'a> {
+    to: Vec<Option<Atom>>,
+    from: &'a Interner,
+}
+
+impl Remap<'_> {
+    fn atom(&mut self, into: &mut Interner, a: Atom) -> Atom {
+        let Some(slot) = a.interned_slot() else {
+            return a;
+        };
+        if let Some(b) = self.to[slot] {
+            return b;
+        }
+        let b = into.atom(&self.from.value(a));
+        self.to[slot] = Some(b);
+        b
+    }
+}
+
+/// Appends micro-ops (reads as `nil` when `unobserved`) in the reader's
+/// interning order: function, key, argument.
+fn push_mops(h: &mut History, map: &mut Remap, ms: &[WMop], unobserved: bool) -> OpValue {
+    let start = h.mops.len() as u32;
+    for m in ms {
+        let f = match m.f {
+            MopFn::Other(a) => MopFn::Other(map.atom(&mut h.interner, a)),
+            f => f,
+        };
+        let key = map.atom(&mut h.interner, m.key);
+        let arg = match &m.arg {
+            _ if unobserved && m.f == MopFn::Read => MopArg::Nil,
+            Arg::Nil => MopArg::Nil,
+            Arg::Atom(a) => MopArg::Atom(map.atom(&mut h.interner, *a)),
+            Arg::List(l) => {
+                let s = h.elements.len() as u32;
+                for &a in l {
+                    let b = map.atom(&mut h.interner, a);
+                    h.elements.push(b);
+                }
+                MopArg::List {
+                    start: s,
+                    len: l.len() as u32,
+                }
+            }
+        };
+        h.mops.push(Mop { f, key, arg });
+    }
+    OpValue::Mops {
+        start,
+        len: ms.len() as u32,
+    }
+}
+
+/// The shape of an invocation given the completion's micro-ops: derivable
+/// ([`Shape::Txn`]) when they are the same with every read unobserved.
+pub fn invocation_shape(inv: &[WMop], comp: &[WMop]) -> Shape {
+    let same = inv.len() == comp.len()
+        && inv.iter().zip(comp).all(|(i, c)| {
+            i.f == c.f
+                && i.key == c.key
+                && if i.f == MopFn::Read {
+                    i.arg == Arg::Nil
+                } else {
+                    i.arg == c.arg
+                }
+        });
+    if same {
+        Shape::Txn
+    } else {
+        Shape::Own(inv.to_vec().into_boxed_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{WatchOptions, Watcher};
+    use crate::edn::Value;
+    use crate::gen::{FenceOptions, GenOptions};
+    use crate::infer::rw_register::RwOptions;
+    use crate::model::{Format, History, Workload};
+    use crate::route::CheckOptions;
+
+    /// Feeds `text` to a watcher without collection (everything retained)
+    /// and compares the built history with the rendered text read back:
+    /// every table the checkers use must be equal, interner order included.
+    fn same_as_reading(text: &[u8]) {
+        let mut w = Watcher::new(WatchOptions {
+            check: CheckOptions::default(),
+            rw: RwOptions::default(),
+            workload: None,
+            format: Format::Edn,
+            origin: "t".into(),
+            collect: false,
+            loose_idle_ops: 0,
+            fence_idle_ops: 0,
+            fence_key: Value::Int(-1),
+        });
+        w.ingest(text.to_vec()).unwrap();
+        let (built, lines) = super::history(&w.store, "t").expect("micro-op values");
+        let (rendered, rlines) = w.store.render();
+        let read = crate::read::read_history_bytes(rendered, "t", Format::Edn).unwrap();
+        assert_eq!(lines, rlines);
+        assert_eq!(built.ops, read.ops);
+        assert_eq!(built.pair, read.pair);
+        assert_eq!(built.mops, read.mops);
+        assert_eq!(built.elements, read.elements);
+        assert_eq!(built.nil_atom, read.nil_atom);
+        assert_eq!(built.non_client_ops, read.non_client_ops);
+        // Same values in the same slots: absorbing the read interner into
+        // a copy of the built one adds nothing and maps each slot to itself.
+        assert_eq!(built.interner.len(), read.interner.len());
+        let mut both = built.interner.clone();
+        let slots = both.absorb(&read.interner);
+        assert_eq!(both.len(), built.interner.len());
+        for (i, a) in slots.iter().enumerate() {
+            assert_eq!(a.interned_slot(), Some(i));
+        }
+        let src = |h: &History| {
+            h.source
+                .slice(crate::model::Span {
+                    start: 0,
+                    len: u32::MAX,
+                    line: 0,
+                })
+                .len()
+        };
+        assert_eq!(src(&built), src(&read));
+    }
+
+    fn generated(workload: Workload, fences: bool, info: f64) -> Vec<u8> {
+        let opts = GenOptions {
+            workload,
+            txns: 400,
+            processes: 5,
+            keys: 6,
+            fail_fraction: 0.1,
+            info_fraction: info,
+            seed: 7,
+            ..GenOptions::default()
+        };
+        let mut out = Vec::new();
+        let f = fences.then_some(FenceOptions { every: 5, key: -1 });
+        crate::gen::generate_fenced(&opts, f, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn built_history_equals_the_rendered_text_read_back() {
+        same_as_reading(&generated(Workload::ListAppend, false, 0.05));
+        same_as_reading(&generated(Workload::RwRegister, true, 0.05));
+        same_as_reading(&generated(Workload::RwRegister, false, 0.0));
+        // Interned keys and values, no :index, a non-standard mop, an
+        // invocation that is not its completion with reads unobserved, extra
+        // keys, and a pending transaction.
+        same_as_reading(
+            b"{:type :invoke, :process 0, :f :txn, :value [[:append :x \"a\"] [:r :y nil]]}\n\
+              {:type :invoke, :process 1, :f :go, :value [[:r :x [7]] [:frob :z 1]]}\n\
+              {:type :ok, :process 0, :f :txn, :value [[:append :x \"a\"] [:r :y [:q]]], :extra 1}\n\
+              {:type :info, :process 1, :f :go, :value [[:r :x [\"a\"]] [:frob :z 1]]}\n\
+              {:type :invoke, :process 2, :time 5, :f :txn, :value [[:r :x nil]]}\n",
+        );
+    }
+}
