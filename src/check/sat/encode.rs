@@ -254,6 +254,9 @@ pub(super) fn two_width_clauses(
     cap: usize,
     expired: &dyn Fn() -> bool,
 ) -> Vec<Vec<Lit>> {
+    // Long (about 180 lines): one pass whose index tables (windows, sources,
+    // the transposed matrix) are built for the search right below them and
+    // share its clock; split, they would travel as a dozen arguments.
     if !enc.acyclic {
         return Vec::new();
     }
