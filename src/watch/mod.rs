@@ -565,6 +565,8 @@ impl Watcher {
     /// Checks what is retained (with the ops read since the last round),
     /// reports what is new, then forgets what can be forgotten.
     pub fn round(&mut self) -> Result<Round, InputError> {
+        // Long (about 125 lines): check, filter what may be reported, then
+        // collect, in this order, on one round's state.
         let mut round = Round::default();
         for (t, case) in std::mem::take(&mut self.immediate) {
             self.flagged = true;

@@ -340,6 +340,8 @@ impl Plan {
     /// The largest `F` (membership per index) and each collected key's
     /// base writer.
     pub(super) fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
+        // Long (about 125 lines): the fixpoint's rules each shrink the same
+        // candidate set and must be re-run together until none applies.
         let idle = |k: Atom| !gc.touched.contains_key(&k);
         let n = self.starts.len();
         let mut c = self.eligible.clone();
