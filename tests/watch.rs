@@ -6,55 +6,12 @@
 
 mod common;
 
+use common::watch::{ellery, gen, retained_counts, text, watch_same_as_check};
 use common::{s, Scratch};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
 
-fn ellery(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ellery"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run ellery");
-    let mut input = child.stdin.take().unwrap();
-    if let Some(b) = stdin {
-        input.write_all(b).unwrap();
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// The last line of watch's output (the final map) must be check's output,
-/// and the exit codes equal; returns watch's whole stdout.
+/// Watch's final map and exit code are check's; returns watch's stdout.
 fn same_as_check(path: &str, models: &str, round: &str) -> String {
-    let check = ellery(&["check", "-c", models, path], None);
-    let watch = ellery(&["watch", "-q", "-c", models, "--round", round, path], None);
-    let out = text(&watch.stdout);
-    let last = out.lines().last().unwrap_or("").to_string();
-    assert_eq!(
-        last,
-        text(&check.stdout).trim_end(),
-        "{path} under {models}: watch's final map differs from check's; stderr: {}",
-        text(&watch.stderr)
-    );
-    assert_eq!(
-        watch.status.code(),
-        check.status.code(),
-        "{path}: exit codes"
-    );
-    out
-}
-
-fn gen(dir: &Scratch, name: &str, args: &[&str]) -> String {
-    let out = ellery(&[&["gen"][..], args].concat(), None);
-    assert!(out.status.success(), "gen {args:?}: {}", text(&out.stderr));
-    s(&dir.file(name, &text(&out.stdout))).to_string()
+    watch_same_as_check(path, models, round, false).0
 }
 
 const FAULTS: [&str; 7] = [
@@ -381,18 +338,6 @@ fn json_lines() {
             .contains(":G-single-item-realtime"),
         "{out}"
     );
-}
-
-/// The `--verbose` round lines' (retained, forgotten) counts.
-fn retained_counts(stderr: &str) -> Vec<(u64, u64)> {
-    stderr
-        .lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix("ellery: round ")?;
-            let w: Vec<&str> = rest.split_whitespace().collect();
-            Some((w.get(4)?.parse().ok()?, w.get(6)?.parse().ok()?))
-        })
-        .collect()
 }
 
 /// rw-register with fences (Cobra's garbage collection): rounds give

@@ -6,66 +6,12 @@
 
 mod common;
 
+use common::watch::{gen, retained_counts, watch_same_as_check};
 use common::{s, Scratch};
-use std::process::{Command, Output, Stdio};
-
-fn ellery(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ellery"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run ellery")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Watch's final map and exit code must be check's; returns watch's
-/// stdout and stderr (with `--verbose` round lines).
+/// Watch's final map and exit code are check's; returns watch's stdout and
+/// stderr (with `--verbose` round lines).
 fn same_as_check(path: &str, models: &str, round: &str) -> (String, String) {
-    let check = ellery(&["check", "-c", models, path]);
-    let watch = ellery(&[
-        "watch",
-        "-q",
-        "--verbose",
-        "-c",
-        models,
-        "--round",
-        round,
-        path,
-    ]);
-    let out = text(&watch.stdout);
-    assert_eq!(
-        out.lines().last().unwrap_or(""),
-        text(&check.stdout).trim_end(),
-        "{path} under {models}: watch's final map differs from check's; stderr: {}",
-        text(&watch.stderr)
-    );
-    assert_eq!(
-        watch.status.code(),
-        check.status.code(),
-        "{path}: exit codes"
-    );
-    (out, text(&watch.stderr))
-}
-
-fn gen(dir: &Scratch, name: &str, args: &[&str]) -> String {
-    let out = ellery(&[&["gen"][..], args].concat());
-    assert!(out.status.success(), "gen {args:?}: {}", text(&out.stderr));
-    s(&dir.file(name, &text(&out.stdout))).to_string()
-}
-
-/// The `--verbose` round lines' (retained, forgotten) counts.
-fn retained_counts(stderr: &str) -> Vec<(u64, u64)> {
-    stderr
-        .lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix("ellery: round ")?;
-            let w: Vec<&str> = rest.split_whitespace().collect();
-            Some((w.get(4)?.parse().ok()?, w.get(6)?.parse().ok()?))
-        })
-        .collect()
+    watch_same_as_check(path, models, round, true)
 }
 
 /// rw-register with fences and 2% crashed transactions (each crash starts a

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+pub mod watch;
+
 /// The shared corpus directory `../shared/corpus/<sub>`, or `None` (with a
 /// message) when it is absent outside CI. Under `CI=true` a missing corpus
 /// fails the test loudly.
