@@ -92,6 +92,26 @@ struct Enc {
 }
 
 impl Enc {
+    /// An encoding of `n` slots with nothing but the constant `t` (true).
+    fn empty(n: usize) -> Enc {
+        let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
+        let t = Lit::new(s.new_var_default(), true);
+        s.add_clause_reuse(&mut vec![t]);
+        Enc {
+            s,
+            t,
+            n,
+            sel: vec![],
+            typ: vec![],
+            ar: vec![],
+            vis: vec![],
+            d: vec![],
+            keys: vec![],
+            r: vec![],
+            w: vec![],
+            vw: vec![],
+        }
+    }
     fn var(&mut self) -> Lit {
         Lit::new(self.s.new_var_default(), true)
     }
@@ -201,23 +221,8 @@ fn encode(
 ) -> Option<Enc> {
     // Long (about 280 lines): see the doc comment, the layers share the
     // literal tables built just before them.
-    let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
-    let t = Lit::new(s.new_var_default(), true);
-    let mut e = Enc {
-        s,
-        t,
-        n,
-        sel: vec![],
-        typ: vec![],
-        ar: vec![],
-        vis: vec![],
-        d: vec![],
-        keys: vec![],
-        r: vec![],
-        w: vec![],
-        vw: vec![],
-    };
-    e.s.add_clause_reuse(&mut vec![t]);
+    let mut e = Enc::empty(n);
+    let t = e.t;
     let descs: Vec<usize> = (0..an.descs.len())
         .filter(|&d| allowed[an.descs[d].txn])
         .collect();

@@ -108,23 +108,7 @@ mod tests {
     #[test]
     fn exactly_one_has_one_model_per_literal() {
         for d in [1, 2, 5, LADDER_FROM - 1, LADDER_FROM, 13] {
-            let mut s = BasicSolver::new(SolverOpts::default(), Default::default());
-            let t = Lit::new(s.new_var_default(), true);
-            s.add_clause_reuse(&mut vec![t]);
-            let mut e = Enc {
-                s,
-                t,
-                n: 0,
-                sel: vec![],
-                typ: vec![],
-                ar: vec![],
-                vis: vec![],
-                d: vec![],
-                keys: vec![],
-                r: vec![],
-                w: vec![],
-                vw: vec![],
-            };
+            let mut e = Enc::empty(0);
             let xs: Vec<Lit> = (0..d).map(|_| e.var()).collect();
             e.clause(&xs);
             e.at_most_one(&xs);
