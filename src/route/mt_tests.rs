@@ -87,15 +87,7 @@ fn same_as_inference(h: &History, model: &str) -> String {
 
 #[test]
 fn auto_on_list_append_mt_histories_answers_as_the_inference() {
-    let faults = [
-        Fault::AbortedRead,
-        Fault::IntermediateRead,
-        Fault::LostUpdate,
-        Fault::WriteSkew,
-        Fault::StaleRead,
-        Fault::CyclicInformationFlow,
-        Fault::DirtyWrite,
-    ];
+    let faults = Fault::ALL;
     let models = [
         "strict-serializable",
         "serializable",
