@@ -43,14 +43,7 @@ fn watcher(model: &'static str) -> Watcher {
             },
             ..CheckOptions::default()
         },
-        rw: RwOptions::default(),
-        workload: Some(Workload::RwRegister),
-        format: Format::Edn,
-        origin: "t".into(),
-        collect: true,
-        loose_idle_ops: 0,
-        fence_idle_ops: 0,
-        fence_key: Value::Int(-1),
+        ..WatchOptions::for_tests(Some(Workload::RwRegister))
     })
 }
 

@@ -37,17 +37,7 @@ fn read(k: i64, els: &[i64]) -> WMop {
 }
 
 fn opts() -> WatchOptions {
-    WatchOptions {
-        check: CheckOptions::default(),
-        rw: RwOptions::default(),
-        workload: None,
-        format: Format::Edn,
-        origin: "t".into(),
-        collect: true,
-        loose_idle_ops: 0,
-        fence_idle_ops: 0,
-        fence_key: Value::Int(-1),
-    }
+    WatchOptions::for_tests(None)
 }
 
 /// Appends 1, 2 to key 5 and reads them back in three rounds; the first
