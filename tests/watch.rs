@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::watch::{ellery, gen, retained_counts, text, watch_same_as_check};
+use common::watch::{ellery, fenced_stale_read, gen, retained_counts, text, watch_same_as_check};
 use common::{s, Scratch};
 
 /// Watch's final map and exit code are check's; returns watch's stdout.
@@ -401,48 +401,11 @@ fn fenced_rw_register_rounds_equal_one_shot() {
     }
 }
 
-/// x = 1 then x = 2 early, many fenced rounds of other keys, then a read of
-/// x = 1: a stale read whose cycle reaches back to the first round. The
-/// early writers were forgotten, so the read is rejected as it arrives; the
-/// final map is check's.
-fn fenced_stale_read(filler: usize, stale: &str) -> String {
-    let mut h = String::new();
-    let mut i = 0;
-    let mut fence = 0;
-    let mut txn = |h: &mut String, p: u32, v: &str| {
-        for ty in ["invoke", "ok"] {
-            h.push_str(&format!(
-                "{{:index {i}, :time {}, :type :{ty}, :process {p}, :f :txn, :value {v}}}\n",
-                i * 10
-            ));
-            i += 1;
-        }
-    };
-    txn(&mut h, 0, "[[:w 1 1]]");
-    txn(&mut h, 1, "[[:r 1 1] [:w 1 2]]");
-    for n in 0..filler {
-        let k = 100 + n;
-        txn(&mut h, 0, &format!("[[:w {k} 1]]"));
-        txn(&mut h, 1, &format!("[[:r {k} 1] [:w {k} 2]]"));
-        for p in [0, 1] {
-            let prev = if fence == 0 {
-                "nil".to_string()
-            } else {
-                fence.to_string()
-            };
-            fence += 1;
-            txn(&mut h, p, &format!("[[:r -1 {prev}] [:w -1 {fence}]]"));
-        }
-    }
-    txn(&mut h, 0, &format!("[[:r 1 {stale}]]"));
-    h
-}
-
 #[test]
 fn fence_gc_hides_no_cycle_reaching_back_many_rounds() {
     let dir = Scratch::new("watch-fence-back");
     for models in ["strict-serializable", "strong-session-serializable"] {
-        let p = dir.file("stale.edn", &fenced_stale_read(300, "1"));
+        let p = dir.file("stale.edn", &fenced_stale_read(300, 0, "1"));
         let out = same_as_check(s(&p), models, "40");
         assert!(
             out.contains(
@@ -456,7 +419,7 @@ fn fence_gc_hides_no_cycle_reaching_back_many_rounds() {
         );
         // The same stream reading the latest value is valid, and almost
         // everything was forgotten (retained count flat).
-        let p = dir.file("ok.edn", &fenced_stale_read(300, "2"));
+        let p = dir.file("ok.edn", &fenced_stale_read(300, 0, "2"));
         let w = ellery(
             &[
                 "watch",

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::watch::{gen, retained_counts, watch_same_as_check};
+use common::watch::{fenced_stale_read, gen, retained_counts, watch_same_as_check};
 use common::{s, Scratch};
 /// Watch's final map and exit code are check's; returns watch's stdout and
 /// stderr (with `--verbose` round lines).
@@ -109,39 +109,7 @@ fn list_append_with_crashes_is_collected() {
 #[test]
 fn new_process_after_collection() {
     let dir = Scratch::new("watch-info-late");
-    let history = |stale: &str| {
-        let mut h = String::new();
-        let mut i = 0;
-        let mut fence = 0;
-        let mut txn = |h: &mut String, p: u32, v: &str| {
-            for ty in ["invoke", "ok"] {
-                h.push_str(&format!(
-                    "{{:index {i}, :time {}, :type :{ty}, :process {p}, :f :txn, :value {v}}}\n",
-                    i * 10
-                ));
-                i += 1;
-            }
-        };
-        txn(&mut h, 0, "[[:w 1 1]]");
-        txn(&mut h, 1, "[[:r 1 1] [:w 1 2]]");
-        for n in 0..200 {
-            let k = 100 + n;
-            txn(&mut h, 0, &format!("[[:w {k} 1]]"));
-            txn(&mut h, 1, &format!("[[:r {k} 1] [:w {k} 2]]"));
-            for p in [0, 1] {
-                let prev = if fence == 0 {
-                    "nil".to_string()
-                } else {
-                    fence.to_string()
-                };
-                fence += 1;
-                txn(&mut h, p, &format!("[[:r -1 {prev}] [:w -1 {fence}]]"));
-            }
-        }
-        txn(&mut h, 7, &format!("[[:r 1 {stale}]]"));
-        h
-    };
-    let stale = dir.file("stale.edn", &history("1"));
+    let stale = dir.file("stale.edn", &fenced_stale_read(200, 7, "1"));
     let (out, err) = same_as_check(s(&stale), "strict-serializable", "40");
     assert!(
         out.contains(":read-of-collected-version [{:op {:index 1605, "),
@@ -155,7 +123,7 @@ fn new_process_after_collection() {
     let (out, err) = same_as_check(s(&stale), "strong-session-serializable", "40");
     assert_eq!(out.trim(), "{:valid? true}");
     assert!(err.contains("process 7 first appears"), "{err}");
-    let fresh = dir.file("fresh.edn", &history("2"));
+    let fresh = dir.file("fresh.edn", &fenced_stale_read(200, 7, "2"));
     for models in ["strict-serializable", "strong-session-serializable"] {
         let (out, _) = same_as_check(s(&fresh), models, "40");
         assert_eq!(out.trim(), "{:valid? true}", "{models}");

@@ -165,26 +165,16 @@ pub fn invocation_shape(inv: &[WMop], comp: &[WMop]) -> Shape {
 #[cfg(test)]
 mod tests {
     use super::super::{WatchOptions, Watcher};
-    use crate::edn::Value;
     use crate::gen::{FenceOptions, GenOptions};
-    use crate::infer::rw_register::RwOptions;
     use crate::model::{Format, History, MopArg, Workload};
-    use crate::route::CheckOptions;
 
     /// Feeds `text` to a watcher without collection (everything retained)
     /// and compares the built history with the rendered text read back:
     /// every table the checkers use must be equal, interner order included.
     fn same_as_reading(text: &[u8]) {
         let mut w = Watcher::new(WatchOptions {
-            check: CheckOptions::default(),
-            rw: RwOptions::default(),
-            workload: None,
-            format: Format::Edn,
-            origin: "t".into(),
             collect: false,
-            loose_idle_ops: 0,
-            fence_idle_ops: 0,
-            fence_key: Value::Int(-1),
+            ..WatchOptions::for_tests(None)
         });
         w.ingest(text.to_vec()).unwrap();
         let (built, lines) = super::history(&w.store, "t").expect("micro-op values");

@@ -385,13 +385,13 @@ impl FenceGc {
                 Arg::Atom(a) => Some(a),
                 _ => None,
             };
-            if value.is_some_and(|v| self.info_skipped.contains(&(m.key, v))) {
+            if let Some(v) = value.filter(|&v| self.info_skipped.contains(&(m.key, v))) {
                 // Whether the crashed writer's write could follow what was
                 // forgotten is no longer known: the whole history decides.
                 // A forgotten writer's value reads as the base's, so that
                 // the round does not report a read nobody wrote.
                 out.info_read = true;
-                if !self.writers.contains_key(&(m.key, value.unwrap())) {
+                if !self.writers.contains_key(&(m.key, v)) {
                     m.arg = Arg::Nil;
                     out.changed = true;
                 }

@@ -1,6 +1,7 @@
 //! Unit tests of fence-based collection ([`super::fence_gc`]): the digest's
 //! epoch oracle (O15, with the convention's `nil` initial fence value), the
-//! forgotten set, immediate rejections, and a process without fences.
+//! forgotten set, immediate rejections, a process without fences, and a
+//! read of a set-aside crashed write.
 
 use super::*;
 use crate::check::result::Expectations;
@@ -43,14 +44,7 @@ fn watcher(model: &'static str) -> Watcher {
             },
             ..CheckOptions::default()
         },
-        rw: RwOptions::default(),
-        workload: Some(Workload::RwRegister),
-        format: Format::Edn,
-        origin: "t".into(),
-        collect: true,
-        loose_idle_ops: 0,
-        fence_idle_ops: 0,
-        fence_key: Value::Int(-1),
+        ..WatchOptions::for_tests(Some(Workload::RwRegister))
     })
 }
 
@@ -198,5 +192,46 @@ fn concurrent_last_writes_form_a_loose_base_and_a_read_defers() {
     let r = w.round().unwrap();
     assert!(r.new.is_empty(), "{:?}", r.new);
     assert!(w.deferred);
+    assert!(matches!(w.finish(None), Final::Recheck(_)));
+}
+
+/// A crashed write nobody read is set aside while key 10's base forms from
+/// the `:ok` write; a later read of the crashed write's value is not
+/// rejected (it may be serialized last) but leaves the verdict to the whole
+/// history.
+#[test]
+fn a_read_of_a_set_aside_info_write_defers() {
+    let mut h = String::new();
+    let mut i = 0;
+    let mut op = |p: i64, t: &str, v: &str| {
+        h.push_str(&format!(
+            "{{:index {i}, :type :{t}, :process {p}, :f :txn, :value {v}}}\n"
+        ));
+        i += 1;
+    };
+    op(2, "invoke", "[[:w 10 5]]");
+    op(2, "info", "[[:w 10 5]]");
+    op(0, "invoke", "[[:w 10 1]]");
+    op(0, "ok", "[[:w 10 1]]");
+    for (p, r, wv) in [(0, "nil", 1), (1, "1", 2), (0, "2", 3), (1, "3", 4)] {
+        let v = format!("[[:r -1 {r}] [:w -1 {wv}]]");
+        op(p, "invoke", &v);
+        op(p, "ok", &v);
+    }
+    let mut w = watcher("strict-serializable");
+    w.ingest(h.into_bytes()).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    assert!(r.collected.ok > 0, "{:?}", r.collected);
+    assert!(!w.deferred);
+    w.ingest(history(&[(1, "[[:r 10 5]]")], 12)).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    assert!(w.deferred);
+    assert!(
+        w.notes.iter().any(|n| n.contains("crashed (:info)")),
+        "{:?}",
+        w.notes
+    );
     assert!(matches!(w.finish(None), Final::Recheck(_)));
 }

@@ -911,6 +911,24 @@ fn next_line_mention(s: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
+impl WatchOptions {
+    /// The unit tests' options: EDN named `t`, collection on, no idle
+    /// limits, the convention's fence key `-1`.
+    fn for_tests(workload: Option<Workload>) -> Self {
+        WatchOptions {
+            check: CheckOptions::default(),
+            rw: RwOptions::default(),
+            workload,
+            format: Format::Edn,
+            origin: "t".into(),
+            collect: true,
+            loose_idle_ops: 0,
+            fence_idle_ops: 0,
+            fence_key: Value::Int(-1),
+        }
+    }
+}
+#[cfg(test)]
 mod fence_tests;
 #[cfg(test)]
 mod reinvoke_tests {
@@ -920,17 +938,7 @@ mod reinvoke_tests {
     /// more after it used to index a transaction the error left out.
     #[test]
     fn ingest_after_a_double_invocation_is_an_error_again() {
-        let mut w = Watcher::new(WatchOptions {
-            check: CheckOptions::default(),
-            rw: RwOptions::default(),
-            workload: Some(Workload::ListAppend),
-            format: Format::Edn,
-            origin: "t".into(),
-            collect: true,
-            loose_idle_ops: 0,
-            fence_idle_ops: 0,
-            fence_key: Value::Int(-1),
-        });
+        let mut w = Watcher::new(WatchOptions::for_tests(Some(Workload::ListAppend)));
         let inv = |i: u64| {
             format!(
                 "{{:index {i}, :type :invoke, :process 0, :f :txn, :value [[:append 1 {i}]]}}\n"

@@ -37,17 +37,7 @@ fn read(k: i64, els: &[i64]) -> WMop {
 }
 
 fn opts() -> WatchOptions {
-    WatchOptions {
-        check: CheckOptions::default(),
-        rw: RwOptions::default(),
-        workload: None,
-        format: Format::Edn,
-        origin: "t".into(),
-        collect: true,
-        loose_idle_ops: 0,
-        fence_idle_ops: 0,
-        fence_key: Value::Int(-1),
-    }
+    WatchOptions::for_tests(None)
 }
 
 /// Appends 1, 2 to key 5 and reads them back in three rounds; the first
@@ -172,4 +162,34 @@ fn opposite_orders_of_collected_blocks_are_rejected() {
     assert_eq!(r.new.len(), 1, "{:?}", r.new);
     assert_eq!(r.new[0].0, COLLECTED_READ);
     assert!(w.flagged());
+}
+
+/// A crashed append nobody read is set aside while key 5's (unread) base
+/// is collected; a later read that puts it before the collected append is
+/// not rejected (the crashed append may have taken effect first) but
+/// leaves the verdict to a check of the whole history.
+#[test]
+fn read_of_a_set_aside_info_append_defers_to_whole_check() {
+    let mut w = Watcher::new(opts());
+    let h = "{:index 0, :type :invoke, :process 2, :f :txn, :value [[:append 5 9]]}\n\
+             {:index 1, :type :info, :process 2, :f :txn, :value [[:append 5 9]]}\n\
+             {:index 2, :type :invoke, :process 0, :f :txn, :value [[:append 5 1]]}\n\
+             {:index 3, :type :ok, :process 0, :f :txn, :value [[:append 5 1]]}\n";
+    w.ingest(h.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    assert!(r.collected.ok > 0, "{:?}", r.collected);
+    assert!(!w.deferred);
+    let more = "{:index 4, :type :invoke, :process 1, :f :txn, :value [[:r 5 nil]]}\n\
+                {:index 5, :type :ok, :process 1, :f :txn, :value [[:r 5 [9 1]]]}\n";
+    w.ingest(more.as_bytes().to_vec()).unwrap();
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    assert!(w.deferred);
+    assert!(
+        w.notes.iter().any(|n| n.contains("crashed (:info)")),
+        "{:?}",
+        w.notes
+    );
+    assert!(matches!(w.finish(None), Final::Recheck(_)));
 }

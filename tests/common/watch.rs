@@ -80,3 +80,40 @@ pub fn retained_counts(stderr: &str) -> Vec<(u64, u64)> {
         })
         .collect()
 }
+
+/// Processes 0 and 1 write x = 1 then x = 2, then `filler` fenced rounds of
+/// other keys (fence key -1), then `reader` reads x = `stale` (`1` is a
+/// stale read whose cycle reaches back to the first round).
+#[allow(dead_code)]
+pub fn fenced_stale_read(filler: usize, reader: u32, stale: &str) -> String {
+    let mut h = String::new();
+    let mut i = 0;
+    let mut fence = 0;
+    let mut txn = |h: &mut String, p: u32, v: &str| {
+        for ty in ["invoke", "ok"] {
+            h.push_str(&format!(
+                "{{:index {i}, :time {}, :type :{ty}, :process {p}, :f :txn, :value {v}}}\n",
+                i * 10
+            ));
+            i += 1;
+        }
+    };
+    txn(&mut h, 0, "[[:w 1 1]]");
+    txn(&mut h, 1, "[[:r 1 1] [:w 1 2]]");
+    for n in 0..filler {
+        let k = 100 + n;
+        txn(&mut h, 0, &format!("[[:w {k} 1]]"));
+        txn(&mut h, 1, &format!("[[:r {k} 1] [:w {k} 2]]"));
+        for p in [0, 1] {
+            let prev = if fence == 0 {
+                "nil".to_string()
+            } else {
+                fence.to_string()
+            };
+            fence += 1;
+            txn(&mut h, p, &format!("[[:r -1 {prev}] [:w -1 {fence}]]"));
+        }
+    }
+    txn(&mut h, reader, &format!("[[:r 1 {stale}]]"));
+    h
+}
