@@ -624,11 +624,18 @@ struct KeyChains {
 }
 
 impl KeyChains {
-    /// `(chain, position)` of writer `t`.
+    /// `(chain, position)` of writer `t`, a writer of the key (every one
+    /// lies on one chain).
     fn locate(&self, t: u32) -> (usize, usize) {
         let i = self.at.partition_point(|a| a.0 < t);
         let (_, c, p) = self.at[i];
         (c as usize, p as usize)
+    }
+
+    /// Whether writer `m` lies on chain `c` at position `p` or earlier.
+    fn up_to(&self, m: u32, c: usize, p: usize) -> bool {
+        let i = self.at.partition_point(|a| a.0 < m);
+        matches!(self.at.get(i), Some(&(w, cm, pm)) if w == m && cm as usize == c && pm as usize <= p)
     }
 }
 
@@ -728,12 +735,8 @@ impl Builder<'_> {
         };
         let (ct, pt) = kc.locate(t);
         if kc.chains[ct][0] == 0 {
-            let before = &kc.chains[ct][..=pt];
-            for &m in view
-                .misfit
-                .iter()
-                .filter(|&&m| m != s && !before.contains(&m))
-            {
+            // A lookup per misfit, not a scan of the chain up to `t`.
+            for &m in (view.misfit.iter()).filter(|&&m| m != s && !kc.up_to(m, ct, pt)) {
                 let r = self.cond(s, m, &view.wr);
                 self.push(s, m, kind, r);
             }
