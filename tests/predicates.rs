@@ -531,6 +531,26 @@ fn verdict(edn: &str, model: &str) -> Validity {
         .validity
 }
 
+/// Asserts ellery's verdict on `edn` under `model` is the reference's
+/// (`want`: valid), and counts it in `tally` (valid, invalid).
+fn assert_verdict(edn: &str, model: &str, want: bool, case: usize, tally: &mut (usize, usize)) {
+    let expected = if want {
+        Validity::Valid
+    } else {
+        Validity::Invalid
+    };
+    assert_eq!(
+        verdict(edn, model),
+        expected,
+        "case {case} under {model}:\n{edn}"
+    );
+    if want {
+        tally.0 += 1;
+    } else {
+        tally.1 += 1;
+    }
+}
+
 /// ellery's exact checker agrees with the serial-execution reference on
 /// random small predicate histories, serializable and strict, and with the
 /// operational snapshot-isolation reference.
@@ -541,7 +561,7 @@ fn predicate_histories_agree_with_brute_force() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1500);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let (mut valid, mut invalid) = (0, 0);
+    let mut tally = (0, 0);
     // Histories snapshot isolation allows and serializability does not.
     let mut si_only = 0;
     for i in 0..n {
@@ -559,21 +579,11 @@ fn predicate_histories_agree_with_brute_force() {
             if strict.is_none() && want && !brute(&txns, false) {
                 si_only += 1;
             }
-            let got = verdict(&edn, model);
-            let expected = if want {
-                Validity::Valid
-            } else {
-                Validity::Invalid
-            };
-            assert_eq!(got, expected, "case {i} under {model}:\n{edn}");
-            if want {
-                valid += 1;
-            } else {
-                invalid += 1;
-            }
+            assert_verdict(&edn, model, want, i, &mut tally);
         }
     }
     // Both verdicts are exercised, and the difference between the models.
+    let (valid, invalid) = tally;
     assert!(
         valid > n / 4 && invalid > n / 4,
         "{valid} valid, {invalid} invalid"
@@ -671,26 +681,16 @@ fn predicates_over_write_chains_agree_with_brute_force() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(400);
     let mut rng = Rng(0x5851_F42D_4C95_7F2D);
-    let (mut valid, mut invalid) = (0, 0);
+    let mut tally = (0, 0);
     for i in 0..n {
         let mut txns = chained_history(&mut rng);
         let edn = to_edn(&mut txns);
         for (model, strict) in [("serializable", false), ("strict-serializable", true)] {
             let want = brute(&txns, strict);
-            let expected = if want {
-                valid += 1;
-                Validity::Valid
-            } else {
-                invalid += 1;
-                Validity::Invalid
-            };
-            assert_eq!(
-                verdict(&edn, model),
-                expected,
-                "case {i} under {model}:\n{edn}"
-            );
+            assert_verdict(&edn, model, want, i, &mut tally);
         }
     }
+    let (valid, invalid) = tally;
     assert!(
         valid > n / 4 && invalid > n / 4,
         "{valid} valid, {invalid} invalid"
@@ -710,7 +710,7 @@ fn declared_universes_agree_with_brute_force() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(600);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-    let (mut valid, mut invalid, mut changed) = (0, 0, 0);
+    let (mut tally, mut changed) = ((0, 0), 0);
     for i in 0..n {
         let mut txns = random_history(&mut rng);
         let mut declared: Vec<u8> = vec![7];
@@ -732,20 +732,10 @@ fn declared_universes_agree_with_brute_force() {
             if want != brute(&txns, strict) {
                 changed += 1;
             }
-            let expected = if want {
-                valid += 1;
-                Validity::Valid
-            } else {
-                invalid += 1;
-                Validity::Invalid
-            };
-            assert_eq!(
-                verdict(&edn, model),
-                expected,
-                "case {i} under {model}:\n{edn}"
-            );
+            assert_verdict(&edn, model, want, i, &mut tally);
         }
     }
+    let (valid, invalid) = tally;
     assert!(
         valid > n / 4 && invalid > n / 4,
         "{valid} valid, {invalid} invalid"

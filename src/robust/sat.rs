@@ -460,7 +460,7 @@ fn encode(
     }
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
-    e.keys.clone_from(&keys);
+    e.keys = keys;
     if !view_values(&mut e, an, axioms, &cases, &rws, deadline) {
         return None;
     }
@@ -473,7 +473,7 @@ fn encode(
         }
     }
     e.d = d;
-    (e.keys, e.r, e.w) = (keys, r, w);
+    (e.r, e.w) = (r, w);
     model_axioms(&mut e, axioms, deadline).then_some(e)
 }
 

@@ -423,14 +423,16 @@ impl<'a> Builder<'a> {
         let mut ww: Vec<WwAlts> = vec![Vec::new(); nkeys];
         let mut known_after: Vec<(u32, u32)> = Vec::new();
         for ki in 0..nkeys {
-            if ki % 256 == 0 && (expired() || !self.within_budget(0, 0)) {
+            // The budget is arithmetic on lengths: checked every time, before
+            // the next key's edges; the clock every 256 keys.
+            if (ki % 256 == 0 && expired()) || !self.within_budget(0, 0) {
                 return None;
             }
             known_after.clear();
             let chains = write_chains(&self.writers[ki], &mut rmw_links[ki]);
             for (ci, ca) in chains.iter().enumerate() {
                 // A key's chain pairs are quadratic in its writers.
-                if ci % 64 == 63 && (expired() || !self.within_budget(ww[ki].len() as u64, 0)) {
+                if (ci % 64 == 63 && expired()) || !self.within_budget(ww[ki].len() as u64, 0) {
                     return None;
                 }
                 known_after.extend(ca.windows(2).map(|w| (w[0], w[1])));
@@ -538,7 +540,8 @@ impl<'a> Builder<'a> {
         let mut read_lits: Vec<Vec<(u32, Option<Lit>)>> = Vec::new();
         let reads = all_reads.into_iter().zip(read_pred).zip(misfits);
         for (r, (((s, k, v, cands), pred), misfit)) in reads.enumerate() {
-            if r % 256 == 255 && (expired() || !self.within_budget(0, 0)) {
+            // Budget per read (its derived edges can be many), clock per 256.
+            if (r % 256 == 255 && expired()) || !self.within_budget(0, 0) {
                 return Ok(None);
             }
             let ki = self.key_ix(k);
@@ -624,11 +627,18 @@ struct KeyChains {
 }
 
 impl KeyChains {
-    /// `(chain, position)` of writer `t`.
+    /// `(chain, position)` of writer `t`, a writer of the key (every one
+    /// lies on one chain).
     fn locate(&self, t: u32) -> (usize, usize) {
         let i = self.at.partition_point(|a| a.0 < t);
         let (_, c, p) = self.at[i];
         (c as usize, p as usize)
+    }
+
+    /// Whether writer `m` lies on chain `c` at position `p` or earlier.
+    fn up_to(&self, m: u32, c: usize, p: usize) -> bool {
+        let i = self.at.partition_point(|a| a.0 < m);
+        matches!(self.at.get(i), Some(&(w, cm, pm)) if w == m && cm as usize == c && pm as usize <= p)
     }
 }
 
@@ -728,12 +738,8 @@ impl Builder<'_> {
         };
         let (ct, pt) = kc.locate(t);
         if kc.chains[ct][0] == 0 {
-            let before = &kc.chains[ct][..=pt];
-            for &m in view
-                .misfit
-                .iter()
-                .filter(|&&m| m != s && !before.contains(&m))
-            {
+            // A lookup per misfit, not a scan of the chain up to `t`.
+            for &m in (view.misfit.iter()).filter(|&&m| m != s && !kc.up_to(m, ct, pt)) {
                 let r = self.cond(s, m, &view.wr);
                 self.push(s, m, kind, r);
             }

@@ -234,6 +234,12 @@ fn known_adjacency(n: usize, edges: &[TheoryEdge]) -> Vec<Vec<u32>> {
 /// Most reachability memory the 2-width clauses may use, in bytes.
 const TWO_WIDTH_MAX_BYTES: usize = 1 << 30;
 
+/// Most memory the transposed bit matrix of the 2-width clauses may take,
+/// in bytes: it doubles the matrix (itself up to [`TWO_WIDTH_MAX_BYTES`],
+/// or pruning's), so a bigger one is left out and the pairs are tested on
+/// the matrix itself (the same clauses, slower).
+const TRANSPOSE_MAX_BYTES: usize = 256 << 20;
+
 /// The 2-width clauses: `¬a ∨ ¬b` whenever the conditional edges behind
 /// `a` and `b` close a cycle with unconditional paths. Two cases, with the
 /// digest's typo fixes (§3.4): one edge whose reason has two literals and
@@ -343,23 +349,26 @@ pub(super) fn two_width_clauses(
     }
     // With the bit matrix, its transpose: row `u` holds the vertices that
     // reach `u`, so that testing `v2 ⇝ u1` for every pair of a backward
-    // edge reads one short row (in cache) instead of a row per pair.
-    let ancestors: Option<Vec<u64>> = reach.row(0).map(|r| {
-        let words = r.len();
-        let mut t = vec![0u64; size * words];
-        for a in 0..size {
-            let row = reach.row(a as u32).expect("bit matrix");
-            for (i, &word) in row.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let b = i * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    t[b * words + a / 64] |= 1 << (a % 64);
+    // edge reads one short row (in cache) instead of a row per pair. The
+    // size is checked before allocating ([`TRANSPOSE_MAX_BYTES`]).
+    let ancestors: Option<Vec<u64>> = (reach.row(0))
+        .filter(|r| size * r.len() * 8 <= TRANSPOSE_MAX_BYTES)
+        .map(|r| {
+            let words = r.len();
+            let mut t = vec![0u64; size * words];
+            for a in 0..size {
+                let row = reach.row(a as u32).expect("bit matrix");
+                for (i, &word) in row.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let b = i * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        t[b * words + a / 64] |= 1 << (a % 64);
+                    }
                 }
             }
-        }
-        t
-    });
+            t
+        });
     let reached_by = |v2: u32, u1: u32| match &ancestors {
         Some(t) => {
             let words = t.len() / size;

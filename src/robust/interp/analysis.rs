@@ -147,7 +147,8 @@ struct Ctx<'a> {
 /// those are too many or there is no choice.
 fn cases_of(cx: &Ctx, vals: &[Option<Vec<Option<i64>>>], d: &Desc) -> Vec<Footprint> {
     let a = alternatives(cx.prog, cx.uni, cx.churn, cx.constant, vals, d);
-    if a.is_empty() {
+    // Without value splits the retry would be the same run.
+    if a.is_empty() && !vals.is_empty() {
         alternatives(cx.prog, cx.uni, cx.churn, cx.constant, &[], d)
     } else {
         a
