@@ -184,10 +184,7 @@ impl Clusters {
 /// `orders.real_time`, real-time order. `None` when some cluster finds no
 /// place within [`TRIES`], or a read has no unique writer.
 pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
-    let mut keep = vec![false; h.ops.len()];
-    for (i, op) in h.ops.iter().enumerate() {
-        keep[i] = op.op_type == OpType::Ok;
-    }
+    let mut keep: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
     for i in read_infos(h) {
         keep[i as usize] = true;
     }
@@ -448,12 +445,13 @@ impl Placer<'_> {
                 continue;
             }
             let mark = self.g.edge_count();
-            let linked = std::iter::once(prev)
-                .chain(segment.iter().copied())
-                .chain(next)
-                .collect::<Vec<u32>>()
-                .windows(2)
-                .all(|ab| self.link(ab[0], ab[1]));
+            // prev → segment[0] → … → next, without a list per try.
+            let mut from = prev;
+            let linked = segment.iter().copied().chain(next).all(|to| {
+                let ok = self.link(from, to);
+                from = to;
+                ok
+            });
             if linked {
                 self.chains[kid].splice(at..at, segment.iter().copied());
                 for &s in &segment {
