@@ -315,7 +315,8 @@ struct Placer<'c> {
     group: u32,
     /// The earlier groups with an edge on a cycle a place closed.
     conflicts: std::collections::BTreeSet<u32>,
-    /// The current group's insertions.
+    /// The insertions of the groups placed so far and of the current one,
+    /// in order (a stack: a backjump pops them).
     inserts: Vec<Insert>,
     /// Places taken back by a backjump: in this group, a segment's head
     /// may not directly follow this cluster.
@@ -327,8 +328,9 @@ impl Placer<'_> {
     /// group finds no place and no earlier one is to blame, or the
     /// backjumps run out.
     fn run(&mut self, groups: &[&[u32]]) -> bool {
-        // Per placed group: the edge count before it and its insertions.
-        let mut log: Vec<(usize, Vec<Insert>)> = Vec::with_capacity(groups.len());
+        // Per placed group: the edge count and the length of
+        // `self.inserts` (one stack for all groups) before it.
+        let mut log: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
         let mut backjumps = groups.len() / 10_000 + BACKJUMPS;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
         // A writer's clusters are placed together: the places of one key pin
@@ -339,11 +341,12 @@ impl Placer<'_> {
         while log.len() < groups.len() {
             let i = log.len();
             let mark = self.g.edge_count();
+            let inserted = self.inserts.len();
             self.budget = GROUP_TRIES;
             self.group = i as u32;
             self.conflicts.clear();
             if self.place(groups[i]) {
-                log.push((mark, std::mem::take(&mut self.inserts)));
+                log.push((mark, inserted));
                 continue;
             }
             // The groups to blame: those on the cycles just met, and those
@@ -363,10 +366,13 @@ impl Placer<'_> {
             inherited.entry(j).or_default().extend(blamed);
             let j = j as usize;
             while log.len() > j {
-                let Some((mark, inserts)) = log.pop() else {
+                let Some((mark, inserted)) = log.pop() else {
                     break;
                 };
-                for &(kid, at, len) in inserts.iter().rev() {
+                while self.inserts.len() > inserted {
+                    let Some((kid, at, len)) = self.inserts.pop() else {
+                        break;
+                    };
                     let (kid, at, len) = (kid as usize, at as usize, len as usize);
                     if log.len() == j {
                         let chain = &self.chains[kid];
