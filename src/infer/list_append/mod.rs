@@ -398,8 +398,7 @@ fn analyze_with(
     let ((mut edges, idx, incompatible), (order, cases)) = crate::par::join(
         || data_edges(h, orders),
         || {
-            let mut order = Vec::new();
-            extra.add_edges(h, &mut order);
+            let order = extra.edges(h);
             (order, non_cycle_cases(h, exact))
         },
     );
