@@ -492,7 +492,7 @@ fn check_list_append(
 /// with `:writer nil`; Elle has no check for them), and, where the models
 /// tell them apart, every order of the appends no read reveals
 /// ([`list_append::decide_open_orders`]): `--algorithm auto`.
-pub(crate) fn check_list_append_exact(
+fn check_list_append_exact(
     history: &History,
     opts: &CheckOptions,
 ) -> Result<Outcome, crate::error::InputError> {

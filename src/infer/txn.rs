@@ -30,11 +30,11 @@ pub enum ExtraGraph {
 impl ExtraGraph {
     /// The order graph's edges (none for [`ExtraGraph::None`]), to add to
     /// the data dependencies.
-    pub(crate) fn add_edges(self, h: &History, edges: &mut Vec<(u32, u32, Rels)>) {
+    pub(crate) fn edges(self, h: &History) -> Vec<(u32, u32, Rels)> {
         match self {
-            ExtraGraph::None => {}
-            ExtraGraph::Process => edges.extend(process_edges(h)),
-            ExtraGraph::Realtime => edges.extend(realtime_edges(h)),
+            ExtraGraph::None => Vec::new(),
+            ExtraGraph::Process => process_edges(h),
+            ExtraGraph::Realtime => realtime_edges(h),
         }
     }
 

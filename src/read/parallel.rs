@@ -119,7 +119,7 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
     };
     // `cuts` is never empty (both callers check), so there are two parts
     // or more; the first is read on this thread.
-    let mut results: Vec<Option<Builder>> = std::thread::scope(|scope| {
+    let parts: Option<Vec<Builder>> = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
@@ -128,14 +128,15 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
             })
             .collect();
         let first = read_one(bounds[0], b.empty_like());
-        std::iter::once(first)
-            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
-            .collect()
+        // Every thread joined (a panic in one is its part's `None`), then
+        // the first `None` fails the read.
+        let joined: Vec<Option<Builder>> = handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect();
+        std::iter::once(first).chain(joined).collect()
     });
-    if results.iter().any(Option::is_none) {
-        return None;
-    }
-    for part in results.drain(..).flatten() {
+    for part in parts? {
         if b.is_fresh() {
             adopt(b, part);
         } else {

@@ -146,6 +146,8 @@ fn auto_declines_where_elles_graph_differs() {
                  {:index 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}\n\
                  {:index 3, :type :ok, :process 1, :f :txn, :value [[:r :x []]]}\n";
     // Serializable: no process or real-time edges; Elle's graph is empty.
+    let declines = |h: &History, model| super::list_append_by_mini(h, &opts(model)).is_none();
+    assert!(declines(&history(empty), "serializable"));
     assert_eq!(
         same_as_inference(&history(empty), "serializable"),
         "{:valid? :unknown, :anomaly-types (:empty-transaction-graph), :anomalies {:empty-transaction-graph true}, :not #{}, :also-not #{}}"
@@ -163,6 +165,7 @@ fn auto_declines_where_elles_graph_differs() {
                      {:index 5, :type :ok, :process 2, :f :txn, :value [[:r :x [1 2]]]}\n";
     let h = history(info_read);
     assert!(!crate::infer::mini::elle_subgraph::info_reads_nothing(&h));
+    assert!(declines(&h, "strict-serializable"));
     assert_eq!(
         same_as_inference(&h, "strict-serializable"),
         "{:valid? true}"
@@ -171,6 +174,7 @@ fn auto_declines_where_elles_graph_differs() {
                     {:index 1, :type :ok, :process 0, :f :txn, :value [[:r :x []] [:append :x 1]]}\n\
                     {:index 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}\n\
                     {:index 3, :type :ok, :process 1, :f :txn, :value [[:r :x [1 1]]]}\n";
+    assert!(declines(&history(repeated), "strict-serializable"));
     let r = same_as_inference(&history(repeated), "strict-serializable");
     assert!(r.starts_with("{:valid? false"), "{r}");
 }

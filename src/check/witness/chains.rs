@@ -184,10 +184,7 @@ impl Clusters {
 /// `orders.real_time`, real-time order. `None` when some cluster finds no
 /// place within [`TRIES`], or a read has no unique writer.
 pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
-    let mut keep = vec![false; h.ops.len()];
-    for (i, op) in h.ops.iter().enumerate() {
-        keep[i] = op.op_type == OpType::Ok;
-    }
+    let mut keep: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
     for i in read_infos(h) {
         keep[i as usize] = true;
     }
@@ -318,7 +315,8 @@ struct Placer<'c> {
     group: u32,
     /// The earlier groups with an edge on a cycle a place closed.
     conflicts: std::collections::BTreeSet<u32>,
-    /// The current group's insertions.
+    /// The insertions of the groups placed so far and of the current one,
+    /// in order (a stack: a backjump pops them).
     inserts: Vec<Insert>,
     /// Places taken back by a backjump: in this group, a segment's head
     /// may not directly follow this cluster.
@@ -330,8 +328,9 @@ impl Placer<'_> {
     /// group finds no place and no earlier one is to blame, or the
     /// backjumps run out.
     fn run(&mut self, groups: &[&[u32]]) -> bool {
-        // Per placed group: the edge count before it and its insertions.
-        let mut log: Vec<(usize, Vec<Insert>)> = Vec::with_capacity(groups.len());
+        // Per placed group: the edge count and the length of
+        // `self.inserts` (one stack for all groups) before it.
+        let mut log: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
         let mut backjumps = groups.len() / 10_000 + BACKJUMPS;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
         // A writer's clusters are placed together: the places of one key pin
@@ -342,11 +341,12 @@ impl Placer<'_> {
         while log.len() < groups.len() {
             let i = log.len();
             let mark = self.g.edge_count();
+            let inserted = self.inserts.len();
             self.budget = GROUP_TRIES;
             self.group = i as u32;
             self.conflicts.clear();
             if self.place(groups[i]) {
-                log.push((mark, std::mem::take(&mut self.inserts)));
+                log.push((mark, inserted));
                 continue;
             }
             // The groups to blame: those on the cycles just met, and those
@@ -366,10 +366,13 @@ impl Placer<'_> {
             inherited.entry(j).or_default().extend(blamed);
             let j = j as usize;
             while log.len() > j {
-                let Some((mark, inserts)) = log.pop() else {
+                let Some((mark, inserted)) = log.pop() else {
                     break;
                 };
-                for &(kid, at, len) in inserts.iter().rev() {
+                while self.inserts.len() > inserted {
+                    let Some((kid, at, len)) = self.inserts.pop() else {
+                        break;
+                    };
                     let (kid, at, len) = (kid as usize, at as usize, len as usize);
                     if log.len() == j {
                         let chain = &self.chains[kid];
@@ -448,12 +451,13 @@ impl Placer<'_> {
                 continue;
             }
             let mark = self.g.edge_count();
-            let linked = std::iter::once(prev)
-                .chain(segment.iter().copied())
-                .chain(next)
-                .collect::<Vec<u32>>()
-                .windows(2)
-                .all(|ab| self.link(ab[0], ab[1]));
+            // prev → segment[0] → … → next, without a list per try.
+            let mut from = prev;
+            let linked = segment.iter().copied().chain(next).all(|to| {
+                let ok = self.link(from, to);
+                from = to;
+                ok
+            });
             if linked {
                 self.chains[kid].splice(at..at, segment.iter().copied());
                 for &s in &segment {

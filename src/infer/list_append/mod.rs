@@ -398,8 +398,7 @@ fn analyze_with(
     let ((mut edges, idx, incompatible), (order, cases)) = crate::par::join(
         || data_edges(h, orders),
         || {
-            let mut order = Vec::new();
-            extra.add_edges(h, &mut order);
+            let order = extra.edges(h);
             (order, non_cycle_cases(h, exact))
         },
     );
@@ -408,16 +407,14 @@ fn analyze_with(
     // Non-cycle anomalies, in the order Elle adds them to its map (thin-air
     // reads last, as G1a, as `analyze_exact` adds them).
     let mut anomalies = Anomalies::default();
-    let mut cases = cases.into_iter();
-    for (kind, found) in cases.by_ref().take(1) {
-        anomalies.add_nonempty(kind, found);
-    }
+    let [(kind, found), rest @ ..] = cases;
+    anomalies.add_nonempty(kind, found);
     let incompatible: Vec<Value> = incompatible
         .into_iter()
         .map(|case| incompatible_case(h, case))
         .collect();
     anomalies.add_nonempty("incompatible-order", incompatible);
-    for (kind, found) in cases {
+    for (kind, found) in rest {
         anomalies.add_nonempty(kind, found);
     }
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
@@ -438,9 +435,9 @@ fn possible(h: &History, i: usize) -> bool {
 
 /// [`analyze_with`]'s non-cycle checks but incompatible orders, in Elle's
 /// order, incompatible orders coming after the first.
-fn non_cycle_cases(h: &History, exact: bool) -> Vec<(&'static str, Vec<Value>)> {
+fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] {
     let (internal, future) = internal_cases(h);
-    vec![
+    [
         ("duplicate-elements", duplicates(h, |i| possible(h, i))),
         ("internal", internal),
         ("future-read", future),

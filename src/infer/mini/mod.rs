@@ -575,8 +575,7 @@ fn build(
     let (graph, (mut anomalies, order, thin_air)) = crate::par::join(
         || mt_graph(h, w, immediate, &ix),
         || {
-            let mut order = Vec::new();
-            extra.add_edges(h, &mut order);
+            let order = extra.edges(h);
             let thin_air = match w {
                 Workload::ListAppend => list_thin_air(h, versions, recs),
                 _ => Vec::new(),

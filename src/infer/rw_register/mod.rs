@@ -382,8 +382,7 @@ pub fn analyze(
     let (main, (order, cases)) = crate::par::join(
         || data_edges(h, opts),
         || {
-            let mut order = Vec::new();
-            extra.add_edges(h, &mut order);
+            let order = extra.edges(h);
             let cases = [
                 internal_cases(h),
                 g1a_cases(h),
