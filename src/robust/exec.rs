@@ -210,6 +210,38 @@ pub fn dependencies(reps: &[Replayed]) -> Vec<Edge> {
     edges
 }
 
+/// The paper's dependency relation D (Def. 3, irreflexive part) as a
+/// matrix over slots: ww between *every* two writers of a key in ar order,
+/// wr from the version read, rw from a reader to *every* writer ar-after
+/// the version it read (every writer when it read the initial state: the
+/// initial state as an ar-first writer). Denser than [`dependencies`]
+/// (same reachability): chords, which the shortest-path method is about,
+/// are counted on this one.
+pub fn dense_dependencies(reps: &[Replayed]) -> Vec<Vec<bool>> {
+    let n = reps.len();
+    let mut d = vec![vec![false; n]; n];
+    for (j, r) in reps.iter().enumerate() {
+        for (&k, _) in &r.fp.writes {
+            for (i, w) in reps.iter().enumerate().take(j) {
+                if w.fp.writes.contains_key(&k) {
+                    d[i][j] = true;
+                }
+            }
+        }
+        for &(k, src) in &r.sources {
+            if let Some(s) = src {
+                d[s][j] = true;
+            }
+            for (w, rep) in reps.iter().enumerate() {
+                if w != j && src.is_none_or(|s| w > s) && rep.fp.writes.contains_key(&k) {
+                    d[j][w] = true;
+                }
+            }
+        }
+    }
+    d
+}
+
 /// Elle's cycle anomaly types, weakest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CycleType {

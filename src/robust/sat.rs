@@ -35,7 +35,10 @@ use batsat::{lbool, BasicSolver, Lit, SolverInterface, SolverOpts};
 use std::time::Instant;
 use values::view_values;
 
+mod realize;
 mod values;
+
+pub use realize::{realize, Pattern, Realization};
 
 /// A query over the slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,7 +208,8 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 /// `allowed` types; `fixed_ar`: ar is slot order; `closed`: the slots are
 /// the whole execution (the bounded check, exact by replay: the fewer
 /// cases without values), else a part of one (the proofs: the value
-/// cases, tied to visibility). None when the deadline passes first. One long function: its
+/// cases, tied to visibility); `exact` (closed, `fixed_ar`): wr and rw
+/// forced as well, so D is the execution's (Def. 3) up to the footprints. None when the deadline passes first. One long function: its
 /// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
 /// the literal tables built just before, in this order.
 #[allow(clippy::too_many_arguments)] // the encoding's shape, each a plain value
@@ -217,6 +221,7 @@ fn encode(
     fixed_ar: bool,
     n_types: usize,
     closed: bool,
+    exact: bool,
     deadline: Option<Instant>,
 ) -> Option<Enc> {
     // Long (about 280 lines): see the doc comment, the layers share the
@@ -416,6 +421,12 @@ fn encode(
                             e.clause(&[!wr, !vmj, !aim]);
                         }
                     }
+                    if exact {
+                        // Forced: i is the ar-latest visible writer.
+                        let mut c = vec![wr, !vij, !rj];
+                        c.extend((i + 1..j).map(|m| vw[m][j]));
+                        e.clause(&c);
+                    }
                     dlits[i][j].push(wr);
                 }
                 // rw(i, j): i read a version j overwrote.
@@ -435,6 +446,14 @@ fn encode(
                             let (vmi, ajm) = (vw[m][i], e.ar[j][m]);
                             e.clause(&[!rw, !vmi, !ajm]);
                         }
+                    }
+                    if exact && j < i {
+                        // Forced: j is invisible to i and i's source (a
+                        // visible writer, or the initial state) is
+                        // ar-before j.
+                        let mut c = vec![rw, !ri, !wj, vji];
+                        c.extend((j + 1..i).map(|m| vw[m][i]));
+                        e.clause(&c);
                     }
                     dlits[i][j].push(rw);
                     rws.push((ki, i, j, rw));
@@ -666,6 +685,7 @@ pub fn solve(
         fixed_ar,
         prog.txns.len(),
         false,
+        false,
         deadline,
     ) else {
         return Answer::Unknown;
@@ -714,6 +734,7 @@ pub fn bounded(
         true,
         prog.txns.len(),
         true,
+        false,
         deadline,
     ) else {
         return (Answer::Unknown, 0);
@@ -737,22 +758,28 @@ pub fn bounded(
                     return (Answer::Sat(ex, order), refuted);
                 }
                 refuted += 1;
-                learn_footprints(prog, an, &mut e, &ex);
-                let mut block: Vec<Lit> = Vec::new();
-                for (i, &d) in ex.descs.iter().enumerate() {
-                    block.push(!e.sel[i][d].expect("selected descriptor"));
-                }
-                for j in 0..k {
-                    for i in 0..j {
-                        let v = e.vis[i][j];
-                        block.push(if ex.vis[j] >> i & 1 == 1 { !v } else { v });
-                    }
-                }
-                e.clause(&block);
+                refute(prog, an, &mut e, &ex);
             }
             other => return (other, refuted),
         }
     }
+}
+
+/// A refuted candidate (ar = slot order): its replayed footprints are
+/// learnt, and its descriptors with its visibility blocked.
+fn refute(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) {
+    learn_footprints(prog, an, e, ex);
+    let mut block: Vec<Lit> = Vec::new();
+    for (i, &d) in ex.descs.iter().enumerate() {
+        block.push(!e.sel[i][d].expect("selected descriptor"));
+    }
+    for j in 0..ex.descs.len() {
+        for i in 0..j {
+            let v = e.vis[i][j];
+            block.push(if ex.vis[j] >> i & 1 == 1 { !v } else { v });
+        }
+    }
+    e.clause(&block);
 }
 
 /// Refinement: an instance's footprint is a function of its descriptor and
