@@ -38,7 +38,7 @@ use values::view_values;
 mod realize;
 mod values;
 
-pub use realize::{realize, Pattern, Realization};
+pub use realize::{holds as realize_holds, realize, Pattern, Realization};
 
 /// A query over the slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
