@@ -563,13 +563,18 @@ impl Exec<'_> {
             Stmt::If(c, then, els) => match self.cond(c) {
                 T3::T => self.run(then, maybe),
                 T3::F => self.run(els, maybe),
-                T3::U => {
-                    let before = self.locals.clone();
-                    self.run(then, true);
-                    let after_then = std::mem::replace(&mut self.locals, before);
-                    self.run(els, true);
-                    self.join(&after_then);
+                // The value cases (open encoding) also split on the branch
+                // an unknown condition takes: a run takes one, so what a
+                // branch writes is written together (e.g. a New-Order's
+                // counter and its stock, under one IF).
+                T3::U if !self.vals.is_empty() && !maybe && self.view.is_none() => {
+                    match self.choice_among(|_| vec![Some(0), Some(1)]) {
+                        Some(Some(1)) => self.run(then, false),
+                        Some(_) => self.run(els, false),
+                        None => self.both_branches(then, els),
+                    }
                 }
+                T3::U => self.both_branches(then, els),
             },
             Stmt::Foreach(var, set, body) => match self.locals[*set].clone() {
                 Local::Rows(rows, f) => {
@@ -590,6 +595,15 @@ impl Exec<'_> {
             },
             Stmt::Skip => {}
         }
+    }
+
+    /// An IF whose condition is unknown: both branches as maybe-run.
+    fn both_branches(&mut self, then: &[Stmt], els: &[Stmt]) {
+        let before = self.locals.clone();
+        self.run(then, true);
+        let after_then = std::mem::replace(&mut self.locals, before);
+        self.run(els, true);
+        self.join(&after_then);
     }
 
     fn insert(

@@ -115,7 +115,7 @@ impl Exec<'_> {
     /// A choice point among the candidates `cands` builds (sorted and
     /// deduplicated here): the forced value, or None (the candidates are
     /// then noted as pending when this is the first unforced point).
-    fn choice_among(
+    pub(super) fn choice_among(
         &mut self,
         cands: impl FnOnce(&Universe) -> Vec<Option<i64>>,
     ) -> Option<Option<i64>> {

@@ -32,6 +32,9 @@ pub enum Pattern {
     /// Lemma 11's condition 2 broken (φ_Ind's second pattern): p0 → p1 →
     /// p2 with p2 ar-before both others.
     IndPath,
+    /// Lemma 11's condition 1 broken for these types (φ_Ind's first
+    /// pattern): p0, of one of them, → p1 with p1 ar-before p0.
+    IndEdge(Vec<usize>),
 }
 
 impl Pattern {
@@ -40,6 +43,7 @@ impl Pattern {
         match self {
             Pattern::ChordlessPath { edges, .. } => edges + 1,
             Pattern::IndPath => 3,
+            Pattern::IndEdge(_) => 2,
         }
     }
     /// (p, q, whether D(p, q) must hold or must not).
@@ -58,6 +62,7 @@ impl Pattern {
                 out
             }
             Pattern::IndPath => vec![(0, 1, true), (1, 2, true)],
+            Pattern::IndEdge(_) => vec![(0, 1, true)],
         }
     }
 }
@@ -151,6 +156,17 @@ fn place(e: &mut Enc, pattern: &Pattern, m: usize) -> Vec<Vec<Lit>> {
             }
         }
     }
+    if let Pattern::IndEdge(types) = pattern {
+        // p0 of the types, ar-after p1.
+        for i in 0..n {
+            let mut c = vec![!pos[0][i]];
+            c.extend(types.iter().map(|&t| e.typ[i][t]));
+            e.clause(&c);
+            for j in i + 1..n {
+                e.clause(&[!pos[0][i], !pos[1][j]]);
+            }
+        }
+    }
     if *pattern == Pattern::IndPath {
         // p2 ar-before p0 and p1: ar is slot order.
         for p in [0, 1] {
@@ -183,5 +199,9 @@ pub fn holds(
         .constraints()
         .iter()
         .all(|&(p, q, want)| d[at[p]][at[q]] == want);
-    ok && (*pattern != Pattern::IndPath || (at[2] < at[0] && at[2] < at[1]))
+    ok && match pattern {
+        Pattern::ChordlessPath { .. } => true,
+        Pattern::IndPath => at[2] < at[0] && at[2] < at[1],
+        Pattern::IndEdge(ts) => at[1] < at[0] && ts.contains(&types[at[0]]),
+    }
 }
