@@ -34,6 +34,10 @@ q tpcc.rob -c ec -k 2
 for k in 2 3 4; do q tpcc.rob -c psi -k $k; done
 for k in 2 3 4; do q tpcc.rob -c si -k $k; done
 q tpcc.rob -c si -k 4 --prove inductive
+q tpcc-counter.rob -c ec -k 2
+for k in 3 4; do q tpcc-counter.rob -c psi -k $k; done
+q tpcc-counter.rob -c si -k 4
+q tpcc-counter.rob -c si -k 4 --prove inductive
 q courseware.rob -c ec -k 2
 for k in 3 4; do q courseware-psi.rob -k $k; done
 for k in 4 5; do q courseware-si.rob -k $k; done
