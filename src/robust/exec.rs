@@ -221,7 +221,7 @@ pub fn dense_dependencies(reps: &[Replayed]) -> Vec<Vec<bool>> {
     let n = reps.len();
     let mut d = vec![vec![false; n]; n];
     for (j, r) in reps.iter().enumerate() {
-        for (&k, _) in &r.fp.writes {
+        for &k in r.fp.writes.keys() {
             for (i, w) in reps.iter().enumerate().take(j) {
                 if w.fp.writes.contains_key(&k) {
                     d[i][j] = true;
