@@ -31,8 +31,10 @@ use hashbrown::{HashMap, HashSet};
 
 mod chains;
 mod events;
+mod zones;
 pub use chains::by_version_chains;
 pub use events::by_events;
+pub use zones::by_zones;
 
 /// Which orders a witness must respect besides the data: session order
 /// (between `:ok` transactions) is always checked (it costs nothing, and
@@ -546,6 +548,8 @@ impl<'h> Scheduler<'h> {
 /// Which candidate order turned out to be a serial witness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Candidate {
+    /// [`by_zones`]: every key's version order sorted by time.
+    Zones,
     /// [`by_version_chains`]: every key's version order completed.
     Chains,
     /// [`from_graph`]: a topological order of the inference's graph.
@@ -560,6 +564,7 @@ impl Candidate {
     /// How `--verbose` names it.
     pub fn name(self) -> &'static str {
         match self {
+            Candidate::Zones => "every key's version order sorted by real time",
             Candidate::Chains => "every key's version order completed into a chain",
             Candidate::Graph => "a topological order of the inferred graph",
             Candidate::Completion => "completion order",
@@ -572,24 +577,44 @@ impl Candidate {
 /// [`from_graph`] with the inference's `edges`, then [`by_completion`])
 /// and returns the first that [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
-    if let Some(order) = by_version_chains(h, orders) {
-        if replay(h, &order, orders).is_ok() {
-            return Some(Candidate::Chains);
-        }
+    confirm_traced(h, edges, orders, &mut |_| {})
+}
+
+/// [`confirm`], telling `trace` what each candidate cost and why it failed
+/// (`--verbose`).
+pub fn confirm_traced(
+    h: &History,
+    edges: &[(u32, u32, Rels)],
+    orders: Orders,
+    trace: &mut dyn FnMut(String),
+) -> Option<Candidate> {
+    let clock = std::time::Instant::now();
+    let attempt = |c: Candidate, order: Option<Vec<u32>>, trace: &mut dyn FnMut(String)| {
+        let built = clock.elapsed().as_secs_f64();
+        let verdict = order.as_ref().map(|o| replay(h, o, orders));
+        let now = clock.elapsed().as_secs_f64();
+        let what = match &verdict {
+            None => "no order".to_string(),
+            Some(Ok(())) => format!("replayed (replay {:.3} s)", now - built),
+            Some(Err(r)) => format!("refuted: {r:?}"),
+        };
+        trace(format!("{}: {what}; at {now:.3} s", c.name()));
+        matches!(verdict, Some(Ok(())))
+    };
+    if attempt(Candidate::Zones, by_zones(h, orders), trace) {
+        return Some(Candidate::Zones);
     }
-    if let Some(order) = by_events(h) {
-        if replay(h, &order, orders).is_ok() {
-            return Some(Candidate::Events);
-        }
+    let order = chains::by_version_chains_traced(h, orders, trace);
+    if attempt(Candidate::Chains, order, trace) {
+        return Some(Candidate::Chains);
     }
-    if let Some(order) = from_graph(h, edges, orders) {
-        if replay(h, &order, orders).is_ok() {
-            return Some(Candidate::Graph);
-        }
+    if attempt(Candidate::Events, by_events(h), trace) {
+        return Some(Candidate::Events);
     }
-    replay(h, &by_completion(h), orders)
-        .is_ok()
-        .then_some(Candidate::Completion)
+    if attempt(Candidate::Graph, from_graph(h, edges, orders), trace) {
+        return Some(Candidate::Graph);
+    }
+    attempt(Candidate::Completion, Some(by_completion(h)), trace).then_some(Candidate::Completion)
 }
 
 #[cfg(test)]
