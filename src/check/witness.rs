@@ -601,12 +601,12 @@ pub fn confirm_traced(
         trace(format!("{}: {what}; at {now:.3} s", c.name()));
         matches!(verdict, Some(Ok(())))
     };
-    if attempt(Candidate::Zones, by_zones(h, orders), trace) {
-        return Some(Candidate::Zones);
-    }
     let order = chains::by_version_chains_traced(h, orders, trace);
     if attempt(Candidate::Chains, order, trace) {
         return Some(Candidate::Chains);
+    }
+    if attempt(Candidate::Zones, by_zones(h, orders), trace) {
+        return Some(Candidate::Zones);
     }
     if attempt(Candidate::Events, by_events(h), trace) {
         return Some(Candidate::Events);

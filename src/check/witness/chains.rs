@@ -205,7 +205,7 @@ pub(super) fn by_version_chains_traced(
     lap("clusters built", trace);
     let mut g = facts(h, &cl, &keep, orders)?;
     lap("facts added", trace);
-    if !propagate(h, &cl, &mut g) {
+    if std::env::var_os("ELLERY_CHAINS_NOPROP").is_none() && !propagate(h, &cl, &mut g) {
         lap("propagation closed a cycle", trace);
         return None;
     }
@@ -274,7 +274,11 @@ fn facts(h: &History, cl: &Clusters, keep: &[bool], orders: Orders) -> Option<Dy
     // first invocation after its completion. Every such edge points
     // forward in the history, so positions are a topological order and
     // these insertions cost O(1).
-    let mut g = DynamicOrder::new(h.ops.len());
+    let mut g = if std::env::var_os("ELLERY_CHAINS_INIT").is_some() {
+        DynamicOrder::with_order(&super::zones::deadline_order(h, cl, keep))
+    } else {
+        DynamicOrder::new(h.ops.len())
+    };
     if orders.real_time {
         let mut instants: Vec<u32> = (0..h.ops.len())
             .filter(|&t| keep[t])

@@ -50,15 +50,21 @@ pub fn by_zones(h: &History, orders: Orders) -> Option<Vec<u32>> {
     }
     // Each key's units by their point (see the module docs), the `nil`
     // one first.
+    let spans: Vec<(u64, u64)> = (0..units.head.len() as u32)
+        .map(|u| w.span(units.members(u)))
+        .collect();
+    let point = |u: u32| {
+        let (lo, hi) = spans[u as usize];
+        if (u as usize) < cl.keys {
+            0
+        } else {
+            1 + w.point(lo, hi)
+        }
+    };
     let mut sorted: Vec<(u32, u64, u32)> = (0..units.head.len() as u32)
-        .map(|u| {
-            let (lo, hi) = w.span(units.members(u));
-            let point = if (u as usize) < cl.keys { 0 } else { 1 + w.point(lo, hi) };
-            (cl.clusters[units.head[u as usize] as usize].kid, point, u)
-        })
+        .map(|u| (cl.clusters[units.head[u as usize] as usize].kid, point(u), u))
         .collect();
     sorted.sort_unstable();
-    drop(w);
     // Per key, its units in version order.
     let mut chains: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
     for &(kid, _, u) in &sorted {
@@ -93,29 +99,51 @@ pub fn by_zones(h: &History, orders: Orders) -> Option<Vec<u32>> {
                 in_scc[v as usize] = i as u32;
             }
         }
-        let mut swapped = vec![false; sccs.len()];
-        let mut swaps = Vec::new();
+        // Per cycle, the pair of adjacent units on it whose points are
+        // closest (the likeliest wrong guess), real time not forcing it.
+        let mut best: Vec<Option<(u64, u32, u32)>> = vec![None; sccs.len()];
         for (i, scc) in sccs.iter().enumerate() {
-            'scc: for &v in scc {
+            for &v in scc {
                 for &(k, j) in heads.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
                     let chain = &chains[k as usize];
-                    let a = chain[j as usize - 1];
-                    if j < 2 || swapped[i] || fixed.contains(&(a, chain[j as usize])) {
+                    let (a, b) = (chain[j as usize - 1], chain[j as usize]);
+                    if j < 2 || fixed.contains(&(a, b)) || spans[a as usize].0 < spans[b as usize].1 {
                         continue;
                     }
                     if units.members(a).iter().any(|&m| in_scc[m as usize] == i as u32) {
-                        fixed.insert((chain[j as usize], a));
-                        swaps.push((k, j));
-                        swapped[i] = true;
-                        break 'scc;
+                        let gap = point(b).abs_diff(point(a));
+                        if best[i].is_none_or(|(g, _, _)| gap < g) {
+                            best[i] = Some((gap, k, j));
+                        }
                     }
                 }
             }
+        }
+        let mut swaps = Vec::new();
+        for &(_, k, j) in best.iter().flatten() {
+            let chain = &chains[k as usize];
+            fixed.insert((chain[j as usize], chain[j as usize - 1]));
+            swaps.push((k, j));
         }
         if std::env::var_os("ELLERY_WITNESS_DEBUG").is_some() {
             eprintln!("sccs {} (largest {}) swaps {}", sccs.len(), sccs.iter().map(Vec::len).max().unwrap_or(0), swaps.len());
         }
         if swaps.is_empty() {
+            if std::env::var_os("ELLERY_WITNESS_DEBUG").is_some() {
+                for scc in sccs.iter().filter(|c| c.len() <= 3) {
+                    let set: HashSet<u32> = scc.iter().copied().collect();
+                    for &v in scc {
+                        let outs: Vec<_> = g.out(v).filter(|(t, _)| set.contains(t)).collect();
+                        eprintln!("{v} -> {outs:?} win {}..{}", w.early[v as usize], w.late[v as usize]);
+                        for &(k, j) in heads.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+                            let chain = &chains[k as usize];
+                            let (a, b) = (chain[j as usize - 1], chain[j as usize]);
+                            eprintln!("  heads key {k} #{j}: A={a} {:?} span {:?} pt {} / B={b} {:?} span {:?} pt {}", units.members(a), spans[a as usize], point(a), units.members(b), spans[b as usize], point(b));
+                        }
+                    }
+                    eprintln!("--");
+                }
+            }
             return None;
         }
         for (k, j) in swaps {
@@ -138,7 +166,7 @@ pub fn by_zones(h: &History, orders: Orders) -> Option<Vec<u32>> {
 }
 
 /// Attempts of [`by_zones`] to repair the sorted version orders.
-const REPAIRS: usize = 4;
+const REPAIRS: usize = 8;
 
 /// The graph of the version orders in `chains`: each cluster before the
 /// next writer of its key, each writer before its readers, and the order
@@ -180,6 +208,32 @@ fn graph(
     }
     edges.extend_from_slice(order_only);
     DiGraph::from_edges(h.ops.len(), edges)
+}
+
+/// An order of every op position for the version chains to start from:
+/// each kept transaction at the latest point its narrowed window allows
+/// (see [`Windows`]), every other op at its position. It agrees with real
+/// time, session order and each writer before its readers, so those facts
+/// go in without reordering, and it suggests the versions' places.
+pub(super) fn deadline_order(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
+    let units = Units::build(cl);
+    let mut w = Windows::new(h);
+    for _ in 0..ROUNDS {
+        w.narrow_by_reads(cl);
+        for k in 0..cl.keys {
+            w.narrow_by_key(&units, k);
+        }
+    }
+    w.narrow_by_reads(cl);
+    let mut order: Vec<u32> = (0..h.ops.len() as u32).collect();
+    order.sort_by_cached_key(|&t| {
+        if keep[t as usize] {
+            w.late[t as usize]
+        } else {
+            t as u64 * SCALE
+        }
+    });
+    order
 }
 
 /// Rounds of narrowing: each can narrow what the previous one's bounds
