@@ -392,6 +392,10 @@ impl Placer<'_> {
             // that made an earlier group come back here.
             let mut blamed = std::mem::take(&mut self.conflicts);
             blamed.extend(inherited.remove(&(i as u32)).unwrap_or_default());
+            if std::env::var_os("ELLERY_WITNESS_DEBUG").is_some() {
+                let w = self.cl.clusters[groups[i][0] as usize].writer;
+                eprintln!("group {i} (writer {w}) stuck; blamed {blamed:?}");
+            }
             let Some(j) = blamed.pop_last() else {
                 return false;
             };
