@@ -53,6 +53,14 @@ fn auto_confirms_generated_histories_by_version_chains() {
             "{n}/{seed}: {stderr}"
         );
         assert!(!stderr.contains("algorithm sat"), "{n}/{seed}: {stderr}");
+        // `--verbose` times each phase of the candidate that confirmed.
+        for phase in [
+            "witness: chains: clusters built at ",
+            "witness: chains: placing done (",
+            "into a chain: replayed (replay ",
+        ] {
+            assert!(stderr.contains(phase), "{n}/{seed}: {phase}: {stderr}");
+        }
         assert_eq!(infer.status.code(), Some(0));
         assert_eq!(
             String::from_utf8_lossy(&auto.stdout),
@@ -75,14 +83,22 @@ fn auto_skips_the_witness_over_its_sat_size_limit() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("no exact confirmation: 100002 ops, over auto's limit of 100000 for these models"),
+        stderr.contains(
+            "no exact confirmation: 100002 ops, over auto's limit of 100000 for these models"
+        ),
         "{stderr}"
     );
     assert!(!stderr.contains("witness"), "{stderr}");
     assert!(!stderr.contains("algorithm sat"), "{stderr}");
     // Just under the limit (49,999 transactions), the witness runs.
     let file = generated(49_999, 3);
-    let out = ellery(&["check", "--verbose", "-c", "serializable", file.to_str().expect("utf-8")]);
+    let out = ellery(&[
+        "check",
+        "--verbose",
+        "-c",
+        "serializable",
+        file.to_str().expect("utf-8"),
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("serial witness"), "{stderr}");

@@ -31,10 +31,8 @@ use hashbrown::{HashMap, HashSet};
 
 mod chains;
 mod events;
-mod zones;
 pub use chains::by_version_chains;
 pub use events::by_events;
-pub use zones::by_zones;
 
 /// Which orders a witness must respect besides the data: session order
 /// (between `:ok` transactions) is always checked (it costs nothing, and
@@ -548,8 +546,6 @@ impl<'h> Scheduler<'h> {
 /// Which candidate order turned out to be a serial witness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Candidate {
-    /// [`by_zones`]: every key's version order sorted by time.
-    Zones,
     /// [`by_version_chains`]: every key's version order completed.
     Chains,
     /// [`from_graph`]: a topological order of the inference's graph.
@@ -564,7 +560,6 @@ impl Candidate {
     /// How `--verbose` names it.
     pub fn name(self) -> &'static str {
         match self {
-            Candidate::Zones => "every key's version order sorted by real time",
             Candidate::Chains => "every key's version order completed into a chain",
             Candidate::Graph => "a topological order of the inferred graph",
             Candidate::Completion => "completion order",
@@ -604,9 +599,6 @@ pub fn confirm_traced(
     let order = chains::by_version_chains_traced(h, orders, trace);
     if attempt(Candidate::Chains, order, trace) {
         return Some(Candidate::Chains);
-    }
-    if attempt(Candidate::Zones, by_zones(h, orders), trace) {
-        return Some(Candidate::Zones);
     }
     if attempt(Candidate::Events, by_events(h), trace) {
         return Some(Candidate::Events);

@@ -46,37 +46,37 @@ const TRIES: usize = 16;
 const FACT: u32 = u32::MAX;
 
 /// No writer: the cluster of a key's initial `nil`.
-pub(super) const NO_WRITER: u32 = u32::MAX;
+const NO_WRITER: u32 = u32::MAX;
 
 /// A writer of one key and the transactions that read its value.
-pub(super) struct Cluster {
+struct Cluster {
     /// Dense key id.
-    pub(super) kid: u32,
+    kid: u32,
     /// The writer's completion position, or [`NO_WRITER`].
-    pub(super) writer: u32,
+    writer: u32,
     /// The range of its readers in [`Clusters::readers`].
     readers: std::ops::Range<u32>,
 }
 
 /// Every key's clusters, the initial `nil` ones first (cluster `kid` is
 /// key `kid`'s `nil`).
-pub(super) struct Clusters {
-    pub(super) clusters: Vec<Cluster>,
-    pub(super) readers: Vec<u32>,
-    pub(super) keys: usize,
+struct Clusters {
+    clusters: Vec<Cluster>,
+    readers: Vec<u32>,
+    keys: usize,
     /// Per cluster, the cluster its version must directly follow, or
     /// [`NO_WRITER`]: a writer that read the key first writes the next
     /// version of what it read.
-    pub(super) pred: Vec<u32>,
+    pred: Vec<u32>,
     /// The inverse of `pred`.
-    pub(super) succ: Vec<u32>,
+    succ: Vec<u32>,
 }
 
 impl Clusters {
     /// Groups the transactions `keep` marks into clusters; `None` when a
     /// read cannot be matched to exactly one kept writer (a value written
     /// twice or not at all, a written `nil`).
-    pub(super) fn build(h: &History, keep: &[bool]) -> Option<Clusters> {
+    fn build(h: &History, keep: &[bool]) -> Option<Clusters> {
         let mut kid: HashMap<Atom, u32> = HashMap::new();
         let mut key_id = |k: Atom| {
             let n = kid.len() as u32;
@@ -173,7 +173,7 @@ impl Clusters {
         })
     }
 
-    pub(super) fn readers(&self, c: u32) -> &[u32] {
+    fn readers(&self, c: u32) -> &[u32] {
         let r = &self.clusters[c as usize].readers;
         &self.readers[r.start as usize..r.end as usize]
     }
@@ -195,7 +195,10 @@ pub(super) fn by_version_chains_traced(
 ) -> Option<Vec<u32>> {
     let clock = std::time::Instant::now();
     let lap = |what: &str, trace: &mut dyn FnMut(String)| {
-        trace(format!("chains: {what} at {:.3} s", clock.elapsed().as_secs_f64()));
+        trace(format!(
+            "chains: {what} at {:.3} s",
+            clock.elapsed().as_secs_f64()
+        ));
     };
     let mut keep: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
     for i in read_infos(h) {
@@ -205,7 +208,7 @@ pub(super) fn by_version_chains_traced(
     lap("clusters built", trace);
     let mut g = facts(h, &cl, &keep, orders)?;
     lap("facts added", trace);
-    if std::env::var_os("ELLERY_CHAINS_NOPROP").is_none() && !propagate(h, &cl, &mut g) {
+    if !propagate(h, &cl, &mut g) {
         lap("propagation closed a cycle", trace);
         return None;
     }
@@ -274,11 +277,7 @@ fn facts(h: &History, cl: &Clusters, keep: &[bool], orders: Orders) -> Option<Dy
     // first invocation after its completion. Every such edge points
     // forward in the history, so positions are a topological order and
     // these insertions cost O(1).
-    let mut g = if std::env::var_os("ELLERY_CHAINS_INIT").is_some() {
-        DynamicOrder::with_order(&super::zones::deadline_order(h, cl, keep))
-    } else {
-        DynamicOrder::new(h.ops.len())
-    };
+    let mut g = DynamicOrder::new(h.ops.len());
     if orders.real_time {
         let mut instants: Vec<u32> = (0..h.ops.len())
             .filter(|&t| keep[t])
@@ -392,10 +391,6 @@ impl Placer<'_> {
             // that made an earlier group come back here.
             let mut blamed = std::mem::take(&mut self.conflicts);
             blamed.extend(inherited.remove(&(i as u32)).unwrap_or_default());
-            if std::env::var_os("ELLERY_WITNESS_DEBUG").is_some() {
-                let w = self.cl.clusters[groups[i][0] as usize].writer;
-                eprintln!("group {i} (writer {w}) stuck; blamed {blamed:?}");
-            }
             let Some(j) = blamed.pop_last() else {
                 return false;
             };
