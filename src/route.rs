@@ -344,7 +344,9 @@ fn auto_register(
                     .any(|c| c.real_time);
                 let orders = crate::check::witness::Orders { real_time };
                 let clock = std::time::Instant::now();
-                let found = crate::check::witness::confirm(h, edges, orders);
+                let found = crate::check::witness::confirm_traced(h, edges, orders, &mut |line| {
+                    say(&format!("witness: {line}"))
+                });
                 let took = clock.elapsed().as_secs_f64();
                 if let Some(c) = found {
                     say(&format!(

@@ -572,24 +572,41 @@ impl Candidate {
 /// [`from_graph`] with the inference's `edges`, then [`by_completion`])
 /// and returns the first that [`replay`]s.
 pub fn confirm(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Option<Candidate> {
-    if let Some(order) = by_version_chains(h, orders) {
-        if replay(h, &order, orders).is_ok() {
-            return Some(Candidate::Chains);
-        }
+    confirm_traced(h, edges, orders, &mut |_| {})
+}
+
+/// [`confirm`], telling `trace` what each candidate cost and why it failed
+/// (`--verbose`).
+pub fn confirm_traced(
+    h: &History,
+    edges: &[(u32, u32, Rels)],
+    orders: Orders,
+    trace: &mut dyn FnMut(String),
+) -> Option<Candidate> {
+    let clock = std::time::Instant::now();
+    let attempt = |c: Candidate, order: Option<Vec<u32>>, trace: &mut dyn FnMut(String)| {
+        let built = clock.elapsed().as_secs_f64();
+        let verdict = order.as_ref().map(|o| replay(h, o, orders));
+        let now = clock.elapsed().as_secs_f64();
+        let what = match &verdict {
+            None => "no order".to_string(),
+            Some(Ok(())) => format!("replayed (replay {:.3} s)", now - built),
+            Some(Err(r)) => format!("refuted: {r:?}"),
+        };
+        trace(format!("{}: {what}; at {now:.3} s", c.name()));
+        matches!(verdict, Some(Ok(())))
+    };
+    let order = chains::by_version_chains_traced(h, orders, trace);
+    if attempt(Candidate::Chains, order, trace) {
+        return Some(Candidate::Chains);
     }
-    if let Some(order) = by_events(h) {
-        if replay(h, &order, orders).is_ok() {
-            return Some(Candidate::Events);
-        }
+    if attempt(Candidate::Events, by_events(h), trace) {
+        return Some(Candidate::Events);
     }
-    if let Some(order) = from_graph(h, edges, orders) {
-        if replay(h, &order, orders).is_ok() {
-            return Some(Candidate::Graph);
-        }
+    if attempt(Candidate::Graph, from_graph(h, edges, orders), trace) {
+        return Some(Candidate::Graph);
     }
-    replay(h, &by_completion(h), orders)
-        .is_ok()
-        .then_some(Candidate::Completion)
+    attempt(Candidate::Completion, Some(by_completion(h)), trace).then_some(Candidate::Completion)
 }
 
 #[cfg(test)]

@@ -184,15 +184,35 @@ impl Clusters {
 /// `orders.real_time`, real-time order. `None` when some cluster finds no
 /// place within [`TRIES`], or a read has no unique writer.
 pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
+    by_version_chains_traced(h, orders, &mut |_| {})
+}
+
+/// [`by_version_chains`], telling `trace` how long each phase took.
+pub(super) fn by_version_chains_traced(
+    h: &History,
+    orders: Orders,
+    trace: &mut dyn FnMut(String),
+) -> Option<Vec<u32>> {
+    let clock = std::time::Instant::now();
+    let lap = |what: &str, trace: &mut dyn FnMut(String)| {
+        trace(format!(
+            "chains: {what} at {:.3} s",
+            clock.elapsed().as_secs_f64()
+        ));
+    };
     let mut keep: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
     for i in read_infos(h) {
         keep[i as usize] = true;
     }
     let cl = Clusters::build(h, &keep)?;
+    lap("clusters built", trace);
     let mut g = facts(h, &cl, &keep, orders)?;
+    lap("facts added", trace);
     if !propagate(h, &cl, &mut g) {
+        lap("propagation closed a cycle", trace);
         return None;
     }
+    lap("forced orders propagated", trace);
     // Clusters by when their writer most likely took effect: mostly each
     // goes at the end of its chain.
     let mut todo: Vec<u32> = (cl.keys as u32..cl.clusters.len() as u32).collect();
@@ -221,8 +241,21 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
         conflicts: std::collections::BTreeSet::new(),
         inserts: Vec::new(),
         banned: HashSet::new(),
+        backjumped: 0,
+        furthest: 0,
     };
-    if !p.run(&groups) {
+    let placed = p.run(&groups);
+    lap(
+        &format!(
+            "placing {} ({} of {} writers at most, {} backjumps)",
+            if placed { "done" } else { "gave up" },
+            p.furthest,
+            groups.len(),
+            p.backjumped
+        ),
+        trace,
+    );
+    if !placed {
         return None;
     }
     let g = p.g;
@@ -321,6 +354,10 @@ struct Placer<'c> {
     /// Places taken back by a backjump: in this group, a segment's head
     /// may not directly follow this cluster.
     banned: HashSet<(u32, u32, u32)>,
+    /// Backjumps taken so far (for `--verbose`).
+    backjumped: usize,
+    /// The most groups placed at once (for `--verbose`).
+    furthest: usize,
 }
 
 impl Placer<'_> {
@@ -347,6 +384,7 @@ impl Placer<'_> {
             self.conflicts.clear();
             if self.place(groups[i]) {
                 log.push((mark, inserted));
+                self.furthest = self.furthest.max(log.len());
                 continue;
             }
             // The groups to blame: those on the cycles just met, and those
@@ -360,6 +398,7 @@ impl Placer<'_> {
                 return false;
             };
             backjumps = left;
+            self.backjumped += 1;
             // Groups after `j` start afresh; `j` inherits the rest of the blame.
             self.banned.retain(|&(g, _, _)| g <= j);
             inherited.retain(|&g, _| g <= j);
