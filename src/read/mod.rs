@@ -118,8 +118,9 @@ pub fn read_history_bytes(
     let mut b = Builder::new(source.clone(), origin, format);
     let res = match format {
         Format::Edn => {
-            let _reading = parallel::Reading::start();
-            let parts = parallel::parts_for(source.len());
+            // Reading counts as checking in the thread budget (issue 23).
+            let _reading = crate::par::Checking::start();
+            let (parts, _helpers) = parallel::parts_for(source.len());
             if parallel::read(&source, &mut b, parts) {
                 Ok(())
             } else {
