@@ -177,6 +177,49 @@ impl Ids {
     }
 }
 
+/// Dense ids of atoms (keys, or one key's values), given by the caller in
+/// order of first appearance. Small non-negative integers (what Jepsen's
+/// generators write, usually counting up per key) are found by indexing a
+/// vector, everything else by hashing: a 1M-transaction history's values
+/// cost a hash lookup each otherwise, most of them cache misses (issue 23).
+#[derive(Default)]
+struct AtomIds {
+    /// Id + 1 of integer atom `n` at `dense[n]` (0: none yet).
+    dense: Vec<u32>,
+    /// Ids of the other atoms, and of integers first seen before `dense`
+    /// grew to reach them.
+    sparse: HashMap<Atom, u32>,
+}
+
+impl AtomIds {
+    /// `a`'s id, or `new()`'s when `a` is new.
+    #[inline]
+    fn id(&mut self, a: Atom, new: impl FnOnce() -> u32) -> u32 {
+        let n = match a.as_int() {
+            Some(n) if n >= 0 => n as usize,
+            _ => return *self.sparse.entry(a).or_insert_with(new),
+        };
+        let d = &mut self.dense;
+        // Grow to reach `n` only while the vector stays within a constant
+        // factor of the ids it may hold: sparse integers go to the map.
+        if n >= d.len() && n < 2 * d.len() + 64 {
+            d.resize(n + 1, 0);
+        }
+        match d.get(n) {
+            Some(&id1) if id1 > 0 => id1 - 1,
+            Some(_) => {
+                let id = match self.sparse.get(&a) {
+                    Some(&id) => id,
+                    None => new(),
+                };
+                d[n] = id + 1;
+                id
+            }
+            None => *self.sparse.entry(a).or_insert_with(new),
+        }
+    }
+}
+
 /// External reads and writes of every op (empty for invocations), in
 /// Clojure's map order (insertion order up to eight entries, hash order
 /// beyond), stored flat: op `i`'s reads are `reads[r_at[i]..r_at[i + 1]]`.
@@ -205,18 +248,18 @@ impl Ext {
             vals: Vec::new(),
             base: Vec::new(),
         };
-        let mut key_ids: HashMap<Atom, u32> = HashMap::new();
-        // Most micro-ops name a value no other one does: size for half of them.
-        let mut val_ids: HashMap<(u32, Atom), u32> = HashMap::with_capacity(h.mops.len() / 2);
+        let mut key_ids = AtomIds::default();
+        let mut val_ids: Vec<AtomIds> = Vec::new();
         let mut intern = |ids: &mut Ids, k: Atom, v: Val| -> Kv {
-            let kid = *key_ids.entry(k).or_insert_with(|| {
+            let kid = key_ids.id(k, || {
                 ids.keys.push(k);
                 ids.vals.push(vec![None]);
+                val_ids.push(AtomIds::default());
                 ids.keys.len() as u32 - 1
             });
             let vid = match v {
                 None => NIL,
-                Some(a) => *val_ids.entry((kid, a)).or_insert_with(|| {
+                Some(a) => val_ids[kid as usize].id(a, || {
                     let vs = &mut ids.vals[kid as usize];
                     vs.push(Some(a));
                     vs.len() as u32 - 1
