@@ -36,7 +36,10 @@ fn reads_and_checks_share_one_budget() {
     assert_eq!((a, b), (on, on));
     drop(second);
     let (_, b) = join(|| (), || std::thread::current().id());
-    assert_ne!(b, on, "with a core free, join's second part runs on a helper");
+    assert_ne!(
+        b, on,
+        "with a core free, join's second part runs on a helper"
+    );
     drop(first);
 
     // Reading a history on the budget's two cores gives the one-thread

@@ -256,15 +256,6 @@ impl Builder {
         }
     }
 
-    /// Whether nothing has been read into this builder yet.
-    fn is_fresh(&self) -> bool {
-        self.seen == 0
-            && self.h.mops.is_empty()
-            && self.h.elements.is_empty()
-            && self.h.other_values.is_empty()
-            && self.h.predicates.is_empty()
-    }
-
     /// A builder over the same source with empty tables, for reading one
     /// part of it in parallel ([`parallel`]).
     fn empty_like(&self) -> Builder {

@@ -1,10 +1,11 @@
 //! Reading one big EDN history on several cores.
 //!
 //! A Jepsen history is one op map per line, so it can be cut at line starts
-//! (`\n{`) into parts that [`super::fast`] reads at the same time, each into
-//! its own [`Builder`]: its own value tables and interner, its ops indexed
-//! and paired among themselves. The parts are then joined in file order,
-//! a concatenation: interned atoms are renumbered into the first part's
+//! (`\n{`) into parts that [`super::fast`] reads at the same time: the
+//! first straight into the history's [`Builder`] (on the calling thread, as
+//! the one-thread reader would), each later one into its own: its own value
+//! tables and interner, its ops indexed and paired among themselves. The
+//! later parts are then joined in file order, a concatenation: interned atoms are renumbered into the first part's
 //! interner (slots follow first use, so the atoms equal a one-pass read's;
 //! usually the tables are identical and nothing is renumbered), table
 //! offsets and positions are shifted, dense indices are shifted by the ops
@@ -105,8 +106,10 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
         Some(part)
     };
     // `cuts` is never empty (both callers check), so there are two parts
-    // or more; the first is read on this thread.
-    let parts: Option<Vec<Builder>> = std::thread::scope(|scope| {
+    // or more. The first is read on this thread straight into `b`, which
+    // continues it as the one-thread reader would (its pairing and indices
+    // included): only the later parts are copied in by `join`.
+    let (first, parts): (bool, Option<Vec<Builder>>) = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
@@ -114,52 +117,25 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
                 scope.spawn(move || read_one(bound, part))
             })
             .collect();
-        let first = read_one(bounds[0], b.empty_like());
+        let (start, end) = bounds[0];
+        let first = fast::read_part(&src[..end], base, start, b).is_ok();
         // Every thread joined (a panic in one is its part's `None`), then
         // the first `None` fails the read.
-        let joined: Vec<Option<Builder>> = handles
+        let joined: Option<Vec<Builder>> = handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
+            .collect::<Vec<_>>()
+            .into_iter()
             .collect();
-        std::iter::once(first).chain(joined).collect()
+        (first, joined)
     });
+    if !first {
+        return None;
+    }
     for part in parts? {
-        if b.is_fresh() {
-            adopt(b, part);
-        } else {
-            join(b, part)?;
-        }
+        join(b, part)?;
     }
     Some(())
-}
-
-/// Makes the first part's tables and state the history's: no copy, no
-/// renumbering (both interners began with `nil`, so its atoms are already
-/// right). Later parts are appended and dropped one by one, so the peak
-/// stays near the finished tables' size.
-fn adopt(b: &mut Builder, part: Builder) {
-    let Builder {
-        h,
-        open,
-        indexed,
-        seen,
-        last_index,
-        first_index,
-        ..
-    } = part;
-    b.h.ops = h.ops;
-    b.h.pair = h.pair;
-    b.h.non_client_ops = h.non_client_ops;
-    b.h.interner = h.interner;
-    b.h.mops = h.mops;
-    b.h.elements = h.elements;
-    b.h.other_values = h.other_values;
-    b.h.predicates = h.predicates;
-    b.open = open;
-    b.indexed = indexed;
-    b.seen = seen;
-    b.last_index = last_index;
-    b.first_index = first_index;
 }
 
 /// How many bytes of a big file to hold at once when reading it in blocks.

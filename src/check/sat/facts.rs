@@ -534,11 +534,17 @@ mod tests {
                 Some(Misread::ThinAir)
             );
             assert_eq!(
-                misread(vec![ok(clean.clone()), ok(format!("[[:r {k} 2] [:w {k} 2]]"))]),
+                misread(vec![
+                    ok(clean.clone()),
+                    ok(format!("[[:r {k} 2] [:w {k} 2]]"))
+                ]),
                 Some(Misread::ThinAir)
             );
             assert_eq!(
-                misread(vec![ok(clean.clone()), ok(format!("[[:w {k} 1] [:r {k} 1] [:w {k} 2]]"))]),
+                misread(vec![
+                    ok(clean.clone()),
+                    ok(format!("[[:w {k} 1] [:r {k} 1] [:w {k} 2]]"))
+                ]),
                 Some(Misread::OwnWriteRead)
             );
             // Repeated values first, whatever part holds the thin-air read.
