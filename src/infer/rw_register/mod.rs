@@ -423,15 +423,17 @@ pub fn analyze(
     // second core while this one builds the data edges (issue 23; the same
     // result on one thread).
     let (main, (order, cases)) = crate::par::join(
-        || data_edges(h, opts),
+        || timed("data edges", || data_edges(h, opts)),
         || {
-            let order = extra.edges(h);
-            let cases = [
-                internal_cases(h),
-                g1a_cases(h),
-                g1b_cases(h),
-                lost_updates(h, MopFn::Write),
-            ];
+            let order = timed("order edges", || extra.edges(h));
+            let cases = timed("non-cycle cases", || {
+                [
+                    internal_cases(h),
+                    g1a_cases(h),
+                    g1b_cases(h),
+                    lost_updates(h, MopFn::Write),
+                ]
+            });
             (order, cases)
         },
     );
@@ -459,6 +461,22 @@ pub fn analyze(
     })
 }
 
+/// Runs `f`; with `ELLERY_RW_TIMING` set, says on standard error how long
+/// it took (the steps of a big inference, to see where its time goes).
+fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*ON.get_or_init(|| std::env::var_os("ELLERY_RW_TIMING").is_some()) {
+        return f();
+    }
+    let t = std::time::Instant::now();
+    let r = f();
+    eprintln!(
+        "ellery: rw-register {step}: {:.3} s",
+        t.elapsed().as_secs_f64()
+    );
+    r
+}
+
 /// The data edges of [`analyze`] (wr, then ww and rw from the version
 /// graphs), the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
@@ -476,12 +494,16 @@ fn data_edges(
     ),
     Refusal,
 > {
-    let (ext, ids) = Ext::new(h);
+    let (ext, ids) = timed("external reads and writes", || Ext::new(h));
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
 
     // Indexes of ok ops' external writes and reads.
-    let writers = SlotIndex::new(h, &ids, &ext, Ext::writes);
-    let readers = SlotIndex::new(h, &ids, &ext, Ext::reads);
+    let (writers, readers) = timed("writer and reader indexes", || {
+        (
+            SlotIndex::new(h, &ids, &ext, Ext::writes),
+            SlotIndex::new(h, &ids, &ext, Ext::reads),
+        )
+    });
 
     let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
     let mut vertices: Vec<u32> = Vec::new();
@@ -524,7 +546,7 @@ fn data_edges(
     }
 
     // Version graphs, then ww and rw edges from their direct edges.
-    let (graphs, cyclic) = version_graphs(h, &ext, &ids, opts);
+    let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
     for &k in &graphs.keys {
         for &(v1, v2) in &graphs.edges[k as usize] {
             let w2 = writers.get(ids.slot(k, v2));
