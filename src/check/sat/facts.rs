@@ -15,6 +15,7 @@
 use hashbrown::HashMap;
 
 use crate::edn::Value;
+use crate::infer::rw_register::AtomIds;
 use crate::model::{Atom, History, MopArg, MopFn, OpType};
 
 /// A register value: `None` is `nil`.
@@ -337,10 +338,11 @@ struct PartFacts {
 /// The reads are scanned only when `reads` and no value repeats.
 fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
     let mut facts = PartFacts::default();
-    // Each `(key, value)`'s one writer (op position). Sized for the usual
-    // share of writes among micro-ops, so it does not grow in steps.
-    let mut written: HashMap<(Atom, Atom), u32> =
-        HashMap::with_capacity(h.mops.len() / (2 * KEY_PARTS));
+    // Each `(key, value)`'s one writer (op position): keys by dense id,
+    // then per key value → writer, small integers by indexing (issue 23:
+    // a hash lookup per write was most of this scan).
+    let mut kids = AtomIds::default();
+    let mut written: Vec<AtomIds> = Vec::new();
     let mut last: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         let Some(src) = write_source(h, i) else {
@@ -355,7 +357,16 @@ fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
                 facts.repeat = true;
                 return facts;
             };
-            if written.insert((m.key, v), i as u32).is_some() {
+            let kid = kids.id(m.key, || {
+                written.push(AtomIds::default());
+                written.len() as u32 - 1
+            });
+            let mut fresh = false;
+            written[kid as usize].id(v, || {
+                fresh = true;
+                i as u32
+            });
+            if !fresh {
                 facts.repeat = true;
                 return facts;
             }
@@ -383,7 +394,10 @@ fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
                     if m.f == MopFn::Read {
                         if let Some(v) = val(m.arg) {
                             // The reader's own (later) write explains nothing.
-                            let writer = written.get(&(m.key, v)).filter(|&&w| w != i as u32);
+                            let writer = kids
+                                .get(m.key)
+                                .and_then(|k| written[k as usize].get(v))
+                                .filter(|&w| w != i as u32);
                             if writer.is_none() {
                                 facts.thin_air = true;
                                 return facts;

@@ -183,7 +183,7 @@ impl Ids {
 /// vector, everything else by hashing: a 1M-transaction history's values
 /// cost a hash lookup each otherwise, most of them cache misses (issue 23).
 #[derive(Default)]
-struct AtomIds {
+pub(crate) struct AtomIds {
     /// Id + 1 of integer atom `n` at `dense[n]` (0: none yet).
     dense: Vec<u32>,
     /// Ids of the other atoms, and of integers first seen before `dense`
@@ -192,9 +192,20 @@ struct AtomIds {
 }
 
 impl AtomIds {
+    /// `a`'s id, if it has one.
+    #[inline]
+    pub(crate) fn get(&self, a: Atom) -> Option<u32> {
+        if let Some(n) = a.as_int().filter(|&n| n >= 0) {
+            if let Some(&id1) = self.dense.get(n as usize).filter(|&&id1| id1 > 0) {
+                return Some(id1 - 1);
+            }
+        }
+        self.sparse.get(&a).copied()
+    }
+
     /// `a`'s id, or `new()`'s when `a` is new.
     #[inline]
-    fn id(&mut self, a: Atom, new: impl FnOnce() -> u32) -> u32 {
+    pub(crate) fn id(&mut self, a: Atom, new: impl FnOnce() -> u32) -> u32 {
         let n = match a.as_int() {
             Some(n) if n >= 0 => n as usize,
             _ => return *self.sparse.entry(a).or_insert_with(new),

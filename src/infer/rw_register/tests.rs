@@ -334,4 +334,12 @@ fn atom_ids_number_by_first_appearance() {
     // for 1000 (already 1); then 3 is new: 1100.
     assert_eq!(got, vec![0, 1, 2, 3, 4, 1, 1100, 0, 3, 4, 2]);
     assert!(ids.dense.len() > 1000, "the vector grew past 1000");
+    let found: Vec<Option<u32>> = [int(1), int(1000), s, int(-5), int(3), int(5000), int(-6)]
+        .iter()
+        .map(|&a| ids.get(a))
+        .collect();
+    assert_eq!(
+        found,
+        vec![Some(0), Some(1), Some(3), Some(4), Some(1100), None, None]
+    );
 }
