@@ -1,5 +1,6 @@
 //! Measures history-reading throughput (MB/s): ellery's reader on bytes in
-//! memory (`ellery`: on all cores, or `ELLERY_READ_THREADS`; `check` reads
+//! memory (`ellery`: on the cores `ellery::par`'s budget gives it,
+//! `ELLERY_THREADS`, capped by `ELLERY_READ_THREADS`; `check` reads
 //! big files in blocks instead, see `read::read_edn_file_in_blocks`), cut
 //! into exactly N parts read on N
 //! threads (`parts=N`; `parts=1` is the one-thread reader), or edn-rs on

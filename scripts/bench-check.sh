@@ -43,3 +43,11 @@ for w in list-append rw-register; do
   measure "check 1M $w, 1 thread" env ELLERY_THREADS=1 "$bin" check -q --output summary "$h"
   measure "check 1M $w, all cores" "$bin" check -q --output summary "$h"
 done
+# Reading alone (the 1M rw-register history's bytes held in memory): one
+# part on one thread vs two parts on two (issue 23's 600 MB/s on 2 cores).
+cargo build --quiet --release --example read_throughput
+for parts in 1 2; do
+  printf 'read 1M rw-register, parts=%s: %s (load %s)\n' "$parts" \
+    "$("$CARGO_TARGET_DIR/release/examples/read_throughput" /tmp/ellery-bench-rw-register-1m.edn "parts=$parts" "$runs" | tail -n 1)" \
+    "$(cut -d ' ' -f 1 /proc/loadavg)"
+done

@@ -9,8 +9,13 @@
 //! each check runs on its own thread, with one history it gets both. A
 //! [`join`] that finds no core free runs its two parts in turn.
 //!
-//! `ELLERY_THREADS=N` sets the cores to count on (`1`: every check on one
-//! thread; for timings, and to compare outputs).
+//! Reading a history counts as checking it (the reader holds a
+//! [`Checking`] guard too), and the reader's extra threads take their
+//! places with [`Helpers`], so a history read while `-j` checks others
+//! gets only the cores they leave free.
+//!
+//! `ELLERY_THREADS=N` sets the cores to count on (`1`: every check and
+//! every read on one thread; for timings, and to compare outputs).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -18,7 +23,7 @@ use std::sync::OnceLock;
 /// Checks running now.
 static CHECKING: AtomicUsize = AtomicUsize::new(0);
 
-/// Helper threads [`join`] has running now.
+/// Helper threads running now ([`join`]'s and the reader's).
 static HELPERS: AtomicUsize = AtomicUsize::new(0);
 
 /// The cores a process may use: `ELLERY_THREADS` when it is a positive
@@ -51,25 +56,42 @@ impl Drop for Checking {
     }
 }
 
-/// A helper thread's place in the budget, given back on drop.
-struct Helper(());
+/// Helper places free when `busy` threads check (or read) histories and
+/// `helpers` helpers run, on `cores` cores: the one rule of the budget.
+fn free_places(cores: usize, busy: usize, helpers: usize) -> usize {
+    cores.saturating_sub(busy.max(1) + helpers)
+}
 
-impl Helper {
-    /// A place, if checks and helpers leave a core free.
-    fn take() -> Option<Helper> {
-        let busy = CHECKING.load(Ordering::SeqCst).max(1);
-        HELPERS
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |h| {
-                (busy + h < cores()).then_some(h + 1)
-            })
-            .ok()
-            .map(|_| Helper(()))
+/// Places in the budget for helper threads a caller runs itself (the
+/// reader's parts, [`crate::read`]), given back on drop. [`join`] takes one
+/// the same way.
+pub struct Helpers(usize);
+
+impl Helpers {
+    /// Up to `want` places, as many as the checks and helpers running now
+    /// leave free (perhaps none).
+    pub fn take(want: usize) -> Helpers {
+        let mut got = 0;
+        let busy = CHECKING.load(Ordering::SeqCst);
+        let _ = HELPERS.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |h| {
+            got = want.min(free_places(cores(), busy, h));
+            (got > 0).then_some(h + got)
+        });
+        Helpers(got)
+    }
+
+    /// How many places this holds: threads the caller may run besides its
+    /// own.
+    pub fn count(&self) -> usize {
+        self.0
     }
 }
 
-impl Drop for Helper {
+impl Drop for Helpers {
     fn drop(&mut self) {
-        HELPERS.fetch_sub(1, Ordering::SeqCst);
+        if self.0 > 0 {
+            HELPERS.fetch_sub(self.0, Ordering::SeqCst);
+        }
     }
 }
 
@@ -81,10 +103,11 @@ pub fn join<A: Send, B: Send>(
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
-    let Some(helper) = Helper::take() else {
+    let helper = Helpers::take(1);
+    if helper.count() == 0 {
         let ra = a();
         return (ra, b());
-    };
+    }
     std::thread::scope(|s| {
         let hb = s.spawn(move || {
             let _helper = helper;
@@ -112,5 +135,18 @@ mod tests {
         assert_eq!((x, y, z), (1, 2, 3));
         let r = crate::internal::catch(|| join(|| 1, || -> u8 { panic!("helper failed") }));
         assert!(r.expect_err("re-raised").starts_with("helper failed"));
+    }
+
+    #[test]
+    fn the_budget_leaves_one_core_per_busy_thread() {
+        // One history on two cores: one helper; two (`-j 2`, or one read
+        // while another is checked): none.
+        assert_eq!(free_places(2, 1, 0), 1);
+        assert_eq!(free_places(2, 0, 0), 1, "the caller's own thread counts");
+        assert_eq!(free_places(2, 2, 0), 0);
+        assert_eq!(free_places(2, 1, 1), 0);
+        assert_eq!(free_places(8, 3, 2), 3);
+        assert_eq!(free_places(1, 1, 0), 0);
+        assert_eq!(free_places(2, 5, 3), 0);
     }
 }

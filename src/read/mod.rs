@@ -118,8 +118,9 @@ pub fn read_history_bytes(
     let mut b = Builder::new(source.clone(), origin, format);
     let res = match format {
         Format::Edn => {
-            let _reading = parallel::Reading::start();
-            let parts = parallel::parts_for(source.len());
+            // Reading counts as checking in the thread budget (issue 23).
+            let _reading = crate::par::Checking::start();
+            let (parts, _helpers) = parallel::parts_for(source.len());
             if parallel::read(&source, &mut b, parts) {
                 Ok(())
             } else {
@@ -253,15 +254,6 @@ impl Builder {
             first_index: None,
             first_of: None,
         }
-    }
-
-    /// Whether nothing has been read into this builder yet.
-    fn is_fresh(&self) -> bool {
-        self.seen == 0
-            && self.h.mops.is_empty()
-            && self.h.elements.is_empty()
-            && self.h.other_values.is_empty()
-            && self.h.predicates.is_empty()
     }
 
     /// A builder over the same source with empty tables, for reading one

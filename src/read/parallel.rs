@@ -1,10 +1,11 @@
 //! Reading one big EDN history on several cores.
 //!
 //! A Jepsen history is one op map per line, so it can be cut at line starts
-//! (`\n{`) into parts that [`super::fast`] reads at the same time, each into
-//! its own [`Builder`]: its own value tables and interner, its ops indexed
-//! and paired among themselves. The parts are then joined in file order,
-//! a concatenation: interned atoms are renumbered into the first part's
+//! (`\n{`) into parts that [`super::fast`] reads at the same time: the
+//! first straight into the history's [`Builder`] (on the calling thread, as
+//! the one-thread reader would), each later one into its own: its own value
+//! tables and interner, its ops indexed and paired among themselves. The
+//! later parts are then joined in file order, a concatenation: interned atoms are renumbered into the first part's
 //! interner (slots follow first use, so the atoms equal a one-pass read's;
 //! usually the tables are identical and nothing is renumbered), table
 //! offsets and positions are shifted, dense indices are shifted by the ops
@@ -25,43 +26,30 @@
 
 use super::{fast, Builder};
 use crate::model::{Atom, History, Mop, MopArg, MopFn, Op, OpType, OpValue, NO_OP};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Below this many bytes per part, a second thread costs more than it saves.
 pub(super) const MIN_PART_BYTES: usize = 8 << 20;
 
-/// Histories being read right now in this process: with `-j` several
-/// histories already share the cores, and each gets its share.
-static READING: AtomicUsize = AtomicUsize::new(0);
-
-/// How many parts to read `len` bytes in: the cores free for this history
-/// (`ELLERY_READ_THREADS`, else `ELLERY_THREADS` or the machine's, shared among the histories
-/// being read at once, so `check -j N` does not oversubscribe), no more
-/// than one part per [`MIN_PART_BYTES`].
-pub(super) fn parts_for(len: usize) -> usize {
-    let cores = std::env::var("ELLERY_READ_THREADS")
+/// The most parts `len` bytes are worth reading in: one per
+/// [`MIN_PART_BYTES`], no more than `ELLERY_READ_THREADS` when it is set
+/// (a cap; the cores themselves are [`crate::par`]'s budget).
+fn parts_wanted(len: usize) -> usize {
+    let cap = std::env::var("ELLERY_READ_THREADS")
         .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or_else(crate::par::cores);
-    let readers = READING.load(Ordering::Relaxed).max(1);
-    (cores / readers).min(len / MIN_PART_BYTES).max(1)
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(usize::MAX);
+    cap.min(len / MIN_PART_BYTES).max(1)
 }
 
-/// Counts a history as being read while alive.
-pub(super) struct Reading;
-
-impl Reading {
-    /// Starts counting.
-    pub(super) fn start() -> Reading {
-        READING.fetch_add(1, Ordering::Relaxed);
-        Reading
-    }
-}
-
-impl Drop for Reading {
-    fn drop(&mut self) {
-        READING.fetch_sub(1, Ordering::Relaxed);
-    }
+/// How many parts to read `len` bytes in now, and the budget places for
+/// the threads beyond the caller's (hold them while the parts are read):
+/// as many as [`parts_wanted`] and [`crate::par`]'s process-wide budget
+/// allow, so `check -j N` does not oversubscribe the cores. The caller
+/// holds a [`crate::par::Checking`] guard while it reads.
+pub(super) fn parts_for(len: usize) -> (usize, crate::par::Helpers) {
+    let helpers = crate::par::Helpers::take(parts_wanted(len) - 1);
+    (1 + helpers.count(), helpers)
 }
 
 /// Where to cut `src` into about `parts` parts: offsets of `{` that start a
@@ -118,8 +106,10 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
         Some(part)
     };
     // `cuts` is never empty (both callers check), so there are two parts
-    // or more; the first is read on this thread.
-    let parts: Option<Vec<Builder>> = std::thread::scope(|scope| {
+    // or more. The first is read on this thread straight into `b`, which
+    // continues it as the one-thread reader would (its pairing and indices
+    // included): only the later parts are copied in by `join`.
+    let (first, parts): (bool, Option<Vec<Builder>>) = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
@@ -127,59 +117,33 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
                 scope.spawn(move || read_one(bound, part))
             })
             .collect();
-        let first = read_one(bounds[0], b.empty_like());
+        let (start, end) = bounds[0];
+        let first = fast::read_part(&src[..end], base, start, b).is_ok();
         // Every thread joined (a panic in one is its part's `None`), then
         // the first `None` fails the read.
-        let joined: Vec<Option<Builder>> = handles
+        let joined: Option<Vec<Builder>> = handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
+            .collect::<Vec<_>>()
+            .into_iter()
             .collect();
-        std::iter::once(first).chain(joined).collect()
+        (first, joined)
     });
+    if !first {
+        return None;
+    }
     for part in parts? {
-        if b.is_fresh() {
-            adopt(b, part);
-        } else {
-            join(b, part)?;
-        }
+        join(b, part)?;
     }
     Some(())
-}
-
-/// Makes the first part's tables and state the history's: no copy, no
-/// renumbering (both interners began with `nil`, so its atoms are already
-/// right). Later parts are appended and dropped one by one, so the peak
-/// stays near the finished tables' size.
-fn adopt(b: &mut Builder, part: Builder) {
-    let Builder {
-        h,
-        open,
-        indexed,
-        seen,
-        last_index,
-        first_index,
-        ..
-    } = part;
-    b.h.ops = h.ops;
-    b.h.pair = h.pair;
-    b.h.non_client_ops = h.non_client_ops;
-    b.h.interner = h.interner;
-    b.h.mops = h.mops;
-    b.h.elements = h.elements;
-    b.h.other_values = h.other_values;
-    b.h.predicates = h.predicates;
-    b.open = open;
-    b.indexed = indexed;
-    b.seen = seen;
-    b.last_index = last_index;
-    b.first_index = first_index;
 }
 
 /// How many bytes of a big file to hold at once when reading it in blocks.
 pub(super) const BLOCK_BYTES: usize = 64 << 20;
 
 /// Reads a big one-op-per-line EDN file in blocks of [`BLOCK_BYTES`] (each
-/// cut into `parts` parts read in parallel; `None`: [`parts_for`]), so the
+/// cut into `parts` parts read in parallel; `None`: [`parts_for`], the
+/// thread budget's), so the
 /// file's text is never in memory whole (it is re-read by span to print
 /// ops). `None` when the file is not
 /// one op per line or anything goes wrong (a parse error, an index or
@@ -198,7 +162,7 @@ pub(super) fn read_file(
         origin,
         crate::model::Format::Edn,
     );
-    let _reading = Reading::start();
+    let _reading = crate::par::Checking::start();
     let mut block: Vec<u8> = Vec::with_capacity(block_bytes);
     let (mut base, mut line) = (0u64, 1u32);
     let mut eof = false;
@@ -231,7 +195,14 @@ pub(super) fn read_file(
         if base == 0 && !starts_with_op(text) {
             return None;
         }
-        let parts = parts.unwrap_or_else(|| parts_for(text.len()));
+        // Budget places are taken per block and given back after it.
+        let (parts, _helpers) = match parts {
+            Some(n) => (n, None),
+            None => {
+                let (n, helpers) = parts_for(text.len());
+                (n, Some(helpers))
+            }
+        };
         let cut = if parts > 1 {
             cuts(text, parts)
         } else {

@@ -15,6 +15,7 @@
 use hashbrown::HashMap;
 
 use crate::edn::Value;
+use crate::infer::rw_register::AtomIds;
 use crate::model::{Atom, History, MopArg, MopFn, OpType};
 
 /// A register value: `None` is `nil`.
@@ -300,78 +301,143 @@ pub fn elle_dirty_reads_differ(h: &History) -> bool {
 /// and Elle's inference, which takes the one writer of each value, does not
 /// apply.
 pub fn values_repeat(h: &History) -> bool {
-    unique_writers(h).is_none()
+    (0..KEY_PARTS).any(|part| scan_part(h, part, false).repeat)
 }
 
-/// Each `(key, value)`'s one writer (op position) and whether some write is
-/// failed or intermediate; `None` when [`values_repeat`].
-#[allow(clippy::type_complexity)]
-fn unique_writers(h: &History) -> Option<(HashMap<(Atom, Val), u32>, bool)> {
-    let mut written: HashMap<(Atom, Val), u32> = HashMap::new();
-    let mut dirty_writes = false;
-    let mut last: Vec<(Atom, Val)> = Vec::new();
+/// How many parts [`inference_misreads`] splits the keys into (one per
+/// core of this machine; each part scans every op but hashes only its
+/// keys' writes).
+const KEY_PARTS: usize = 2;
+
+/// Which of the [`KEY_PARTS`] parts `key` is in: a multiplicative hash of
+/// its bits, so consecutive integer keys alternate.
+fn key_part(key: Atom) -> usize {
+    let bits = key
+        .as_int()
+        .map(|n| n as u64)
+        .or(key.interned_slot().map(|s| s as u64 | 1 << 63))
+        .unwrap_or(0);
+    (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % KEY_PARTS
+}
+
+/// What [`scan_part`] found about the keys of one part.
+#[derive(Clone, Copy, Default)]
+struct PartFacts {
+    /// A value is written twice, or `nil` is written ([`values_repeat`]).
+    repeat: bool,
+    /// Some write is failed or intermediate.
+    dirty_writes: bool,
+    /// A committed read returned a value nobody (else) wrote.
+    thin_air: bool,
+    /// A transaction wrote a key, read it and wrote it again.
+    own_write_read: bool,
+}
+
+/// The facts [`inference_misreads`] needs, about the keys in part `part`
+/// only: every property is per key, so the parts' facts combine with `or`.
+/// The reads are scanned only when `reads` and no value repeats.
+fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
+    let mut facts = PartFacts::default();
+    // Each `(key, value)`'s one writer (op position): keys by dense id,
+    // then per key value → writer, small integers by indexing (issue 23:
+    // a hash lookup per write was most of this scan).
+    let mut kids = AtomIds::default();
+    let mut written: Vec<AtomIds> = Vec::new();
+    let mut last: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         let Some(src) = write_source(h, i) else {
             continue;
         };
         last.clear();
-        for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
-            let v = val(m.arg);
-            if v.is_none() || written.insert((m.key, v), i as u32).is_some() {
-                return None;
+        for m in h.mops(src) {
+            if m.f != MopFn::Write || key_part(m.key) != part {
+                continue;
             }
-            dirty_writes |= op.op_type == OpType::Fail || last.iter().any(|(k, _)| *k == m.key);
-            last.push((m.key, v));
+            let Some(v) = val(m.arg) else {
+                facts.repeat = true;
+                return facts;
+            };
+            let kid = kids.id(m.key, || {
+                written.push(AtomIds::default());
+                written.len() as u32 - 1
+            });
+            let mut fresh = false;
+            written[kid as usize].id(v, || {
+                fresh = true;
+                i as u32
+            });
+            if !fresh {
+                facts.repeat = true;
+                return facts;
+            }
+            facts.dirty_writes |= op.op_type == OpType::Fail || last.contains(&m.key);
+            last.push(m.key);
         }
     }
-    Some((written, dirty_writes))
-}
-
-/// Why Elle's rw-register inference would misread `h`, if it would: one
-/// pass over the writes and one over the committed reads, with Elle's own
-/// dirty-read cases compared to the exact ones only when a failed or
-/// intermediate write exists. The reasons, in the order checked:
-/// written values repeat ([`values_repeat`]); a read returns a value nobody
-/// wrote; Elle's G1a/G1b cases differ from the exact ones
-/// ([`elle_dirty_reads_differ`]); a transaction writes a key, reads it and
-/// writes it again, which Elle's lost-update check counts as a
-/// read-modify-write.
-pub fn inference_misreads(h: &History) -> Option<Misread> {
-    let Some((written, dirty_writes)) = unique_writers(h) else {
-        return Some(Misread::RepeatedValues);
-    };
+    if !reads {
+        return facts;
+    }
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
     let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
-    let mut seen_own_write_read = false;
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         seen.clear();
         for m in h.mops(op) {
-            let v = val(m.arg);
+            if key_part(m.key) != part {
+                continue;
+            }
             match seen.iter_mut().find(|s| s.0 == m.key) {
                 None => {
-                    // The reader's own (later) write explains nothing.
-                    let writer = written.get(&(m.key, v)).filter(|&&w| w != i as u32);
-                    if m.f == MopFn::Read && v.is_some() && writer.is_none() {
-                        return Some(Misread::ThinAir);
+                    if m.f == MopFn::Read {
+                        if let Some(v) = val(m.arg) {
+                            // The reader's own (later) write explains nothing.
+                            let writer = kids
+                                .get(m.key)
+                                .and_then(|k| written[k as usize].get(v))
+                                .filter(|&w| w != i as u32);
+                            if writer.is_none() {
+                                facts.thin_air = true;
+                                return facts;
+                            }
+                        }
                     }
                     seen.push((m.key, m.f == MopFn::Write, false));
                 }
                 Some(s) if m.f == MopFn::Read => s.2 = true,
-                Some(s) if s.1 && s.2 => {
-                    seen_own_write_read = true;
-                }
+                Some(s) if s.1 && s.2 => facts.own_write_read = true,
                 Some(_) => {}
             }
         }
     }
-    if dirty_writes && elle_dirty_reads_differ(h) {
+    facts
+}
+
+/// Why Elle's rw-register inference would misread `h`, if it would: one
+/// pass over the writes and one over the committed reads (the keys cut in
+/// two parts, each on its own core when one is free: issue 23), with
+/// Elle's own dirty-read cases compared to the exact ones only when a
+/// failed or intermediate write exists. The reasons, in the order checked:
+/// written values repeat ([`values_repeat`]); a read returns a value nobody
+/// wrote; Elle's G1a/G1b cases differ from the exact ones
+/// ([`elle_dirty_reads_differ`]); a transaction writes a key, reads it and
+/// writes it again, which Elle's lost-update check counts as a
+/// read-modify-write.
+pub fn inference_misreads(h: &History) -> Option<Misread> {
+    let (a, b) = crate::par::join(|| scan_part(h, 0, true), || scan_part(h, 1, true));
+    let any = |f: fn(&PartFacts) -> bool| f(&a) || f(&b);
+    if any(|f| f.repeat) {
+        return Some(Misread::RepeatedValues);
+    }
+    if any(|f| f.thin_air) {
+        return Some(Misread::ThinAir);
+    }
+    if any(|f| f.dirty_writes) && elle_dirty_reads_differ(h) {
         return Some(Misread::ElleDirtyReads);
     }
-    seen_own_write_read.then_some(Misread::OwnWriteRead)
+    any(|f| f.own_write_read).then_some(Misread::OwnWriteRead)
 }
 
 /// What the inference gets wrong about a history ([`inference_misreads`]).
@@ -408,6 +474,110 @@ impl Misread {
             Misread::OwnWriteRead => {
                 "Elle's lost-update check counts a read that follows the transaction's own write"
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(ops: &[(&str, &str)]) -> History {
+        let mut src = String::new();
+        for (i, (t, v)) in ops.iter().enumerate() {
+            let p = i / 2;
+            src += &format!(
+                "{{:index {}, :type :invoke, :process {p}, :f :txn, :value {v}}}\n",
+                2 * i
+            );
+            src += &format!(
+                "{{:index {}, :type :{t}, :process {p}, :f :txn, :value {v}}}\n",
+                2 * i + 1
+            );
+        }
+        crate::read::read_history_bytes(src.into_bytes(), "h", crate::model::Format::Edn)
+            .expect("reads")
+    }
+
+    /// Each reason, on keys of both parts (the check cuts the keys in two,
+    /// see `key_part`), and the order the reasons are checked in.
+    #[test]
+    fn misreads_name_each_reason_whichever_part_its_key_is_in() {
+        let part_keys: Vec<Vec<i64>> = (0..KEY_PARTS)
+            .map(|p| {
+                (0..64)
+                    .filter(|&k| key_part(Atom::int(k).expect("small")) == p)
+                    .take(2)
+                    .collect()
+            })
+            .collect();
+        assert!(part_keys.iter().all(|ks| ks.len() == 2), "{part_keys:?}");
+        for (p, ks) in part_keys.iter().enumerate() {
+            // `other` is a key of the other part.
+            let (k, other) = (ks[0], part_keys[(p + 1) % KEY_PARTS][1]);
+            let clean = format!("[[:w {other} 1] [:r {other} 1]]");
+            let ok = |v: String| ("ok", v);
+            let misread = |ops: Vec<(&str, String)>| {
+                let ops: Vec<(&str, &str)> = ops.iter().map(|(t, v)| (*t, v.as_str())).collect();
+                inference_misreads(&history(&ops))
+            };
+            assert_eq!(
+                misread(vec![
+                    ok(clean.clone()),
+                    ok(format!("[[:w {k} 1]]")),
+                    ok(format!("[[:r {k} 1]]"))
+                ]),
+                None
+            );
+            assert_eq!(
+                misread(vec![
+                    ok(clean.clone()),
+                    ok(format!("[[:w {k} 1]]")),
+                    ("fail", format!("[[:w {k} 1]]"))
+                ]),
+                Some(Misread::RepeatedValues)
+            );
+            assert_eq!(
+                misread(vec![ok(clean.clone()), ok(format!("[[:w {k} nil]]"))]),
+                Some(Misread::RepeatedValues)
+            );
+            // A read of a never-written value, and of the reader's own
+            // later write.
+            assert_eq!(
+                misread(vec![ok(clean.clone()), ok(format!("[[:r {k} 5]]"))]),
+                Some(Misread::ThinAir)
+            );
+            assert_eq!(
+                misread(vec![
+                    ok(clean.clone()),
+                    ok(format!("[[:r {k} 2] [:w {k} 2]]"))
+                ]),
+                Some(Misread::ThinAir)
+            );
+            assert_eq!(
+                misread(vec![
+                    ok(clean.clone()),
+                    ok(format!("[[:w {k} 1] [:r {k} 1] [:w {k} 2]]"))
+                ]),
+                Some(Misread::OwnWriteRead)
+            );
+            // Repeated values first, whatever part holds the thin-air read.
+            assert_eq!(
+                misread(vec![
+                    ok(format!("[[:r {other} 9]]")),
+                    ok(format!("[[:w {k} 1]]")),
+                    ok(format!("[[:w {k} 1]]"))
+                ]),
+                Some(Misread::RepeatedValues)
+            );
+            // Thin air before the own write read, in the other part.
+            assert_eq!(
+                misread(vec![
+                    ok(format!("[[:w {k} 1] [:r {k} 1] [:w {k} 2]]")),
+                    ok(format!("[[:r {other} 9]]"))
+                ]),
+                Some(Misread::ThinAir)
+            );
         }
     }
 }

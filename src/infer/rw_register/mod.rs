@@ -177,6 +177,60 @@ impl Ids {
     }
 }
 
+/// Dense ids of atoms (keys, or one key's values), given by the caller in
+/// order of first appearance. Small non-negative integers (what Jepsen's
+/// generators write, usually counting up per key) are found by indexing a
+/// vector, everything else by hashing: a 1M-transaction history's values
+/// cost a hash lookup each otherwise, most of them cache misses (issue 23).
+#[derive(Default)]
+pub(crate) struct AtomIds {
+    /// Id + 1 of integer atom `n` at `dense[n]` (0: none yet).
+    dense: Vec<u32>,
+    /// Ids of the other atoms, and of integers first seen before `dense`
+    /// grew to reach them.
+    sparse: HashMap<Atom, u32>,
+}
+
+impl AtomIds {
+    /// `a`'s id, if it has one.
+    #[inline]
+    pub(crate) fn get(&self, a: Atom) -> Option<u32> {
+        if let Some(n) = a.as_int().filter(|&n| n >= 0) {
+            if let Some(&id1) = self.dense.get(n as usize).filter(|&&id1| id1 > 0) {
+                return Some(id1 - 1);
+            }
+        }
+        self.sparse.get(&a).copied()
+    }
+
+    /// `a`'s id, or `new()`'s when `a` is new.
+    #[inline]
+    pub(crate) fn id(&mut self, a: Atom, new: impl FnOnce() -> u32) -> u32 {
+        let n = match a.as_int() {
+            Some(n) if n >= 0 => n as usize,
+            _ => return *self.sparse.entry(a).or_insert_with(new),
+        };
+        let d = &mut self.dense;
+        // Grow to reach `n` only while the vector stays within a constant
+        // factor of the ids it may hold: sparse integers go to the map.
+        if n >= d.len() && n < 2 * d.len() + 64 {
+            d.resize(n + 1, 0);
+        }
+        match d.get(n) {
+            Some(&id1) if id1 > 0 => id1 - 1,
+            Some(_) => {
+                let id = match self.sparse.get(&a) {
+                    Some(&id) => id,
+                    None => new(),
+                };
+                d[n] = id + 1;
+                id
+            }
+            None => *self.sparse.entry(a).or_insert_with(new),
+        }
+    }
+}
+
 /// External reads and writes of every op (empty for invocations), in
 /// Clojure's map order (insertion order up to eight entries, hash order
 /// beyond), stored flat: op `i`'s reads are `reads[r_at[i]..r_at[i + 1]]`.
@@ -205,18 +259,18 @@ impl Ext {
             vals: Vec::new(),
             base: Vec::new(),
         };
-        let mut key_ids: HashMap<Atom, u32> = HashMap::new();
-        // Most micro-ops name a value no other one does: size for half of them.
-        let mut val_ids: HashMap<(u32, Atom), u32> = HashMap::with_capacity(h.mops.len() / 2);
+        let mut key_ids = AtomIds::default();
+        let mut val_ids: Vec<AtomIds> = Vec::new();
         let mut intern = |ids: &mut Ids, k: Atom, v: Val| -> Kv {
-            let kid = *key_ids.entry(k).or_insert_with(|| {
+            let kid = key_ids.id(k, || {
                 ids.keys.push(k);
                 ids.vals.push(vec![None]);
+                val_ids.push(AtomIds::default());
                 ids.keys.len() as u32 - 1
             });
             let vid = match v {
                 None => NIL,
-                Some(a) => *val_ids.entry((kid, a)).or_insert_with(|| {
+                Some(a) => val_ids[kid as usize].id(a, || {
                     let vs = &mut ids.vals[kid as usize];
                     vs.push(Some(a));
                     vs.len() as u32 - 1
@@ -380,15 +434,17 @@ pub fn analyze(
     // second core while this one builds the data edges (issue 23; the same
     // result on one thread).
     let (main, (order, cases)) = crate::par::join(
-        || data_edges(h, opts),
+        || timed("data edges", || data_edges(h, opts)),
         || {
-            let order = extra.edges(h);
-            let cases = [
-                internal_cases(h),
-                g1a_cases(h),
-                g1b_cases(h),
-                lost_updates(h, MopFn::Write),
-            ];
+            let order = timed("order edges", || extra.edges(h));
+            let cases = timed("non-cycle cases", || {
+                [
+                    internal_cases(h),
+                    g1a_cases(h),
+                    g1b_cases(h),
+                    lost_updates(h, MopFn::Write),
+                ]
+            });
             (order, cases)
         },
     );
@@ -416,6 +472,22 @@ pub fn analyze(
     })
 }
 
+/// Runs `f`; with `ELLERY_RW_TIMING` set, says on standard error how long
+/// it took (the steps of a big inference, to see where its time goes).
+fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*ON.get_or_init(|| std::env::var_os("ELLERY_RW_TIMING").is_some()) {
+        return f();
+    }
+    let t = std::time::Instant::now();
+    let r = f();
+    eprintln!(
+        "ellery: rw-register {step}: {:.3} s",
+        t.elapsed().as_secs_f64()
+    );
+    r
+}
+
 /// The data edges of [`analyze`] (wr, then ww and rw from the version
 /// graphs), the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
@@ -433,12 +505,16 @@ fn data_edges(
     ),
     Refusal,
 > {
-    let (ext, ids) = Ext::new(h);
+    let (ext, ids) = timed("external reads and writes", || Ext::new(h));
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
 
     // Indexes of ok ops' external writes and reads.
-    let writers = SlotIndex::new(h, &ids, &ext, Ext::writes);
-    let readers = SlotIndex::new(h, &ids, &ext, Ext::reads);
+    let (writers, readers) = timed("writer and reader indexes", || {
+        (
+            SlotIndex::new(h, &ids, &ext, Ext::writes),
+            SlotIndex::new(h, &ids, &ext, Ext::reads),
+        )
+    });
 
     let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
     let mut vertices: Vec<u32> = Vec::new();
@@ -481,7 +557,7 @@ fn data_edges(
     }
 
     // Version graphs, then ww and rw edges from their direct edges.
-    let (graphs, cyclic) = version_graphs(h, &ext, &ids, opts);
+    let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
     for &k in &graphs.keys {
         for &(v1, v2) in &graphs.edges[k as usize] {
             let w2 = writers.get(ids.slot(k, v2));

@@ -289,3 +289,57 @@ fn internal_cases_of_long_transactions() {
         Some("[:r 7 8], :expected 7}")
     );
 }
+
+/// `AtomIds` numbers atoms by first appearance whichever table finds them:
+/// small integers, integers too far ahead for the vector (then reached by
+/// it as it grows), negative ones and interned atoms.
+#[test]
+fn atom_ids_number_by_first_appearance() {
+    let mut interner = crate::model::Interner::default();
+    let s = interner.atom(&Value::Str("a".into()));
+    let int = |n: i64| Atom::int(n).expect("small");
+    let order = [
+        int(1),
+        int(1000),
+        int(2),
+        s,
+        int(-5),
+        int(1000),
+        int(3),
+        int(1),
+        s,
+        int(-5),
+        int(2),
+    ];
+    let mut ids = AtomIds::default();
+    let mut next = 0u32;
+    let mut got = Vec::new();
+    // Grow the vector past 1000 before it is seen again.
+    let fill: Vec<Atom> = (4..1100).map(int).collect();
+    for (i, &a) in order.iter().enumerate() {
+        if i == 5 {
+            for &f in &fill {
+                ids.id(f, || {
+                    next += 1;
+                    next - 1
+                });
+            }
+        }
+        got.push(ids.id(a, || {
+            next += 1;
+            next - 1
+        }));
+    }
+    // 1, 1000, 2, "a", -5 get 0..5; the fill's 4..1100 get 5..1100 but
+    // for 1000 (already 1); then 3 is new: 1100.
+    assert_eq!(got, vec![0, 1, 2, 3, 4, 1, 1100, 0, 3, 4, 2]);
+    assert!(ids.dense.len() > 1000, "the vector grew past 1000");
+    let found: Vec<Option<u32>> = [int(1), int(1000), s, int(-5), int(3), int(5000), int(-6)]
+        .iter()
+        .map(|&a| ids.get(a))
+        .collect();
+    assert_eq!(
+        found,
+        vec![Some(0), Some(1), Some(3), Some(4), Some(1100), None, None]
+    );
+}
