@@ -55,14 +55,16 @@ impl Encoding {
 /// theory edge already follows an unconditional path are dropped: they can
 /// never close a cycle the path would not (on the VeriStrong HD history
 /// they are 86% of the conditional edges, and the theory's cost is per
-/// edge).
+/// edge). `None` once `expired()` (read every [`CLOCK_EVERY`] edges: on
+/// big histories without session order the edges are millions).
 pub(super) fn encode(
     g: &Polygraph,
     assign: &[Option<bool>],
     polarity: Polarity,
     known: Option<&Reach>,
     si: bool,
-) -> Encoding {
+    expired: &dyn Fn() -> bool,
+) -> Option<Encoding> {
     let n = g.n as u32;
     let implied = |from: u32, to: u32, rw: bool| {
         known.is_some_and(|r| match (si, rw) {
@@ -74,6 +76,9 @@ pub(super) fn encode(
     let mut edges = Vec::new();
     let mut origin = Vec::new();
     for (i, e) in g.edges.iter().enumerate() {
+        if i % CLOCK_EVERY == 0 && expired() {
+            return None;
+        }
         if e.reason.iter().any(|&l| value(assign, l) == Some(false)) {
             continue;
         }
@@ -169,8 +174,11 @@ pub(super) fn encode(
         .collect();
     enc.edges = edges;
     enc.clauses = clauses;
-    enc
+    Some(enc)
 }
+
+/// How many edges [`encode`] handles between two readings of the clock.
+const CLOCK_EVERY: usize = 1 << 16;
 
 /// A topological order of the unconditional edges, `None` if they are
 /// cyclic. Among ready vertices the smallest id goes first, so the order
@@ -506,7 +514,8 @@ mod tests {
         assert!(built.is_none());
         let g = g.expect("built");
         let assign = vec![None; g.vars];
-        let enc = encode(&g, &assign, Polarity::KnownOrder, None, false);
+        let enc =
+            encode(&g, &assign, Polarity::KnownOrder, None, false, &|| false).expect("in time");
         let calls = std::cell::Cell::new(0);
         let calls = &calls;
         let count = |stop: bool| {
@@ -564,7 +573,8 @@ mod tests {
                 continue;
             };
             let assign = vec![None; g.vars];
-            let enc = encode(&g, &assign, Polarity::KnownOrder, None, false);
+            let enc =
+                encode(&g, &assign, Polarity::KnownOrder, None, false, &|| false).expect("in time");
             if !enc.acyclic {
                 continue;
             }

@@ -481,7 +481,9 @@ fn solve(
     if expired() {
         return Verdict::Unknown;
     }
-    let mut enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
+    let Some(mut enc) = encode(&g, &assign, opts.polarity, known.as_ref(), si, &expired) else {
+        return Verdict::Unknown;
+    };
     let mut clauses = std::mem::take(&mut enc.clauses);
     // Each phase can take seconds on big histories without session order:
     // none starts past the deadline.
@@ -498,7 +500,12 @@ fn solve(
     if expired() {
         return Verdict::Unknown;
     }
-    let parts = split(&enc, clauses, g.n, si);
+    let Some(parts) = split(&enc, clauses, g.n, si, &expired) else {
+        return Verdict::Unknown;
+    };
+    // The parts hold their own copies of the edges; only `origin` is read
+    // from here on.
+    enc.edges = Vec::new();
     stats.parts = parts.len();
     if expired() {
         return Verdict::Unknown;

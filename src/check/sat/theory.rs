@@ -26,6 +26,10 @@ use batsat::{Lit, Theory, TheoryArg};
 
 use crate::graph::dynamic_order::DynamicOrder;
 
+/// How many unconditional edges the theory's set-up inserts (or rw edges
+/// it checks) between two readings of the clock.
+pub(super) const SETUP_CLOCK_EVERY: usize = 4096;
+
 /// An edge as the theory sees it.
 #[derive(Clone, Debug)]
 pub(super) struct TheoryEdge {
@@ -92,14 +96,20 @@ impl AcyclicTheory {
     /// edges; conflicts that would backjump more than `backjump_limit`
     /// levels backjump one. `single_rw` counts only cycles with at most one
     /// rw edge (not with `si`). Returns the cycle (edge ids) if the
-    /// unconditional edges are cyclic.
+    /// unconditional edges are cyclic, and `Ok(None)` once `expired()`
+    /// (read every [`SETUP_CLOCK_EVERY`] unconditional edges: inserting
+    /// millions of them takes seconds).
     pub(super) fn new(
         order: &[u32],
         edges: Vec<TheoryEdge>,
         vars: usize,
         super::Shape { si, single_rw }: super::Shape,
         backjump_limit: usize,
-    ) -> Result<AcyclicTheory, Vec<u32>> {
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Option<AcyclicTheory>, Vec<u32>> {
+        if expired() {
+            return Ok(None);
+        }
         let n = order.len() as u32;
         // With SI each twin follows its vertex.
         let layered: Vec<u32> = if si {
@@ -146,17 +156,25 @@ impl AcyclicTheory {
             backjump_limit,
             clause: Vec::new(),
         };
+        let mut inserted = 0usize;
         for e in 0..th.edges.len() as u32 {
             if th.edges[e as usize].reason.is_empty() {
                 th.activate(e)?;
+                inserted += 1;
+                if inserted.is_multiple_of(SETUP_CLOCK_EVERY) && expired() {
+                    return Ok(None);
+                }
             }
         }
         // An unconditional rw edge may be closed by unconditional edges
         // inserted after it: a cycle before any choice.
         for i in 0..th.rw_active.len() {
             th.check_rw(th.rw_active[i])?;
+            if i % SETUP_CLOCK_EVERY == SETUP_CLOCK_EVERY - 1 && expired() {
+                return Ok(None);
+            }
         }
-        Ok(th)
+        Ok(Some(th))
     }
 
     /// Activates edge `e`; on a cycle returns its edges (in cycle order).
