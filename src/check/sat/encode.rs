@@ -4,10 +4,10 @@
 
 use batsat::Lit;
 
-use super::polygraph::{lit, value, Polygraph};
+use super::polygraph::{lit, value, Polygraph, PROCESS_KIND};
 use super::reach::Reach;
 use super::theory::TheoryEdge;
-use super::{EdgeKind, Polarity};
+use super::Polarity;
 use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
 /// The solver's input apart from the polygraph's own clauses.
@@ -88,7 +88,7 @@ pub(super) fn encode(
             .copied()
             .filter(|&l| value(assign, l).is_none())
             .collect();
-        let rw = e.kind.is_rw();
+        let rw = g.is_rw(i);
         if !reason.is_empty() && implied(e.from, e.to, rw) {
             continue;
         }
@@ -303,7 +303,7 @@ pub(super) fn two_width_clauses(
                     adj[from as usize].push((to, i));
                 }
             }
-            let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
+            let session = |i: usize| g.edges[enc.origin[i]].kind == PROCESS_KIND;
             match Reach::new(&adj, &order, TWO_WIDTH_MAX_BYTES, session, n as usize) {
                 Some(r) => {
                     computed = r;

@@ -249,7 +249,7 @@ impl Default for SatOptions {
 }
 
 /// Why an edge of a reported cycle exists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EdgeKind {
     /// The initial transaction precedes everything.
     Init,
@@ -459,7 +459,7 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
+    let mut g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
         Ok(Some(g)) => g,
         Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
@@ -484,6 +484,7 @@ fn solve(
     let Some(mut enc) = encode(&g, &assign, opts.polarity, known.as_ref(), si, &expired) else {
         return Verdict::Unknown;
     };
+    g.keep_edges(&mut enc.origin);
     let mut clauses = std::mem::take(&mut enc.clauses);
     // Each phase can take seconds on big histories without session order:
     // none starts past the deadline.
@@ -585,7 +586,7 @@ fn witness(
         if !e.reason.iter().all(|&l| holds(l)) {
             continue;
         }
-        match (si, e.kind.is_rw()) {
+        match (si, g.is_rw(i)) {
             (false, true) if single_rw => {}
             (false, _) => adj[e.from as usize].push(e.to),
             (true, true) => adj[(n + e.from) as usize].push(e.to),
