@@ -146,28 +146,6 @@ impl Builder<'_> {
             return Ok(None);
         };
         b.chains = Vec::new();
-        if std::env::var_os("ELLERY_TMP_STATS").is_some() {
-            let mut c = [[0usize; 3]; 4];
-            for e in &b.edges {
-                let k = match b.kinds[e.kind as usize] {
-                    EdgeKind::Rw { .. } => 0,
-                    EdgeKind::Wr { .. } => 1,
-                    EdgeKind::Ww { .. } => 2,
-                    _ => 3,
-                };
-                c[k][0] += 1;
-                if !e.reason.is_empty() {
-                    c[k][1] += 1;
-                    if known.reaches(e.from, e.to) {
-                        c[k][2] += 1;
-                    }
-                }
-            }
-            eprintln!(
-                "TMP rw/wr/ww/other [all, conditional, known-implied]: {c:?} edge size {}",
-                std::mem::size_of::<Edge>()
-            );
-        }
         Ok(Some(Polygraph {
             n: b.n,
             vars: b.vars,

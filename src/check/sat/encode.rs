@@ -82,12 +82,7 @@ pub(super) fn encode(
         if e.reason.iter().any(|&l| value(assign, l) == Some(false)) {
             continue;
         }
-        let reason: Vec<Lit> = e
-            .reason
-            .iter()
-            .copied()
-            .filter(|&l| value(assign, l).is_none())
-            .collect();
+        let reason = e.reason.filter(|l| value(assign, l).is_none());
         let rw = g.is_rw(i);
         if !reason.is_empty() && implied(e.from, e.to, rw) {
             continue;
@@ -157,9 +152,7 @@ pub(super) fn encode(
     };
     let to_solver = |l: Lit| enc.solver_lit(assign, l).expect("open literal");
     for e in &mut edges {
-        for l in &mut e.reason {
-            *l = to_solver(*l);
-        }
+        e.reason = e.reason.map(to_solver);
     }
     let clauses = g
         .clauses
@@ -452,6 +445,7 @@ mod tests {
     use super::*;
 
     fn edge(from: u32, to: u32, reason: Vec<Lit>) -> TheoryEdge {
+        let reason = super::super::polygraph::Reason::from(&reason[..]);
         TheoryEdge {
             from,
             to,

@@ -407,6 +407,9 @@ pub struct SatStats {
     pub parts: usize,
     /// Edges of the polygraph built.
     pub edges: usize,
+    /// Edges left for the theory after pruning (those known paths do not
+    /// imply).
+    pub theory_edges: usize,
     /// Why building stopped over the memory budget
     /// ([`crate::limits::solver_budget`]); the verdict is then unknown.
     pub over_budget: Option<String>,
@@ -485,6 +488,7 @@ fn solve(
         return Verdict::Unknown;
     };
     g.keep_edges(&mut enc.origin);
+    stats.theory_edges = enc.edges.len();
     let mut clauses = std::mem::take(&mut enc.clauses);
     // Each phase can take seconds on big histories without session order:
     // none starts past the deadline.

@@ -75,6 +75,37 @@ impl Reason {
     }
 }
 
+impl Reason {
+    /// The reason of the literals `f` maps these to (sorted again).
+    pub(super) fn map(&self, f: impl Fn(Lit) -> Lit) -> Reason {
+        let mut lits = [Lit::UNDEF; MAX_REASON];
+        for (i, &l) in self.iter().enumerate() {
+            lits[i] = f(l);
+        }
+        Reason::union(&[&lits[..self.len as usize]])
+    }
+
+    /// The literals `keep` accepts, in order.
+    pub(super) fn filter(&self, keep: impl Fn(Lit) -> bool) -> Reason {
+        let mut r = Reason {
+            lits: [Lit::UNDEF; MAX_REASON],
+            len: 0,
+        };
+        for &l in self.iter().filter(|&&l| keep(l)) {
+            r.lits[r.len as usize] = l;
+            r.len += 1;
+        }
+        r
+    }
+}
+
+impl From<&[Lit]> for Reason {
+    /// [`Reason::union`] of one part.
+    fn from(lits: &[Lit]) -> Reason {
+        Reason::union(&[lits])
+    }
+}
+
 impl std::ops::Deref for Reason {
     type Target = [Lit];
     fn deref(&self) -> &[Lit] {

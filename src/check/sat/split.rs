@@ -234,7 +234,7 @@ pub(super) fn split(
             from,
             to,
             rw: e.rw,
-            reason: e.reason.iter().map(|&l| to_local(l)).collect(),
+            reason: e.reason.map(to_local),
         });
         p.edge_ids.push(i as u32);
     }
@@ -560,7 +560,7 @@ mod tests {
                     from,
                     to,
                     rw: false,
-                    reason: Vec::new(),
+                    reason: super::super::polygraph::Reason::from(&[][..]),
                 })
                 .collect()
         };

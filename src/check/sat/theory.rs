@@ -24,6 +24,7 @@
 
 use batsat::{Lit, Theory, TheoryArg};
 
+use super::polygraph::Reason;
 use crate::graph::dynamic_order::DynamicOrder;
 
 /// How many unconditional edges the theory's set-up inserts (or rw edges
@@ -37,8 +38,9 @@ pub(super) struct TheoryEdge {
     pub(super) to: u32,
     /// Anti-dependency (only matters for snapshot isolation).
     pub(super) rw: bool,
-    /// The literals that must all be true; empty = always present.
-    pub(super) reason: Vec<Lit>,
+    /// The literals that must all be true; empty = always present. Inline
+    /// (no allocation per edge: big histories encode millions).
+    pub(super) reason: Reason,
 }
 
 /// Saved sizes at the start of a decision level.
@@ -119,7 +121,7 @@ impl AcyclicTheory {
         };
         let mut watch_start = vec![0u32; 2 * vars + 1];
         for e in &edges {
-            for &l in &e.reason {
+            for &l in e.reason.iter() {
                 watch_start[l.idx() as usize + 1] += 1;
             }
         }
@@ -129,7 +131,7 @@ impl AcyclicTheory {
         let mut fill = watch_start.clone();
         let mut watched = vec![0u32; watch_start[2 * vars] as usize];
         for (i, e) in edges.iter().enumerate() {
-            for &l in &e.reason {
+            for &l in e.reason.iter() {
                 let slot = &mut fill[l.idx() as usize];
                 watched[*slot as usize] = i as u32;
                 *slot += 1;
