@@ -13,7 +13,8 @@ use batsat::Lit;
 
 use super::lost_update::LostUpdates;
 use super::polygraph::{
-    lit, visible_in_real_time, write_chains, Edge, KnownOrder, Polygraph, Reason,
+    fixed_kinds, lit, visible_in_real_time, write_chains, Edge, KnownOrder, Polygraph, Reason,
+    INIT_KIND, PROCESS_KIND, REALTIME_KIND,
 };
 use super::reads::{summarise_reads, ExtRead, Seen};
 use super::{EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
@@ -70,6 +71,9 @@ struct Builder<'a> {
     /// Per key index, its write chains, kept for the keys a predicate
     /// did not return (see [`Builder::pred_rw_edges`]).
     chains: Vec<Option<KeyChains>>,
+    /// The distinct edge kinds ([`Polygraph::kinds`]) and their indices.
+    kinds: Vec<EdgeKind>,
+    kind_ix: hashbrown::HashMap<EdgeKind, u32>,
 }
 
 /// [`build_within`] without the reason it stopped.
@@ -146,6 +150,8 @@ impl Builder<'_> {
             n: b.n,
             vars: b.vars,
             edges: std::mem::take(&mut b.edges),
+            kind_rw: b.kinds.iter().map(|k| k.is_rw()).collect(),
+            kinds: std::mem::take(&mut b.kinds),
             clauses: std::mem::take(&mut b.clauses),
             selector: std::mem::take(&mut b.inc),
             wr_choices: std::mem::take(&mut b.wr_choices),
@@ -184,6 +190,10 @@ impl<'a> Builder<'a> {
             budget: crate::limits::solver_budget(),
             over_budget: None,
             chains: Vec::new(),
+            kinds: fixed_kinds(),
+            kind_ix: (fixed_kinds().into_iter())
+                .zip([INIT_KIND, PROCESS_KIND, REALTIME_KIND])
+                .collect(),
         };
         for (i, t) in h.iter().enumerate() {
             let id = i as u32 + 1;
@@ -274,12 +284,28 @@ impl<'a> Builder<'a> {
     }
 
     fn push(&mut self, from: u32, to: u32, kind: EdgeKind, reason: Reason) {
+        let kind = self.intern(kind);
+        self.push_ix(from, to, kind, reason);
+    }
+
+    /// [`Self::push`] with the kind's index ([`Self::intern`]).
+    fn push_ix(&mut self, from: u32, to: u32, kind: u32, reason: Reason) {
         self.edges.push(Edge {
             from,
             to,
             kind,
             reason,
         });
+    }
+
+    /// The index of `kind` in the kinds table, added if new.
+    fn intern(&mut self, kind: EdgeKind) -> u32 {
+        let next = self.kinds.len() as u32;
+        let ix = *self.kind_ix.entry(kind).or_insert(next);
+        if ix == next {
+            self.kinds.push(kind);
+        }
+        ix
     }
 
     /// The keys, and per key its writers (final writes) in id order; the
@@ -595,17 +621,17 @@ impl<'a> Builder<'a> {
                     self.pred_rw_edges(&read, t, from_t);
                     continue;
                 }
+                let kind = self.intern(match pred {
+                    None => EdgeKind::Rw { key: k, via: t },
+                    Some(pred) => EdgeKind::PredRw {
+                        key: k,
+                        via: t,
+                        pred,
+                    },
+                });
                 for &(_, b, r) in from_t {
                     if b != s {
-                        let kind = match pred {
-                            None => EdgeKind::Rw { key: k, via: t },
-                            Some(pred) => EdgeKind::PredRw {
-                                key: k,
-                                via: t,
-                                pred,
-                            },
-                        };
-                        self.push(s, b, kind, Reason::union(&[&wr_reason, &r]));
+                        self.push_ix(s, b, kind, Reason::union(&[&wr_reason, &r]));
                     }
                 }
             }

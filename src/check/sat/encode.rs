@@ -4,10 +4,10 @@
 
 use batsat::Lit;
 
-use super::polygraph::{lit, value, Polygraph};
+use super::polygraph::{lit, value, Polygraph, PROCESS_KIND};
 use super::reach::Reach;
 use super::theory::TheoryEdge;
-use super::{EdgeKind, Polarity};
+use super::Polarity;
 use crate::graph::{scc::nontrivial_sccs, DiGraph, Rels};
 
 /// The solver's input apart from the polygraph's own clauses.
@@ -55,14 +55,16 @@ impl Encoding {
 /// theory edge already follows an unconditional path are dropped: they can
 /// never close a cycle the path would not (on the VeriStrong HD history
 /// they are 86% of the conditional edges, and the theory's cost is per
-/// edge).
+/// edge). `None` once `expired()` (read every [`CLOCK_EVERY`] edges: on
+/// big histories without session order the edges are millions).
 pub(super) fn encode(
     g: &Polygraph,
     assign: &[Option<bool>],
     polarity: Polarity,
     known: Option<&Reach>,
     si: bool,
-) -> Encoding {
+    expired: &dyn Fn() -> bool,
+) -> Option<Encoding> {
     let n = g.n as u32;
     let implied = |from: u32, to: u32, rw: bool| {
         known.is_some_and(|r| match (si, rw) {
@@ -74,16 +76,14 @@ pub(super) fn encode(
     let mut edges = Vec::new();
     let mut origin = Vec::new();
     for (i, e) in g.edges.iter().enumerate() {
+        if i % CLOCK_EVERY == 0 && expired() {
+            return None;
+        }
         if e.reason.iter().any(|&l| value(assign, l) == Some(false)) {
             continue;
         }
-        let reason: Vec<Lit> = e
-            .reason
-            .iter()
-            .copied()
-            .filter(|&l| value(assign, l).is_none())
-            .collect();
-        let rw = e.kind.is_rw();
+        let reason = e.reason.filter(|l| value(assign, l).is_none());
+        let rw = g.is_rw(i);
         if !reason.is_empty() && implied(e.from, e.to, rw) {
             continue;
         }
@@ -152,9 +152,7 @@ pub(super) fn encode(
     };
     let to_solver = |l: Lit| enc.solver_lit(assign, l).expect("open literal");
     for e in &mut edges {
-        for l in &mut e.reason {
-            *l = to_solver(*l);
-        }
+        e.reason = e.reason.map(to_solver);
     }
     let clauses = g
         .clauses
@@ -169,8 +167,11 @@ pub(super) fn encode(
         .collect();
     enc.edges = edges;
     enc.clauses = clauses;
-    enc
+    Some(enc)
 }
+
+/// How many edges [`encode`] handles between two readings of the clock.
+const CLOCK_EVERY: usize = 1 << 16;
 
 /// A topological order of the unconditional edges, `None` if they are
 /// cyclic. Among ready vertices the smallest id goes first, so the order
@@ -295,7 +296,7 @@ pub(super) fn two_width_clauses(
                     adj[from as usize].push((to, i));
                 }
             }
-            let session = |i: usize| g.edges[enc.origin[i]].kind == EdgeKind::Process;
+            let session = |i: usize| g.edges[enc.origin[i]].kind == PROCESS_KIND;
             match Reach::new(&adj, &order, TWO_WIDTH_MAX_BYTES, session, n as usize) {
                 Some(r) => {
                     computed = r;
@@ -444,6 +445,7 @@ mod tests {
     use super::*;
 
     fn edge(from: u32, to: u32, reason: Vec<Lit>) -> TheoryEdge {
+        let reason = super::super::polygraph::Reason::from(&reason[..]);
         TheoryEdge {
             from,
             to,
@@ -506,7 +508,8 @@ mod tests {
         assert!(built.is_none());
         let g = g.expect("built");
         let assign = vec![None; g.vars];
-        let enc = encode(&g, &assign, Polarity::KnownOrder, None, false);
+        let enc =
+            encode(&g, &assign, Polarity::KnownOrder, None, false, &|| false).expect("in time");
         let calls = std::cell::Cell::new(0);
         let calls = &calls;
         let count = |stop: bool| {
@@ -564,7 +567,8 @@ mod tests {
                 continue;
             };
             let assign = vec![None; g.vars];
-            let enc = encode(&g, &assign, Polarity::KnownOrder, None, false);
+            let enc =
+                encode(&g, &assign, Polarity::KnownOrder, None, false, &|| false).expect("in time");
             if !enc.acyclic {
                 continue;
             }

@@ -249,7 +249,7 @@ impl Default for SatOptions {
 }
 
 /// Why an edge of a reported cycle exists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EdgeKind {
     /// The initial transaction precedes everything.
     Init,
@@ -407,6 +407,9 @@ pub struct SatStats {
     pub parts: usize,
     /// Edges of the polygraph built.
     pub edges: usize,
+    /// Edges left for the theory after pruning (those known paths do not
+    /// imply).
+    pub theory_edges: usize,
     /// Why building stopped over the memory budget
     /// ([`crate::limits::solver_budget`]); the verdict is then unknown.
     pub over_budget: Option<String>,
@@ -459,7 +462,7 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
+    let mut g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
         Ok(Some(g)) => g,
         Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
@@ -481,7 +484,11 @@ fn solve(
     if expired() {
         return Verdict::Unknown;
     }
-    let mut enc = encode(&g, &assign, opts.polarity, known.as_ref(), si);
+    let Some(mut enc) = encode(&g, &assign, opts.polarity, known.as_ref(), si, &expired) else {
+        return Verdict::Unknown;
+    };
+    g.keep_edges(&mut enc.origin);
+    stats.theory_edges = enc.edges.len();
     let mut clauses = std::mem::take(&mut enc.clauses);
     // Each phase can take seconds on big histories without session order:
     // none starts past the deadline.
@@ -498,7 +505,12 @@ fn solve(
     if expired() {
         return Verdict::Unknown;
     }
-    let parts = split(&enc, clauses, g.n, si);
+    let Some(parts) = split(&enc, clauses, g.n, si, &expired) else {
+        return Verdict::Unknown;
+    };
+    // The parts hold their own copies of the edges; only `origin` is read
+    // from here on.
+    enc.edges = Vec::new();
     stats.parts = parts.len();
     if expired() {
         return Verdict::Unknown;
@@ -578,7 +590,7 @@ fn witness(
         if !e.reason.iter().all(|&l| holds(l)) {
             continue;
         }
-        match (si, e.kind.is_rw()) {
+        match (si, g.is_rw(i)) {
             (false, true) if single_rw => {}
             (false, _) => adj[e.from as usize].push(e.to),
             (true, true) => adj[(n + e.from) as usize].push(e.to),

@@ -11,12 +11,29 @@ use super::reach::Reach;
 pub(super) use super::reads::summarise;
 use super::{CycleEdge, EdgeKind, RegHistory, RegValue};
 
-#[derive(Clone, Debug)]
+/// An edge of the polygraph. Its kind is an index into
+/// [`Polygraph::kinds`]: histories give millions of edges, most of them
+/// anti-dependencies sharing a few hundred thousand kinds (one per read and
+/// candidate writer), and the kind inline doubled the edge (64 bytes, 36
+/// now; VeriStrong's HD-10k builds 13.8M edges).
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Edge {
     pub(super) from: u32,
     pub(super) to: u32,
-    pub(super) kind: EdgeKind,
+    pub(super) kind: u32,
     pub(super) reason: Reason,
+}
+
+/// The index of [`EdgeKind::Init`], [`EdgeKind::Process`] and
+/// [`EdgeKind::Realtime`] in every [`Polygraph::kinds`] (fixed, so that
+/// the session-order test needs no lookup).
+pub(super) const INIT_KIND: u32 = 0;
+pub(super) const PROCESS_KIND: u32 = 1;
+pub(super) const REALTIME_KIND: u32 = 2;
+
+/// The kinds table every polygraph starts with (see [`INIT_KIND`]).
+pub(super) fn fixed_kinds() -> Vec<EdgeKind> {
+    vec![EdgeKind::Init, EdgeKind::Process, EdgeKind::Realtime]
 }
 
 /// The most literals a reason holds: a read-from and a version-order
@@ -58,6 +75,37 @@ impl Reason {
     }
 }
 
+impl Reason {
+    /// The reason of the literals `f` maps these to (sorted again).
+    pub(super) fn map(&self, f: impl Fn(Lit) -> Lit) -> Reason {
+        let mut lits = [Lit::UNDEF; MAX_REASON];
+        for (i, &l) in self.iter().enumerate() {
+            lits[i] = f(l);
+        }
+        Reason::union(&[&lits[..self.len as usize]])
+    }
+
+    /// The literals `keep` accepts, in order.
+    pub(super) fn filter(&self, keep: impl Fn(Lit) -> bool) -> Reason {
+        let mut r = Reason {
+            lits: [Lit::UNDEF; MAX_REASON],
+            len: 0,
+        };
+        for &l in self.iter().filter(|&&l| keep(l)) {
+            r.lits[r.len as usize] = l;
+            r.len += 1;
+        }
+        r
+    }
+}
+
+impl From<&[Lit]> for Reason {
+    /// [`Reason::union`] of one part.
+    fn from(lits: &[Lit]) -> Reason {
+        Reason::union(&[lits])
+    }
+}
+
 impl std::ops::Deref for Reason {
     type Target = [Lit];
     fn deref(&self) -> &[Lit] {
@@ -71,6 +119,10 @@ pub(super) struct Polygraph {
     pub(super) n: usize,
     pub(super) vars: usize,
     pub(super) edges: Vec<Edge>,
+    /// The kinds of the edges ([`Edge::kind`] indexes it), distinct.
+    pub(super) kinds: Vec<EdgeKind>,
+    /// Per kind: whether it is an anti-dependency.
+    pub(super) kind_rw: Vec<bool>,
     pub(super) clauses: Vec<Vec<Lit>>,
     /// Per graph id: the literal "this `:info` transaction committed".
     pub(super) selector: Vec<Option<Lit>>,
@@ -88,6 +140,29 @@ pub(super) struct Polygraph {
     /// committed transactions that read it and write the key, where two of
     /// them may share a writer (`(key, value, readers)`).
     pub(super) lost_updates: Vec<(u64, RegValue, Vec<u32>)>,
+}
+
+impl Polygraph {
+    /// Why edge `i` exists.
+    pub(super) fn kind(&self, i: usize) -> EdgeKind {
+        self.kinds[self.edges[i].kind as usize]
+    }
+
+    /// Whether edge `i` is an anti-dependency (item or predicate).
+    pub(super) fn is_rw(&self, i: usize) -> bool {
+        self.kind_rw[self.edges[i].kind as usize]
+    }
+
+    /// Keeps only the edges `origin` names, renumbering `origin` to match:
+    /// once encoded, the others (on big histories most of them, implied
+    /// by known paths or ruled out by pruning) are never read again.
+    pub(super) fn keep_edges(&mut self, origin: &mut [usize]) {
+        let kept: Vec<Edge> = origin.iter().map(|&i| self.edges[i]).collect();
+        self.edges = kept;
+        for (j, o) in origin.iter_mut().enumerate() {
+            *o = j;
+        }
+    }
 }
 
 pub(super) fn lit(v: usize, positive: bool) -> Lit {
@@ -188,7 +263,7 @@ impl KnownOrder {
     ) -> KnownOrder {
         let mut adj: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
         for e in edges.iter().filter(|e| e.reason.is_empty()) {
-            adj[e.from as usize].push((e.to, (e.kind == EdgeKind::Process) as usize));
+            adj[e.from as usize].push((e.to, (e.kind == PROCESS_KIND) as usize));
         }
         for (t, s) in wr {
             adj[t as usize].push((s, 0));
@@ -232,7 +307,7 @@ pub(super) fn to_cycle(g: &Polygraph, path: &[usize]) -> Vec<CycleEdge> {
         .map(|&i| CycleEdge {
             from: g.edges[i].from,
             to: g.edges[i].to,
-            kind: g.edges[i].kind,
+            kind: g.kind(i),
         })
         .collect()
 }

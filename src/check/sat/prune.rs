@@ -2,9 +2,9 @@
 //! a choice whose edge would close a cycle with the edges already known is
 //! fixed to its alternative.
 
-use super::polygraph::{to_cycle, topo, value, Polygraph};
+use super::polygraph::{to_cycle, topo, value, Polygraph, PROCESS_KIND};
 use super::reach::Reach;
-use super::{EdgeKind, SatStats, Shape, Violation};
+use super::{SatStats, Shape, Violation};
 use crate::graph::path::{short_cycles, shortest_path};
 
 /// Most reachability memory pruning may use, in bytes.
@@ -22,7 +22,7 @@ fn known_graph(g: &Polygraph, assign: &[Option<bool>], shape: Shape) -> Vec<Vec<
         g,
         assign,
         &mut adj,
-        &mut (0..g.edges.len()).collect(),
+        &mut (0..g.edges.len() as u32).collect(),
         shape,
     );
     for a in &mut adj {
@@ -40,12 +40,13 @@ fn add_known(
     g: &Polygraph,
     assign: &[Option<bool>],
     adj: &mut [Vec<(u32, usize)>],
-    pending: &mut Vec<usize>,
+    pending: &mut Vec<u32>,
     shape: Shape,
 ) {
     let n = g.n as u32;
     let si = shape.si;
     pending.retain(|&i| {
+        let i = i as usize;
         let e = &g.edges[i];
         let mut all = true;
         for &l in e.reason.iter() {
@@ -72,7 +73,7 @@ fn add_known(
 }
 
 fn is_rw(g: &Polygraph, i: usize) -> bool {
-    g.edges[i].kind.is_rw()
+    g.is_rw(i)
 }
 
 /// Pruning outcome: `Err` is a violation. Stops early once `expired()`.
@@ -101,7 +102,8 @@ pub(super) fn prune(
     // Known edges only accumulate, and dead ones stay dead: each pass looks
     // only at the edges and clauses still undecided.
     let mut known: Vec<Vec<(u32, usize)>> = vec![Vec::new(); if si { 2 * g.n } else { g.n }];
-    let mut pending: Vec<usize> = (0..g.edges.len()).collect();
+    // Edge indices as `u32`: on big histories the list is tens of millions.
+    let mut pending: Vec<u32> = (0..g.edges.len() as u32).collect();
     let mut open_clauses: Vec<usize> = (0..g.clauses.len()).collect();
     let mut spare = None;
     loop {
@@ -114,7 +116,7 @@ pub(super) fn prune(
                 .expect("cycle");
             return Err(Violation::Cycle(to_cycle(g, &c)));
         };
-        let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == EdgeKind::Process);
+        let session = |i: usize| g.edges.get(i).is_some_and(|e| e.kind == PROCESS_KIND);
         let Some(reach) =
             Reach::new_reusing(&known, &order, PRUNE_MAX_BYTES, session, g.n, spare.take())
         else {
@@ -127,6 +129,7 @@ pub(super) fn prune(
         // The layered edges a candidate would add.
         let mut new_edges: Vec<(u32, u32)> = Vec::new();
         for &i in &pending {
+            let i = i as usize;
             let e = &g.edges[i];
             let mut open = None;
             let mut count = 0;

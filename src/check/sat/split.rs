@@ -36,8 +36,10 @@ const NONE: u32 = u32::MAX;
 pub(super) struct Part {
     /// Number of local vertices (original ones; the theory adds SI twins).
     vertices: usize,
-    /// Theory edges over local vertices and local literals.
-    edges: Vec<TheoryEdge>,
+    /// Theory edges over local vertices and local literals; the part's
+    /// solver takes them (not a copy: on big histories they are hundreds
+    /// of megabytes).
+    edges: std::sync::Mutex<Vec<TheoryEdge>>,
     /// Per local edge: its index in [`Encoding::edges`].
     edge_ids: Vec<u32>,
     /// Per local variable: the encoding's solver variable.
@@ -70,8 +72,16 @@ pub(super) struct PartCounters {
 /// Splits the encoding (with `clauses`, its own plus any 2-width ones) into
 /// independent parts, over `n` history vertices (`2n` layered ones with
 /// `si`). Parts are ordered by their smallest variable, then by their
-/// smallest component.
-pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) -> Vec<Part> {
+/// smallest component. `None` once `expired()` (read between the
+/// passes, and every [`CLOCK_EVERY`] edges of a pass: on big histories
+/// without session order each takes a second or more).
+pub(super) fn split(
+    enc: &Encoding,
+    clauses: Vec<Vec<Lit>>,
+    n: usize,
+    si: bool,
+    expired: &dyn Fn() -> bool,
+) -> Option<Vec<Part>> {
     // Long (over 120 lines): components, then per part the renumbered variables,
     // edges and clauses, in one pass over shared index tables.
     let layered = |from: u32, to: u32, rw: bool| -> [(u32, u32); 2] {
@@ -91,7 +101,14 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
             .map(|(a, b)| (a, b, Rels::WW))
             .collect(),
     );
+    if expired() {
+        return None;
+    }
     let sccs = nontrivial_sccs(&graph);
+    drop(graph);
+    if expired() {
+        return None;
+    }
     let mut scc_of = vec![NONE; size];
     for (c, comp) in sccs.iter().enumerate() {
         for &v in comp {
@@ -152,7 +169,7 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
             part_of_root[root] = parts.len() as u32;
             parts.push(Part {
                 vertices: 0,
-                edges: Vec::new(),
+                edges: Default::default(),
                 edge_ids: Vec::new(),
                 vars: Vec::new(),
                 polarity: Vec::new(),
@@ -200,18 +217,24 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
         local_vertex[v as usize][if parts_of[0] == p { 0 } else { 1 }]
     };
     let to_local = |l: Lit| lit(local_var[l.var().idx() as usize] as usize, l.sign());
+    if expired() {
+        return None;
+    }
     for (i, (e, &c)) in enc.edges.iter().zip(&edge_scc).enumerate() {
+        if i % CLOCK_EVERY == CLOCK_EVERY - 1 && expired() {
+            return None;
+        }
         if c == NONE {
             continue;
         }
         let pi = scc_part[c as usize];
         let (from, to) = (local(e.from, pi), local(e.to, pi));
         let p = &mut parts[pi as usize];
-        p.edges.push(TheoryEdge {
+        p.edges.get_mut().expect("not shared yet").push(TheoryEdge {
             from,
             to,
             rw: e.rw,
-            reason: e.reason.iter().map(|&l| to_local(l)).collect(),
+            reason: e.reason.map(to_local),
         });
         p.edge_ids.push(i as u32);
     }
@@ -220,8 +243,12 @@ pub(super) fn split(enc: &Encoding, clauses: Vec<Vec<Lit>>, n: usize, si: bool) 
         let p = part_of_root[root] as usize;
         parts[p].clauses.push(c.into_iter().map(to_local).collect());
     }
-    parts
+    Some(parts)
 }
+
+/// How many edges a pass of [`split`] handles between two readings of the
+/// clock.
+const CLOCK_EVERY: usize = 1 << 16;
 
 /// The encoding's variables by the known-order position of the later end
 /// of the first edge each one guards. Solver variables are numbered in
@@ -260,7 +287,9 @@ pub(super) fn solve_parts(
 ) -> (Vec<PartAnswer>, PartCounters) {
     // Largest first, so that a big part does not start last.
     let mut queue: Vec<usize> = (0..parts.len()).collect();
-    queue.sort_by_key(|&p| std::cmp::Reverse(parts[p].edges.len() + parts[p].vars.len()));
+    let size = |p: &Part| p.edges.lock().expect("not taken yet").len() + p.vars.len();
+    let sizes: Vec<usize> = parts.iter().map(size).collect();
+    queue.sort_by_key(|&p| std::cmp::Reverse(sizes[p]));
     let next = AtomicUsize::new(0);
     let first_unsat = Arc::new(AtomicUsize::new(usize::MAX));
     let workers = std::thread::available_parallelism()
@@ -363,14 +392,19 @@ fn solve_part(
             .collect()
     };
     let order: Vec<u32> = (0..part.vertices as u32).collect();
+    let past = || deadline.is_some_and(|d| Instant::now() >= d);
+    // The set-up inserts every unconditional edge: seconds on big parts,
+    // so it reads the clock too.
     let mut theory = match AcyclicTheory::new(
         &order,
-        part.edges.clone(),
+        std::mem::take(&mut *part.edges.lock().expect("edges taken once")),
         part.vars.len(),
         shape,
         backjump_limit,
+        &past,
     ) {
-        Ok(t) => t,
+        Ok(Some(t)) => t,
+        Ok(None) => return PartAnswer::Unknown,
         Err(cycle) => return PartAnswer::Unsat(Some(global(cycle))),
     };
     // Learnt clauses are kept: batsat's database reduction counts assigned
@@ -449,5 +483,110 @@ impl UnionFind {
         }
         self.parent[b] = a as u32;
         self.size[a] += self.size[b];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::encode::encode;
+    use super::super::{Polarity, RegTxn, RwMop, SatOptions};
+    use super::*;
+
+    /// Splitting reads the clock between its passes and inside the pass
+    /// over the edges, and every reading stops it: 300 blind writers of one
+    /// key without session order give 89,700 ww edges (more than one
+    /// clock interval), so a full run reads the clock at least four times,
+    /// and a deadline that passes at the k-th reading gives `None`.
+    #[test]
+    fn split_stops_at_every_reading_of_the_clock() {
+        let h: Vec<RegTxn> = (0..300u64)
+            .map(|i| RegTxn {
+                process: i as i64,
+                ops: vec![RwMop::Write(0, Some(i))],
+                committed: true,
+                index: 2 * i + 1,
+                invoked: 2 * i,
+                realtime_preds: Vec::new(),
+            })
+            .collect();
+        let opts = SatOptions {
+            session_order: false,
+            ..SatOptions::default()
+        };
+        let build = super::super::build::build;
+        let g = build(&h, &Default::default(), &opts, &|| false)
+            .expect("no violation")
+            .expect("built");
+        let assign = vec![None; g.vars];
+        let enc =
+            encode(&g, &assign, Polarity::KnownOrder, None, false, &|| false).expect("in time");
+        assert!(enc.edges.len() > CLOCK_EVERY, "{}", enc.edges.len());
+        let calls = std::cell::Cell::new(0usize);
+        let parts = split(&enc, enc.clauses.clone(), g.n, false, &|| {
+            calls.set(calls.get() + 1);
+            false
+        })
+        .expect("no deadline");
+        assert_eq!(parts.len(), 1);
+        let readings = calls.get();
+        assert!(readings >= 4, "{readings}");
+        for k in 1..=readings {
+            calls.set(0);
+            let stopped = split(&enc, enc.clauses.clone(), g.n, false, &|| {
+                calls.set(calls.get() + 1);
+                calls.get() >= k
+            });
+            assert!(stopped.is_none(), "reading {k}");
+            assert_eq!(calls.get(), k);
+        }
+        // Encoding reads the clock too: an expired deadline stops it.
+        assert!(encode(&g, &assign, Polarity::KnownOrder, None, false, &|| true).is_none());
+    }
+
+    /// The theory's set-up reads the clock before it starts and every
+    /// `SETUP_CLOCK_EVERY` unconditional edges: a chain of 10,000 of them
+    /// reads it three times, and a deadline passing at any reading stops
+    /// the set-up (`Ok(None)`); without a deadline the set-up completes,
+    /// and a cycle of unconditional edges is still reported.
+    #[test]
+    fn theory_setup_stops_at_the_deadline() {
+        use super::super::theory::SETUP_CLOCK_EVERY;
+        let n = 10_001u32;
+        let chain = |close: bool| -> Vec<TheoryEdge> {
+            (0..n - 1)
+                .map(|v| (v, v + 1))
+                .chain(close.then_some((n - 1, 0)))
+                .map(|(from, to)| TheoryEdge {
+                    from,
+                    to,
+                    rw: false,
+                    reason: super::super::polygraph::Reason::from(&[][..]),
+                })
+                .collect()
+        };
+        let order: Vec<u32> = (0..n).collect();
+        let shape = Shape {
+            si: false,
+            single_rw: false,
+        };
+        let calls = std::cell::Cell::new(0usize);
+        let setup = |close: bool, k: usize| {
+            calls.set(0);
+            AcyclicTheory::new(&order, chain(close), 0, shape, 100, &|| {
+                calls.set(calls.get() + 1);
+                calls.get() >= k
+            })
+        };
+        assert!(matches!(setup(false, usize::MAX), Ok(Some(_))));
+        let readings = calls.get();
+        assert_eq!(readings, 1 + (n as usize - 1) / SETUP_CLOCK_EVERY);
+        for k in 1..=readings {
+            assert!(matches!(setup(false, k), Ok(None)), "reading {k}");
+            assert_eq!(calls.get(), k);
+        }
+        match setup(true, usize::MAX) {
+            Err(cycle) => assert_eq!(cycle.len(), n as usize),
+            Ok(_) => panic!("the closed chain is a cycle"),
+        }
     }
 }

@@ -24,7 +24,12 @@
 
 use batsat::{Lit, Theory, TheoryArg};
 
+use super::polygraph::Reason;
 use crate::graph::dynamic_order::DynamicOrder;
+
+/// How many unconditional edges the theory's set-up inserts (or rw edges
+/// it checks) between two readings of the clock.
+pub(super) const SETUP_CLOCK_EVERY: usize = 4096;
 
 /// An edge as the theory sees it.
 #[derive(Clone, Debug)]
@@ -33,8 +38,9 @@ pub(super) struct TheoryEdge {
     pub(super) to: u32,
     /// Anti-dependency (only matters for snapshot isolation).
     pub(super) rw: bool,
-    /// The literals that must all be true; empty = always present.
-    pub(super) reason: Vec<Lit>,
+    /// The literals that must all be true; empty = always present. Inline
+    /// (no allocation per edge: big histories encode millions).
+    pub(super) reason: Reason,
 }
 
 /// Saved sizes at the start of a decision level.
@@ -92,14 +98,20 @@ impl AcyclicTheory {
     /// edges; conflicts that would backjump more than `backjump_limit`
     /// levels backjump one. `single_rw` counts only cycles with at most one
     /// rw edge (not with `si`). Returns the cycle (edge ids) if the
-    /// unconditional edges are cyclic.
+    /// unconditional edges are cyclic, and `Ok(None)` once `expired()`
+    /// (read every [`SETUP_CLOCK_EVERY`] unconditional edges: inserting
+    /// millions of them takes seconds).
     pub(super) fn new(
         order: &[u32],
         edges: Vec<TheoryEdge>,
         vars: usize,
         super::Shape { si, single_rw }: super::Shape,
         backjump_limit: usize,
-    ) -> Result<AcyclicTheory, Vec<u32>> {
+        expired: &dyn Fn() -> bool,
+    ) -> Result<Option<AcyclicTheory>, Vec<u32>> {
+        if expired() {
+            return Ok(None);
+        }
         let n = order.len() as u32;
         // With SI each twin follows its vertex.
         let layered: Vec<u32> = if si {
@@ -109,7 +121,7 @@ impl AcyclicTheory {
         };
         let mut watch_start = vec![0u32; 2 * vars + 1];
         for e in &edges {
-            for &l in &e.reason {
+            for &l in e.reason.iter() {
                 watch_start[l.idx() as usize + 1] += 1;
             }
         }
@@ -119,7 +131,7 @@ impl AcyclicTheory {
         let mut fill = watch_start.clone();
         let mut watched = vec![0u32; watch_start[2 * vars] as usize];
         for (i, e) in edges.iter().enumerate() {
-            for &l in &e.reason {
+            for &l in e.reason.iter() {
                 let slot = &mut fill[l.idx() as usize];
                 watched[*slot as usize] = i as u32;
                 *slot += 1;
@@ -146,17 +158,25 @@ impl AcyclicTheory {
             backjump_limit,
             clause: Vec::new(),
         };
+        let mut inserted = 0usize;
         for e in 0..th.edges.len() as u32 {
             if th.edges[e as usize].reason.is_empty() {
                 th.activate(e)?;
+                inserted += 1;
+                if inserted.is_multiple_of(SETUP_CLOCK_EVERY) && expired() {
+                    return Ok(None);
+                }
             }
         }
         // An unconditional rw edge may be closed by unconditional edges
         // inserted after it: a cycle before any choice.
         for i in 0..th.rw_active.len() {
             th.check_rw(th.rw_active[i])?;
+            if i % SETUP_CLOCK_EVERY == SETUP_CLOCK_EVERY - 1 && expired() {
+                return Ok(None);
+            }
         }
-        Ok(th)
+        Ok(Some(th))
     }
 
     /// Activates edge `e`; on a cycle returns its edges (in cycle order).
