@@ -445,6 +445,9 @@ pub fn check_snapshot_isolation(h: &RegHistory, opts: &SatOptions) -> (Verdict, 
     )
 }
 
+// Long (about 120 lines): the phases (build, prune, encode, split, solve)
+// in order, each checking the deadline and filling `stats`; splitting them
+// up would only pass the same state around.
 fn solve(
     h: &RegHistory,
     preds: &PredTable,
