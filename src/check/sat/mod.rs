@@ -45,6 +45,7 @@ mod facts;
 mod history;
 mod lost_update;
 mod polygraph;
+mod pred_witness;
 mod predicates;
 mod prune;
 mod reach;

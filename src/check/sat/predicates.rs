@@ -631,6 +631,15 @@ pub(super) fn solve_deferring(
 ) -> super::Verdict {
     use super::Verdict;
     *rounds = 1;
+    if preds.preds.is_empty() {
+        return solve(None);
+    }
+    if opts.isolation == super::Isolation::Serializable {
+        if let Some(order) = super::pred_witness::by_completion(h, preds, opts) {
+            *rounds = 0;
+            return Verdict::Valid(order);
+        }
+    }
     if !defers(preds, opts) {
         return solve(None);
     }
