@@ -433,6 +433,8 @@ pub fn check_with_predicates(
     let mut stats = SatStats::default();
     let mut rounds = 1;
     let verdict = predicates::solve_deferring(h, preds, opts, &mut rounds, |views| {
+        // Counters are per solve (pruning reads its own from them).
+        stats = SatStats::default();
         solve(h, preds, opts, start, &mut stats, views)
     });
     stats.rounds = rounds;
