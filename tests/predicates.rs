@@ -836,7 +836,10 @@ fn sessions_and_deferred_views_agree_with_brute_force() {
         });
         if matching {
             let (valid, r) = serializable_rounds(&edn);
-            assert_eq!(valid, want, "case {i} under serializable (rounds {r}):\n{edn}");
+            assert_eq!(
+                valid, want,
+                "case {i} under serializable (rounds {r}):\n{edn}"
+            );
             rounds[r.min(2)] += 1;
         }
         assert_verdict(&edn, "serializable", want, i, &mut tally);

@@ -15,8 +15,8 @@ use super::lost_update::LostUpdates;
 use super::polygraph::{
     lit, visible_in_real_time, write_chains, Edge, KnownOrder, Polygraph, Reason,
 };
-use super::reads::{summarise_reads, ExtRead, Seen};
 use super::predicates::ClassViews;
+use super::reads::{summarise_reads, ExtRead, Seen};
 use super::{EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
 
 /// An external read with its read-from candidates: `(reader, key, value,
@@ -711,7 +711,10 @@ impl Builder<'_> {
         let mut cands = 0u64;
         for (s, rs) in self.reads.iter().enumerate() {
             let built = |k| self.views.is_none_or(|v| v.builds(s as u32, k));
-            for r in rs.iter().filter(|r| matches!(r.seen, Seen::Class(_)) && built(r.key)) {
+            for r in rs
+                .iter()
+                .filter(|r| matches!(r.seen, Seen::Class(_)) && built(r.key))
+            {
                 let writers = self.writers[self.key_ix(r.key)].len() as u64;
                 cands += writers.saturating_sub(1);
             }
@@ -809,7 +812,11 @@ pub(super) fn unmet_class_views(
     }
     let by_pos: Vec<Vec<u32>> = (b.writers.iter())
         .map(|ws| {
-            let mut ws: Vec<u32> = ws.iter().copied().filter(|&t| pos[t as usize] != u32::MAX).collect();
+            let mut ws: Vec<u32> = ws
+                .iter()
+                .copied()
+                .filter(|&t| pos[t as usize] != u32::MAX)
+                .collect();
             ws.sort_unstable_by_key(|&t| pos[t as usize]);
             ws
         })

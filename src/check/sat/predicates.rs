@@ -146,18 +146,24 @@ impl Universe {
         let matches = |n: i64| pred.matches_int(n);
         let mut out: Vec<u32> = Vec::new();
         let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
-        let from = self.ints.partition_point(|&(n, _)| n < lo);
-        let to = self.ints.partition_point(|&(n, _)| n <= hi);
-        // `lo > hi` (`[:between 5 3]`): `from` may pass `to`, and no
-        // integer matches; the wide walk below finds none.
-        if from <= to && to - from <= self.keys.len() {
-            // A narrow range: the writes in it.
-            out.extend(
-                self.ints[from..to]
-                    .iter()
-                    .filter(|&&(n, _)| matches(n))
-                    .map(|&(_, k)| k),
-            );
+        // The writes in each interval (`lo > hi`, as in `[:between 5 3]`,
+        // holds none).
+        let spans: Vec<(usize, usize)> = (pred.int_intervals().unwrap_or(vec![(lo, hi)]).iter())
+            .map(|&(lo, hi)| {
+                let from = self.ints.partition_point(|&(n, _)| n < lo);
+                (from, self.ints.partition_point(|&(n, _)| n <= hi).max(from))
+            })
+            .collect();
+        if spans.iter().map(|s| s.1 - s.0).sum::<usize>() <= self.keys.len() {
+            // Narrow: the writes in the intervals.
+            for &(from, to) in &spans {
+                out.extend(
+                    self.ints[from..to]
+                        .iter()
+                        .filter(|&&(n, _)| matches(n))
+                        .map(|&(_, k)| k),
+                );
+            }
         } else {
             // A wide one: each key's first value in range that matches.
             for (k, vs) in self.key_ints.iter().enumerate() {
