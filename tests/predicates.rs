@@ -1107,3 +1107,38 @@ fn polygraphs_over_the_memory_budget_are_unknown() {
         assert_eq!(out.status.code(), Some(1), "{path:?}");
     }
 }
+
+/// An `ELLERY_SAT_MAX_MEMORY` that is no size is a usage error naming the
+/// variable and what was expected (exit 3; 255 in elle-cli mode), not a
+/// limit silently ignored; a good one is accepted.
+#[test]
+fn unparsable_solver_memory_limits_are_usage_errors() {
+    let skew = case_dir().join("predicate-write-skew.edn");
+    let run = |limit: &str, elle_cli: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_ellery"));
+        c.env("ELLERY_SAT_MAX_MEMORY", limit);
+        if elle_cli {
+            c.args(["-m", "rw-register"]);
+        } else {
+            c.args(["check", "-q", "-m", "rw-register", "-c", "serializable"]);
+        }
+        c.arg(&skew).output().expect("ellery runs")
+    };
+    for (elle_cli, code) in [(false, 3), (true, 255)] {
+        let out = run("lots", elle_cli);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            "ellery: ELLERY_SAT_MAX_MEMORY: expected a size such as 512M, 8G or 1.5G, or none; found \"lots\""
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = run("2G", false);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
