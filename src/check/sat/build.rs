@@ -5,9 +5,10 @@
 //! unordered pair of chains), and the read-from edges with the
 //! anti-dependencies they derive.
 
-// Long (about 760 lines): the phases share the builder's state; the last
-// impl block (predicate views' anti-dependencies, the memory budget) could
-// move to a child module `build/` when it grows.
+// Long (about 850 lines): the phases share the builder's state; the last
+// impl block (predicate views' anti-dependencies, the memory budget) and
+// `unmet_class_views` (deferred views against a witness) could move to a
+// child module `build/` when it grows.
 
 use batsat::Lit;
 

@@ -17,6 +17,11 @@
 //! the predicate reads the transaction's snapshot, like its item reads, so
 //! the same read-from choice is exact there too.
 //!
+//! Before any polygraph, a serial witness (`pred_witness`: completion
+//! order, replayed) may confirm a valid history; under plain
+//! serializability without real time the views known by class are then
+//! deferred ([`ClassViews`]): built only once a witness order misses them.
+//!
 //! The key universe is every key of the history (of `:r`/`:w` micro-ops
 //! and of predicate rows), or the keys the micro-op declares (its optional
 //! last element, [`crate::model::PredMop::universe`]). A key none of whose
