@@ -307,6 +307,10 @@ pub fn run(args: &[String]) -> i32 {
                 | "-V"
         ) | None
     );
+    if let Err(e) = crate::limits::check_solver_env() {
+        eprintln!("ellery: {e}");
+        return if subcommand { EXIT_BAD_INPUT } else { 255 };
+    }
     if !subcommand {
         return elle_cli::run_elle_cli(args);
     }

@@ -124,6 +124,21 @@ static SOLVER_LIMIT: std::sync::Mutex<MemoryLimit> = std::sync::Mutex::new(Memor
 /// (same syntax as `--max-memory`; tests set a tiny one).
 pub const SOLVER_LIMIT_ENV: &str = "ELLERY_SAT_MAX_MEMORY";
 
+/// Whether [`SOLVER_LIMIT_ENV`], if set, is a size `--max-memory` accepts:
+/// the command line refuses a bad one as a usage error (exit 3) rather
+/// than let [`solver_budget`] ignore it.
+pub fn check_solver_env() -> Result<(), String> {
+    match std::env::var_os(SOLVER_LIMIT_ENV) {
+        None => Ok(()),
+        Some(t) => {
+            let text = t.to_string_lossy();
+            parse_limit(&text).map(|_| ()).map_err(|_| {
+                format!("{SOLVER_LIMIT_ENV}: expected a size such as 512M, 8G or 1.5G, or none; found {text:?}")
+            })
+        }
+    }
+}
+
 /// Sets the limit [`solver_budget`] starts from (the CLI passes
 /// `--max-memory`; the default is the memory available).
 pub fn set_solver_limit(limit: MemoryLimit) {

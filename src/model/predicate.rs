@@ -158,6 +158,39 @@ impl Pred {
         }
     }
 
+    /// Integer intervals `[lo, hi]` outside whose union no integer
+    /// matches, when the predicate says so simply (`None`: no such bound
+    /// known). Tighter than [`Self::int_bounds`] for `[:in #{…}]` and
+    /// `[:or …]`, whose values lie far apart: a checker then visits the
+    /// values near each instead of every value between the extremes.
+    pub fn int_intervals(&self) -> Option<Vec<(i64, i64)>> {
+        match self {
+            Pred::In(vs) => vs
+                .iter()
+                .map(|v| match v {
+                    Value::Int(n) => Some((*n, *n)),
+                    _ => None,
+                })
+                .collect(),
+            Pred::Or(ps) => {
+                let parts: Option<Vec<Vec<(i64, i64)>>> =
+                    ps.iter().map(Pred::int_intervals).collect();
+                Some(parts?.concat())
+            }
+            // A conjunction matches no more than any of its parts.
+            Pred::And(ps) => ps
+                .iter()
+                .filter_map(Pred::int_intervals)
+                .min_by_key(|iv| {
+                    iv.iter()
+                        .map(|&(lo, hi)| (hi as i128 - lo as i128).max(-1) + 1)
+                        .sum::<i128>()
+                })
+                .or_else(|| self.int_bounds().map(|b| vec![b])),
+            _ => self.int_bounds().map(|b| vec![b]),
+        }
+    }
+
     /// Compiles a predicate form, or says what was expected. Operator names
     /// are keywords (EDN) or strings (JSON).
     pub fn parse(form: &Value) -> Result<Pred, String> {
@@ -356,5 +389,40 @@ mod tests {
         assert_eq!(p("[:and [:> 1] [:< 9]]").int_bounds(), Some((2, 8)));
         assert_eq!(p("[:or [:= 1] [:not [:= 2]]]").int_bounds(), None);
         assert_eq!(p("[:all]").int_bounds(), None);
+    }
+
+    /// Integer intervals cover every matching integer, one per value of
+    /// `[:in …]`; a conjunction keeps its narrowest part; anything
+    /// with an unbounded part has none.
+    #[test]
+    fn int_intervals_cover_the_matches() {
+        let mut iv = p("[:in #{7 3}]").int_intervals().expect("bounded");
+        iv.sort_unstable();
+        assert_eq!(iv, vec![(3, 3), (7, 7)]);
+        assert_eq!(
+            p("[:or [:= 1] [:between 5 6]]").int_intervals(),
+            Some(vec![(1, 1), (5, 6)])
+        );
+        assert_eq!(
+            p("[:and [:> 0] [:in #{9}]]").int_intervals(),
+            Some(vec![(9, 9)])
+        );
+        assert_eq!(p("[:in #{}]").int_intervals(), Some(vec![]));
+        assert_eq!(p("[:or [:= 1] [:not [:= 2]]]").int_intervals(), None);
+        assert_eq!(p("[:in #{1 :a}]").int_intervals(), None);
+        // Every integer the predicate matches lies in some interval.
+        for f in [
+            "[:in #{7 3}]",
+            "[:or [:= 1] [:between 5 6]]",
+            "[:and [:> 0] [:in #{9 -1}]]",
+        ] {
+            let iv = p(f).int_intervals().expect("bounded");
+            for n in -3..12 {
+                assert!(
+                    !p(f).matches_int(n) || iv.iter().any(|&(lo, hi)| lo <= n && n <= hi),
+                    "{f} {n}"
+                );
+            }
+        }
     }
 }

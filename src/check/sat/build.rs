@@ -5,9 +5,10 @@
 //! unordered pair of chains), and the read-from edges with the
 //! anti-dependencies they derive.
 
-// Long (about 760 lines): the phases share the builder's state; the last
-// impl block (predicate views' anti-dependencies, the memory budget) could
-// move to a child module `build/` when it grows.
+// Long (about 850 lines): the phases share the builder's state; the last
+// impl block (predicate views' anti-dependencies, the memory budget) and
+// `unmet_class_views` (deferred views against a witness) could move to a
+// child module `build/` when it grows.
 
 use batsat::Lit;
 
@@ -16,6 +17,7 @@ use super::polygraph::{
     fixed_kinds, lit, visible_in_real_time, write_chains, Edge, KnownOrder, Polygraph, Reason,
     INIT_KIND, PROCESS_KIND, REALTIME_KIND,
 };
+use super::predicates::ClassViews;
 use super::reads::{summarise_reads, ExtRead, Seen};
 use super::{EdgeKind, PredTable, RegHistory, RegValue, SatOptions, Violation};
 
@@ -74,6 +76,9 @@ struct Builder<'a> {
     /// The distinct edge kinds ([`Polygraph::kinds`]) and their indices.
     kinds: Vec<EdgeKind>,
     kind_ix: hashbrown::HashMap<EdgeKind, u32>,
+    /// With deferred class views ([`super::predicates::ClassViews`]): the
+    /// ones to build; the others are only checked against the witness.
+    views: Option<&'a ClassViews>,
 }
 
 /// [`build_within`] without the reason it stopped.
@@ -84,22 +89,27 @@ pub(super) fn build(
     opts: &SatOptions,
     expired: &dyn Fn() -> bool,
 ) -> Result<Option<Polygraph>, Violation> {
-    build_within(h, preds, opts, expired, &mut None)
+    build_within(h, preds, opts, expired, &mut None, None)
 }
 
 /// The polygraph of `h`, or `None` once `expired()` (building takes
 /// seconds on big histories without session order: the version order and
 /// the derived anti-dependencies grow with the square of a key's writers)
 /// or once it would not fit the memory budget
-/// ([`crate::limits::solver_budget`]; `over_budget` then says why).
-pub(super) fn build_within(
-    h: &RegHistory,
-    preds: &PredTable,
-    opts: &SatOptions,
+/// ([`crate::limits::solver_budget`]; `over_budget` then says why). With
+/// `views`, only those predicate views known by class are built (the
+/// others must exist and are checked later, see
+/// [`super::predicates::ClassViews`]).
+pub(super) fn build_within<'a>(
+    h: &'a RegHistory,
+    preds: &'a PredTable,
+    opts: &'a SatOptions,
     expired: &dyn Fn() -> bool,
     over_budget: &mut Option<String>,
+    views: Option<&'a ClassViews>,
 ) -> Result<Option<Polygraph>, Violation> {
     let mut b = Builder::summarise(h, preds, opts)?;
+    b.views = views;
     let built = b.phases(h, expired);
     *over_budget = b.over_budget.take();
     built
@@ -194,6 +204,7 @@ impl<'a> Builder<'a> {
             kind_ix: (fixed_kinds().into_iter())
                 .zip([INIT_KIND, PROCESS_KIND, REALTIME_KIND])
                 .collect(),
+            views: None,
         };
         for (i, t) in h.iter().enumerate() {
             let id = i as u32 + 1;
@@ -375,6 +386,17 @@ impl<'a> Builder<'a> {
                         // Every version fits: whichever the read saw, the
                         // predicate could not tell them apart.
                         if others.clone().all(fits) {
+                            continue;
+                        }
+                        if self.views.is_some_and(|v| !v.builds(s, k)) {
+                            // Deferred: only its existence is checked here.
+                            if !others.clone().any(fits) {
+                                return Err(Violation::PredicateUnexplained {
+                                    txn: s,
+                                    key: k,
+                                    pred: r.pred.expect("class reads come from predicates"),
+                                });
+                            }
                             continue;
                         }
                         let mut cands: Vec<u32> = others.filter(|&t| fits(t)).collect();
@@ -714,6 +736,11 @@ impl Builder<'_> {
             return true;
         }
         let mut cands = 0u64;
+        // Deferred views count too: were they all built they would not
+        // fit, and without real time the item polygraph of such a history
+        // is itself too big to solve (issue 18's 100k history without
+        // views: 6.3M edges, 2.3 GB, no answer in 60 s), so giving up at
+        // once beats a minute of solving towards `:unknown`.
         for rs in &self.reads {
             for r in rs.iter().filter(|r| matches!(r.seen, Seen::Class(_))) {
                 let writers = self.writers[self.key_ix(r.key)].len() as u64;
@@ -788,4 +815,59 @@ impl Builder<'_> {
         }
         self.chains[view.ki] = Some(kc);
     }
+}
+
+/// The predicate views known only by class that `views` did not build and
+/// that serial order `order` (graph ids of the transactions that took
+/// effect, as [`super::Verdict::Valid`] gives it) does not satisfy: the
+/// last version of the key before the reader is one the view rules out.
+/// `(reader, key)` pairs, in reader order.
+pub(super) fn unmet_class_views(
+    h: &RegHistory,
+    preds: &PredTable,
+    opts: &SatOptions,
+    order: &[u32],
+    views: &ClassViews,
+) -> Result<Vec<(u32, u64)>, Violation> {
+    let mut b = Builder::summarise(h, preds, opts)?;
+    b.index_keys();
+    // Position in the serial order; the initial transaction first, those
+    // left out (unchosen `:info`) never.
+    let mut pos = vec![u32::MAX; b.n];
+    pos[0] = 0;
+    for (i, &t) in order.iter().enumerate() {
+        pos[t as usize] = i as u32 + 1;
+    }
+    let by_pos: Vec<Vec<u32>> = (b.writers.iter())
+        .map(|ws| {
+            let mut ws: Vec<u32> = ws
+                .iter()
+                .copied()
+                .filter(|&t| pos[t as usize] != u32::MAX)
+                .collect();
+            ws.sort_unstable_by_key(|&t| pos[t as usize]);
+            ws
+        })
+        .collect();
+    let mut unmet = Vec::new();
+    for (s, rs) in b.reads.iter().enumerate() {
+        let s = s as u32;
+        for r in rs {
+            let Seen::Class(cs) = &r.seen else { continue };
+            if views.builds(s, r.key) || pos[s as usize] == u32::MAX {
+                continue;
+            }
+            let ws = &by_pos[b.key_ix(r.key)];
+            // The initial transaction is first in every order, so some
+            // writer precedes the reader.
+            let i = ws.partition_point(|&t| pos[t as usize] < pos[s as usize]);
+            let last = ws[i - 1];
+            let fits = (b.final_write(last, r.key))
+                .is_some_and(|v| cs.iter().all(|&(p, m)| preds.eval(p, v) == m));
+            if !fits {
+                unmet.push((s, r.key));
+            }
+        }
+    }
+    Ok(unmet)
 }

@@ -45,6 +45,7 @@ mod facts;
 mod history;
 mod lost_update;
 mod polygraph;
+mod pred_witness;
 mod predicates;
 mod prune;
 mod reach;
@@ -413,6 +414,9 @@ pub struct SatStats {
     /// Why building stopped over the memory budget
     /// ([`crate::limits::solver_budget`]); the verdict is then unknown.
     pub over_budget: Option<String>,
+    /// Solves: more than one when predicate views were deferred and the
+    /// first witness missed some (`predicates::ClassViews`).
+    pub rounds: usize,
 }
 
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
@@ -430,7 +434,13 @@ pub fn check_with_predicates(
 ) -> (Verdict, SatStats) {
     let start = Instant::now();
     let mut stats = SatStats::default();
-    let verdict = solve(h, preds, opts, start, &mut stats);
+    let mut rounds = 1;
+    let verdict = predicates::solve_deferring(h, preds, opts, &mut rounds, |views| {
+        // Counters are per solve (pruning reads its own from them).
+        stats = SatStats::default();
+        solve(h, preds, opts, start, &mut stats, views)
+    });
+    stats.rounds = rounds;
     (verdict, stats)
 }
 
@@ -454,6 +464,7 @@ fn solve(
     opts: &SatOptions,
     start: Instant,
     stats: &mut SatStats,
+    views: Option<&predicates::ClassViews>,
 ) -> Verdict {
     let si = opts.isolation == Isolation::SnapshotIsolation;
     let single_rw = opts.isolation == Isolation::ConsistentView;
@@ -465,7 +476,7 @@ fn solve(
     };
     let expired = || opts.timeout.is_some_and(|t| start.elapsed() >= t);
     let phase = Instant::now();
-    let mut g = match build_within(h, preds, opts, &expired, &mut stats.over_budget) {
+    let mut g = match build_within(h, preds, opts, &expired, &mut stats.over_budget, views) {
         Ok(Some(g)) => g,
         Ok(None) => return Verdict::Unknown,
         Err(v) => return Verdict::Invalid(v),
@@ -548,6 +559,7 @@ fn solve(
                 },
                 start,
                 stats,
+                views,
             )
         }
         // Without 2-width clauses, only the lost-update clauses can refute

@@ -17,6 +17,11 @@
 //! the predicate reads the transaction's snapshot, like its item reads, so
 //! the same read-from choice is exact there too.
 //!
+//! Before any polygraph, a serial witness (`pred_witness`: completion
+//! order, replayed) may confirm a valid history; under plain
+//! serializability without real time the views known by class are then
+//! deferred ([`ClassViews`]): built only once a witness order misses them.
+//!
 //! The key universe is every key of the history (of `:r`/`:w` micro-ops
 //! and of predicate rows), or the keys the micro-op declares (its optional
 //! last element, [`crate::model::PredMop::universe`]). A key none of whose
@@ -146,18 +151,24 @@ impl Universe {
         let matches = |n: i64| pred.matches_int(n);
         let mut out: Vec<u32> = Vec::new();
         let (lo, hi) = pred.int_bounds().unwrap_or((i64::MIN, i64::MAX));
-        let from = self.ints.partition_point(|&(n, _)| n < lo);
-        let to = self.ints.partition_point(|&(n, _)| n <= hi);
-        // `lo > hi` (`[:between 5 3]`): `from` may pass `to`, and no
-        // integer matches; the wide walk below finds none.
-        if from <= to && to - from <= self.keys.len() {
-            // A narrow range: the writes in it.
-            out.extend(
-                self.ints[from..to]
-                    .iter()
-                    .filter(|&&(n, _)| matches(n))
-                    .map(|&(_, k)| k),
-            );
+        // The writes in each interval (`lo > hi`, as in `[:between 5 3]`,
+        // holds none).
+        let spans: Vec<(usize, usize)> = (pred.int_intervals().unwrap_or(vec![(lo, hi)]).iter())
+            .map(|&(lo, hi)| {
+                let from = self.ints.partition_point(|&(n, _)| n < lo);
+                (from, self.ints.partition_point(|&(n, _)| n <= hi).max(from))
+            })
+            .collect();
+        if spans.iter().map(|s| s.1 - s.0).sum::<usize>() <= self.keys.len() {
+            // Narrow: the writes in the intervals.
+            for &(from, to) in &spans {
+                out.extend(
+                    self.ints[from..to]
+                        .iter()
+                        .filter(|&&(n, _)| matches(n))
+                        .map(|&(_, k)| k),
+                );
+            }
         } else {
             // A wide one: each key's first value in range that matches.
             for (k, vs) in self.key_ints.iter().enumerate() {
@@ -575,5 +586,88 @@ impl TimeIndex {
                 .collect();
         }
         out
+    }
+}
+
+/// Which predicate views known only by class (unreturned rows, rows a
+/// `:wp` matched) the polygraph builds when they are *deferred*: under
+/// plain serializability without real time (Elle's `serializable`,
+/// `strong-session-serializable`) every such view chooses among almost all
+/// versions of its key, millions of read-from candidates at 100k
+/// transactions, yet a serial order close to the one the database ran
+/// satisfies nearly all of them. So [`solve_deferring`] first solves
+/// without them, checks each against the witness order, builds the ones it
+/// violates, and solves again, until the witness satisfies every view.
+///
+/// Exact. Valid: the answer is a witness, a serial order that satisfies
+/// every item read (the built polygraph), every built view (a topological
+/// order of a resolution: `Builder::pred_rw_edges`) and, checked one by
+/// one, every deferred view (the last version of its key before the reader
+/// is one it can have seen), so the history is serializable. Invalid: a
+/// cycle of a polygraph with only some of the views is a cycle of every
+/// resolution of the one with all of them (their edges and clauses are a
+/// subset), and a refuted subset refutes the whole. It ends: each round
+/// builds at least one more view.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ClassViews {
+    /// `(reader, key)` of the views to build.
+    built: hashbrown::HashSet<(u32, u64)>,
+}
+
+impl ClassViews {
+    /// Whether the view of `key` by reader `s` is built.
+    pub(super) fn builds(&self, s: u32, key: u64) -> bool {
+        self.built.contains(&(s, key))
+    }
+}
+
+/// Whether [`solve_deferring`] defers the views known by class: plain
+/// serializability (session order or not) without real time, whose views
+/// no order narrows. With real time the windows of
+/// `visible_in_real_time` leave few candidates, and snapshot isolation's
+/// witness orders the layered graph, not the transactions.
+pub(super) fn defers(preds: &PredTable, opts: &super::SatOptions) -> bool {
+    !preds.preds.is_empty() && opts.isolation == super::Isolation::Serializable && !opts.real_time
+}
+
+/// Solves with `solve` (given the class views to build, `None`: all),
+/// deferring the views known by class when [`defers`] says so (see
+/// [`ClassViews`]; `rounds` counts the solves).
+pub(super) fn solve_deferring(
+    h: &super::RegHistory,
+    preds: &PredTable,
+    opts: &super::SatOptions,
+    rounds: &mut usize,
+    mut solve: impl FnMut(Option<&ClassViews>) -> super::Verdict,
+) -> super::Verdict {
+    use super::Verdict;
+    *rounds = 1;
+    if preds.preds.is_empty() {
+        return solve(None);
+    }
+    if opts.isolation == super::Isolation::Serializable {
+        if let Some(order) = super::pred_witness::by_completion(h, preds, opts) {
+            *rounds = 0;
+            return Verdict::Valid(order);
+        }
+    }
+    if !defers(preds, opts) {
+        return solve(None);
+    }
+    let mut views = ClassViews::default();
+    loop {
+        let order = match solve(Some(&views)) {
+            Verdict::Valid(order) => order,
+            other => return other,
+        };
+        let unmet = match super::build::unmet_class_views(h, preds, opts, &order, &views) {
+            Ok(unmet) => unmet,
+            Err(v) => return Verdict::Invalid(v),
+        };
+        if unmet.is_empty() {
+            return Verdict::Valid(order);
+        }
+        views.built.extend(unmet);
+        *rounds += 1;
     }
 }
