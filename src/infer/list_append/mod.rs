@@ -9,7 +9,7 @@ use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepTe
 use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
-use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue, NO_OP};
 use hashbrown::{HashMap, HashSet};
 
 mod cases;
@@ -36,6 +36,10 @@ struct KeyOrder {
     /// Position of each element in `values` (u32: these maps hold every
     /// element of a history).
     indices: HashMap<Atom, u32>,
+    /// The last possible op that appended each element of `values`
+    /// ([`NO_OP`] if none): filled by [`data_edges`] once the orders are
+    /// final, so that no (key, element) map of every append is needed.
+    writers: Vec<u32>,
 }
 
 /// Sorted observed values per key, as Elle's `sorted-values`, reduced to
@@ -94,6 +98,7 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
                 KeyOrder {
                     values: vec![v],
                     indices,
+                    writers: Vec::new(),
                 },
             );
         }
@@ -133,7 +138,14 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
                 values.push(v);
             }
         }
-        orders.insert(k, KeyOrder { values, indices });
+        orders.insert(
+            k,
+            KeyOrder {
+                values,
+                indices,
+                writers: Vec::new(),
+            },
+        );
     }
     SortedValues {
         orders,
@@ -141,53 +153,93 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
     }
 }
 
-/// The indices the graph and explainers need.
+/// The indices the explainers need, kept for the cycle search: the version
+/// orders with their writers, and the writers of elements outside them.
+/// (The read-state index the rw edges come from is dropped once they are
+/// built: the explainer finds a reader from its micro-ops instead.)
 struct Indexes {
     orders: HashMap<Atom, KeyOrder>,
-    /// (key, element) → the last ok/info op that appended it.
-    writes: HashMap<(Atom, Atom), u32>,
-    /// (key, last element or initial state) → the range in `readers` of
-    /// the ops that read that state (one flat array, not a `Vec` per state:
-    /// a million-transaction history reads about 600,000 states).
-    reads: HashMap<(Atom, Elem), (u32, u32)>,
-    /// The readers of each state, a state's in history order.
-    readers: Vec<u32>,
+    /// (key, element) → the last ok/info op that appended it, for elements
+    /// not in the key's version order (appends no read shows, mostly).
+    other_writes: HashMap<(Atom, Atom), u32>,
 }
 
 impl Indexes {
-    /// The element appended just before `v` on `k` (Elle's
-    /// `previously-appended-element`).
-    fn previous(&self, k: Atom, v: Atom) -> Elem {
-        match self.orders.get(&k) {
-            Some(o) => match o.indices.get(&v) {
-                Some(&0) => None,
-                Some(&i) => Some(o.values[i as usize - 1]),
-                None => o.values.last().copied(),
-            },
-            None => None,
+    /// The orders, every writer unset.
+    fn new(mut orders: HashMap<Atom, KeyOrder>) -> Indexes {
+        for o in orders.values_mut() {
+            o.writers = vec![NO_OP; o.values.len()];
+        }
+        Indexes {
+            orders,
+            other_writes: HashMap::new(),
         }
     }
 
+    /// Records `op` as the last op (so far) that appended `v` to `k`.
+    fn set_writer(&mut self, k: Atom, v: Atom, op: u32) {
+        if let Some(o) = self.orders.get_mut(&k) {
+            if let Some(&i) = o.indices.get(&v) {
+                o.writers[i as usize] = op;
+                return;
+            }
+        }
+        self.other_writes.insert((k, v), op);
+    }
+
+    /// The last ok/info op that appended `v` to `k`.
+    fn writer(&self, k: Atom, v: Atom) -> Option<u32> {
+        if let Some(o) = self.orders.get(&k) {
+            if let Some(&i) = o.indices.get(&v) {
+                let w = o.writers[i as usize];
+                return (w != NO_OP).then_some(w);
+            }
+        }
+        self.other_writes.get(&(k, v)).copied()
+    }
+
+    /// The element appended just before `v` on `k` (Elle's
+    /// `previously-appended-element`), with its writer.
+    fn previous_with_writer(&self, k: Atom, v: Atom) -> (Elem, Option<u32>) {
+        let Some(o) = self.orders.get(&k) else {
+            return (None, None);
+        };
+        let at = match o.indices.get(&v) {
+            Some(&0) => return (None, None),
+            Some(&i) => i as usize - 1,
+            None if o.values.is_empty() => return (None, None),
+            None => o.values.len() - 1,
+        };
+        let w = o.writers[at];
+        (Some(o.values[at]), (w != NO_OP).then_some(w))
+    }
+
+    /// The element appended just before `v` on `k` (Elle's
+    /// `previously-appended-element`).
+    fn previous(&self, k: Atom, v: Atom) -> Elem {
+        self.previous_with_writer(k, v).0
+    }
+
     fn ww_dep(&self, op: u32, k: Atom, v: Atom) -> Option<u32> {
-        let prev = self.previous(k, v)?;
-        let w = *self.writes.get(&(k, prev))?;
+        let w = self.previous_with_writer(k, v).1?;
         (w != op).then_some(w)
     }
 
     fn wr_dep(&self, h: &History, op: u32, m: &Mop) -> Option<u32> {
         let last = *h.list(m.arg).last()?;
-        let w = *self.writes.get(&(m.key, last))?;
+        let w = self.writer(m.key, last)?;
         (w != op).then_some(w)
     }
+}
 
-    fn rw_deps(&self, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
-        let prev = self.previous(k, v);
-        let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
-        self.readers[start as usize..(start + len) as usize]
-            .iter()
-            .copied()
-            .filter(move |&r| r != op)
+/// Whether read micro-op `m` of op `i` is one of the reads rw edges start
+/// from (an `:info` op's unknown `nil` read is not), and the state it saw:
+/// the key's last element, `None` for the initial state.
+fn read_state(h: &History, i: usize, m: &Mop) -> Option<Elem> {
+    if h.ops[i].op_type == OpType::Info && m.arg == MopArg::Nil {
+        return None;
     }
+    Some(h.list(m.arg).last().copied())
 }
 
 /// The readers of every state grouped by state, in history order within a
@@ -402,6 +454,7 @@ fn analyze_with(
             (order, non_cycle_cases(h, exact))
         },
     );
+    edges.reserve_exact(order.len());
     edges.extend(order);
 
     // Non-cycle anomalies, in the order Elle adds them to its map (thin-air
@@ -453,6 +506,30 @@ fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] 
 /// reads that disagree.
 type Incompatible = (Atom, Vec<Atom>, Vec<Atom>);
 
+/// The readers of each read state, for the rw edges (dropped once they are
+/// built).
+struct ReadStates {
+    /// (key, last element or initial state) → the range in `readers` of
+    /// the ops that read that state (one flat array, not a `Vec` per state:
+    /// a million-transaction history reads about 600,000 states).
+    reads: HashMap<(Atom, Elem), (u32, u32)>,
+    /// The readers of each state, a state's in history order.
+    readers: Vec<u32>,
+}
+
+impl ReadStates {
+    /// The ops other than `op` that read the state just before `v` was
+    /// appended to `k`, in history order.
+    fn rw_deps(&self, idx: &Indexes, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
+        let prev = idx.previous(k, v);
+        let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
+        self.readers[start as usize..(start + len) as usize]
+            .iter()
+            .copied()
+            .filter(move |&r| r != op)
+    }
+}
+
 /// [`analyze_with`]'s data edges (ww, rw, wr), the indexes they came from
 /// (for explanations) and the keys whose reads disagree.
 fn data_edges(
@@ -463,7 +540,8 @@ fn data_edges(
     // Indices over the possible (ok + info) ops.
     let mut sv = sorted_values(h, is_possible);
     orders(&mut sv.orders);
-    let mut writes = HashMap::new();
+    let incompatible = sv.incompatible;
+    let mut idx = Indexes::new(sv.orders);
     // Each read state's number (in order of first read) and count, with
     // (state, reader) pairs, then the readers grouped by state.
     let mut reads: HashMap<(Atom, Elem), (u32, u32)> = HashMap::new();
@@ -474,14 +552,11 @@ fn data_edges(
         }
         for m in h.mops(op) {
             match m.f {
-                MopFn::Append => {
-                    writes.insert((m.key, append_value(m)), i as u32);
-                }
+                MopFn::Append => idx.set_writer(m.key, append_value(m), i as u32),
                 MopFn::Read => {
-                    if op.op_type == OpType::Info && m.arg == MopArg::Nil {
+                    let Some(last) = read_state(h, i, m) else {
                         continue;
-                    }
-                    let last = h.list(m.arg).last().copied();
+                    };
                     let next = reads.len() as u32;
                     let state = reads.entry((m.key, last)).or_insert((next, 0));
                     state.1 += 1;
@@ -493,20 +568,36 @@ fn data_edges(
     }
     let readers = group_readers(&mut reads, &read_pairs);
     drop(read_pairs);
-    let incompatible = sv.incompatible;
-    let idx = Indexes {
-        orders: sv.orders,
-        writes,
-        reads,
-        readers,
-    };
+    let states = ReadStates { reads, readers };
 
-    // Cycle-graph edges.
+    // Cycle-graph edges, built read-only from the indexes: the two halves of
+    // the history on two cores when one is free, joined in history order
+    // (the same list as one pass).
+    let half = h.ops.len() / 2;
+    let (mut edges, rest) = crate::par::join(
+        || op_edges(h, &idx, &states, 0..half),
+        || op_edges(h, &idx, &states, half..h.ops.len()),
+    );
+    drop(states);
+    edges.reserve_exact(rest.len());
+    edges.extend_from_slice(&rest);
+    (edges, idx, incompatible)
+}
+
+/// The data edges into the possible ops of `range` (positions in
+/// `h.ops`), in history order.
+fn op_edges(
+    h: &History,
+    idx: &Indexes,
+    states: &ReadStates,
+    range: std::ops::Range<usize>,
+) -> Vec<(u32, u32, Rels)> {
     let mut edges = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if !is_possible(i) {
+    for i in range {
+        if !possible(h, i) {
             continue;
         }
+        let op = &h.ops[i];
         let i = i as u32;
         for m in h.mops(op) {
             match m.f {
@@ -515,7 +606,7 @@ fn data_edges(
                     if let Some(w) = idx.ww_dep(i, m.key, v) {
                         edges.push((w, i, Rels::WW));
                     }
-                    for r in idx.rw_deps(i, m.key, v) {
+                    for r in states.rw_deps(idx, i, m.key, v) {
                         edges.push((r, i, Rels::RW));
                     }
                 }
@@ -528,7 +619,7 @@ fn data_edges(
             }
         }
     }
-    (edges, idx, incompatible)
+    edges
 }
 
 /// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
