@@ -25,6 +25,15 @@ pub use unrevealed::{
     ORDER_WORK,
 };
 
+/// With `ELLERY_LA_TIMING` set, says on standard error how long a step of
+/// the inference took (issue 23: where the time of a large check goes).
+fn lap(step: &str, since: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("ELLERY_LA_TIMING").is_some()) {
+        eprintln!("list-append: {step}: {:.3} s", since.elapsed().as_secs_f64());
+    }
+}
+
 /// A list element or the initial (empty) state of a key.
 type Elem = Option<Atom>;
 
@@ -443,17 +452,24 @@ fn analyze_with(
     exact: bool,
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>) + Send,
 ) -> Result<Inference<'static>, Refusal> {
+    let t = std::time::Instant::now();
     verify(h)?;
+    lap("verify", t);
     // The non-cycle checks and the order graph need only the history: on a
     // second core while this one builds the data edges (issue 23; the same
     // result on one thread).
     let ((mut edges, idx, incompatible), (order, cases)) = crate::par::join(
         || data_edges(h, orders),
         || {
+            let t = std::time::Instant::now();
             let order = extra.edges(h);
-            (order, non_cycle_cases(h, exact))
+            lap("order graph", t);
+            let cases = non_cycle_cases(h, exact);
+            lap("order graph and non-cycle checks", t);
+            (order, cases)
         },
     );
+    lap("joined", t);
     edges.reserve_exact(order.len());
     edges.extend(order);
 
@@ -537,9 +553,11 @@ fn data_edges(
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
 ) -> (Vec<(u32, u32, Rels)>, Indexes, Vec<Incompatible>) {
     let is_possible = |i: usize| possible(h, i);
+    let t = std::time::Instant::now();
     // Indices over the possible (ok + info) ops.
     let mut sv = sorted_values(h, is_possible);
     orders(&mut sv.orders);
+    lap("version orders", t);
     let incompatible = sv.incompatible;
     let mut idx = Indexes::new(sv.orders);
     // Each read state's number (in order of first read) and count, with
@@ -569,6 +587,7 @@ fn data_edges(
     let readers = group_readers(&mut reads, &read_pairs);
     drop(read_pairs);
     let states = ReadStates { reads, readers };
+    lap("version orders, writers and read states", t);
 
     // Cycle-graph edges, built read-only from the indexes: the two halves of
     // the history on two cores when one is free, joined in history order
@@ -581,6 +600,7 @@ fn data_edges(
     drop(states);
     edges.reserve_exact(rest.len());
     edges.extend_from_slice(&rest);
+    lap("data edges", t);
     (edges, idx, incompatible)
 }
 
