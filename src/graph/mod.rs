@@ -267,3 +267,35 @@ mod topological_tests {
         assert_eq!(topological_order(4, |v| cyclic[v as usize].clone()), None);
     }
 }
+
+#[cfg(test)]
+mod csr_tests {
+    use super::{DiGraph, Rels};
+
+    #[test]
+    fn rows_are_sorted_and_parallel_edges_merged() {
+        // Row 0 arrives unsorted with a parallel edge; row 1 is empty; row
+        // 2 is sorted already (the list-append case) but for a duplicate.
+        let edges = [
+            (0, 3, Rels::RW),
+            (2, 0, Rels::WW),
+            (0, 1, Rels::WW),
+            (0, 3, Rels::WR),
+            (2, 3, Rels::PROCESS),
+            (2, 3, Rels::REALTIME),
+            (3, 3, Rels::WW),
+        ];
+        let g = DiGraph::from_edge_slice(4, &edges);
+        assert_eq!(g.edge_count(), 5);
+        let row = |v: u32| g.out(v).collect::<Vec<_>>();
+        assert_eq!(row(0), [(1, Rels::WW), (3, Rels::RW.union(Rels::WR))]);
+        assert_eq!(row(1), []);
+        assert_eq!(
+            row(2),
+            [(0, Rels::WW), (3, Rels::PROCESS.union(Rels::REALTIME))]
+        );
+        assert_eq!(row(3), [(3, Rels::WW)]);
+        assert_eq!(g.edge(0, 3), Some(Rels::RW.union(Rels::WR)));
+        assert_eq!(g.edge(1, 0), None);
+    }
+}

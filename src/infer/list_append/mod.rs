@@ -14,9 +14,11 @@ use hashbrown::{HashMap, HashSet};
 
 mod cases;
 mod explain;
+#[cfg(test)]
+mod tests;
 mod unrevealed;
 
-use cases::duplicates;
+use cases::{duplicates, thin_air_reads_indexed};
 pub(crate) use cases::{dirty_updates, g1a_cases, g1b_cases, internal_cases};
 pub use cases::{thin_air_reads, unrevealed_appends};
 use explain::AppendExplainer;
@@ -453,25 +455,32 @@ fn analyze_with(
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>) + Send,
 ) -> Result<Inference<'static>, Refusal> {
     let t = std::time::Instant::now();
-    verify(h)?;
-    lap("verify", t);
-    // The non-cycle checks and the order graph need only the history: on a
-    // second core while this one builds the data edges (issue 23; the same
-    // result on one thread).
-    let ((mut edges, idx, incompatible), (order, cases)) = crate::par::join(
+    // Elle's preconditions, the non-cycle checks and the order graph need
+    // only the history: on a second core while this one builds the data
+    // edges (issue 23; the same result on one thread). The data edges pass
+    // over micro-ops other than reads and appends, so building them before
+    // `verify` has spoken is harmless; its refusal wins.
+    let ((mut edges, idx, incompatible), (verified, order, mut cases)) = crate::par::join(
         || data_edges(h, orders),
         || {
             let t = std::time::Instant::now();
+            let verified = verify(h);
+            lap("verify", t);
             let order = extra.edges(h);
-            lap("order graph", t);
-            let cases = non_cycle_cases(h, exact);
-            lap("order graph and non-cycle checks", t);
-            (order, cases)
+            lap("verify and order graph", t);
+            let cases = non_cycle_cases(h);
+            lap("verify, order graph and non-cycle checks", t);
+            (verified, order, cases)
         },
     );
     lap("joined", t);
+    verified?;
     edges.reserve_exact(order.len());
     edges.extend(order);
+    if exact {
+        cases[7].1 = thin_air_reads_indexed(h, &idx);
+        lap("thin-air reads", t);
+    }
 
     // Non-cycle anomalies, in the order Elle adds them to its map (thin-air
     // reads last, as G1a, as `analyze_exact` adds them).
@@ -504,7 +513,7 @@ fn possible(h: &History, i: usize) -> bool {
 
 /// [`analyze_with`]'s non-cycle checks but incompatible orders, in Elle's
 /// order, incompatible orders coming after the first.
-fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] {
+fn non_cycle_cases(h: &History) -> [(&'static str, Vec<Value>); 8] {
     let (internal, future) = internal_cases(h);
     [
         ("duplicate-elements", duplicates(h, |i| possible(h, i))),
@@ -514,7 +523,9 @@ fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] 
         ("G1a", g1a_cases(h)),
         ("G1b", g1b_cases(h)),
         ("lost-update", lost_updates(h, MopFn::Append)),
-        ("G1a", if exact { thin_air_reads(h) } else { Vec::new() }),
+        // Thin-air reads, when asked for: [`thin_air_reads_indexed`] fills
+        // them in once the data edges' indexes exist.
+        ("G1a", Vec::new()),
     ]
 }
 
