@@ -48,7 +48,7 @@ struct KeyOrder {
     /// element of a history).
     indices: HashMap<Atom, u32>,
     /// The last possible op that appended each element of `values`
-    /// ([`NO_OP`] if none): filled by [`data_edges`] once the orders are
+    /// ([`NO_OP`] if none): filled by [`indexes`] once the orders are
     /// final, so that no (key, element) map of every append is needed.
     writers: Vec<u32>,
 }
@@ -455,13 +455,16 @@ fn analyze_with(
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>) + Send,
 ) -> Result<Inference<'static>, Refusal> {
     let t = std::time::Instant::now();
-    // Elle's preconditions, the non-cycle checks and the order graph need
-    // only the history: on a second core while this one builds the data
-    // edges (issue 23; the same result on one thread). The data edges pass
-    // over micro-ops other than reads and appends, so building them before
-    // `verify` has spoken is harmless; its refusal wins.
-    let ((mut edges, idx, incompatible), (verified, order, mut cases)) = crate::par::join(
-        || data_edges(h, orders),
+    // Two phases of two parts each, on two cores when one is free (issue
+    // 23; the same result on one thread). First the indexes beside what
+    // needs only the history: Elle's preconditions, the non-cycle checks
+    // and the order graph (the indexes pass over micro-ops other than
+    // reads and appends, so building them before `verify` has spoken is
+    // harmless; its refusal wins). Then the data edges of each half of the
+    // history, joined in history order (the same list as one pass), the
+    // thin-air reads beside the second part.
+    let ((idx, states, incompatible), (verified, order, mut cases)) = crate::par::join(
+        || indexes(h, orders),
         || {
             let t = std::time::Instant::now();
             let verified = verify(h);
@@ -473,14 +476,31 @@ fn analyze_with(
             (verified, order, cases)
         },
     );
-    lap("joined", t);
+    lap("indexes joined", t);
     verified?;
-    edges.reserve_exact(order.len());
+    // The second part also finds the thin-air reads (about a quarter of
+    // the edges' work on a generated history): it gets fewer ops then.
+    let half = if exact {
+        h.ops.len() / 8 * 5
+    } else {
+        h.ops.len() / 2
+    };
+    let (mut edges, (rest, thin_air)) = crate::par::join(
+        || op_edges(h, &idx, &states, 0..half),
+        || {
+            let rest = op_edges(h, &idx, &states, half..h.ops.len());
+            (rest, exact.then(|| thin_air_reads_indexed(h, &idx)))
+        },
+    );
+    drop(states);
+    edges.reserve_exact(rest.len() + order.len());
+    edges.extend_from_slice(&rest);
+    drop(rest);
     edges.extend(order);
-    if exact {
-        cases[7].1 = thin_air_reads_indexed(h, &idx);
-        lap("thin-air reads", t);
+    if let Some(found) = thin_air {
+        cases[7].1 = found;
     }
+    lap("edges joined", t);
 
     // Non-cycle anomalies, in the order Elle adds them to its map (thin-air
     // reads last, as G1a, as `analyze_exact` adds them).
@@ -557,12 +577,14 @@ impl ReadStates {
     }
 }
 
-/// [`analyze_with`]'s data edges (ww, rw, wr), the indexes they came from
-/// (for explanations) and the keys whose reads disagree.
-fn data_edges(
+/// The indexes [`analyze_with`]'s data edges (ww, rw, wr) come from: the
+/// version orders with their writers (kept for explanations), the read
+/// states (dropped once the edges are built), and the keys whose reads
+/// disagree.
+fn indexes(
     h: &History,
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
-) -> (Vec<(u32, u32, Rels)>, Indexes, Vec<Incompatible>) {
+) -> (Indexes, ReadStates, Vec<Incompatible>) {
     let is_possible = |i: usize| possible(h, i);
     let t = std::time::Instant::now();
     // Indices over the possible (ok + info) ops.
@@ -599,20 +621,7 @@ fn data_edges(
     drop(read_pairs);
     let states = ReadStates { reads, readers };
     lap("version orders, writers and read states", t);
-
-    // Cycle-graph edges, built read-only from the indexes: the two halves of
-    // the history on two cores when one is free, joined in history order
-    // (the same list as one pass).
-    let half = h.ops.len() / 2;
-    let (mut edges, rest) = crate::par::join(
-        || op_edges(h, &idx, &states, 0..half),
-        || op_edges(h, &idx, &states, half..h.ops.len()),
-    );
-    drop(states);
-    edges.reserve_exact(rest.len());
-    edges.extend_from_slice(&rest);
-    lap("data edges", t);
-    (edges, idx, incompatible)
+    (idx, states, incompatible)
 }
 
 /// The data edges into the possible ops of `range` (positions in

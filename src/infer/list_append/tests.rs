@@ -44,7 +44,7 @@ fn elements(cases: &[Value]) -> Vec<String> {
 #[test]
 fn indexed_thin_air_reads_are_the_plain_ones() {
     let h = edn(HISTORY);
-    let (_, idx, _) = data_edges(&h, |_| {});
+    let (idx, _, _) = indexes(&h, |_| {});
     let plain = thin_air_reads(&h);
     let indexed = thin_air_reads_indexed(&h, &idx);
     assert_eq!(elements(&plain), ["7", "9", "5", "4"]);
@@ -54,7 +54,7 @@ fn indexed_thin_air_reads_are_the_plain_ones() {
 #[test]
 fn writers_sit_in_the_version_orders_and_elsewhere() {
     let h = edn(HISTORY);
-    let (_, idx, _) = data_edges(&h, |_| {});
+    let (idx, _, _) = indexes(&h, |_| {});
     let atom = |v: Value| h.interner.lookup(&v).expect("interned");
     let (x, z) = (atom(Value::kw("x")), atom(Value::kw("z")));
     let int = |i: i64| atom(Value::Int(i));
