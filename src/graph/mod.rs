@@ -60,7 +60,12 @@ impl DiGraph {
             let end = offsets[v + 1] as usize;
             offsets[v] = write as u32;
             row.clear();
-            row.extend(targets[start..end].iter().copied().zip(rels[start..end].iter().copied()));
+            row.extend(
+                targets[start..end]
+                    .iter()
+                    .copied()
+                    .zip(rels[start..end].iter().copied()),
+            );
             if !row.is_sorted_by_key(|&(b, _)| b) {
                 row.sort_unstable_by_key(|&(b, _)| b);
             }

@@ -253,7 +253,10 @@ pub fn thin_air_reads(h: &History) -> Vec<Value> {
         })
         .collect();
     let candidates = ok_reads(h).flat_map(|(i, m)| h.list(m.arg).iter().map(move |&e| (i, m, e)));
-    thin_air_cases(h, candidates.filter(|&(_, m, e)| !appended.contains(&(m.key, e))))
+    thin_air_cases(
+        h,
+        candidates.filter(|&(_, m, e)| !appended.contains(&(m.key, e))),
+    )
 }
 
 /// The G1a cases of [`thin_air_reads`] for (op, read, element) triples

@@ -18,8 +18,8 @@ mod explain;
 mod tests;
 mod unrevealed;
 
-use cases::{duplicates, thin_air_reads_indexed};
 pub(crate) use cases::{dirty_updates, g1a_cases, g1b_cases, internal_cases};
+use cases::{duplicates, thin_air_reads_indexed};
 pub use cases::{thin_air_reads, unrevealed_appends};
 use explain::AppendExplainer;
 pub use unrevealed::{
@@ -32,7 +32,10 @@ pub use unrevealed::{
 fn lap(step: &str, since: std::time::Instant) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("ELLERY_LA_TIMING").is_some()) {
-        eprintln!("list-append: {step}: {:.3} s", since.elapsed().as_secs_f64());
+        eprintln!(
+            "list-append: {step}: {:.3} s",
+            since.elapsed().as_secs_f64()
+        );
     }
 }
 

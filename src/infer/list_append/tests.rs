@@ -48,7 +48,10 @@ fn indexed_thin_air_reads_are_the_plain_ones() {
     let plain = thin_air_reads(&h);
     let indexed = thin_air_reads_indexed(&h, &idx);
     assert_eq!(elements(&plain), ["7", "9", "5", "4"]);
-    assert_eq!(pr_str(&Value::Vector(indexed)), pr_str(&Value::Vector(plain)));
+    assert_eq!(
+        pr_str(&Value::Vector(indexed)),
+        pr_str(&Value::Vector(plain))
+    );
 }
 
 #[test]
