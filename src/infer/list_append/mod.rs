@@ -329,7 +329,15 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
             }),
         });
     }
-    let mut seen: HashSet<(Atom, Atom)> = HashSet::new();
+    // Sized for every invoked append at once: growing a million-entry set
+    // step by step rehashes it about twenty times (issue 23).
+    let invoked_appends = h
+        .ops
+        .iter()
+        .filter(|op| op.op_type == OpType::Invoke)
+        .map(|op| h.mops(op).iter().filter(|m| m.f == MopFn::Append).count())
+        .sum();
+    let mut seen: HashSet<(Atom, Atom)> = HashSet::with_capacity(invoked_appends);
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Invoke {
             continue;
