@@ -7,7 +7,10 @@
 # the inference) and on the default (all cores): the 1 -> 2 thread speed-up. Prints the median of RUNS runs (the machine is
 # shared and noisy), the verdict next to the figures, and the load average.
 #
-# usage: scripts/bench-check.sh [N] [RUNS]
+# With BASE=/path/to/an/older/ellery, the 1M list-append rows are measured
+# for it too, alternating with this build's (an A/B on the same load).
+#
+# usage: [BASE=OLD-BINARY] scripts/bench-check.sh [N] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
@@ -40,8 +43,16 @@ fi
 for w in list-append rw-register; do
   h="/tmp/ellery-bench-$w-1m.edn"
   [ -s "$h" ] || "$bin" gen -w "$w" -n 1000000 --seed 1 > "$h"
-  measure "check 1M $w, 1 thread" env ELLERY_THREADS=1 "$bin" check -q --output summary "$h"
-  measure "check 1M $w, all cores" "$bin" check -q --output summary "$h"
+  for threads in ELLERY_THREADS=1 -u; do
+    label="all cores"; [ "$threads" = -u ] || label="1 thread"
+    [ "$threads" = -u ] && threads="-u ELLERY_THREADS"
+    # shellcheck disable=SC2086 # two words for env: -u NAME
+    measure "check 1M $w, $label" env $threads "$bin" check -q --output summary "$h"
+    if [ "$w" = list-append ] && [ -n "${BASE:-}" ]; then
+      # shellcheck disable=SC2086
+      measure "  base ($BASE), $label" env $threads "$BASE" check -q --output summary "$h"
+    fi
+  done
 done
 # Reading alone (the 1M rw-register history's bytes held in memory): one
 # part on one thread vs two parts on two (issue 23's 600 MB/s on 2 cores).

@@ -30,7 +30,10 @@ impl DiGraph {
 
     /// Builds a graph on vertices `0..n` from borrowed edges, without
     /// copying or sorting the whole list: edges are bucketed by source (a
-    /// counting sort), then each row is sorted and its parallel edges merged.
+    /// counting sort) straight into the target and relationship arrays,
+    /// then each row is sorted (through a small scratch buffer; rows are
+    /// short) and its parallel edges merged, compacting in place. No
+    /// second edge-sized array exists at any time (issue 23: memory).
     pub fn from_edge_slice(n: usize, edges: &[(u32, u32, Rels)]) -> DiGraph {
         let mut offsets = vec![0u32; n + 1];
         for &(a, _, _) in edges {
@@ -39,36 +42,52 @@ impl DiGraph {
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
-        let mut row: Vec<(u32, Rels)> = vec![(0, Rels::NONE); edges.len()];
-        let mut fill = offsets.clone();
-        for &(a, b, r) in edges {
-            let slot = &mut fill[a as usize];
-            row[*slot as usize] = (b, r);
-            *slot += 1;
+        let mut targets = vec![0u32; edges.len()];
+        let mut rels = vec![Rels::NONE; edges.len()];
+        {
+            let mut fill = offsets.clone();
+            for &(a, b, r) in edges {
+                let slot = &mut fill[a as usize];
+                targets[*slot as usize] = b;
+                rels[*slot as usize] = r;
+                *slot += 1;
+            }
         }
-        // Sort each row by target and merge parallel edges, compacting in place.
+        let mut row: Vec<(u32, Rels)> = Vec::new();
         let mut write = 0usize;
         let mut start = 0usize;
         for v in 0..n {
             let end = offsets[v + 1] as usize;
-            row[start..end].sort_unstable_by_key(|&(b, _)| b);
             offsets[v] = write as u32;
-            let mut i = start;
-            while i < end {
+            row.clear();
+            row.extend(
+                targets[start..end]
+                    .iter()
+                    .copied()
+                    .zip(rels[start..end].iter().copied()),
+            );
+            if !row.is_sorted_by_key(|&(b, _)| b) {
+                row.sort_unstable_by_key(|&(b, _)| b);
+            }
+            let mut i = 0;
+            while i < row.len() {
                 let (b, mut r) = row[i];
                 i += 1;
-                while i < end && row[i].0 == b {
+                while i < row.len() && row[i].0 == b {
                     r = r.union(row[i].1);
                     i += 1;
                 }
-                row[write] = (b, r);
+                targets[write] = b;
+                rels[write] = r;
                 write += 1;
             }
             start = end;
         }
         offsets[n] = write as u32;
-        row.truncate(write);
-        let (targets, rels) = row.into_iter().unzip();
+        targets.truncate(write);
+        targets.shrink_to_fit();
+        rels.truncate(write);
+        rels.shrink_to_fit();
         DiGraph {
             offsets,
             targets,
@@ -251,5 +270,37 @@ mod topological_tests {
         assert_eq!(order, Some(vec![1, 0, 2, 3]));
         let cyclic: Vec<Vec<u32>> = vec![vec![1], vec![2], vec![0], vec![]];
         assert_eq!(topological_order(4, |v| cyclic[v as usize].clone()), None);
+    }
+}
+
+#[cfg(test)]
+mod csr_tests {
+    use super::{DiGraph, Rels};
+
+    #[test]
+    fn rows_are_sorted_and_parallel_edges_merged() {
+        // Row 0 arrives unsorted with a parallel edge; row 1 is empty; row
+        // 2 is sorted already (the list-append case) but for a duplicate.
+        let edges = [
+            (0, 3, Rels::RW),
+            (2, 0, Rels::WW),
+            (0, 1, Rels::WW),
+            (0, 3, Rels::WR),
+            (2, 3, Rels::PROCESS),
+            (2, 3, Rels::REALTIME),
+            (3, 3, Rels::WW),
+        ];
+        let g = DiGraph::from_edge_slice(4, &edges);
+        assert_eq!(g.edge_count(), 5);
+        let row = |v: u32| g.out(v).collect::<Vec<_>>();
+        assert_eq!(row(0), [(1, Rels::WW), (3, Rels::RW.union(Rels::WR))]);
+        assert_eq!(row(1), []);
+        assert_eq!(
+            row(2),
+            [(0, Rels::WW), (3, Rels::PROCESS.union(Rels::REALTIME))]
+        );
+        assert_eq!(row(3), [(3, Rels::WW)]);
+        assert_eq!(g.edge(0, 3), Some(Rels::RW.union(Rels::WR)));
+        assert_eq!(g.edge(1, 0), None);
     }
 }

@@ -252,20 +252,82 @@ pub fn thin_air_reads(h: &History) -> Vec<Value> {
             _ => None,
         })
         .collect();
-    let mut out = Vec::new();
+    let candidates = ok_reads(h).flat_map(|(i, m)| h.list(m.arg).iter().map(move |&e| (i, m, e)));
+    thin_air_cases(
+        h,
+        candidates.filter(|&(_, m, e)| !appended.contains(&(m.key, e))),
+    )
+}
+
+/// The G1a cases of [`thin_air_reads`] for (op, read, element) triples
+/// already known to be thin air, in the order given.
+fn thin_air_cases<'h>(
+    h: &'h History,
+    found: impl Iterator<Item = (usize, &'h Mop, Atom)>,
+) -> Vec<Value> {
+    found
+        .map(|(i, m, e)| {
+            Value::kw_map(vec![
+                ("op", h.op_value(i)),
+                ("mop", h.mop_value(m)),
+                ("writer", Value::Nil),
+                ("element", h.atom_value(e)),
+            ])
+        })
+        .collect()
+}
+
+/// [`thin_air_reads`] from the inference's indexes, without a set of every
+/// append (issue 23: a 1M-transaction history spent a tenth of its time
+/// and 50 MB there). An element with a possible writer in the index was
+/// appended; a read that is a prefix of its key's version order is checked
+/// by comparing lists, not by a lookup per element. The few elements left
+/// (no ok/info writer) are looked up among every op's appends, failed and
+/// invoked ones included, in one pass over the micro-ops.
+pub(super) fn thin_air_reads_indexed(h: &History, idx: &Indexes) -> Vec<Value> {
+    let mut unwritten: Vec<(usize, &Mop, Atom)> = Vec::new();
     for (i, m) in ok_reads(h) {
-        for &e in h.list(m.arg) {
-            if !appended.contains(&(m.key, e)) {
-                out.push(Value::kw_map(vec![
-                    ("op", h.op_value(i)),
-                    ("mop", h.mop_value(m)),
-                    ("writer", Value::Nil),
-                    ("element", h.atom_value(e)),
-                ]));
+        let list = h.list(m.arg);
+        if list.is_empty() {
+            continue;
+        }
+        match idx.orders.get(&m.key) {
+            Some(o) if o.values.starts_with(list) => {
+                for (j, &e) in list.iter().enumerate() {
+                    if o.writers[j] == NO_OP {
+                        unwritten.push((i, m, e));
+                    }
+                }
+            }
+            _ => {
+                for &e in list {
+                    if idx.writer(m.key, e).is_none() {
+                        unwritten.push((i, m, e));
+                    }
+                }
             }
         }
     }
-    out
+    if unwritten.is_empty() {
+        return Vec::new();
+    }
+    let wanted: HashSet<(Atom, Atom)> = unwritten.iter().map(|&(_, m, e)| (m.key, e)).collect();
+    let appended: HashSet<(Atom, Atom)> = h
+        .mops
+        .iter()
+        .filter(|m| m.f == MopFn::Append)
+        .filter_map(|m| match m.arg {
+            MopArg::Atom(a) => Some((m.key, a)),
+            _ => None,
+        })
+        .filter(|ke| wanted.contains(ke))
+        .collect();
+    thin_air_cases(
+        h,
+        unwritten
+            .into_iter()
+            .filter(|&(_, m, e)| !appended.contains(&(m.key, e))),
+    )
 }
 
 /// Keys whose version order the reads leave open: for each key, in order of

@@ -98,10 +98,20 @@ impl PairExplainer for AppendExplainer {
                 continue;
             }
             let v = append_value(m);
-            if !self.idx.rw_deps(b, m.key, v).any(|r| r == a) {
+            let prev = self.idx.previous(m.key, v);
+            // `a` is one of the readers the rw edges into `b` came from:
+            // a possible op other than `b` that read `prev` as the key's
+            // last state (the read-state index is gone by now).
+            let reads_prev = a != b
+                && possible(h, a as usize)
+                && h.mops(&h.ops[a as usize]).iter().any(|am| {
+                    am.f == MopFn::Read
+                        && am.key == m.key
+                        && read_state(h, a as usize, am) == Some(prev)
+                });
+            if !reads_prev {
                 continue;
             }
-            let prev = self.idx.previous(m.key, v);
             let a_mop = h
                 .mops(&h.ops[a as usize])
                 .iter()

@@ -9,21 +9,35 @@ use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepTe
 use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
-use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue, NO_OP};
 use hashbrown::{HashMap, HashSet};
 
 mod cases;
 mod explain;
+#[cfg(test)]
+mod tests;
 mod unrevealed;
 
-use cases::duplicates;
 pub(crate) use cases::{dirty_updates, g1a_cases, g1b_cases, internal_cases};
+use cases::{duplicates, thin_air_reads_indexed};
 pub use cases::{thin_air_reads, unrevealed_appends};
 use explain::AppendExplainer;
 pub use unrevealed::{
     analyze_ordered, decide_open_orders, open_orders, OpenOrders, OrderDecision, MAX_ORDERS,
     ORDER_WORK,
 };
+
+/// With `ELLERY_LA_TIMING` set, says on standard error how long a step of
+/// the inference took (issue 23: where the time of a large check goes).
+fn lap(step: &str, since: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("ELLERY_LA_TIMING").is_some()) {
+        eprintln!(
+            "list-append: {step}: {:.3} s",
+            since.elapsed().as_secs_f64()
+        );
+    }
+}
 
 /// A list element or the initial (empty) state of a key.
 type Elem = Option<Atom>;
@@ -36,6 +50,10 @@ struct KeyOrder {
     /// Position of each element in `values` (u32: these maps hold every
     /// element of a history).
     indices: HashMap<Atom, u32>,
+    /// The last possible op that appended each element of `values`
+    /// ([`NO_OP`] if none): filled by [`indexes`] once the orders are
+    /// final, so that no (key, element) map of every append is needed.
+    writers: Vec<u32>,
 }
 
 /// Sorted observed values per key, as Elle's `sorted-values`, reduced to
@@ -94,6 +112,7 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
                 KeyOrder {
                     values: vec![v],
                     indices,
+                    writers: Vec::new(),
                 },
             );
         }
@@ -133,7 +152,14 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
                 values.push(v);
             }
         }
-        orders.insert(k, KeyOrder { values, indices });
+        orders.insert(
+            k,
+            KeyOrder {
+                values,
+                indices,
+                writers: Vec::new(),
+            },
+        );
     }
     SortedValues {
         orders,
@@ -141,53 +167,93 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
     }
 }
 
-/// The indices the graph and explainers need.
+/// The indices the explainers need, kept for the cycle search: the version
+/// orders with their writers, and the writers of elements outside them.
+/// (The read-state index the rw edges come from is dropped once they are
+/// built: the explainer finds a reader from its micro-ops instead.)
 struct Indexes {
     orders: HashMap<Atom, KeyOrder>,
-    /// (key, element) → the last ok/info op that appended it.
-    writes: HashMap<(Atom, Atom), u32>,
-    /// (key, last element or initial state) → the range in `readers` of
-    /// the ops that read that state (one flat array, not a `Vec` per state:
-    /// a million-transaction history reads about 600,000 states).
-    reads: HashMap<(Atom, Elem), (u32, u32)>,
-    /// The readers of each state, a state's in history order.
-    readers: Vec<u32>,
+    /// (key, element) → the last ok/info op that appended it, for elements
+    /// not in the key's version order (appends no read shows, mostly).
+    other_writes: HashMap<(Atom, Atom), u32>,
 }
 
 impl Indexes {
-    /// The element appended just before `v` on `k` (Elle's
-    /// `previously-appended-element`).
-    fn previous(&self, k: Atom, v: Atom) -> Elem {
-        match self.orders.get(&k) {
-            Some(o) => match o.indices.get(&v) {
-                Some(&0) => None,
-                Some(&i) => Some(o.values[i as usize - 1]),
-                None => o.values.last().copied(),
-            },
-            None => None,
+    /// The orders, every writer unset.
+    fn new(mut orders: HashMap<Atom, KeyOrder>) -> Indexes {
+        for o in orders.values_mut() {
+            o.writers = vec![NO_OP; o.values.len()];
+        }
+        Indexes {
+            orders,
+            other_writes: HashMap::new(),
         }
     }
 
+    /// Records `op` as the last op (so far) that appended `v` to `k`.
+    fn set_writer(&mut self, k: Atom, v: Atom, op: u32) {
+        if let Some(o) = self.orders.get_mut(&k) {
+            if let Some(&i) = o.indices.get(&v) {
+                o.writers[i as usize] = op;
+                return;
+            }
+        }
+        self.other_writes.insert((k, v), op);
+    }
+
+    /// The last ok/info op that appended `v` to `k`.
+    fn writer(&self, k: Atom, v: Atom) -> Option<u32> {
+        if let Some(o) = self.orders.get(&k) {
+            if let Some(&i) = o.indices.get(&v) {
+                let w = o.writers[i as usize];
+                return (w != NO_OP).then_some(w);
+            }
+        }
+        self.other_writes.get(&(k, v)).copied()
+    }
+
+    /// The element appended just before `v` on `k` (Elle's
+    /// `previously-appended-element`), with its writer.
+    fn previous_with_writer(&self, k: Atom, v: Atom) -> (Elem, Option<u32>) {
+        let Some(o) = self.orders.get(&k) else {
+            return (None, None);
+        };
+        let at = match o.indices.get(&v) {
+            Some(&0) => return (None, None),
+            Some(&i) => i as usize - 1,
+            None if o.values.is_empty() => return (None, None),
+            None => o.values.len() - 1,
+        };
+        let w = o.writers[at];
+        (Some(o.values[at]), (w != NO_OP).then_some(w))
+    }
+
+    /// The element appended just before `v` on `k` (Elle's
+    /// `previously-appended-element`).
+    fn previous(&self, k: Atom, v: Atom) -> Elem {
+        self.previous_with_writer(k, v).0
+    }
+
     fn ww_dep(&self, op: u32, k: Atom, v: Atom) -> Option<u32> {
-        let prev = self.previous(k, v)?;
-        let w = *self.writes.get(&(k, prev))?;
+        let w = self.previous_with_writer(k, v).1?;
         (w != op).then_some(w)
     }
 
     fn wr_dep(&self, h: &History, op: u32, m: &Mop) -> Option<u32> {
         let last = *h.list(m.arg).last()?;
-        let w = *self.writes.get(&(m.key, last))?;
+        let w = self.writer(m.key, last)?;
         (w != op).then_some(w)
     }
+}
 
-    fn rw_deps(&self, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
-        let prev = self.previous(k, v);
-        let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
-        self.readers[start as usize..(start + len) as usize]
-            .iter()
-            .copied()
-            .filter(move |&r| r != op)
+/// Whether read micro-op `m` of op `i` is one of the reads rw edges start
+/// from (an `:info` op's unknown `nil` read is not), and the state it saw:
+/// the key's last element, `None` for the initial state.
+fn read_state(h: &History, i: usize, m: &Mop) -> Option<Elem> {
+    if h.ops[i].op_type == OpType::Info && m.arg == MopArg::Nil {
+        return None;
     }
+    Some(h.list(m.arg).last().copied())
 }
 
 /// The readers of every state grouped by state, in history order within a
@@ -263,7 +329,15 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
             }),
         });
     }
-    let mut seen: HashSet<(Atom, Atom)> = HashSet::new();
+    // Sized for every invoked append at once: growing a million-entry set
+    // step by step rehashes it about twenty times (issue 23).
+    let invoked_appends = h
+        .ops
+        .iter()
+        .filter(|op| op.op_type == OpType::Invoke)
+        .map(|op| h.mops(op).iter().filter(|m| m.f == MopFn::Append).count())
+        .sum();
+    let mut seen: HashSet<(Atom, Atom)> = HashSet::with_capacity(invoked_appends);
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Invoke {
             continue;
@@ -391,18 +465,53 @@ fn analyze_with(
     exact: bool,
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>) + Send,
 ) -> Result<Inference<'static>, Refusal> {
-    verify(h)?;
-    // The non-cycle checks and the order graph need only the history: on a
-    // second core while this one builds the data edges (issue 23; the same
-    // result on one thread).
-    let ((mut edges, idx, incompatible), (order, cases)) = crate::par::join(
-        || data_edges(h, orders),
+    let t = std::time::Instant::now();
+    // Two phases of two parts each, on two cores when one is free (issue
+    // 23; the same result on one thread). First the indexes beside what
+    // needs only the history: Elle's preconditions, the non-cycle checks
+    // and the order graph (the indexes pass over micro-ops other than
+    // reads and appends, so building them before `verify` has spoken is
+    // harmless; its refusal wins). Then the data edges of each half of the
+    // history, joined in history order (the same list as one pass), the
+    // thin-air reads beside the second part.
+    let ((idx, states, incompatible), (verified, order, mut cases)) = crate::par::join(
+        || indexes(h, orders),
         || {
+            let t = std::time::Instant::now();
+            let verified = verify(h);
+            lap("verify", t);
             let order = extra.edges(h);
-            (order, non_cycle_cases(h, exact))
+            lap("verify and order graph", t);
+            let cases = non_cycle_cases(h);
+            lap("verify, order graph and non-cycle checks", t);
+            (verified, order, cases)
         },
     );
+    lap("indexes joined", t);
+    verified?;
+    // The second part also finds the thin-air reads (about a quarter of
+    // the edges' work on a generated history): it gets fewer ops then.
+    let half = if exact {
+        h.ops.len() / 8 * 5
+    } else {
+        h.ops.len() / 2
+    };
+    let (mut edges, (rest, thin_air)) = crate::par::join(
+        || op_edges(h, &idx, &states, 0..half),
+        || {
+            let rest = op_edges(h, &idx, &states, half..h.ops.len());
+            (rest, exact.then(|| thin_air_reads_indexed(h, &idx)))
+        },
+    );
+    drop(states);
+    edges.reserve_exact(rest.len() + order.len());
+    edges.extend_from_slice(&rest);
+    drop(rest);
     edges.extend(order);
+    if let Some(found) = thin_air {
+        cases[7].1 = found;
+    }
+    lap("edges joined", t);
 
     // Non-cycle anomalies, in the order Elle adds them to its map (thin-air
     // reads last, as G1a, as `analyze_exact` adds them).
@@ -435,7 +544,7 @@ fn possible(h: &History, i: usize) -> bool {
 
 /// [`analyze_with`]'s non-cycle checks but incompatible orders, in Elle's
 /// order, incompatible orders coming after the first.
-fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] {
+fn non_cycle_cases(h: &History) -> [(&'static str, Vec<Value>); 8] {
     let (internal, future) = internal_cases(h);
     [
         ("duplicate-elements", duplicates(h, |i| possible(h, i))),
@@ -445,7 +554,9 @@ fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] 
         ("G1a", g1a_cases(h)),
         ("G1b", g1b_cases(h)),
         ("lost-update", lost_updates(h, MopFn::Append)),
-        ("G1a", if exact { thin_air_reads(h) } else { Vec::new() }),
+        // Thin-air reads, when asked for: [`thin_air_reads_indexed`] fills
+        // them in once the data edges' indexes exist.
+        ("G1a", Vec::new()),
     ]
 }
 
@@ -453,17 +564,46 @@ fn non_cycle_cases(h: &History, exact: bool) -> [(&'static str, Vec<Value>); 8] 
 /// reads that disagree.
 type Incompatible = (Atom, Vec<Atom>, Vec<Atom>);
 
-/// [`analyze_with`]'s data edges (ww, rw, wr), the indexes they came from
-/// (for explanations) and the keys whose reads disagree.
-fn data_edges(
+/// The readers of each read state, for the rw edges (dropped once they are
+/// built).
+struct ReadStates {
+    /// (key, last element or initial state) → the range in `readers` of
+    /// the ops that read that state (one flat array, not a `Vec` per state:
+    /// a million-transaction history reads about 600,000 states).
+    reads: HashMap<(Atom, Elem), (u32, u32)>,
+    /// The readers of each state, a state's in history order.
+    readers: Vec<u32>,
+}
+
+impl ReadStates {
+    /// The ops other than `op` that read the state just before `v` was
+    /// appended to `k`, in history order.
+    fn rw_deps(&self, idx: &Indexes, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
+        let prev = idx.previous(k, v);
+        let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
+        self.readers[start as usize..(start + len) as usize]
+            .iter()
+            .copied()
+            .filter(move |&r| r != op)
+    }
+}
+
+/// The indexes [`analyze_with`]'s data edges (ww, rw, wr) come from: the
+/// version orders with their writers (kept for explanations), the read
+/// states (dropped once the edges are built), and the keys whose reads
+/// disagree.
+fn indexes(
     h: &History,
     orders: impl FnOnce(&mut HashMap<Atom, KeyOrder>),
-) -> (Vec<(u32, u32, Rels)>, Indexes, Vec<Incompatible>) {
+) -> (Indexes, ReadStates, Vec<Incompatible>) {
     let is_possible = |i: usize| possible(h, i);
+    let t = std::time::Instant::now();
     // Indices over the possible (ok + info) ops.
     let mut sv = sorted_values(h, is_possible);
     orders(&mut sv.orders);
-    let mut writes = HashMap::new();
+    lap("version orders", t);
+    let incompatible = sv.incompatible;
+    let mut idx = Indexes::new(sv.orders);
     // Each read state's number (in order of first read) and count, with
     // (state, reader) pairs, then the readers grouped by state.
     let mut reads: HashMap<(Atom, Elem), (u32, u32)> = HashMap::new();
@@ -474,14 +614,11 @@ fn data_edges(
         }
         for m in h.mops(op) {
             match m.f {
-                MopFn::Append => {
-                    writes.insert((m.key, append_value(m)), i as u32);
-                }
+                MopFn::Append => idx.set_writer(m.key, append_value(m), i as u32),
                 MopFn::Read => {
-                    if op.op_type == OpType::Info && m.arg == MopArg::Nil {
+                    let Some(last) = read_state(h, i, m) else {
                         continue;
-                    }
-                    let last = h.list(m.arg).last().copied();
+                    };
                     let next = reads.len() as u32;
                     let state = reads.entry((m.key, last)).or_insert((next, 0));
                     state.1 += 1;
@@ -493,20 +630,25 @@ fn data_edges(
     }
     let readers = group_readers(&mut reads, &read_pairs);
     drop(read_pairs);
-    let incompatible = sv.incompatible;
-    let idx = Indexes {
-        orders: sv.orders,
-        writes,
-        reads,
-        readers,
-    };
+    let states = ReadStates { reads, readers };
+    lap("version orders, writers and read states", t);
+    (idx, states, incompatible)
+}
 
-    // Cycle-graph edges.
+/// The data edges into the possible ops of `range` (positions in
+/// `h.ops`), in history order.
+fn op_edges(
+    h: &History,
+    idx: &Indexes,
+    states: &ReadStates,
+    range: std::ops::Range<usize>,
+) -> Vec<(u32, u32, Rels)> {
     let mut edges = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if !is_possible(i) {
+    for i in range {
+        if !possible(h, i) {
             continue;
         }
+        let op = &h.ops[i];
         let i = i as u32;
         for m in h.mops(op) {
             match m.f {
@@ -515,7 +657,7 @@ fn data_edges(
                     if let Some(w) = idx.ww_dep(i, m.key, v) {
                         edges.push((w, i, Rels::WW));
                     }
-                    for r in idx.rw_deps(i, m.key, v) {
+                    for r in states.rw_deps(idx, i, m.key, v) {
                         edges.push((r, i, Rels::RW));
                     }
                 }
@@ -528,7 +670,7 @@ fn data_edges(
             }
         }
     }
-    (edges, idx, incompatible)
+    edges
 }
 
 /// [`analyze`] plus [`thin_air_reads`] as G1a: what `--algorithm auto`
