@@ -106,6 +106,18 @@
 //! of forgotten versions are not rejected). Values are assumed unique per
 //! key, as Elle assumes: a value written twice is told apart by nothing.
 //!
+//! Known gap (measured, not fixed): under session-only models on streams
+//! that write a few hot keys from many processes, `F` unravels. A
+//! retained reader of a non-base value of `x` pushes that writer out by
+//! (e), which pushes its process's whole suffix out by (b), whose reads
+//! push older writers out, and so on back in time; a base chosen because
+//! a retained transaction read it pushes the later writers out too. Each
+//! step is needed by the argument above (an edge may not enter `F`), so
+//! the fix is a different shape of `F` (Cobra keeps the last writers of a
+//! key and deletes what precedes them, not a prefix per process), not a
+//! looser rule here. Under real-time models the real-time frontier keeps
+//! the prefixes level and this does not happen.
+//!
 //! # Crashed transactions, and real time
 //!
 //! An `:info` transaction's reads are not observed and it precedes nothing

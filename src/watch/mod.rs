@@ -687,6 +687,13 @@ impl Watcher {
             }
         }
         timing("collect", t0);
+        if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+            eprintln!(
+                "ellery: timing: forgot {} retained {}",
+                round.collected.ok,
+                self.store.txns.len()
+            );
+        }
         round.outcome = Some(outcome);
         Ok(round)
     }
