@@ -82,16 +82,20 @@ fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
 /// do not join (an index or pairing error across a cut): `b` may then hold
 /// part of the history, and the caller reads it again sequentially with a
 /// fresh builder, which reports the first error exactly.
+///
+/// On success the ops' lines are set (each part numbers its own, in
+/// parallel): finish `b` with [`Builder::finish_numbered`].
 pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
     let cuts = cuts(src, parts);
-    !cuts.is_empty() && read_parts(src, 0, &cuts, b).is_some()
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1).is_some()
 }
 
-/// Reads `src` (which starts at file offset `base`), cut at `cuts`, into
-/// `b`: the parts on their own threads, each indexing and pairing its own
-/// ops, then joined in order. `None` when a part does not read cleanly or
-/// the parts do not join (`b` is then to be thrown away).
-fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<()> {
+/// Reads `src` (which starts at file offset `base` and line `line`), cut
+/// at `cuts`, into `b`: the parts on their own threads, each indexing,
+/// pairing and numbering the lines of its own ops, then joined in order.
+/// Returns the line after `src`. `None` when a part does not read cleanly
+/// or the parts do not join (`b` is then to be thrown away).
+fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder, line: u32) -> Option<u32> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
     for &c in cuts {
@@ -99,17 +103,19 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
         start = c;
     }
     bounds.push((start, src.len()));
+    // A later part numbers its lines from 1 (the join shifts them), and
+    // says how many lines its text spans.
     let read_one = |(start, end): (usize, usize), mut part: Builder| {
         fast::read_part(&src[..end], base, start, &mut part).ok()?;
-        part.h.mops.shrink_to_fit();
-        part.h.elements.shrink_to_fit();
-        Some(part)
+        let after = number_lines(&mut part.h.ops, &src[start..end], base + start as u64, 1);
+        Some((part, after - 1))
     };
+    let first_new = b.h.ops.len();
     // `cuts` is never empty (both callers check), so there are two parts
     // or more. The first is read on this thread straight into `b`, which
     // continues it as the one-thread reader would (its pairing and indices
     // included): only the later parts are copied in by `join`.
-    let (first, parts): (bool, Option<Vec<Builder>>) = std::thread::scope(|scope| {
+    let (first, parts): (Option<u32>, Option<Vec<(Builder, u32)>>) = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
@@ -118,10 +124,12 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
             })
             .collect();
         let (start, end) = bounds[0];
-        let first = fast::read_part(&src[..end], base, start, b).is_ok();
+        let first = fast::read_part(&src[..end], base, start, b)
+            .ok()
+            .map(|()| number_lines(&mut b.h.ops[first_new..], &src[start..end], base, line));
         // Every thread joined (a panic in one is its part's `None`), then
         // the first `None` fails the read.
-        let joined: Option<Vec<Builder>> = handles
+        let joined: Option<Vec<(Builder, u32)>> = handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
             .collect::<Vec<_>>()
@@ -129,13 +137,12 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
             .collect();
         (first, joined)
     });
-    if !first {
-        return None;
+    let mut line = first?;
+    for (part, lines) in parts? {
+        join(b, part, line - 1)?;
+        line += lines;
     }
-    for part in parts? {
-        join(b, part)?;
-    }
-    Some(())
+    Some(line)
 }
 
 /// How many bytes of a big file to hold at once when reading it in blocks.
@@ -209,12 +216,12 @@ pub(super) fn read_file(
             Vec::new()
         };
         let first_new = b.h.ops.len();
-        if cut.is_empty() {
+        line = if cut.is_empty() {
             fast::read_block(text, base, &mut b).ok()?;
+            number_lines(&mut b.h.ops[first_new..], text, base, line)
         } else {
-            read_parts(text, base, &cut, &mut b)?;
-        }
-        line = number_lines(&mut b.h.ops[first_new..], text, base, line);
+            read_parts(text, base, &cut, &mut b, line)?
+        };
         base += end as u64;
         block.drain(..end);
     }
@@ -254,8 +261,9 @@ fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: 
 /// it). `None`, before `b` is changed, when the sequential reader would
 /// fail at the cut: indices that do not grow across it, a first op without
 /// an `:index` where the history's have one, a process invoked again, too
-/// many ops.
-fn join(b: &mut Builder, part: Builder) -> Option<()> {
+/// many ops. The part's lines (numbered from 1) are shifted by `lines`,
+/// the lines before it.
+fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
     let p = part;
     let first_of = p.first_of.as_ref()?;
     let indexed = match (b.indexed, p.indexed) {
@@ -346,6 +354,10 @@ fn join(b: &mut Builder, part: Builder) -> Option<()> {
             },
             OpValue::Other(i) => OpValue::Other(i + others0),
             OpValue::Nil => OpValue::Nil,
+        },
+        span: crate::model::Span {
+            line: op.span.line + lines,
+            ..op.span
         },
         ..*op
     }));
@@ -643,6 +655,44 @@ mod tests {
         let whole = crate::read::read_edn_file_in_blocks(&long, 32).expect("whole read");
         assert_eq!(fingerprint(&one), fingerprint(&whole));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Each part numbers its own lines and the join shifts them: blank
+    /// lines, comment lines and op maps spread over several lines, in
+    /// every part, give the one-pass reader's lines.
+    #[test]
+    fn parts_number_lines_as_one_pass() {
+        let mut src = String::new();
+        for i in 0..60 {
+            let t = if i % 2 == 0 { "invoke" } else { "ok" };
+            match i % 5 {
+                0 => src += "\n",
+                1 => src += "; a comment line\n\n",
+                2 => src += "\r\n",
+                _ => {}
+            }
+            if i % 7 == 3 {
+                src += &format!("{{:index {i}, :type :{t},\n :process 0, :f :txn,\n :value [[:r 1 nil]\n [:append 2 {i}]]}}\n");
+            } else {
+                src += &format!(
+                    "{{:index {i}, :type :{t}, :process 0, :f :txn, :value [[:r 1 nil]]}}\n"
+                );
+            }
+        }
+        let src = src.into_bytes();
+        let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+            .expect("reads");
+        let lines: Vec<u32> = one.ops.iter().map(|o| o.span.line).collect();
+        // Line 2: the first op follows a blank line; later ones spread.
+        assert_eq!(lines[..4], [2, 5, 7, 8]);
+        assert_eq!(lines.len(), 60);
+        for parts in [2, 3, 7, 13] {
+            assert!(cuts(&src, parts).len() + 1 >= parts.min(4), "parts {parts}");
+            let many = crate::read::read_edn_in_parts(src.clone(), "h", parts).expect("reads");
+            let got: Vec<u32> = many.ops.iter().map(|o| o.span.line).collect();
+            assert_eq!(lines, got, "parts {parts}");
+            assert_eq!(fingerprint(&one), fingerprint(&many), "parts {parts}");
+        }
     }
 
     #[test]
