@@ -145,6 +145,10 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder, line: u32)
     Some(line)
 }
 
+/// From this many micro-ops in a part, the join copies it on two threads
+/// (below, a thread costs more than it saves).
+const JOIN_ON_TWO_THREADS: usize = if cfg!(test) { 64 } else { 1 << 16 };
+
 /// How many bytes of a big file to hold at once when reading it in blocks.
 pub(super) const BLOCK_BYTES: usize = 64 << 20;
 
@@ -310,29 +314,6 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
     let (mops0, elements0) = (b.h.mops.len() as u32, b.h.elements.len() as u32);
     let others0 = b.h.other_values.len() as u32;
     let predicates0 = b.h.predicates.len() as u32;
-    if same {
-        b.h.elements.extend_from_slice(&p.h.elements);
-    } else {
-        b.h.elements.reserve_exact(p.h.elements.len());
-        b.h.elements.extend(p.h.elements.iter().map(|&a| atom(a)));
-    }
-    b.h.mops.reserve_exact(p.h.mops.len());
-    b.h.mops.extend(p.h.mops.iter().map(|m| Mop {
-        f: match m.f {
-            MopFn::Other(a) => MopFn::Other(atom(a)),
-            f => f,
-        },
-        key: atom(m.key),
-        arg: match m.arg {
-            MopArg::Atom(a) => MopArg::Atom(atom(a)),
-            MopArg::List { start, len } => MopArg::List {
-                start: start + elements0,
-                len,
-            },
-            MopArg::Pred(i) => MopArg::Pred(i + predicates0),
-            MopArg::Nil => MopArg::Nil,
-        },
-    }));
     b.h.predicates
         .extend(p.h.predicates.into_iter().map(|mut p| {
             for (key, value) in &mut p.rows {
@@ -343,30 +324,73 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
             p
         }));
     b.h.other_values.extend(p.h.other_values);
-    b.h.ops.reserve_exact(p.h.ops.len());
-    b.h.ops.extend(p.h.ops.iter().map(|op| Op {
-        index: op.index + shift_index,
-        f: atom(op.f),
-        value: match op.value {
-            OpValue::Mops { start, len } => OpValue::Mops {
-                start: start + mops0,
-                len,
+    // The two halves of the copy (micro-ops and elements; ops and pairs)
+    // write to different tables: a big part's are copied on two threads,
+    // since the join runs after every part is read, on one core otherwise.
+    let (elements, mops) = (&mut b.h.elements, &mut b.h.mops);
+    let (p_elements, p_mops) = (&p.h.elements, &p.h.mops);
+    let mut copy_values = move || {
+        if same {
+            elements.extend_from_slice(p_elements);
+        } else {
+            elements.reserve_exact(p_elements.len());
+            elements.extend(p_elements.iter().map(|&a| atom(a)));
+        }
+        mops.reserve_exact(p_mops.len());
+        mops.extend(p_mops.iter().map(|m| Mop {
+            f: match m.f {
+                MopFn::Other(a) => MopFn::Other(atom(a)),
+                f => f,
             },
-            OpValue::Other(i) => OpValue::Other(i + others0),
-            OpValue::Nil => OpValue::Nil,
-        },
-        span: crate::model::Span {
-            line: op.span.line + lines,
-            ..op.span
-        },
-        ..*op
-    }));
-    b.h.pair.reserve_exact(p.h.pair.len());
-    b.h.pair.extend(
-        p.h.pair
-            .iter()
-            .map(|&q| if q == NO_OP { q } else { q + ops0 }),
-    );
+            key: atom(m.key),
+            arg: match m.arg {
+                MopArg::Atom(a) => MopArg::Atom(atom(a)),
+                MopArg::List { start, len } => MopArg::List {
+                    start: start + elements0,
+                    len,
+                },
+                MopArg::Pred(i) => MopArg::Pred(i + predicates0),
+                MopArg::Nil => MopArg::Nil,
+            },
+        }));
+    };
+    let (ops, pair) = (&mut b.h.ops, &mut b.h.pair);
+    let (p_ops, p_pair) = (&p.h.ops, &p.h.pair);
+    let mut copy_ops = move || {
+        ops.reserve_exact(p_ops.len());
+        ops.extend(p_ops.iter().map(|op| Op {
+            index: op.index + shift_index,
+            f: atom(op.f),
+            value: match op.value {
+                OpValue::Mops { start, len } => OpValue::Mops {
+                    start: start + mops0,
+                    len,
+                },
+                OpValue::Other(i) => OpValue::Other(i + others0),
+                OpValue::Nil => OpValue::Nil,
+            },
+            span: crate::model::Span {
+                line: op.span.line + lines,
+                ..op.span
+            },
+            ..*op
+        }));
+        pair.reserve_exact(p_pair.len());
+        pair.extend(
+            p_pair
+                .iter()
+                .map(|&q| if q == NO_OP { q } else { q + ops0 }),
+        );
+    };
+    if p_mops.len() >= JOIN_ON_TWO_THREADS {
+        std::thread::scope(|scope| {
+            scope.spawn(copy_values);
+            copy_ops();
+        });
+    } else {
+        copy_values();
+        copy_ops();
+    }
     for (process, inv, pos) in fixups {
         b.h.pair[inv as usize] = pos;
         b.h.pair[pos as usize] = inv;
