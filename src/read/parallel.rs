@@ -11,7 +11,10 @@
 //! offsets and positions are shifted, dense indices are shifted by the ops
 //! before, and the one op per process whose pairing depends on the parts
 //! before (its first in the part) is paired with the invocation left open
-//! there. The join touches each op once, without hashing.
+//! there. Each part also numbers its ops' lines on its own thread (the join
+//! shifts them by the lines before). The join touches each op once, without
+//! hashing, and copies a big part on two threads (its micro-ops and
+//! elements beside its ops): it runs after every part is read.
 //!
 //! Why a cut is safe: a part is accepted only if it reads completely as op
 //! maps. The first part starts where the file does; if it reads
