@@ -249,14 +249,27 @@ impl<'s, 'b> Reader<'s, 'b> {
             j += 1;
         }
         let d0 = j;
+        // 18 digits cannot overflow an i64: no checks on the hot path
+        // (indices, times, elements); longer tokens go on checked.
+        let fast_end = src.len().min(d0 + 18);
         let mut n: i64 = 0;
-        while j < src.len() {
+        while j < fast_end {
             let d = src[j].wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            n = n.checked_mul(10)?.checked_add(d as i64)?;
+            n = n * 10 + d as i64;
             j += 1;
+        }
+        if j == fast_end {
+            while j < src.len() {
+                let d = src[j].wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                n = n.checked_mul(10)?.checked_add(d as i64)?;
+                j += 1;
+            }
         }
         if j == d0 || (j < src.len() && !is_delim(src[j])) {
             return None;
@@ -624,8 +637,17 @@ impl<'s, 'b> Reader<'s, 'b> {
                     break;
                 }
                 None | Some(b')' | b']' | b'}') => return Err(unclosed(src, k, close as char, j)),
-                Some(_) => {
-                    let (a, e) = self.atom(k)?;
+                Some(&c) => {
+                    // Elements are mostly small integers: skip `atom`'s
+                    // dispatch for them.
+                    let small = match c.is_ascii_digit().then(|| self.int(k)).flatten() {
+                        Some((n, e)) => Atom::int(n).map(|a| (a, e)),
+                        None => None,
+                    };
+                    let (a, e) = match small {
+                        Some(r) => r,
+                        None => self.atom(k)?,
+                    };
                     self.b.h.elements.push(a);
                     k = e;
                 }

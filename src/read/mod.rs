@@ -122,11 +122,10 @@ pub fn read_history_bytes(
             let _reading = crate::par::Checking::start();
             let (parts, _helpers) = parallel::parts_for(source.len());
             if parallel::read(&source, &mut b, parts) {
-                Ok(())
-            } else {
-                b = Builder::new(source.clone(), origin, format);
-                fast::read(&source, &mut b)
+                return Ok(b.finish_numbered());
             }
+            b = Builder::new(source.clone(), origin, format);
+            fast::read(&source, &mut b)
         }
         Format::Json => json::read(&source, &mut b),
         Format::Dbcop => return peers::parse_dbcop(&source, origin),
@@ -148,13 +147,11 @@ pub fn read_edn_in_parts(
 ) -> Result<History, InputError> {
     let source = Arc::new(bytes);
     let mut b = Builder::new(source.clone(), origin, Format::Edn);
-    let res = if parallel::read(&source, &mut b, parts) {
-        Ok(())
-    } else {
-        b = Builder::new(source.clone(), origin, Format::Edn);
-        fast::read(&source, &mut b)
-    };
-    res.map_err(|e| e.into_input_error(origin))?;
+    if parallel::read(&source, &mut b, parts) {
+        return Ok(b.finish_numbered());
+    }
+    b = Builder::new(source.clone(), origin, Format::Edn);
+    fast::read(&source, &mut b).map_err(|e| e.into_input_error(origin))?;
     Ok(b.finish())
 }
 
@@ -650,7 +647,7 @@ impl Builder {
         Ok(op)
     }
 
-    /// The history, its ops' lines already set (read in blocks).
+    /// The history, its ops' lines already set (read in parts or blocks).
     fn finish_numbered(mut self) -> History {
         self.h.ops.shrink_to_fit();
         self.h.pair.shrink_to_fit();

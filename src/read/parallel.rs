@@ -11,7 +11,10 @@
 //! offsets and positions are shifted, dense indices are shifted by the ops
 //! before, and the one op per process whose pairing depends on the parts
 //! before (its first in the part) is paired with the invocation left open
-//! there. The join touches each op once, without hashing.
+//! there. Each part also numbers its ops' lines on its own thread (the join
+//! shifts them by the lines before). The join touches each op once, without
+//! hashing, and copies a big part on two threads (its micro-ops and
+//! elements beside its ops): it runs after every part is read.
 //!
 //! Why a cut is safe: a part is accepted only if it reads completely as op
 //! maps. The first part starts where the file does; if it reads
@@ -82,16 +85,20 @@ fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
 /// do not join (an index or pairing error across a cut): `b` may then hold
 /// part of the history, and the caller reads it again sequentially with a
 /// fresh builder, which reports the first error exactly.
+///
+/// On success the ops' lines are set (each part numbers its own, in
+/// parallel): finish `b` with [`Builder::finish_numbered`].
 pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
     let cuts = cuts(src, parts);
-    !cuts.is_empty() && read_parts(src, 0, &cuts, b).is_some()
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1).is_some()
 }
 
-/// Reads `src` (which starts at file offset `base`), cut at `cuts`, into
-/// `b`: the parts on their own threads, each indexing and pairing its own
-/// ops, then joined in order. `None` when a part does not read cleanly or
-/// the parts do not join (`b` is then to be thrown away).
-fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<()> {
+/// Reads `src` (which starts at file offset `base` and line `line`), cut
+/// at `cuts`, into `b`: the parts on their own threads, each indexing,
+/// pairing and numbering the lines of its own ops, then joined in order.
+/// Returns the line after `src`. `None` when a part does not read cleanly
+/// or the parts do not join (`b` is then to be thrown away).
+fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder, line: u32) -> Option<u32> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
     for &c in cuts {
@@ -99,17 +106,19 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
         start = c;
     }
     bounds.push((start, src.len()));
+    // A later part numbers its lines from 1 (the join shifts them), and
+    // says how many lines its text spans.
     let read_one = |(start, end): (usize, usize), mut part: Builder| {
         fast::read_part(&src[..end], base, start, &mut part).ok()?;
-        part.h.mops.shrink_to_fit();
-        part.h.elements.shrink_to_fit();
-        Some(part)
+        let after = number_lines(&mut part.h.ops, &src[start..end], base + start as u64, 1);
+        Some((part, after - 1))
     };
+    let first_new = b.h.ops.len();
     // `cuts` is never empty (both callers check), so there are two parts
     // or more. The first is read on this thread straight into `b`, which
     // continues it as the one-thread reader would (its pairing and indices
     // included): only the later parts are copied in by `join`.
-    let (first, parts): (bool, Option<Vec<Builder>>) = std::thread::scope(|scope| {
+    let (first, parts): (Option<u32>, Option<Vec<(Builder, u32)>>) = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
@@ -118,10 +127,12 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
             })
             .collect();
         let (start, end) = bounds[0];
-        let first = fast::read_part(&src[..end], base, start, b).is_ok();
+        let first = fast::read_part(&src[..end], base, start, b)
+            .ok()
+            .map(|()| number_lines(&mut b.h.ops[first_new..], &src[start..end], base, line));
         // Every thread joined (a panic in one is its part's `None`), then
         // the first `None` fails the read.
-        let joined: Option<Vec<Builder>> = handles
+        let joined: Option<Vec<(Builder, u32)>> = handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
             .collect::<Vec<_>>()
@@ -129,14 +140,17 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder) -> Option<
             .collect();
         (first, joined)
     });
-    if !first {
-        return None;
+    let mut line = first?;
+    for (part, lines) in parts? {
+        join(b, part, line - 1)?;
+        line += lines;
     }
-    for part in parts? {
-        join(b, part)?;
-    }
-    Some(())
+    Some(line)
 }
+
+/// From this many micro-ops in a part, the join copies it on two threads
+/// (below, a thread costs more than it saves).
+const JOIN_ON_TWO_THREADS: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
 /// How many bytes of a big file to hold at once when reading it in blocks.
 pub(super) const BLOCK_BYTES: usize = 64 << 20;
@@ -209,12 +223,12 @@ pub(super) fn read_file(
             Vec::new()
         };
         let first_new = b.h.ops.len();
-        if cut.is_empty() {
+        line = if cut.is_empty() {
             fast::read_block(text, base, &mut b).ok()?;
+            number_lines(&mut b.h.ops[first_new..], text, base, line)
         } else {
-            read_parts(text, base, &cut, &mut b)?;
-        }
-        line = number_lines(&mut b.h.ops[first_new..], text, base, line);
+            read_parts(text, base, &cut, &mut b, line)?
+        };
         base += end as u64;
         block.drain(..end);
     }
@@ -254,8 +268,9 @@ fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: 
 /// it). `None`, before `b` is changed, when the sequential reader would
 /// fail at the cut: indices that do not grow across it, a first op without
 /// an `:index` where the history's have one, a process invoked again, too
-/// many ops.
-fn join(b: &mut Builder, part: Builder) -> Option<()> {
+/// many ops. The part's lines (numbered from 1) are shifted by `lines`,
+/// the lines before it.
+fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
     let p = part;
     let first_of = p.first_of.as_ref()?;
     let indexed = match (b.indexed, p.indexed) {
@@ -302,29 +317,6 @@ fn join(b: &mut Builder, part: Builder) -> Option<()> {
     let (mops0, elements0) = (b.h.mops.len() as u32, b.h.elements.len() as u32);
     let others0 = b.h.other_values.len() as u32;
     let predicates0 = b.h.predicates.len() as u32;
-    if same {
-        b.h.elements.extend_from_slice(&p.h.elements);
-    } else {
-        b.h.elements.reserve_exact(p.h.elements.len());
-        b.h.elements.extend(p.h.elements.iter().map(|&a| atom(a)));
-    }
-    b.h.mops.reserve_exact(p.h.mops.len());
-    b.h.mops.extend(p.h.mops.iter().map(|m| Mop {
-        f: match m.f {
-            MopFn::Other(a) => MopFn::Other(atom(a)),
-            f => f,
-        },
-        key: atom(m.key),
-        arg: match m.arg {
-            MopArg::Atom(a) => MopArg::Atom(atom(a)),
-            MopArg::List { start, len } => MopArg::List {
-                start: start + elements0,
-                len,
-            },
-            MopArg::Pred(i) => MopArg::Pred(i + predicates0),
-            MopArg::Nil => MopArg::Nil,
-        },
-    }));
     b.h.predicates
         .extend(p.h.predicates.into_iter().map(|mut p| {
             for (key, value) in &mut p.rows {
@@ -335,26 +327,73 @@ fn join(b: &mut Builder, part: Builder) -> Option<()> {
             p
         }));
     b.h.other_values.extend(p.h.other_values);
-    b.h.ops.reserve_exact(p.h.ops.len());
-    b.h.ops.extend(p.h.ops.iter().map(|op| Op {
-        index: op.index + shift_index,
-        f: atom(op.f),
-        value: match op.value {
-            OpValue::Mops { start, len } => OpValue::Mops {
-                start: start + mops0,
-                len,
+    // The two halves of the copy (micro-ops and elements; ops and pairs)
+    // write to different tables: a big part's are copied on two threads,
+    // since the join runs after every part is read, on one core otherwise.
+    let (elements, mops) = (&mut b.h.elements, &mut b.h.mops);
+    let (p_elements, p_mops) = (&p.h.elements, &p.h.mops);
+    let mut copy_values = move || {
+        if same {
+            elements.extend_from_slice(p_elements);
+        } else {
+            elements.reserve_exact(p_elements.len());
+            elements.extend(p_elements.iter().map(|&a| atom(a)));
+        }
+        mops.reserve_exact(p_mops.len());
+        mops.extend(p_mops.iter().map(|m| Mop {
+            f: match m.f {
+                MopFn::Other(a) => MopFn::Other(atom(a)),
+                f => f,
             },
-            OpValue::Other(i) => OpValue::Other(i + others0),
-            OpValue::Nil => OpValue::Nil,
-        },
-        ..*op
-    }));
-    b.h.pair.reserve_exact(p.h.pair.len());
-    b.h.pair.extend(
-        p.h.pair
-            .iter()
-            .map(|&q| if q == NO_OP { q } else { q + ops0 }),
-    );
+            key: atom(m.key),
+            arg: match m.arg {
+                MopArg::Atom(a) => MopArg::Atom(atom(a)),
+                MopArg::List { start, len } => MopArg::List {
+                    start: start + elements0,
+                    len,
+                },
+                MopArg::Pred(i) => MopArg::Pred(i + predicates0),
+                MopArg::Nil => MopArg::Nil,
+            },
+        }));
+    };
+    let (ops, pair) = (&mut b.h.ops, &mut b.h.pair);
+    let (p_ops, p_pair) = (&p.h.ops, &p.h.pair);
+    let mut copy_ops = move || {
+        ops.reserve_exact(p_ops.len());
+        ops.extend(p_ops.iter().map(|op| Op {
+            index: op.index + shift_index,
+            f: atom(op.f),
+            value: match op.value {
+                OpValue::Mops { start, len } => OpValue::Mops {
+                    start: start + mops0,
+                    len,
+                },
+                OpValue::Other(i) => OpValue::Other(i + others0),
+                OpValue::Nil => OpValue::Nil,
+            },
+            span: crate::model::Span {
+                line: op.span.line + lines,
+                ..op.span
+            },
+            ..*op
+        }));
+        pair.reserve_exact(p_pair.len());
+        pair.extend(
+            p_pair
+                .iter()
+                .map(|&q| if q == NO_OP { q } else { q + ops0 }),
+        );
+    };
+    if p_mops.len() >= JOIN_ON_TWO_THREADS {
+        std::thread::scope(|scope| {
+            scope.spawn(copy_values);
+            copy_ops();
+        });
+    } else {
+        copy_values();
+        copy_ops();
+    }
     for (process, inv, pos) in fixups {
         b.h.pair[inv as usize] = pos;
         b.h.pair[pos as usize] = inv;
@@ -643,6 +682,44 @@ mod tests {
         let whole = crate::read::read_edn_file_in_blocks(&long, 32).expect("whole read");
         assert_eq!(fingerprint(&one), fingerprint(&whole));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Each part numbers its own lines and the join shifts them: blank
+    /// lines, comment lines and op maps spread over several lines, in
+    /// every part, give the one-pass reader's lines.
+    #[test]
+    fn parts_number_lines_as_one_pass() {
+        let mut src = String::new();
+        for i in 0..60 {
+            let t = if i % 2 == 0 { "invoke" } else { "ok" };
+            match i % 5 {
+                0 => src += "\n",
+                1 => src += "; a comment line\n\n",
+                2 => src += "\r\n",
+                _ => {}
+            }
+            if i % 7 == 3 {
+                src += &format!("{{:index {i}, :type :{t},\n :process 0, :f :txn,\n :value [[:r 1 nil]\n [:append 2 {i}]]}}\n");
+            } else {
+                src += &format!(
+                    "{{:index {i}, :type :{t}, :process 0, :f :txn, :value [[:r 1 nil]]}}\n"
+                );
+            }
+        }
+        let src = src.into_bytes();
+        let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+            .expect("reads");
+        let lines: Vec<u32> = one.ops.iter().map(|o| o.span.line).collect();
+        // Line 2: the first op follows a blank line; later ones spread.
+        assert_eq!(lines[..4], [2, 5, 7, 8]);
+        assert_eq!(lines.len(), 60);
+        for parts in [2, 3, 7, 13] {
+            assert!(cuts(&src, parts).len() + 1 >= parts.min(4), "parts {parts}");
+            let many = crate::read::read_edn_in_parts(src.clone(), "h", parts).expect("reads");
+            let got: Vec<u32> = many.ops.iter().map(|o| o.span.line).collect();
+            assert_eq!(lines, got, "parts {parts}");
+            assert_eq!(fingerprint(&one), fingerprint(&many), "parts {parts}");
+        }
     }
 
     #[test]

@@ -760,3 +760,41 @@ fn prefix_reads_share_elements() {
     );
     assert!(matches!(h.other_values[0], Value::Vector(_)));
 }
+
+/// Integers around the 18 digits read without overflow checks, and past
+/// them up to i64's bounds: the same values as before (and the generic
+/// reader's); one digit more is an error for `:time`, a big integer for
+/// a list element.
+#[test]
+fn integer_bounds() {
+    let times = [
+        ("999999999999999999", Some(999_999_999_999_999_999)),
+        ("-999999999999999999", Some(-999_999_999_999_999_999)),
+        ("1000000000000000000", Some(1_000_000_000_000_000_000)),
+        ("+0012", Some(12)),
+        ("9223372036854775807", Some(i64::MAX)),
+        ("-9223372036854775807", Some(-i64::MAX)),
+        ("000000000000000000000000042", Some(42)),
+        ("9223372036854775808", None),
+        ("9999999999999999999", None),
+        ("99999999999999999999", None),
+    ];
+    for (t, want) in times {
+        let src = format!("{{:type :invoke, :time {t}, :process 0, :value nil}}\n");
+        match want {
+            Some(n) => assert_eq!(read(&src).ops[0].time, n, "{t}"),
+            None => {
+                let (l, c, m) = read_err(&src);
+                assert_eq!((l, c), (1, 23), "{t}");
+                assert_eq!(m, format!("expected an integer :time, found {t}"));
+            }
+        }
+    }
+    let h = read(
+        "{:type :ok, :process 0, :value [[:r 1 [4611686018427387903 123456789012345678 1234567890123456789 99999999999999999999]]]}\n",
+    );
+    assert_eq!(
+        value_text(&h, &h.ops[0]),
+        "mops[[:r 1 list[4611686018427387903 123456789012345678 1234567890123456789 99999999999999999999N]]]"
+    );
+}
