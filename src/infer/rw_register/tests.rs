@@ -360,7 +360,7 @@ fn atom_ids_vector_is_bounded_by_the_ids_held() {
         });
         assert_eq!(id, k as u32);
         assert!(
-            ids.dense.len() <= 2 * next as usize + 64,
+            ids.dense.len() <= 8 * next as usize + 64,
             "{} entries for {next} ids",
             ids.dense.len()
         );
