@@ -210,7 +210,7 @@ impl AtomIds {
     pub(crate) fn id(&mut self, a: Atom, new: impl FnOnce() -> u32) -> u32 {
         let bound = 8 * self.held + 64;
         let held = &mut self.held;
-        let mut new = || {
+        let new = || {
             *held += 1;
             new()
         };
