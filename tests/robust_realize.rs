@@ -219,3 +219,31 @@ fn tpcc_counter_si_inductive_passes_the_guard() {
         )
     );
 }
+
+/// Patterns no program can hold are answered, not panicked on: an
+/// `IndEdge` naming a transaction type the program lacks (its other types
+/// still count), and a path longer than any size (its position count
+/// used to overflow).
+#[test]
+fn impossible_patterns_are_none() {
+    let l = program("tpcc-counter.rob");
+    let ax = robust::axioms(&l.prog, &[Model::Si]);
+    let types = l.prog.txns.len();
+    let ty = |name: &str| l.prog.txns.iter().position(|t| t.name == name).unwrap();
+    let edge =
+        |ts: Vec<usize>, n| sat::realize(&l.prog, &l.an, &ax, n, &sat::Pattern::IndEdge(ts), None);
+    assert_eq!(edge(vec![types, usize::MAX], 2), sat::Realization::None);
+    assert!(matches!(
+        edge(vec![types + 7, ty("NewOrder")], 2),
+        sat::Realization::Found(..)
+    ));
+    let huge = sat::Pattern::ChordlessPath {
+        edges: usize::MAX,
+        backward: false,
+    };
+    assert_eq!(huge.size(), usize::MAX);
+    assert_eq!(
+        sat::realize(&l.prog, &l.an, &ax, 3, &huge, None),
+        sat::Realization::None
+    );
+}

@@ -488,17 +488,8 @@ mod tests {
     /// deadline too.
     #[test]
     fn two_width_reads_the_deadline_inside_windows() {
-        use super::super::{RegTxn, RwMop, SatOptions};
-        let h: Vec<RegTxn> = (0..80u64)
-            .map(|i| RegTxn {
-                process: i as i64,
-                ops: vec![RwMop::Write(0, Some(i))],
-                committed: true,
-                index: 2 * i + 1,
-                invoked: 2 * i,
-                realtime_preds: Vec::new(),
-            })
-            .collect();
+        use super::super::SatOptions;
+        let h = super::super::tests::blind_writers(80);
         let opts = SatOptions::default();
         let build = super::super::build::build;
         let g = build(&h, &Default::default(), &opts, &|| false).expect("no violation");

@@ -206,6 +206,57 @@ mod tests {
         assert!(replay(&h3, &p, &[2, 1, 3]));
     }
 
+    /// `:info` transactions: one whose write a committed read (item or
+    /// returned row) observed is placed at its invocation with all its
+    /// writes (its own reads unchecked); one nobody observed is left out.
+    /// Including an observed one can break another read: then no witness.
+    #[test]
+    fn info_transactions_take_effect_only_when_observed() {
+        let p = table();
+        let info = |index, invoked, ops| super::super::RegTxn {
+            committed: false,
+            invoked,
+            ..txn(9, index, ops)
+        };
+        let returned = |k, v| RwMop::PredRead {
+            key: k,
+            pred: 0,
+            seen: PredSeen::Returned(v),
+        };
+        let opts = SatOptions {
+            session_order: true,
+            real_time: true,
+            ..SatOptions::default()
+        };
+        // I (id 3, invoked first) writes x = 1 and z = 1; T1 (id 1) reads
+        // x = 1, T2 (id 2) returns z = 1; U (id 4, never observed) writes
+        // y = 1, which T2 read as nil. I's own (unchecked) read is wrong.
+        let h = vec![
+            txn(1, 2, vec![RwMop::Read(0, Some(1))]),
+            txn(2, 3, vec![returned(2, Some(1)), RwMop::Read(1, None)]),
+            info(
+                5,
+                0,
+                vec![
+                    RwMop::Read(1, Some(0)),
+                    RwMop::Write(0, Some(1)),
+                    RwMop::Write(2, Some(1)),
+                ],
+            ),
+            info(6, 1, vec![RwMop::Write(1, Some(1))]),
+        ];
+        assert_eq!(by_completion(&h, &p, &opts), Some(vec![3, 1, 2]));
+        // Observed through a returned row alone, I still takes effect.
+        let mut h2 = h.clone();
+        h2[0].ops.clear();
+        assert_eq!(by_completion(&h2, &p, &opts), Some(vec![3, 1, 2]));
+        // Once U is observed too (a read of y = 1), T2's nil read of y
+        // breaks: no witness (the exact checker decides).
+        let mut h3 = h.clone();
+        h3[0].ops.push(RwMop::Read(1, Some(1)));
+        assert_eq!(by_completion(&h3, &p, &opts), None);
+    }
+
     /// Session and real-time order are checked only when the model keeps
     /// them; a committed transaction left out is no witness.
     #[test]

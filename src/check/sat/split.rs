@@ -489,7 +489,7 @@ impl UnionFind {
 #[cfg(test)]
 mod tests {
     use super::super::encode::encode;
-    use super::super::{Polarity, RegTxn, RwMop, SatOptions};
+    use super::super::{Polarity, SatOptions};
     use super::*;
 
     /// Splitting reads the clock between its passes and inside the pass
@@ -499,16 +499,7 @@ mod tests {
     /// and a deadline that passes at the k-th reading gives `None`.
     #[test]
     fn split_stops_at_every_reading_of_the_clock() {
-        let h: Vec<RegTxn> = (0..300u64)
-            .map(|i| RegTxn {
-                process: i as i64,
-                ops: vec![RwMop::Write(0, Some(i))],
-                committed: true,
-                index: 2 * i + 1,
-                invoked: 2 * i,
-                realtime_preds: Vec::new(),
-            })
-            .collect();
+        let h = super::super::tests::blind_writers(300);
         let opts = SatOptions {
             session_order: false,
             ..SatOptions::default()

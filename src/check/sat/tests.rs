@@ -29,6 +29,23 @@ fn hist(txns: &[(i64, &[RwMop])]) -> RegHistory {
         .collect()
 }
 
+/// `n` committed blind writers of key 0 (values `0..n`), one per process,
+/// invoked and completed in turn: without session order their version
+/// order is free, `n (n - 1)` ww edges (the clock-reading tests of
+/// encoding and splitting).
+pub(super) fn blind_writers(n: u64) -> RegHistory {
+    (0..n)
+        .map(|i| RegTxn {
+            process: i as i64,
+            ops: vec![RwMop::Write(0, Some(i))],
+            committed: true,
+            index: 2 * i + 1,
+            invoked: 2 * i,
+            realtime_preds: Vec::new(),
+        })
+        .collect()
+}
+
 /// Every combination of the options that must not change a verdict (the
 /// backjump limit at both extremes, paired with the polarity: small
 /// histories never backjump 100 levels, so 0 is what exercises the

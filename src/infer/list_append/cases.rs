@@ -243,20 +243,21 @@ pub(super) fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ 
 /// element. Elle does not look for them (its G1a is a read of a `:fail`ed
 /// append), so [`analyze`] does not either; [`analyze_exact`] does.
 pub fn thin_air_reads(h: &History) -> Vec<Value> {
-    let appended: HashSet<(Atom, Atom)> = h
-        .mops
-        .iter()
-        .filter(|m| m.f == MopFn::Append)
-        .filter_map(|m| match m.arg {
-            MopArg::Atom(a) => Some((m.key, a)),
-            _ => None,
-        })
-        .collect();
+    let appended: HashSet<(Atom, Atom)> = every_append(h).collect();
     let candidates = ok_reads(h).flat_map(|(i, m)| h.list(m.arg).iter().map(move |&e| (i, m, e)));
     thin_air_cases(
         h,
         candidates.filter(|&(_, m, e)| !appended.contains(&(m.key, e))),
     )
+}
+
+/// `(key, element)` of every append micro-op of the history, whatever
+/// its op's type (invoked, failed ones included).
+fn every_append(h: &History) -> impl Iterator<Item = (Atom, Atom)> + '_ {
+    (h.mops.iter().filter(|m| m.f == MopFn::Append)).filter_map(|m| match m.arg {
+        MopArg::Atom(a) => Some((m.key, a)),
+        _ => None,
+    })
 }
 
 /// The G1a cases of [`thin_air_reads`] for (op, read, element) triples
@@ -312,16 +313,8 @@ pub(super) fn thin_air_reads_indexed(h: &History, idx: &Indexes) -> Vec<Value> {
         return Vec::new();
     }
     let wanted: HashSet<(Atom, Atom)> = unwritten.iter().map(|&(_, m, e)| (m.key, e)).collect();
-    let appended: HashSet<(Atom, Atom)> = h
-        .mops
-        .iter()
-        .filter(|m| m.f == MopFn::Append)
-        .filter_map(|m| match m.arg {
-            MopArg::Atom(a) => Some((m.key, a)),
-            _ => None,
-        })
-        .filter(|ke| wanted.contains(ke))
-        .collect();
+    let appended: HashSet<(Atom, Atom)> =
+        every_append(h).filter(|ke| wanted.contains(ke)).collect();
     thin_air_cases(
         h,
         unwritten

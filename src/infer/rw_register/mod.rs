@@ -189,6 +189,8 @@ pub(crate) struct AtomIds {
     /// Ids of the other atoms, and of integers first seen before `dense`
     /// grew to reach them.
     sparse: HashMap<Atom, u32>,
+    /// How many atoms have an id (the bound on `dense`'s growth).
+    held: usize,
 }
 
 impl AtomIds {
@@ -206,14 +208,22 @@ impl AtomIds {
     /// `a`'s id, or `new()`'s when `a` is new.
     #[inline]
     pub(crate) fn id(&mut self, a: Atom, new: impl FnOnce() -> u32) -> u32 {
+        let bound = 8 * self.held + 64;
+        let held = &mut self.held;
+        let new = || {
+            *held += 1;
+            new()
+        };
         let n = match a.as_int() {
             Some(n) if n >= 0 => n as usize,
             _ => return *self.sparse.entry(a).or_insert_with(new),
         };
         let d = &mut self.dense;
         // Grow to reach `n` only while the vector stays within a constant
-        // factor of the ids it may hold: sparse integers go to the map.
-        if n >= d.len() && n < 2 * d.len() + 64 {
+        // factor of the ids held (at most 32 bytes an id, about a map
+        // entry's cost; not a factor of its own length: doubling values
+        // would double it with one id each): sparse integers go to the map.
+        if n >= d.len() && n < bound {
             d.resize(n + 1, 0);
         }
         match d.get(n) {

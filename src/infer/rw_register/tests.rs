@@ -343,3 +343,29 @@ fn atom_ids_number_by_first_appearance() {
         vec![Some(0), Some(1), Some(3), Some(4), Some(1100), None, None]
     );
 }
+
+/// `AtomIds`' vector stays within a constant factor of the ids it holds,
+/// whatever the integers: doubling values (1, 2, 4, … 2^40, 41 atoms) used
+/// to grow it to the largest one (2^40 entries, 4 TB: the allocation
+/// aborts the process), as each stayed within twice the vector's length.
+#[test]
+fn atom_ids_vector_is_bounded_by_the_ids_held() {
+    let mut ids = AtomIds::default();
+    let mut next = 0u32;
+    for k in 0..=40 {
+        let a = Atom::int(1i64 << k).expect("small");
+        let id = ids.id(a, || {
+            next += 1;
+            next - 1
+        });
+        assert_eq!(id, k as u32);
+        assert!(
+            ids.dense.len() <= 8 * next as usize + 64,
+            "{} entries for {next} ids",
+            ids.dense.len()
+        );
+    }
+    for k in 0..=40 {
+        assert_eq!(ids.get(Atom::int(1i64 << k).expect("small")), Some(k));
+    }
+}

@@ -41,7 +41,7 @@ impl Pattern {
     /// The number of positions.
     pub fn size(&self) -> usize {
         match self {
-            Pattern::ChordlessPath { edges, .. } => edges + 1,
+            Pattern::ChordlessPath { edges, .. } => edges.saturating_add(1),
             Pattern::IndPath => 3,
             Pattern::IndEdge(_) => 2,
         }
@@ -160,7 +160,8 @@ fn place(e: &mut Enc, pattern: &Pattern, m: usize) -> Vec<Vec<Lit>> {
         // p0 of the types, ar-after p1.
         for i in 0..n {
             let mut c = vec![!pos[0][i]];
-            c.extend(types.iter().map(|&t| e.typ[i][t]));
+            // A type the program lacks has no instance.
+            c.extend(types.iter().filter_map(|&t| e.typ[i].get(t).copied()));
             e.clause(&c);
             for j in i + 1..n {
                 e.clause(&[!pos[0][i], !pos[1][j]]);
