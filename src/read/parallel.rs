@@ -270,6 +270,8 @@ fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: 
 /// an `:index` where the history's have one, a process invoked again, too
 /// many ops. The part's lines (numbered from 1) are shifted by `lines`,
 /// the lines before it.
+// Long (about 130 lines): the cut checks must all pass before `b` changes,
+// and the two copying closures borrow disjoint fields of `b` and `part`.
 fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
     let p = part;
     let first_of = p.first_of.as_ref()?;
