@@ -535,13 +535,21 @@ impl FenceGc {
             self.unindex(s, &t);
             done.failed += 1;
         }
+        let t0 = std::time::Instant::now();
         let ep = self.epochs(store);
+        super::timing("collect: epochs", t0);
         if ep.agree.is_none() && !self.realtime {
             return done;
         }
+        let t0 = std::time::Instant::now();
         let plan = Plan::new(store, self, &ep, ep.agree);
+        super::timing("collect: plan", t0);
+        let t0 = std::time::Instant::now();
         let (member, bases) = plan.fixpoint(self);
+        super::timing("collect: fixpoint", t0);
+        let t0 = std::time::Instant::now();
         self.forget(store, &plan, &member, &bases, &ep, &mut done);
+        super::timing("collect: forget", t0);
         done
     }
 
