@@ -45,7 +45,8 @@ pub(super) struct Plan {
     /// `:ok` readers of each (key, value).
     readers: HashMap<(Atom, Atom), Vec<usize>>,
     /// The writers each transaction read from (reach through wr).
-    read_by: HashMap<usize, Vec<usize>>,
+    /// (Indexed densely: `reach_wr` asks it for every pair it tries.)
+    read_by: Vec<Vec<usize>>,
     /// The last value each transaction wrote to each key.
     pub(super) last_write: HashMap<(usize, Atom), Atom>,
 }
@@ -77,7 +78,7 @@ impl Plan {
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
             readers: HashMap::new(),
-            read_by: HashMap::new(),
+            read_by: vec![Vec::new(); n],
             last_write: HashMap::new(),
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
@@ -154,7 +155,7 @@ impl Plan {
         }
         for &(r, k, v) in &p.reads {
             if let Some(&w) = v.and_then(|v| p.writer.get(&(k, v))) {
-                p.read_by.entry(r).or_default().push(w);
+                p.read_by[r].push(w);
             }
         }
         // Read by another `:ok` transaction (an `:info` one's reads are not
@@ -205,7 +206,7 @@ impl Plan {
 
     /// `a ~> b`, also through `b` reading a value `a` wrote.
     fn reach_wr(&self, a: usize, b: usize) -> bool {
-        self.reach(a, b) || self.read_by.get(&b).is_some_and(|ws| ws.contains(&a))
+        self.reach(a, b) || self.read_by[b].contains(&a)
     }
 
     /// Whether `a`'s write of `k` precedes `b`'s in every serialization
