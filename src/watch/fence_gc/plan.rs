@@ -45,7 +45,8 @@ pub(super) struct Plan {
     /// `:ok` readers of each (key, value).
     readers: HashMap<(Atom, Atom), Vec<usize>>,
     /// The writers each transaction read from (reach through wr).
-    read_by: HashMap<usize, Vec<usize>>,
+    /// (Indexed densely: `reach_wr` asks it for every pair it tries.)
+    read_by: Vec<Vec<usize>>,
     /// The last value each transaction wrote to each key.
     pub(super) last_write: HashMap<(usize, Atom), Atom>,
 }
@@ -77,7 +78,7 @@ impl Plan {
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
             readers: HashMap::new(),
-            read_by: HashMap::new(),
+            read_by: vec![Vec::new(); n],
             last_write: HashMap::new(),
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
@@ -154,7 +155,7 @@ impl Plan {
         }
         for &(r, k, v) in &p.reads {
             if let Some(&w) = v.and_then(|v| p.writer.get(&(k, v))) {
-                p.read_by.entry(r).or_default().push(w);
+                p.read_by[r].push(w);
             }
         }
         // Read by another `:ok` transaction (an `:info` one's reads are not
@@ -205,7 +206,7 @@ impl Plan {
 
     /// `a ~> b`, also through `b` reading a value `a` wrote.
     fn reach_wr(&self, a: usize, b: usize) -> bool {
-        self.reach(a, b) || self.read_by.get(&b).is_some_and(|ws| ws.contains(&a))
+        self.reach(a, b) || self.read_by[b].contains(&a)
     }
 
     /// Whether `a`'s write of `k` precedes `b`'s in every serialization
@@ -267,11 +268,18 @@ impl Plan {
         // A loose base: the writers no other writer in `F` follows, pairwise
         // unordered, each after every other writer in `F` and before every
         // writer outside, and read by nobody outside (a later read shows
-        // which is last, and the whole history decides: `admit`).
+        // which is last, and the whole history decides: `admit`). Only on
+        // an idle key (the `ok` below needs `idle`): the search for the
+        // block is quadratic in the key's writers, and on active keys it
+        // would always be thrown away.
+        if !idle {
+            return self.single_base(&order, cw, nw, k, true);
+        }
+        // Later writers are the likelier to follow `w`: look at them first.
         let mut top: Vec<usize> = cw
             .iter()
             .copied()
-            .filter(|&w| !cw.iter().any(|&x| x != w && self.before(w, x, k)))
+            .filter(|&w| !cw.iter().rev().any(|&x| x != w && self.before(w, x, k)))
             .collect();
         // Close it: a writer not known to precede every member may be last
         // too.
@@ -325,12 +333,20 @@ impl Plan {
             if !self.ok[m] || !nw.iter().all(|&x| self.before(m, x, k)) {
                 continue;
             }
+            if !allow_later {
+                // Only whether some writer is not known to precede `m`:
+                // stop at the first (later writers are the likelier).
+                if cw.iter().rev().any(|&w| w != m && !self.before(w, m, k)) {
+                    continue;
+                }
+                return Some((vec![m], Vec::new()));
+            }
             let later: Vec<usize> = cw
                 .iter()
                 .copied()
                 .filter(|&w| w != m && !self.before(w, m, k))
                 .collect();
-            if (allow_later || later.is_empty()) && later.iter().all(|&x| self.before(m, x, k)) {
+            if later.iter().all(|&x| self.before(m, x, k)) {
                 return Some((vec![m], later));
             }
         }
@@ -345,7 +361,9 @@ impl Plan {
         let idle = |k: Atom| !gc.touched.contains_key(&k);
         let n = self.starts.len();
         let mut c = self.eligible.clone();
+        let mut passes = 0;
         loop {
+            passes += 1;
             let mut changed = false;
             let mut out = |c: &mut Vec<bool>, i: usize| {
                 if c[i] {
@@ -459,6 +477,9 @@ impl Plan {
                 }
             }
             if !changed && !again {
+                if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+                    eprintln!("ellery: timing: fixpoint passes {passes}");
+                }
                 return (c, bases);
             }
         }
