@@ -92,6 +92,12 @@ pub struct CheckOptions {
     /// Warn (once) about options the history's workload does not use. Off
     /// in elle-cli mode, whose `-c`/`-a` always carry elle-cli's defaults.
     pub warn_unused_options: bool,
+    /// Whether the history's ops carry real time (their order in the file
+    /// is the order clients saw them). False for the peers' formats, whose
+    /// conversion invents it: the exact checker then never uses real-time
+    /// order unless a model asks for it (see [`crate::check::sat`]'s
+    /// stronger-model attempts).
+    pub real_time_recorded: bool,
 }
 
 impl Default for CheckOptions {
@@ -113,6 +119,7 @@ impl Default for CheckOptions {
             confirm_with_sat: true,
             jepsen: Default::default(),
             warn_unused_options: true,
+            real_time_recorded: true,
         }
     }
 }

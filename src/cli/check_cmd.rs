@@ -66,6 +66,7 @@ pub(super) const PEER_DEFAULT_MODEL: &str = "strong-session-serializable";
 /// models were given, and a note when real-time anomalies would be reported.
 fn peer_check_options(path: &Path, opts: &CheckOptions) -> CheckOptions {
     let mut o = opts.clone();
+    o.real_time_recorded = false;
     if o.expectations.models.is_none() {
         o.expectations.models = Some(vec![PEER_DEFAULT_MODEL]);
     }

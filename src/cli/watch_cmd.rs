@@ -130,6 +130,11 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
             text.extend_from_slice(pr_str(&h.op_map(op)).as_bytes());
             text.push(b'\n');
         }
+        // The conversion invents real time (see `peer_check_options`).
+        let check = CheckOptions {
+            real_time_recorded: false,
+            ..check
+        };
         (Input::Bytes(text), Format::Edn, check)
     } else {
         let f = match a.format {
