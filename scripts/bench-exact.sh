@@ -3,7 +3,8 @@
 # routing, checking, printing), on the peer benchmark histories of
 # ../shared/corpus/peers and on generated histories with repeated values,
 # under a set of models. Prints, per history and model, the verdict next to
-# the median wall time and the median peak RSS of RUNS runs.
+# the median wall time, the median CPU time (user + system: comparable when
+# the machine is shared) and the median peak RSS of RUNS runs.
 #
 # usage: scripts/bench-exact.sh [RUNS] [SAT_TIMEOUT_SECONDS] [MODELS] [INPUTS]
 #   MODELS: comma-separated (default: strong-session-serializable,
@@ -25,16 +26,18 @@ peers=../shared/corpus/peers
 median() { sort -n | sed -n "$(( (runs + 1) / 2 ))p"; }
 measure() {
   local label=$1 model=$2 path=$3
-  local times=() mems=() verdict="" out
+  local times=() cpus=() mems=() verdict="" out
   for _ in $(seq "$runs"); do
-    out=$( { /usr/bin/time -f "%e %M" "$bin" check -q --output summary -m rw-register \
+    out=$( { /usr/bin/time -f "%e %M %U %S" "$bin" check -q --output summary -m rw-register \
       -c "$model" --sat-timeout "$((timeout * 1000))" "$path" || true; } 2>&1 )
     verdict=$(head -n 1 <<< "$out" | cut -f2)
     times+=("$(tail -n 1 <<< "$out" | cut -d' ' -f1)")
     mems+=("$(tail -n 1 <<< "$out" | cut -d' ' -f2)")
+    cpus+=("$(tail -n 1 <<< "$out" | awk '{ print $3 + $4 }')")
   done
-  printf '%-44s %-36s %-8s %7.2f s %6d MB\n' "$label" "$model" "$verdict" \
-    "$(printf '%s\n' "${times[@]}" | median)" "$(( $(printf '%s\n' "${mems[@]}" | median) / 1024 ))"
+  printf '%-44s %-36s %-8s %7.2f s %7.2f s CPU %6d MB\n' "$label" "$model" "$verdict" \
+    "$(printf '%s\n' "${times[@]}" | median)" "$(printf '%s\n' "${cpus[@]}" | median)" \
+    "$(( $(printf '%s\n' "${mems[@]}" | median) / 1024 ))"
 }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 inputs=()
