@@ -190,6 +190,7 @@ pub fn check_history(
             real_time: c.real_time,
             timeout: opts.sat_timeout,
             conflict_budget: opts.sat_conflict_budget,
+            projection: opts.sat_projection,
             skip_internal: true,
             skip_unexplained: true,
             lost_update: prohibited.contains(&"lost-update")
