@@ -138,11 +138,9 @@ fn views_exceed_budget(h: &RegHistory, preds: &PredTable, opts: &SatOptions) -> 
         for op in &t.ops {
             let (k, class, pred) = match *op {
                 RwMop::Write(k, _) | RwMop::Read(k, _) => (k as usize, false, false),
-                RwMop::PredRead { key, seen, .. } => (
-                    key as usize,
-                    !matches!(seen, PredSeen::Returned(_)),
-                    true,
-                ),
+                RwMop::PredRead { key, seen, .. } => {
+                    (key as usize, !matches!(seen, PredSeen::Returned(_)), true)
+                }
             };
             if mark[k] != id {
                 mark[k] = id;

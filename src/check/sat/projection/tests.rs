@@ -32,8 +32,16 @@ fn phantom() -> RegHistory {
     let (j, k) = (10, 11);
     vec![
         txn(0, 1, vec![RwMop::Write(0, Some(1))]),
-        txn(1, 2, vec![RwMop::Read(0, Some(1)), RwMop::Write(1, Some(0))]),
-        txn(0, 3, vec![RwMop::Write(j, Some(1)), RwMop::Write(k, Some(2))]),
+        txn(
+            1,
+            2,
+            vec![RwMop::Read(0, Some(1)), RwMop::Write(1, Some(0))],
+        ),
+        txn(
+            0,
+            3,
+            vec![RwMop::Write(j, Some(1)), RwMop::Write(k, Some(2))],
+        ),
         txn(
             1,
             4,
@@ -198,20 +206,31 @@ fn forced_projections_agree_with_brute_force() {
         invalid += usize::from(!expected);
         refuted += usize::from(stats.projected_keys > 0);
     }
-    assert!(invalid > 500 && refuted > invalid / 4, "{refuted} of {invalid}");
+    assert!(
+        invalid > 500 && refuted > invalid / 4,
+        "{refuted} of {invalid}"
+    );
 }
 
-/// Every injected phantom of generated predicate histories is refuted by
-/// a projection (forced first), under serializability with and without
-/// session order and snapshot isolation, through the injected
-/// transactions, and named as the full check names it.
+/// Injected phantoms of generated predicate histories: forced first,
+/// projections change no verdict of the full check, under serializability
+/// with and without session order and snapshot isolation, and every
+/// phantom the full check finds without session order, a projection
+/// finds too, through the two injected transactions and named alike.
+/// Here all twelve are violations; in general, without session order a
+/// phantom is none when a later `:wp` overwrote the missed row with a
+/// value the predicate does not match (the reader then serializes after
+/// it), as in `ellery gen --predicates -n 100000 -k 10000 -p 10
+/// --pred-width 0.001 --seed 1 --pred-fault phantom`.
 #[test]
 fn generated_phantoms_are_found() {
     use crate::gen::predicates::{generate_predicates, PredFault, PredGenOptions};
-    for seed in 0..3 {
+    let mut found = 0;
+    for seed in 0..4 {
         let g = PredGenOptions {
             txns: 2000,
             keys: 200,
+            width: 0.001,
             faults: vec![PredFault::Phantom],
             seed,
             ..PredGenOptions::default()
@@ -237,20 +256,32 @@ fn generated_phantoms_are_found() {
                 projection: Projection::First,
                 ..base
             };
+            let (full, _) = check_with_predicates(&h, &p, &base);
             let (v, stats) = check_with_predicates(&h, &p, &first);
+            let case = format!("seed {seed} {isolation:?} session {session_order}");
+            assert_eq!(
+                matches!(v, Verdict::Valid(_)),
+                matches!(full, Verdict::Valid(_)),
+                "{case}: {v:?} / {full:?}"
+            );
+            let Verdict::Invalid(Violation::Cycle(fc)) = &full else {
+                assert_eq!(stats.projected_keys, 0, "{case}");
+                continue;
+            };
             let Verdict::Invalid(Violation::Cycle(c)) = &v else {
-                panic!("seed {seed} {isolation:?}: {v:?}")
+                panic!("{case}: {v:?}")
             };
             verify_cycle_with(&h, &p, c).expect("verified");
-            assert!(stats.projected_keys > 0, "seed {seed}");
+            if stats.projected_keys == 0 {
+                assert!(session_order, "{case}: no projection refuted it");
+                continue;
+            }
+            found += 1;
             let mut ops: Vec<u64> = c.iter().map(|e| h[e.from as usize - 1].index).collect();
             ops.sort_unstable();
-            assert_eq!(ops, injected, "seed {seed} {isolation:?}: {c:?}");
-            let (full, _) = check_with_predicates(&h, &p, &base);
-            let Verdict::Invalid(Violation::Cycle(fc)) = &full else {
-                panic!("seed {seed} {isolation:?}: full {full:?}")
-            };
-            assert_eq!(classify_cycle(c), classify_cycle(fc), "seed {seed}");
+            assert_eq!(ops, injected, "{case}: {c:?}");
+            assert_eq!(classify_cycle(c), classify_cycle(fc), "{case}");
         }
     }
+    assert_eq!(found, 12);
 }
