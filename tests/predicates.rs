@@ -605,6 +605,110 @@ fn predicate_histories_agree_with_brute_force() {
     eprintln!("{n} histories: {valid} valid, {invalid} invalid verdicts, {si_only} SI-only");
 }
 
+/// [`verdict`] with the SAT checker's projections forced first
+/// (`ellery::check::sat::Projection`).
+fn verdict_projecting(edn: &str, model: &str) -> Validity {
+    let h = ellery::read::read_history_bytes(edn.as_bytes().to_vec(), "brute", Format::Edn)
+        .expect("reads");
+    let (expectations, _) = common::options(&format!("-c {model}"));
+    let opts = CheckOptions {
+        expectations,
+        sat_projection: ellery::check::sat::Projection::First,
+        ..CheckOptions::default()
+    };
+    ellery::check::sat::check_history(&h, &opts)
+        .expect("checks")
+        .validity
+}
+
+/// Projections onto a few keys (forced first) change no verdict: random
+/// small predicate histories, plain and over write chains, agree with the
+/// serial-execution reference under serializability and with the
+/// operational one under snapshot isolation (`ELLERY_PRED_BRUTE_N`
+/// histories of each kind, default 1,500).
+#[test]
+fn forced_projections_agree_with_brute_force() {
+    let n: usize = std::env::var("ELLERY_PRED_BRUTE_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1500);
+    let mut rng = Rng(0xD6E8_FEB8_6659_FD93);
+    let mut tally = (0, 0);
+    for i in 0..2 * n {
+        let mut txns = match i % 2 {
+            0 => random_history(&mut rng),
+            _ => chained_history(&mut rng),
+        };
+        let edn = to_edn(&mut txns);
+        for (model, want) in [
+            ("serializable", brute(&txns, false)),
+            ("snapshot-isolation", snapshot(&txns, &universe(&txns))),
+        ] {
+            let expected = if want {
+                Validity::Valid
+            } else {
+                Validity::Invalid
+            };
+            assert_eq!(
+                verdict_projecting(&edn, model),
+                expected,
+                "case {i} under {model}:\n{edn}"
+            );
+            match want {
+                true => tally.0 += 1,
+                false => tally.1 += 1,
+            }
+        }
+    }
+    let (valid, invalid) = tally;
+    assert!(
+        valid > n / 2 && invalid > n / 2,
+        "{valid} valid, {invalid} invalid"
+    );
+}
+
+/// A phantom among unrelated transactions, decided through a projection
+/// onto its two keys (forced first): the exact result map, the one the
+/// full check gives.
+#[test]
+fn phantom_found_by_projection_has_the_full_checks_result_map() {
+    let edn = "{:index 0 :type :invoke :process 0 :f :txn :value [[:w :a 1]]}
+{:index 1 :type :ok :process 0 :f :txn :value [[:w :a 1]]}
+{:index 2 :type :invoke :process 1 :f :txn :value [[:r :a nil] [:w :b 5]]}
+{:index 3 :type :ok :process 1 :f :txn :value [[:r :a 1] [:w :b 5]]}
+{:index 4 :type :invoke :process 0 :f :txn :value [[:w :j 1] [:w :k 2]]}
+{:index 5 :type :ok :process 0 :f :txn :value [[:w :j 1] [:w :k 2]]}
+{:index 6 :type :invoke :process 1 :f :txn :value [[:r :j nil] [:rp [:= 2] nil]]}
+{:index 7 :type :ok :process 1 :f :txn :value [[:r :j 1] [:rp [:= 2] {}]]}
+{:index 8 :type :invoke :process 2 :f :txn :value [[:r :b nil]]}
+{:index 9 :type :ok :process 2 :f :txn :value [[:r :b 5]]}
+";
+    let want = "{:valid? false, :anomaly-types (:G-single), :anomalies {:G-single [{:cycle [\
+        {:index 5, :time -1, :type :ok, :process 0, :f :txn, :value [[:w :j 1] [:w :k 2]]} \
+        {:index 7, :time -1, :type :ok, :process 1, :f :txn, :value [[:r :j 1] [:rp [:= 2] {}]]} \
+        {:index 5, :time -1, :type :ok, :process 0, :f :txn, :value [[:w :j 1] [:w :k 2]]}], \
+        :steps ({:type :wr, :key :j, :value 1, :a-mop-index 0, :b-mop-index 0} \
+        {:type :rw, :key :k, :value nil, :value' 2, :predicate [:= 2], :returned false}), \
+        :type :G-single}]}, :not #{:consistent-view}, :also-not #{:forward-consistent-view \
+        :serializable :snapshot-isolation :strong-serializable :strong-session-serializable \
+        :strong-session-snapshot-isolation :strong-snapshot-isolation :update-serializable}}";
+    let h = ellery::read::read_history_bytes(edn.as_bytes().to_vec(), "p.edn", Format::Edn)
+        .expect("reads");
+    for projection in [
+        ellery::check::sat::Projection::First,
+        ellery::check::sat::Projection::Off,
+    ] {
+        let (expectations, _) = common::options("-c serializable");
+        let opts = CheckOptions {
+            expectations,
+            sat_projection: projection,
+            ..CheckOptions::default()
+        };
+        let o = ellery::check::sat::check_history(&h, &opts).expect("checks");
+        assert_eq!(ellery::edn::pr_str(&o.result), want, "{projection:?}");
+    }
+}
+
 /// Random small histories of read-modify-writes with values unique per
 /// key (a read of such a value has one writer, so the read-modify-writes
 /// form write chains, which the predicate's anti-dependencies walk: see

@@ -81,6 +81,10 @@ pub struct CheckOptions {
     /// by `--algorithm auto` for its confirmations (a bound that, unlike
     /// the timeout, gives the same answer on every machine).
     pub sat_conflict_budget: Option<usize>,
+    /// When the SAT checker looks for a violation in a projection of the
+    /// history onto a few keys ([`crate::check::sat::Projection`]; tests
+    /// force it).
+    pub sat_projection: crate::check::sat::Projection,
     /// Under `--algorithm auto`, let the exact (SAT) checker take the
     /// rw-register histories the inference misreads and confirm a valid
     /// inferred verdict (see [`crate::route`]). Off in elle-cli mode, whose
@@ -116,6 +120,7 @@ impl Default for CheckOptions {
             algorithm: Algorithm::Auto,
             sat_timeout: Some(Duration::from_secs(60)),
             sat_conflict_budget: None,
+            sat_projection: Default::default(),
             confirm_with_sat: true,
             jepsen: Default::default(),
             warn_unused_options: true,

@@ -43,8 +43,8 @@ type Misfits = Option<Box<[u32]>>;
 /// without session order, 13.8M edges, 2.06 GB when its timeout stopped
 /// it before solving; a generated 10k predicate history with session order,
 /// 0.58M edges and 0.25M literals, 86 MB after solving.
-const BYTES_PER_EDGE: u64 = 200;
-const BYTES_PER_VAR: u64 = 100;
+pub(super) const BYTES_PER_EDGE: u64 = 200;
+pub(super) const BYTES_PER_VAR: u64 = 100;
 
 /// The state the phases share.
 struct Builder<'a> {

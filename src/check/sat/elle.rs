@@ -235,6 +235,7 @@ pub fn check_history(
             real_time: c.real_time,
             timeout: opts.sat_timeout,
             conflict_budget: opts.sat_conflict_budget,
+            projection: opts.sat_projection,
             skip_internal: true,
             skip_unexplained: true,
             lost_update: prohibited.contains(&"lost-update")
@@ -265,6 +266,9 @@ pub fn check_history(
                             .min(opts.sat_conflict_budget.unwrap_or(usize::MAX)),
                     ),
                     lost_update: false,
+                    // A projection can only refute, which an attempt
+                    // cannot use.
+                    projection: super::Projection::Off,
                     ..sat_opts
                 };
                 let (verdict, stats) = check_with_predicates(&rh, &preds, &attempt);

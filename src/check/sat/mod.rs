@@ -47,6 +47,7 @@ mod lost_update;
 mod polygraph;
 mod pred_witness;
 mod predicates;
+mod projection;
 mod prune;
 mod reach;
 mod reads;
@@ -67,6 +68,7 @@ pub use facts::{
 pub use history::{reg_history, reg_history_with_predicates};
 use polygraph::to_cycle;
 pub use predicates::{PredSeen, PredTable};
+pub use projection::Projection;
 // For the inference's predicate dependencies (`crate::infer::predicates`).
 pub(crate) use predicates::inference_view;
 use prune::prune;
@@ -228,6 +230,9 @@ pub struct SatOptions {
     /// the same writer and both write it (Elle's `lost-update`). Only needed
     /// below [`Isolation::ConsistentView`], whose cycles include them.
     pub lost_update: bool,
+    /// When to look for a violation in a projection of the history onto
+    /// a few keys ([`Projection`]).
+    pub projection: Projection,
 }
 
 impl Default for SatOptions {
@@ -245,6 +250,7 @@ impl Default for SatOptions {
             skip_internal: false,
             skip_unexplained: false,
             lost_update: false,
+            projection: Projection::Auto,
         }
     }
 }
@@ -417,6 +423,9 @@ pub struct SatStats {
     /// Solves: more than one when predicate views were deferred and the
     /// first witness missed some (`predicates::ClassViews`).
     pub rounds: usize,
+    /// Keys of the projection that refuted the history ([`Projection`]);
+    /// 0 when none did.
+    pub projected_keys: usize,
 }
 
 /// Checks serializability (or, per [`SatOptions::isolation`], snapshot
@@ -434,6 +443,21 @@ pub fn check_with_predicates(
 ) -> (Verdict, SatStats) {
     let start = Instant::now();
     let mut stats = SatStats::default();
+    let failures = match predicates::witness(h, preds, opts) {
+        Some(Ok(order)) => return (Verdict::Valid(order), stats),
+        Some(Err(failures)) => Some(failures),
+        None => None,
+    };
+    // A projection first when the whole polygraph cannot fit (or when
+    // asked), after it when building ran over the budget: either way only
+    // where the full check would say unknown (see `projection`).
+    let first = projection::first(h, preds, opts);
+    if first {
+        if let Some((verdict, keys)) = projection::refute(h, preds, opts, failures.as_deref()) {
+            stats.projected_keys = keys;
+            return (verdict, stats);
+        }
+    }
     let mut rounds = 1;
     let verdict = predicates::solve_deferring(h, preds, opts, &mut rounds, |views| {
         // Counters are per solve (pruning reads its own from them).
@@ -441,6 +465,14 @@ pub fn check_with_predicates(
         solve(h, preds, opts, start, &mut stats, views)
     });
     stats.rounds = rounds;
+    let over = matches!(verdict, Verdict::Unknown) && stats.over_budget.is_some();
+    if over && !first && opts.projection != Projection::Off {
+        if let Some((verdict, keys)) = projection::refute(h, preds, opts, failures.as_deref()) {
+            stats.projected_keys = keys;
+            stats.over_budget = None;
+            return (verdict, stats);
+        }
+    }
     (verdict, stats)
 }
 

@@ -22,15 +22,50 @@
 
 use super::{PredSeen, PredTable, RegHistory, RegValue, RwMop, SatOptions};
 
+/// How many failing reads a replay lists before it stops: seeds enough for
+/// [`super::projection`], which unites them.
+const MAX_FAILURES: usize = 8;
+
+/// A read the replay of a candidate order did not explain: the reader's
+/// view of `key` disagreed with the version `writer` (graph id, 0 for the
+/// initial state) had left. Seeds [`super::projection`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Failure {
+    /// Graph id of the reader.
+    pub(super) reader: u32,
+    /// The key.
+    pub(super) key: u64,
+    /// Graph id of the last writer of the key before the reader.
+    pub(super) writer: u32,
+}
+
 /// The candidate order: transactions by completion, an `:info` one at its
 /// invocation when some read observed one of its writes (left out
-/// otherwise). Graph ids, as [`super::Verdict::Valid`] gives them, when the
-/// replay succeeds and the order respects the orders `opts` keeps.
+/// otherwise). `Ok`: graph ids, as [`super::Verdict::Valid`] gives them,
+/// when the replay succeeds and the order respects the orders `opts`
+/// keeps; `Err`: the first reads the replay failed to explain (empty when
+/// only the orders were not respected).
 pub(super) fn by_completion(
     h: &RegHistory,
     preds: &PredTable,
     opts: &SatOptions,
-) -> Option<Vec<u32>> {
+) -> Result<Vec<u32>, Vec<Failure>> {
+    let order = completion_order(h);
+    let failures = replay_failures(h, preds, &order, MAX_FAILURES);
+    match failures.is_empty() && respects_orders(h, opts, &order) {
+        true => Ok(order),
+        false => Err(failures),
+    }
+}
+
+/// The first reads a replay of [`by_completion`]'s order fails to explain
+/// (for a caller that did not try the witness).
+pub(super) fn completion_failures(h: &RegHistory, preds: &PredTable) -> Vec<Failure> {
+    replay_failures(h, preds, &completion_order(h), MAX_FAILURES)
+}
+
+/// [`by_completion`]'s candidate order.
+fn completion_order(h: &RegHistory) -> Vec<u32> {
     let observed = observed_writes(h);
     let mut order: Vec<(u64, u32)> = Vec::with_capacity(h.len());
     for (i, t) in h.iter().enumerate() {
@@ -46,8 +81,7 @@ pub(super) fn by_completion(
         }
     }
     order.sort_unstable();
-    let order: Vec<u32> = order.into_iter().map(|(_, id)| id).collect();
-    (respects_orders(h, opts, &order) && replay(h, preds, &order)).then_some(order)
+    order.into_iter().map(|(_, id)| id).collect()
 }
 
 /// Every `(key, value)` some committed transaction read (item read or
@@ -104,7 +138,16 @@ fn respects_orders(h: &RegHistory, opts: &SatOptions, order: &[u32]) -> bool {
 /// Whether replaying the transactions of `order` (graph ids) one after
 /// another explains every read of the committed ones. An `:info`
 /// transaction's writes apply (its reads were not observed).
+#[cfg(test)]
 pub(super) fn replay(h: &RegHistory, preds: &PredTable, order: &[u32]) -> bool {
+    replay_failures(h, preds, order, 1).is_empty()
+}
+
+/// The first `max` reads of committed transactions that replaying `order`
+/// (graph ids) one after another does not explain. The replay goes on
+/// past a failure as if the read had held (the writes apply): the later
+/// failures are those of other reads, not echoes of the first.
+fn replay_failures(h: &RegHistory, preds: &PredTable, order: &[u32], max: usize) -> Vec<Failure> {
     let keys = (h.iter().flat_map(|t| &t.ops))
         .map(|op| match *op {
             RwMop::Read(k, _) | RwMop::Write(k, _) => k,
@@ -112,35 +155,42 @@ pub(super) fn replay(h: &RegHistory, preds: &PredTable, order: &[u32]) -> bool {
         })
         .max()
         .map_or(0, |k| k as usize + 1);
-    let mut state: Vec<RegValue> = vec![None; keys];
-    // The transaction's own writes, applied as they come; the versions
-    // they replace are restored if the transaction fails (it does not
-    // matter: the replay stops).
+    // Per key its version and that version's writer (0: initial).
+    let mut state: Vec<(RegValue, u32)> = vec![(None, 0); keys];
+    let mut failures = Vec::new();
     for &id in order {
         let t = &h[id as usize - 1];
         for op in &t.ops {
-            let ok = match *op {
+            let (key, ok) = match *op {
                 RwMop::Write(k, v) => {
-                    state[k as usize] = v;
-                    true
+                    state[k as usize] = (v, id);
+                    continue;
                 }
-                _ if !t.committed => true,
-                RwMop::Read(k, v) => state[k as usize] == v,
+                _ if !t.committed => continue,
+                RwMop::Read(k, v) => (k, state[k as usize].0 == v),
                 RwMop::PredRead { key, pred, seen } => {
-                    let v = state[key as usize];
-                    match seen {
+                    let v = state[key as usize].0;
+                    let ok = match seen {
                         PredSeen::Returned(r) => r == v && preds.eval(pred, v),
                         PredSeen::Matched => preds.eval(pred, v),
                         PredSeen::Missed => !preds.eval(pred, v),
-                    }
+                    };
+                    (key, ok)
                 }
             };
             if !ok {
-                return false;
+                failures.push(Failure {
+                    reader: id,
+                    key,
+                    writer: state[key as usize].1,
+                });
+                if failures.len() >= max {
+                    return failures;
+                }
             }
         }
     }
-    true
+    failures
 }
 
 #[cfg(test)]
@@ -245,16 +295,22 @@ mod tests {
             ),
             info(6, 1, vec![RwMop::Write(1, Some(1))]),
         ];
-        assert_eq!(by_completion(&h, &p, &opts), Some(vec![3, 1, 2]));
+        assert_eq!(by_completion(&h, &p, &opts), Ok(vec![3, 1, 2]));
         // Observed through a returned row alone, I still takes effect.
         let mut h2 = h.clone();
         h2[0].ops.clear();
-        assert_eq!(by_completion(&h2, &p, &opts), Some(vec![3, 1, 2]));
+        assert_eq!(by_completion(&h2, &p, &opts), Ok(vec![3, 1, 2]));
         // Once U is observed too (a read of y = 1), T2's nil read of y
-        // breaks: no witness (the exact checker decides).
+        // breaks: no witness (the exact checker decides); the failure
+        // names T2's read of y and U, whose version it contradicts.
         let mut h3 = h.clone();
         h3[0].ops.push(RwMop::Read(1, Some(1)));
-        assert_eq!(by_completion(&h3, &p, &opts), None);
+        let failure = Failure {
+            reader: 2,
+            key: 1,
+            writer: 4,
+        };
+        assert_eq!(by_completion(&h3, &p, &opts), Err(vec![failure]));
     }
 
     /// Session and real-time order are checked only when the model keeps

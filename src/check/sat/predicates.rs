@@ -621,6 +621,18 @@ impl ClassViews {
     }
 }
 
+/// The serial witness (`pred_witness`), tried before any polygraph on a
+/// history with predicates under serializability: `None` when not tried,
+/// else the witness order or the reads its replay failed to explain.
+pub(super) fn witness(
+    h: &super::RegHistory,
+    preds: &PredTable,
+    opts: &super::SatOptions,
+) -> Option<Result<Vec<u32>, Vec<super::pred_witness::Failure>>> {
+    (!preds.preds.is_empty() && opts.isolation == super::Isolation::Serializable)
+        .then(|| super::pred_witness::by_completion(h, preds, opts))
+}
+
 /// Whether [`solve_deferring`] defers the views known by class: plain
 /// serializability (session order or not) without real time, whose views
 /// no order narrows. With real time the windows of
@@ -632,7 +644,8 @@ pub(super) fn defers(preds: &PredTable, opts: &super::SatOptions) -> bool {
 
 /// Solves with `solve` (given the class views to build, `None`: all),
 /// deferring the views known by class when [`defers`] says so (see
-/// [`ClassViews`]; `rounds` counts the solves).
+/// [`ClassViews`]; `rounds` counts the solves). The caller has tried the
+/// serial witness ([`witness`]) first.
 pub(super) fn solve_deferring(
     h: &super::RegHistory,
     preds: &PredTable,
@@ -642,15 +655,6 @@ pub(super) fn solve_deferring(
 ) -> super::Verdict {
     use super::Verdict;
     *rounds = 1;
-    if preds.preds.is_empty() {
-        return solve(None);
-    }
-    if opts.isolation == super::Isolation::Serializable {
-        if let Some(order) = super::pred_witness::by_completion(h, preds, opts) {
-            *rounds = 0;
-            return Verdict::Valid(order);
-        }
-    }
     if !defers(preds, opts) {
         return solve(None);
     }

@@ -107,7 +107,7 @@ fn ser_sessions(h: &RegHistory, session: bool) -> bool {
 /// Runs `order` (graph ids, with :info transactions present iff listed)
 /// serially: every read sees the latest write; with `session`, each
 /// process's transactions keep their history order.
-fn serial_ok(h: &RegHistory, order: &[u32], session: bool) -> bool {
+pub(super) fn serial_ok(h: &RegHistory, order: &[u32], session: bool) -> bool {
     serial_ok_rt(h, order, session, false)
 }
 
@@ -169,7 +169,7 @@ fn permutations(items: &[u32], f: &mut impl FnMut(&[u32]) -> bool) -> bool {
 }
 
 /// Brute force: some subset of the :info transactions and some order.
-fn brute(h: &RegHistory, session: bool) -> bool {
+pub(super) fn brute(h: &RegHistory, session: bool) -> bool {
     brute_rt(h, session, false)
 }
 
@@ -201,7 +201,7 @@ fn brute_rt(h: &RegHistory, session: bool, real_time: bool) -> bool {
 /// follows it: the topological order of an acyclic induced graph gives one)
 /// and some read-from choice whose induced graph `(so ∪ wr ∪ ww) ; rw?` is
 /// acyclic.
-fn brute_si(h: &RegHistory, session: bool, real_time: bool) -> bool {
+pub(super) fn brute_si(h: &RegHistory, session: bool, real_time: bool) -> bool {
     let n = h.len() + 1;
     let info: Vec<u32> = (1..n as u32)
         .filter(|&i| !h[i as usize - 1].committed)
@@ -584,15 +584,15 @@ fn deadline_stop_latches() {
 }
 
 /// xorshift64*
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -600,7 +600,7 @@ impl Rng {
 /// A random history of ≤ 6 transactions over ≤ 3 keys with values in
 /// {nil, 1, 2}: usually a serial execution in a random order, sometimes
 /// with one read perturbed, processes assigned at random, some :info.
-fn random_history(rng: &mut Rng) -> RegHistory {
+pub(super) fn random_history(rng: &mut Rng) -> RegHistory {
     let n = 1 + rng.below(6) as usize;
     let keys = 1 + rng.below(3);
     let mut state: std::collections::HashMap<u64, RegValue> = Default::default();
