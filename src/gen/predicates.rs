@@ -26,10 +26,10 @@ pub enum PredFault {
     /// A phantom. Odd injections drop a matching row: `W` writes `j = u`
     /// and `k = v`; then `R` reads `j = u` and its predicate `[:= v]`
     /// misses `k` (G-single through the predicate). Even injections add a
-    /// stale matching row: `W1` writes `k = v`, `W2` writes `j = u` and
-    /// `k = v'`; then `R` reads `j = u` and its predicate `[:= v]` returns
-    /// `k = v`, a version `W2` had overwritten (G-single). Ops: `[W, R]` /
-    /// `[W2, R]`.
+    /// stale matching row: `W1` writes `k = v`, `W2` writes `j = u`, reads
+    /// `k = v` and writes `k = v'`; then `R` reads `j = u` and its
+    /// predicate `[:= v]` returns `k = v`, a version `W2` had overwritten
+    /// (G-single). Ops: `[W, R]` / `[W2, R]`.
     Phantom,
     /// Write skew through predicates: `X` writes `a`, `b`; concurrent `A`
     /// and `B` both read both rows with `[:in #{…}]` and each overwrites one
@@ -189,6 +189,16 @@ impl<W: Write> Sim<'_, W> {
     fn value(&mut self) -> u64 {
         self.writes += 1;
         (self.writes.wrapping_mul(0x5851_F42D)) % SPACE
+    }
+
+    /// The next unique value for an injection: at 2^32 and above, where no
+    /// normal predicate reaches (their ranges start below 2^31 and are at
+    /// most 2^31 wide), so no later predicate write overwrites an injected
+    /// row and no normal predicate read sees one: what an injection's
+    /// transactions saw stays a violation whatever comes after.
+    fn injected_value(&mut self) -> u64 {
+        self.writes += 1;
+        2 * SPACE + self.writes
     }
 
     fn emit(&mut self, process: usize, ok: bool, mops: &[String]) -> io::Result<u64> {
@@ -367,7 +377,7 @@ fn inject<W: Write>(
         PredFault::Phantom => {
             *phantoms += 1;
             let (j, k) = (key(), key());
-            let (u, v) = (sim.value(), sim.value());
+            let (u, v) = (sim.injected_value(), sim.injected_value());
             if *phantoms % 2 == 1 {
                 // Drop: R's predicate misses k although R saw W's j.
                 let w = sim.run_alone(0, &[M::W(j, u), M::W(k, v)], |_| {})?;
@@ -376,10 +386,13 @@ fn inject<W: Write>(
                 })?;
                 Ok(vec![w, r])
             } else {
-                // Add: R's predicate returns k = v, which W2 overwrote.
+                // Add: R's predicate returns k = v, which W2 overwrote. W2
+                // reads k = v first, so it follows W1 in k's version order
+                // under every model (two blind writes could be ordered
+                // either way, and W2 before W1 would explain R).
                 sim.run_alone(0, &[M::W(k, v)], |_| {})?;
-                let v2 = sim.value();
-                let w2 = sim.run_alone(0, &[M::W(j, u), M::W(k, v2)], |_| {})?;
+                let v2 = sim.injected_value();
+                let w2 = sim.run_alone(0, &[M::W(j, u), M::R(k), M::W(k, v2)], |_| {})?;
                 let r = sim.run_alone(1, &[M::R(j), M::Rp(P::Eq(v))], |text| {
                     text[1] = format!("[:rp {} {{{k} {v}}}]", P::Eq(v).edn());
                 })?;
@@ -388,10 +401,10 @@ fn inject<W: Write>(
         }
         PredFault::PredicateWriteSkew => {
             let (a, b) = (key(), key());
-            let (va, vb) = (sim.value(), sim.value());
+            let (va, vb) = (sim.injected_value(), sim.injected_value());
             sim.run_alone(0, &[M::W(a, va), M::W(b, vb)], |_| {})?;
             let pred = || P::In(vec![va, vb]);
-            let (na, nb) = (sim.value(), sim.value());
+            let (na, nb) = (sim.injected_value(), sim.injected_value());
             sim.run_together(&[
                 (0, vec![M::Rp(pred()), M::W(a, na)]),
                 (1, vec![M::Rp(pred()), M::W(b, nb)]),
