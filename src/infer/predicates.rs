@@ -102,6 +102,7 @@ pub fn analyze<'h>(
     anomalies.add_seq_nonempty("internal", internal_cases(h));
     Ok(Inference {
         edges: inner.edges,
+        order: inner.order,
         anomalies,
         vertices: inner.vertices,
         explainers: vec![Box::new(PredicateExplainer {
