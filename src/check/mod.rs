@@ -398,6 +398,12 @@ pub fn cycle_cases_in(
     };
     let mut sccs = nontrivial_sccs(&graph);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
+    if !sccs.is_empty() {
+        // Before any search's clock starts: an explainer that builds its
+        // tables when first asked (a big rw-register history's) would
+        // otherwise spend a deadline-bound search's time (issue 23).
+        inference.prepare_explainers(history);
+    }
     let mut cases = Vec::new();
     for scc in &sccs {
         let local = graph.induced(scc);

@@ -324,5 +324,15 @@ mod csr_tests {
         assert_eq!(row(3), [(3, Rels::WW)]);
         assert_eq!(g.edge(0, 3), Some(Rels::RW.union(Rels::WR)));
         assert_eq!(g.edge(1, 0), None);
+        // The same edges, the last four generated (twice: counted, then
+        // placed), make the same graph.
+        let more = |f: &mut dyn FnMut(u32, u32, Rels)| {
+            for &(a, b, r) in &edges[3..] {
+                f(a, b, r)
+            }
+        };
+        let h = DiGraph::from_edges_and(4, &edges[..3], more);
+        assert_eq!(h.edges().collect::<Vec<_>>(), g.edges().collect::<Vec<_>>());
+        assert_eq!(h.len(), 4);
     }
 }

@@ -256,6 +256,11 @@ impl Step {
 pub trait PairExplainer: Sync {
     /// Why `b` depends on `a`, or `None` if this explainer sees no reason.
     fn explain(&self, history: &History, a: u32, b: u32) -> Option<Step>;
+
+    /// Builds now whatever the explainer builds when first asked, so that
+    /// the time it takes is not the cycle search's (a search stops at its
+    /// deadline with the best cycle so far).
+    fn prepare(&self, _history: &History) {}
 }
 
 /// The result of inferring a workload's dependencies.
@@ -286,6 +291,13 @@ impl Inference<'_> {
         crate::graph::DiGraph::from_edges_and(history.ops.len(), &self.edges, |f| {
             order.for_each_edge(history, f)
         })
+    }
+
+    /// Prepares every explainer ([`PairExplainer::prepare`]).
+    pub fn prepare_explainers(&self, history: &History) {
+        for e in &self.explainers {
+            e.prepare(history);
+        }
     }
 
     /// Every edge as a list: `edges`, then `order`'s (the list an

@@ -134,6 +134,10 @@ impl Tables {
 }
 
 impl PairExplainer for RegisterExplainer {
+    fn prepare(&self, h: &History) {
+        self.tables(h);
+    }
+
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
         let t = self.tables(h);
         let reads = t.ext.reads(b as usize);
