@@ -528,6 +528,15 @@ fn data_edges(
         )
     });
 
+    // A big history's explainer computes its tables again if ever asked
+    // (issue 23: memory), so each goes after the last step using it: the
+    // external writes now, the reads after the wr edges.
+    let big = h.ops.len() >= RECOMPUTE_TABLES_FROM;
+    let mut ext = ext;
+    if big {
+        ext.writes = Vec::new();
+        ext.w_at = Vec::new();
+    }
     let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
     let mut vertices: Vec<u32> = Vec::new();
 
@@ -568,9 +577,7 @@ fn data_edges(
         }
     }
 
-    // A big history's explainer computes its tables again if ever asked:
-    // the biggest goes now (issue 23: memory).
-    let ext = (h.ops.len() < RECOMPUTE_TABLES_FROM).then_some(ext);
+    let ext = (!big).then_some(ext);
     // ww and rw edges from the version graphs' direct edges.
     for &k in &graphs.keys {
         for &(v1, v2) in &graphs.edges[k as usize] {
