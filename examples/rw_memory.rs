@@ -92,7 +92,10 @@ fn main() {
         analyze(&h, ExtraGraph::Realtime, &RwOptions::default())
     });
     match &inference {
-        Ok(i) => println!("  {} edges", i.edges.len()),
+        Ok(i) => println!(
+            "  {} data edges (order edges are generated with the graph)",
+            i.edges.len()
+        ),
         Err(_) => println!("  refused"),
     }
     step("drop inference", || drop(inference));

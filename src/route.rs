@@ -49,7 +49,7 @@
 // algorithms' own modules.
 
 use crate::check::result::result_map;
-use crate::check::{cycle_cases, CycleCase, CycleOptions, ExplainedCycle};
+use crate::check::{cycle_cases_in, CycleCase, CycleOptions, ExplainedCycle};
 use crate::consistency as cm;
 use crate::edn::Value;
 use crate::error::{CheckError, InputError};
@@ -649,9 +649,19 @@ fn rw_register_keeping_edges(
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
     match rw_register::analyze(history, extra_graph(opts), &opts.rw) {
-        Ok(inference) => {
+        // Only `auto_register`'s serial witness reads the edges, and only
+        // up to its size limit: a bigger history's edge list goes once the
+        // graph holds them, and its real-time edges are never listed
+        // (issue 23: memory).
+        Ok(inference) if history.ops.len() <= AUTO_SAT_MAX_OPS => {
             let o = check_inferred(history, opts, &inference, clock);
-            (Ok(o), inference.edges)
+            (Ok(o), inference.all_edges(history))
+        }
+        Ok(mut inference) => {
+            let graph = inference.graph(history);
+            inference.edges = Vec::new();
+            let o = check_inferred_with(history, opts, &inference, graph, clock);
+            (Ok(o), Vec::new())
         }
         Err(r) => (refused(history, r), Vec::new()),
     }
@@ -684,6 +694,17 @@ pub(crate) fn check_inferred(
     inference: &Inference<'_>,
     clock: std::time::Instant,
 ) -> Outcome {
+    check_inferred_with(history, opts, inference, inference.graph(history), clock)
+}
+
+/// [`check_inferred`] on the inference's graph, built already.
+fn check_inferred_with(
+    history: &History,
+    opts: &CheckOptions,
+    inference: &Inference<'_>,
+    graph: crate::graph::DiGraph,
+    clock: std::time::Instant,
+) -> Outcome {
     let exp = &opts.expectations;
     let reportable = exp.reportable();
     let phase = |name: &str| {
@@ -697,7 +718,7 @@ pub(crate) fn check_inferred(
     };
     phase("inference");
     starting(opts, "searching for cycles");
-    let analysis = cycle_cases(history, inference, &copts);
+    let analysis = cycle_cases_in(history, inference, graph, &copts);
     let (cases, vertices) = (&analysis.cases, analysis.vertex_count);
     phase("cycle search");
     let mut all: Vec<(String, Vec<Value>)> = Vec::new();

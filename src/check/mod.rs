@@ -370,8 +370,18 @@ pub fn cycle_cases(
     inference: &Inference<'_>,
     opts: &CycleOptions,
 ) -> CycleAnalysis {
+    cycle_cases_in(history, inference, inference.graph(history), opts)
+}
+
+/// [`cycle_cases`] on the inference's graph, built already (its edge list
+/// may then be gone: issue 23, memory).
+pub fn cycle_cases_in(
+    history: &History,
+    inference: &Inference<'_>,
+    graph: DiGraph,
+    opts: &CycleOptions,
+) -> CycleAnalysis {
     let n = history.ops.len();
-    let graph = DiGraph::from_edge_slice(n, &inference.edges);
     let vertex_count = {
         // Every endpoint of an edge, plus the inference's edgeless vertices.
         let mut seen = vec![false; n];
@@ -388,6 +398,12 @@ pub fn cycle_cases(
     };
     let mut sccs = nontrivial_sccs(&graph);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
+    if !sccs.is_empty() {
+        // Before any search's clock starts: an explainer that builds its
+        // tables when first asked (a big rw-register history's) would
+        // otherwise spend a deadline-bound search's time (issue 23).
+        inference.prepare_explainers(history);
+    }
     let mut cases = Vec::new();
     for scc in &sccs {
         let local = graph.induced(scc);

@@ -35,24 +35,46 @@ impl DiGraph {
     /// short) and its parallel edges merged, compacting in place. No
     /// second edge-sized array exists at any time (issue 23: memory).
     pub fn from_edge_slice(n: usize, edges: &[(u32, u32, Rels)]) -> DiGraph {
-        let mut offsets = vec![0u32; n + 1];
+        DiGraph::from_edges_and(n, edges, |_: &mut dyn FnMut(u32, u32, Rels)| {})
+    }
+
+    /// [`DiGraph::from_edge_slice`] over `edges` and the edges `more`
+    /// passes to its argument. `more` is called twice (to count, then to
+    /// place) and must pass the same edges both times: edges generated on
+    /// the fly (real-time order, issue 23) never exist as a list. The
+    /// graph does not depend on the order of the edges.
+    pub fn from_edges_and(
+        n: usize,
+        edges: &[(u32, u32, Rels)],
+        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)),
+    ) -> DiGraph {
+        // `offsets[a + 2]` counts a's edges; summed, `offsets[a + 1]` is
+        // a's start, the cursor that places its edges in order and ends at
+        // the next row's start (no copy of the offsets: issue 23).
+        let mut offsets = vec![0u32; n + 2];
         for &(a, _, _) in edges {
-            offsets[a as usize + 1] += 1;
+            offsets[a as usize + 2] += 1;
         }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
+        more(&mut |a, _, _| offsets[a as usize + 2] += 1);
+        for i in 2..n + 2 {
+            offsets[i] += offsets[i - 1];
         }
-        let mut targets = vec![0u32; edges.len()];
-        let mut rels = vec![Rels::NONE; edges.len()];
+        let total = offsets[n + 1] as usize;
+        let mut targets = vec![0u32; total];
+        let mut rels = vec![Rels::NONE; total];
         {
-            let mut fill = offsets.clone();
-            for &(a, b, r) in edges {
-                let slot = &mut fill[a as usize];
+            let mut place = |a: u32, b: u32, r: Rels| {
+                let slot = &mut offsets[a as usize + 1];
                 targets[*slot as usize] = b;
                 rels[*slot as usize] = r;
                 *slot += 1;
+            };
+            for &(a, b, r) in edges {
+                place(a, b, r);
             }
+            more(&mut place);
         }
+        offsets.pop();
         let mut row: Vec<(u32, Rels)> = Vec::new();
         let mut write = 0usize;
         let mut start = 0usize;
@@ -302,5 +324,15 @@ mod csr_tests {
         assert_eq!(row(3), [(3, Rels::WW)]);
         assert_eq!(g.edge(0, 3), Some(Rels::RW.union(Rels::WR)));
         assert_eq!(g.edge(1, 0), None);
+        // The same edges, the last four generated (twice: counted, then
+        // placed), make the same graph.
+        let more = |f: &mut dyn FnMut(u32, u32, Rels)| {
+            for &(a, b, r) in &edges[3..] {
+                f(a, b, r)
+            }
+        };
+        let h = DiGraph::from_edges_and(4, &edges[..3], more);
+        assert_eq!(h.edges().collect::<Vec<_>>(), g.edges().collect::<Vec<_>>());
+        assert_eq!(h.len(), 4);
     }
 }

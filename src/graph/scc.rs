@@ -12,7 +12,9 @@ pub fn nontrivial_sccs(g: &DiGraph) -> Vec<Vec<u32>> {
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
     let mut stack: Vec<u32> = Vec::new();
-    let mut call: Vec<(u32, usize)> = Vec::new();
+    // A vertex and its next out-edge: 8 bytes a frame, as a real-time
+    // chain's DFS can be a million frames deep (issue 23: memory).
+    let mut call: Vec<(u32, u32)> = Vec::new();
     let mut next = 0u32;
     let mut out = Vec::new();
     for root in 0..n as u32 {
@@ -27,8 +29,8 @@ pub fn nontrivial_sccs(g: &DiGraph) -> Vec<Vec<u32>> {
         on_stack[root as usize] = true;
         while let Some(&mut (v, ref mut pos)) = call.last_mut() {
             let outs = g.out_ids(v);
-            if *pos < outs.len() {
-                let w = outs[*pos];
+            if (*pos as usize) < outs.len() {
+                let w = outs[*pos as usize];
                 *pos += 1;
                 if index[w as usize] == UNSEEN {
                     index[w as usize] = next;

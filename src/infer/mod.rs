@@ -256,12 +256,23 @@ impl Step {
 pub trait PairExplainer: Sync {
     /// Why `b` depends on `a`, or `None` if this explainer sees no reason.
     fn explain(&self, history: &History, a: u32, b: u32) -> Option<Step>;
+
+    /// Builds now whatever the explainer builds when first asked, so that
+    /// the time it takes is not the cycle search's (a search stops at its
+    /// deadline with the best cycle so far).
+    fn prepare(&self, _history: &History) {}
 }
 
 /// The result of inferring a workload's dependencies.
 pub struct Inference<'h> {
     /// Dependency edges between transactions (positions in `history.ops`).
     pub edges: Vec<(u32, u32, Rels)>,
+    /// An order graph whose edges belong to the inference but are not in
+    /// `edges`: generated when the graph is built ([`Inference::graph`]),
+    /// never held as a list (a million-transaction history has millions of
+    /// real-time edges: issue 23). [`txn::ExtraGraph::None`] when `edges`
+    /// holds them all.
+    pub order: txn::ExtraGraph,
     /// Non-cycle anomalies found while inferring, in Elle's insertion order.
     pub anomalies: Anomalies,
     /// Transactions that are vertices of Elle's graph even though none of
@@ -273,6 +284,36 @@ pub struct Inference<'h> {
 }
 
 impl Inference<'_> {
+    /// The dependency graph on the history's `n` op positions: `edges`
+    /// and `order`'s edges, parallel ones merged.
+    pub fn graph(&self, history: &History) -> crate::graph::DiGraph {
+        let order = self.order;
+        crate::graph::DiGraph::from_edges_and(history.ops.len(), &self.edges, |f| {
+            order.for_each_edge(history, f)
+        })
+    }
+
+    /// Prepares every explainer ([`PairExplainer::prepare`]).
+    pub fn prepare_explainers(&self, history: &History) {
+        for e in &self.explainers {
+            e.prepare(history);
+        }
+    }
+
+    /// Every edge as a list: `edges`, then `order`'s (the list an
+    /// inference with `order` left at `None` would hold).
+    pub fn all_edges(self, history: &History) -> Vec<(u32, u32, Rels)> {
+        let mut edges = self.edges;
+        if self.order != txn::ExtraGraph::None {
+            let mut count = 0;
+            self.order.for_each_edge(history, &mut |_, _, _| count += 1);
+            edges.reserve_exact(count);
+            self.order
+                .for_each_edge(history, &mut |a, b, r| edges.push((a, b, r)));
+        }
+        edges
+    }
+
     /// Explains `a → b` with the first explainer that can.
     pub fn explain(&self, history: &History, a: u32, b: u32) -> Option<Step> {
         self.explainers

@@ -40,7 +40,7 @@ pub fn realtime_edges(history: &History) -> Vec<(u32, u32, Rels)> {
 
 /// Calls `link(frontier, c)` for each completion `c` whose invocation the
 /// ops of `frontier` completed before (see [`realtime_edges`]).
-fn realtime_walk(history: &History, mut link: impl FnMut(&[u32], u32)) {
+pub(crate) fn realtime_walk(history: &History, mut link: impl FnMut(&[u32], u32)) {
     // Completed oks not yet implied by a later completed op. Positions are
     // pushed in increasing order and only ever removed, so the frontier
     // stays sorted: the ops an invocation at position j linked to are

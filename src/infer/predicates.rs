@@ -36,6 +36,12 @@ struct PredicateExplainer<'h> {
 }
 
 impl PairExplainer for PredicateExplainer<'_> {
+    fn prepare(&self, view: &History) {
+        for e in &self.inner {
+            e.prepare(view);
+        }
+    }
+
     fn explain(&self, view: &History, a: u32, b: u32) -> Option<Step> {
         let step = self.inner.iter().find_map(|e| e.explain(view, a, b))?;
         let (reader, writer) = match step.kind {
@@ -102,6 +108,7 @@ pub fn analyze<'h>(
     anomalies.add_seq_nonempty("internal", internal_cases(h));
     Ok(Inference {
         edges: inner.edges,
+        order: inner.order,
         anomalies,
         vertices: inner.vertices,
         explainers: vec![Box::new(PredicateExplainer {

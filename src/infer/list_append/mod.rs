@@ -531,6 +531,7 @@ fn analyze_with(
     extra.add_explainer(&mut explainers);
     Ok(Inference {
         edges,
+        order: ExtraGraph::None,
         anomalies,
         explainers,
         vertices: Vec::new(),

@@ -612,6 +612,7 @@ fn build(
     Ok(MiniAnalysis {
         inference: Inference {
             edges,
+            order: ExtraGraph::None,
             anomalies,
             vertices: Vec::new(),
             explainers,

@@ -5,10 +5,49 @@ use super::*;
 
 /// Explains wr, ww and rw steps between register transactions, consulted in
 /// that order (Elle combines the wr explainer, then ww, then rw).
+///
+/// A big history's explainer keeps none of the inference's tables: they
+/// are a sixth of a million-transaction check's peak memory (issue 23),
+/// and only an invalid history's cycles are explained. They are computed
+/// again, the same, at the first explanation.
 pub(super) struct RegisterExplainer {
+    opts: RwOptions,
+    tables: std::sync::OnceLock<Tables>,
+}
+
+/// What [`RegisterExplainer`] consults.
+pub(super) struct Tables {
     pub(super) ext: Ext,
     pub(super) ids: Ids,
     pub(super) graphs: VersionGraphs,
+}
+
+/// Histories of at least this many ops get an explainer that computes its
+/// tables again when first asked (see [`RegisterExplainer`]): an invalid
+/// 1M-transaction history pays about a tenth of its inference again.
+pub(super) const RECOMPUTE_TABLES_FROM: usize = 400_000;
+
+impl RegisterExplainer {
+    /// An explainer holding `tables`, or (`None`, for a big history)
+    /// computing them again with `opts` when first asked.
+    pub(super) fn new(opts: &RwOptions, tables: Option<Tables>) -> RegisterExplainer {
+        let cell = std::sync::OnceLock::new();
+        if let Some(t) = tables {
+            let _ = cell.set(t);
+        }
+        RegisterExplainer {
+            opts: *opts,
+            tables: cell,
+        }
+    }
+
+    fn tables(&self, h: &History) -> &Tables {
+        self.tables.get_or_init(|| {
+            let (ext, ids) = Ext::new(h);
+            let (graphs, _) = version_graphs(h, &ext, &ids, &self.opts);
+            Tables { ext, ids, graphs }
+        })
+    }
 }
 
 /// Elle's `index-of`: the first micro-op equal to `[f k v]`, or nil.
@@ -73,7 +112,7 @@ pub(crate) fn version_step(
     }
 }
 
-impl RegisterExplainer {
+impl Tables {
     fn version_step(
         &self,
         h: &History,
@@ -95,13 +134,18 @@ impl RegisterExplainer {
 }
 
 impl PairExplainer for RegisterExplainer {
+    fn prepare(&self, h: &History) {
+        self.tables(h);
+    }
+
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
-        let reads = self.ext.reads(b as usize);
-        let wr = self.ext.writes(a as usize).iter().find_map(|e| {
+        let t = self.tables(h);
+        let reads = t.ext.reads(b as usize);
+        let wr = t.ext.writes(a as usize).iter().find_map(|e| {
             (get(reads, e.kid) == Some(e.vid))
-                .then(|| wr_step(h, a, b, self.ids.key(e.kid), self.ids.val(e.kid, e.vid)))
+                .then(|| wr_step(h, a, b, t.ids.key(e.kid), t.ids.val(e.kid, e.vid)))
         });
-        wr.or_else(|| self.version_step(h, a, b, self.ext.writes(a as usize), StepKind::Ww))
-            .or_else(|| self.version_step(h, a, b, self.ext.reads(a as usize), StepKind::Rw))
+        wr.or_else(|| t.version_step(h, a, b, t.ext.writes(a as usize), StepKind::Ww))
+            .or_else(|| t.version_step(h, a, b, t.ext.reads(a as usize), StepKind::Rw))
     }
 }

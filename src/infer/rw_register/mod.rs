@@ -427,8 +427,8 @@ mod tests;
 mod versions;
 
 pub(crate) use cases::{g1a_cases, g1b_cases, internal_cases};
-use explain::RegisterExplainer;
 pub(crate) use explain::{version_step, wr_step};
+use explain::{RegisterExplainer, Tables, RECOMPUTE_TABLES_FROM};
 use versions::{version_graphs, VersionGraphs};
 
 /// Runs the full rw-register analysis. Fails when Elle would throw: see
@@ -440,26 +440,24 @@ pub fn analyze(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
     validate(h)?;
-    // The non-cycle checks and the order graph need only the history: on a
-    // second core while this one builds the data edges (issue 23; the same
-    // result on one thread).
-    let (main, (order, cases)) = crate::par::join(
+    // The non-cycle checks need only the history: on a second core while
+    // this one builds the data edges (issue 23; the same result on one
+    // thread). The order graph's edges are generated when the graph is
+    // built (`Inference::order`), never listed.
+    let (main, cases) = crate::par::join(
         || timed("data edges", || data_edges(h, opts)),
         || {
-            let order = timed("order edges", || extra.edges(h));
-            let cases = timed("non-cycle cases", || {
+            timed("non-cycle cases", || {
                 [
                     internal_cases(h),
                     g1a_cases(h),
                     g1b_cases(h),
                     lost_updates(h, MopFn::Write),
                 ]
-            });
-            (order, cases)
+            })
         },
     );
-    let (mut edges, mut vertices, cyclic, explainer) = main?;
-    edges.extend(order);
+    let (edges, mut vertices, cyclic, explainer) = main?;
     let [internal, g1a, g1b, lost] = cases;
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
 
@@ -476,6 +474,7 @@ pub fn analyze(
     vertices.dedup();
     Ok(Inference {
         edges,
+        order: extra,
         anomalies,
         explainers,
         vertices,
@@ -517,6 +516,9 @@ fn data_edges(
 > {
     let (ext, ids) = timed("external reads and writes", || Ext::new(h));
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
+    // Version graphs first, before the indexes exist (issue 23: each step
+    // holds as little as it can).
+    let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
 
     // Indexes of ok ops' external writes and reads.
     let (writers, readers) = timed("writer and reader indexes", || {
@@ -526,6 +528,15 @@ fn data_edges(
         )
     });
 
+    // A big history's explainer computes its tables again if ever asked
+    // (issue 23: memory), so each goes after the last step using it: the
+    // external writes now, the reads after the wr edges.
+    let big = h.ops.len() >= RECOMPUTE_TABLES_FROM;
+    let mut ext = ext;
+    if big {
+        ext.writes = Vec::new();
+        ext.w_at = Vec::new();
+    }
     let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
     let mut vertices: Vec<u32> = Vec::new();
 
@@ -566,8 +577,8 @@ fn data_edges(
         }
     }
 
-    // Version graphs, then ww and rw edges from their direct edges.
-    let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
+    let ext = (!big).then_some(ext);
+    // ww and rw edges from the version graphs' direct edges.
     for &k in &graphs.keys {
         for &(v1, v2) in &graphs.edges[k as usize] {
             let w2 = writers.get(ids.slot(k, v2));
@@ -591,10 +602,11 @@ fn data_edges(
     }
     drop(writers);
     drop(readers);
+    let tables = ext.map(|ext| Tables { ext, ids, graphs });
     Ok((
         edges,
         vertices,
         cyclic,
-        RegisterExplainer { ext, ids, graphs },
+        RegisterExplainer::new(opts, tables),
     ))
 }

@@ -369,3 +369,43 @@ fn atom_ids_vector_is_bounded_by_the_ids_held() {
         assert_eq!(ids.get(Atom::int(1i64 << k).expect("small")), Some(k));
     }
 }
+
+/// A big history's explainer computes its tables again when first asked
+/// (issue 23: memory); it explains every edge as one that kept them. The
+/// order graph's edges come with the graph (`Inference::order`): the same
+/// graph as the listed edges, which list the data edges then the order's.
+#[test]
+fn recomputed_tables_explain_as_kept_ones_and_order_edges_join_the_graph() {
+    let h = sequential(&[
+        (0, "ok", "[:w :x 1] [:r :y nil]"),
+        (1, "ok", "[:r :x 1] [:w :y 2]"),
+        (0, "ok", "[:r :y 2] [:w :x 3]"),
+        (1, "ok", "[:r :x nil] [:w :y 4]"),
+    ]);
+    let opts = RwOptions::default();
+    let inf = analyze(&h, ExtraGraph::Realtime, &opts).expect("analyzable");
+    assert_eq!(inf.order, ExtraGraph::Realtime);
+    let (ext, ids) = Ext::new(&h);
+    let (graphs, _) = version_graphs(&h, &ext, &ids, &opts);
+    let kept = RegisterExplainer::new(&opts, Some(Tables { ext, ids, graphs }));
+    let recomputed = RegisterExplainer::new(&opts, None);
+    let g = inf.graph(&h);
+    let mut explained = 0;
+    for (a, b, _) in g.edges() {
+        let step = kept.explain(&h, a, b).map(|s| s.data);
+        assert_eq!(recomputed.explain(&h, a, b).map(|s| s.data), step);
+        explained += usize::from(step.is_some());
+    }
+    assert!(explained >= 4, "{explained}");
+    let data = inf.edges.clone();
+    let all = inf.all_edges(&h);
+    assert_eq!(all[..data.len()], data[..]);
+    let order = crate::infer::order_graphs::realtime_edges(&h);
+    assert!(!order.is_empty());
+    assert_eq!(all[data.len()..], order[..]);
+    let listed = crate::graph::DiGraph::from_edge_slice(h.ops.len(), &all);
+    assert_eq!(
+        listed.edges().collect::<Vec<_>>(),
+        g.edges().collect::<Vec<_>>()
+    );
+}
