@@ -31,7 +31,7 @@ use hashbrown::{HashMap, HashSet};
 
 mod chains;
 mod events;
-pub use chains::by_version_chains;
+pub use chains::{by_version_chains, by_version_chains_traced};
 pub use events::by_events;
 
 /// Which orders a witness must respect besides the data: session order

@@ -188,7 +188,7 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
 }
 
 /// [`by_version_chains`], telling `trace` how long each phase took.
-pub(super) fn by_version_chains_traced(
+pub fn by_version_chains_traced(
     h: &History,
     orders: Orders,
     trace: &mut dyn FnMut(String),
@@ -586,20 +586,31 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
     for list in &mut by_key {
         list.sort_unstable_by_key(|&c| span[c as usize]);
     }
-    let mut forced: HashSet<(u32, u32)> = HashSet::new();
+    // Per overlapping pair, in the order every round meets them: bit 0 when
+    // the first was forced before the second, bit 1 the other way (a
+    // hash set of pairs cost more than all the searches).
+    let mut forced: Vec<u8> = Vec::new();
+    let mut targets: Vec<u32> = Vec::new();
     for _ in 0..ROUNDS {
         let mut changed = false;
+        let mut pair = 0;
         for list in &by_key {
             for (i, &a) in list.iter().enumerate() {
                 for &b in list[i + 1..]
                     .iter()
                     .take_while(|&&b| span[b as usize].0 < span[a as usize].1)
                 {
-                    for (x, y) in [(a, b), (b, a)] {
-                        if forced.contains(&(x, y)) || !reaches_cluster(g, cl, x, y) {
+                    if pair == forced.len() {
+                        forced.push(0);
+                    }
+                    pair += 1;
+                    for (bit, x, y) in [(1u8, a, b), (2, b, a)] {
+                        if forced[pair - 1] & bit != 0
+                            || !reaches_cluster(g, cl, x, y, &mut targets)
+                        {
                             continue;
                         }
-                        forced.insert((x, y));
+                        forced[pair - 1] |= bit;
                         changed = true;
                         let (wx, wy) = (
                             cl.clusters[x as usize].writer,
@@ -629,7 +640,13 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
 
 /// Whether cluster `a` must come before cluster `b`: a `nil` always does;
 /// else `a`'s writer (which reaches all of `a`) reaches a member of `b`.
-fn reaches_cluster(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool {
+fn reaches_cluster(
+    g: &mut DynamicOrder,
+    cl: &Clusters,
+    a: u32,
+    b: u32,
+    targets: &mut Vec<u32>,
+) -> bool {
     let (wa, wb) = (
         cl.clusters[a as usize].writer,
         cl.clusters[b as usize].writer,
@@ -640,7 +657,11 @@ fn reaches_cluster(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool 
     if wb == NO_WRITER {
         return false;
     }
-    std::iter::once(wb)
-        .chain(cl.readers(b).iter().copied())
-        .any(|y| y != wa && g.reaches(wa, y))
+    targets.clear();
+    targets.extend(
+        std::iter::once(wb)
+            .chain(cl.readers(b).iter().copied())
+            .filter(|&y| y != wa),
+    );
+    g.reaches_any(wa, targets)
 }
