@@ -30,6 +30,7 @@ use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
 mod chains;
+mod deadlines;
 mod events;
 pub use chains::{by_version_chains, by_version_chains_traced};
 pub use events::by_events;
