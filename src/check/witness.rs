@@ -30,8 +30,9 @@ use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
 mod chains;
+mod deadlines;
 mod events;
-pub use chains::by_version_chains;
+pub use chains::{by_version_chains, by_version_chains_traced};
 pub use events::by_events;
 
 /// Which orders a witness must respect besides the data: session order

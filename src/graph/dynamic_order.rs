@@ -154,6 +154,50 @@ impl DynamicOrder {
         self.search_forward(from, to, upper)
     }
 
+    /// Whether some vertex of `targets` is reachable from `from`: the same
+    /// answer as [`Self::reaches`] for each in turn, by one search bounded
+    /// by the furthest of them (a search per target revisits what the
+    /// earlier ones saw).
+    pub fn reaches_any(&mut self, from: u32, targets: &[u32]) -> bool {
+        let lower = self.pos[from as usize];
+        let mut upper = None;
+        for &t in targets {
+            if t == from {
+                return true;
+            }
+            let p = self.pos[t as usize];
+            if p > lower {
+                upper = Some(upper.map_or(p, |u: u32| u.max(p)));
+            }
+        }
+        let Some(upper) = upper else {
+            return false;
+        };
+        self.next_epoch();
+        self.work.clear();
+        self.mark[from as usize] = self.epoch;
+        self.work.push((from, self.head_out[from as usize]));
+        while let Some(&mut (_, ref mut next)) = self.work.last_mut() {
+            if *next == NONE {
+                self.work.pop();
+                continue;
+            }
+            let Slot {
+                to: w, next_out, ..
+            } = self.slots[*next as usize];
+            *next = next_out;
+            if self.mark[w as usize] == self.epoch || self.pos[w as usize] > upper {
+                continue;
+            }
+            if targets.contains(&w) {
+                return true;
+            }
+            self.mark[w as usize] = self.epoch;
+            self.work.push((w, self.head_out[w as usize]));
+        }
+        false
+    }
+
     /// Labels of a shortest path `from ⇝ to`, if there is one (empty when
     /// `from == to`).
     pub fn path(&mut self, from: u32, to: u32) -> Option<Vec<u32>> {
@@ -410,5 +454,34 @@ mod tests {
             }
         }
         assert!(rejected > 1000, "{rejected}");
+    }
+
+    /// One search for several targets answers as a search per target.
+    #[test]
+    fn reaches_any_agrees_with_reaches() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut hits, mut misses) = (0, 0);
+        for _ in 0..300 {
+            let n = 2 + rng.below(25) as usize;
+            let mut d = DynamicOrder::new(n);
+            for _ in 0..2 * n {
+                let (a, b) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+                let _ = d.add_edge(a, b, 0);
+            }
+            for _ in 0..20 {
+                let from = rng.below(n as u64) as u32;
+                let targets: Vec<u32> = (0..rng.below(4))
+                    .map(|_| rng.below(n as u64) as u32)
+                    .collect();
+                let each = targets.iter().any(|&t| d.reaches(from, t));
+                assert_eq!(d.reaches_any(from, &targets), each, "{from} {targets:?}");
+                if each {
+                    hits += 1;
+                } else {
+                    misses += 1;
+                }
+            }
+        }
+        assert!(hits > 500 && misses > 500, "{hits} {misses}");
     }
 }

@@ -21,18 +21,22 @@
 //! as one segment. A writer's clusters (one per key it writes) are placed
 //! together, by a small depth-first search, since the place chosen in one
 //! key pins where the writer can go in the others. Writers are taken by
-//! completion, those nobody reads last. When a writer finds no place, the
+//! deadline (the latest point they can have taken effect, see
+//! [`deadlines`]), those nobody reads last, and the order that suggests
+//! the places starts as the deadlines. When a writer finds no place, the
 //! latest earlier writer whose edges closed one of the cycles is taken
 //! back with everything after it and tries another place
 //! (conflict-directed backjumping, within a budget).
 //!
 //! Generated strict-serializable histories of 3,000 to 200,000
-//! transactions are confirmed this way (a 200,000-transaction one needs 16
-//! backjumps). It is still a heuristic: when it gives up, the other
+//! transactions are confirmed this way (at 200,000, seeds 1 and 2 with 0
+//! and 4 backjumps; seed 3 still gives up). It is still a heuristic: when
+//! it gives up, the other
 //! candidates and then the SAT checker decide. When every cluster has a
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
 
+use super::deadlines::{self, deadlines};
 use super::*;
 use crate::graph::dynamic_order::DynamicOrder;
 
@@ -46,24 +50,24 @@ const TRIES: usize = 16;
 const FACT: u32 = u32::MAX;
 
 /// No writer: the cluster of a key's initial `nil`.
-const NO_WRITER: u32 = u32::MAX;
+pub(super) const NO_WRITER: u32 = u32::MAX;
 
 /// A writer of one key and the transactions that read its value.
-struct Cluster {
+pub(super) struct Cluster {
     /// Dense key id.
-    kid: u32,
+    pub(super) kid: u32,
     /// The writer's completion position, or [`NO_WRITER`].
-    writer: u32,
+    pub(super) writer: u32,
     /// The range of its readers in [`Clusters::readers`].
     readers: std::ops::Range<u32>,
 }
 
 /// Every key's clusters, the initial `nil` ones first (cluster `kid` is
 /// key `kid`'s `nil`).
-struct Clusters {
-    clusters: Vec<Cluster>,
-    readers: Vec<u32>,
-    keys: usize,
+pub(super) struct Clusters {
+    pub(super) clusters: Vec<Cluster>,
+    pub(super) readers: Vec<u32>,
+    pub(super) keys: usize,
     /// Per cluster, the cluster its version must directly follow, or
     /// [`NO_WRITER`]: a writer that read the key first writes the next
     /// version of what it read.
@@ -173,7 +177,7 @@ impl Clusters {
         })
     }
 
-    fn readers(&self, c: u32) -> &[u32] {
+    pub(super) fn readers(&self, c: u32) -> &[u32] {
         let r = &self.clusters[c as usize].readers;
         &self.readers[r.start as usize..r.end as usize]
     }
@@ -188,7 +192,7 @@ pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
 }
 
 /// [`by_version_chains`], telling `trace` how long each phase took.
-pub(super) fn by_version_chains_traced(
+pub fn by_version_chains_traced(
     h: &History,
     orders: Orders,
     trace: &mut dyn FnMut(String),
@@ -206,15 +210,17 @@ pub(super) fn by_version_chains_traced(
     }
     let cl = Clusters::build(h, &keep)?;
     lap("clusters built", trace);
-    let mut g = facts(h, &cl, &keep, orders)?;
+    let dl = deadlines(h, &cl, &keep);
+    lap("deadlines computed", trace);
+    let mut g = facts(h, &cl, &keep, orders, &dl)?;
     lap("facts added", trace);
     if !propagate(h, &cl, &mut g) {
         lap("propagation closed a cycle", trace);
         return None;
     }
     lap("forced orders propagated", trace);
-    // Clusters by when their writer most likely took effect: mostly each
-    // goes at the end of its chain.
+    // Clusters by their writer's deadline (the latest it can have taken
+    // effect): mostly each goes at the end of its chain.
     let mut todo: Vec<u32> = (cl.keys as u32..cl.clusters.len() as u32).collect();
     // Writers nobody reads last: their writes fit in any gap between two
     // clusters, so the read clusters (the real constraints) choose first.
@@ -225,7 +231,7 @@ pub(super) fn by_version_chains_traced(
     }
     todo.sort_unstable_by_key(|&c| {
         let w = cl.clusters[c as usize].writer as usize;
-        (!read[w], effect_position(h, w), w)
+        (!read[w], dl[w], w)
     });
     drop(read);
     let groups: Vec<&[u32]> = todo
@@ -270,14 +276,29 @@ pub(super) fn by_version_chains_traced(
 /// The graph of what no choice decides: session order, real-time order
 /// (with `orders.real_time`) and each writer before its readers; `None` on
 /// a cycle.
-fn facts(h: &History, cl: &Clusters, keep: &[bool], orders: Orders) -> Option<DynamicOrder> {
+fn facts(
+    h: &History,
+    cl: &Clusters,
+    keep: &[bool],
+    orders: Orders,
+    dl: &[u32],
+) -> Option<DynamicOrder> {
     // Vertices are op positions: a transaction is its completion, and with
     // real time the kept invocations form a chain of instants: each
     // transaction follows its invocation, and an `:ok` one precedes the
-    // first invocation after its completion. Every such edge points
-    // forward in the history, so positions are a topological order and
-    // these insertions cost O(1).
-    let mut g = DynamicOrder::new(h.ops.len());
+    // first invocation after its completion. The order starts as the
+    // transactions' deadlines (others at their positions; a transaction
+    // whose own completion is the deadline after those pulled to it), which
+    // every such edge and each writer-before-reader edge almost always
+    // respects, so these insertions mostly cost O(1); the places are then
+    // suggested by deadlines.
+    let mut order: Vec<u32> = (0..h.ops.len() as u32).collect();
+    order.sort_unstable_by_key(|&v| match dl.get(v as usize) {
+        Some(&d) if d != deadlines::NONE && keep[v as usize] => (d, d == v, v),
+        _ => (v, true, v),
+    });
+    let mut g = DynamicOrder::with_order(&order);
+    drop(order);
     if orders.real_time {
         let mut instants: Vec<u32> = (0..h.ops.len())
             .filter(|&t| keep[t])
@@ -320,11 +341,11 @@ fn facts(h: &History, cl: &Clusters, keep: &[bool], orders: Orders) -> Option<Dy
 }
 
 /// Backjumps allowed besides one per ten thousand writers: generated
-/// histories need a few dozen at most after [`propagate`] (200,000
-/// transactions: 16). When the culprit lies far back, blame walks back
-/// one writer at a time and the search thrashes (200,000 transactions,
-/// seed 2: 190 backjumps and failing), so a small budget keeps a failure
-/// cheap.
+/// histories need a few at most after [`propagate`] (200,000
+/// transactions, seeds 1 and 2: 0 and 4). When the culprit lies far back,
+/// blame walks back one writer at a time and the search thrashes (seed 3:
+/// an unread writer finds no gap, and 190 backjumps fail too), so a small
+/// budget keeps a failure cheap.
 const BACKJUMPS: usize = 32;
 
 /// Places a writer's clusters may try in all before the candidate gives
@@ -586,20 +607,31 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
     for list in &mut by_key {
         list.sort_unstable_by_key(|&c| span[c as usize]);
     }
-    let mut forced: HashSet<(u32, u32)> = HashSet::new();
+    // Per overlapping pair, in the order every round meets them: bit 0 when
+    // the first was forced before the second, bit 1 the other way (a
+    // hash set of pairs cost more than all the searches).
+    let mut forced: Vec<u8> = Vec::new();
+    let mut targets: Vec<u32> = Vec::new();
     for _ in 0..ROUNDS {
         let mut changed = false;
+        let mut pair = 0;
         for list in &by_key {
             for (i, &a) in list.iter().enumerate() {
                 for &b in list[i + 1..]
                     .iter()
                     .take_while(|&&b| span[b as usize].0 < span[a as usize].1)
                 {
-                    for (x, y) in [(a, b), (b, a)] {
-                        if forced.contains(&(x, y)) || !reaches_cluster(g, cl, x, y) {
+                    if pair == forced.len() {
+                        forced.push(0);
+                    }
+                    pair += 1;
+                    for (bit, x, y) in [(1u8, a, b), (2, b, a)] {
+                        if forced[pair - 1] & bit != 0
+                            || !reaches_cluster(g, cl, x, y, &mut targets)
+                        {
                             continue;
                         }
-                        forced.insert((x, y));
+                        forced[pair - 1] |= bit;
                         changed = true;
                         let (wx, wy) = (
                             cl.clusters[x as usize].writer,
@@ -629,7 +661,13 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
 
 /// Whether cluster `a` must come before cluster `b`: a `nil` always does;
 /// else `a`'s writer (which reaches all of `a`) reaches a member of `b`.
-fn reaches_cluster(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool {
+fn reaches_cluster(
+    g: &mut DynamicOrder,
+    cl: &Clusters,
+    a: u32,
+    b: u32,
+    targets: &mut Vec<u32>,
+) -> bool {
     let (wa, wb) = (
         cl.clusters[a as usize].writer,
         cl.clusters[b as usize].writer,
@@ -640,7 +678,11 @@ fn reaches_cluster(g: &mut DynamicOrder, cl: &Clusters, a: u32, b: u32) -> bool 
     if wb == NO_WRITER {
         return false;
     }
-    std::iter::once(wb)
-        .chain(cl.readers(b).iter().copied())
-        .any(|y| y != wa && g.reaches(wa, y))
+    targets.clear();
+    targets.extend(
+        std::iter::once(wb)
+            .chain(cl.readers(b).iter().copied())
+            .filter(|&y| y != wa),
+    );
+    g.reaches_any(wa, targets)
 }
