@@ -147,8 +147,11 @@
 //! (`fence_tests::covered_keys_collect_the_fence_ladder`: two processes
 //! with alternating fences, each writer concurrent with the other
 //! process's next one, blind writes) forgets nothing but its first fences
-//! with bases alone; covered keys forget all but the last rounds, as
-//! Cobra does. On `ellery gen -w rw-register … --fences 20` streams the
+//! with bases alone; covered keys forget all but the last rounds. (Cobra's
+//! paper rule would keep it whole, as we read Definitions 32 and 45: each
+//! concurrent pair's order is a constraint pruning cannot settle, and the
+//! pairs chain every writer into one P-SCC with the unfrozen ones, as on
+//! its BlindW-RW benchmark.) On `ellery gen -w rw-register … --fences 20` streams the
 //! transitive reach and covered keys keep the retained transactions
 //! bounded (README, watch section); what is still retained is what (b)
 //! and (e) keep. Cobra keeps less because it carries its known graph
