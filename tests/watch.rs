@@ -552,3 +552,77 @@ fn no_spool_prints_the_rounds_map() {
         text(&watch.stderr)
     );
 }
+
+/// The first `:ok` read of a non-fence key at or after op line `at` (1-based)
+/// returns 1, a value its key held long before (as
+/// `scripts/inject-stale-read.awk` does).
+fn inject_stale_read(history: &str, at: usize) -> String {
+    let mut done = false;
+    let mut out = String::with_capacity(history.len());
+    for (n, line) in history.lines().enumerate() {
+        let mut line = line.to_string();
+        if !done && n + 1 >= at && line.contains(":type :ok") {
+            let read = line.match_indices("[:r ").find_map(|(i, _)| {
+                let rest = &line[i + 4..];
+                let end = rest.find(']')?;
+                let (k, v) = rest[..end].split_once(' ')?;
+                let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+                (digits(k) && digits(v)).then(|| (i, i + 4 + end + 1, k.to_string()))
+            });
+            if let Some((from, to, k)) = read {
+                line = format!("{}[:r {k} 1]{}", &line[..from], &line[to..]);
+                done = true;
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    assert!(done, "no read to make stale at or after line {at}");
+    out
+}
+
+/// Cobra's own setting (strong-session-serializable) on a fenced stream of
+/// 100 hot keys written by 10 processes: the rounds forget most of it (with
+/// bases alone they forgot almost nothing), the final map is check's, and
+/// a stale read injected late is reported before the final map.
+#[test]
+fn session_fenced_hot_keys_are_collected_and_a_late_stale_read_is_found() {
+    let dir = Scratch::new("watch-fence-session");
+    let valid = gen(
+        &dir,
+        "valid.edn",
+        &[
+            "-w",
+            "rw-register",
+            "-n",
+            "8000",
+            "-p",
+            "10",
+            "-k",
+            "100",
+            "--mode",
+            "strict-serializable",
+            "--fences",
+            "20",
+            "--seed",
+            "1",
+        ],
+    );
+    let models = "strong-session-serializable";
+    let (out, err) = watch_same_as_check(&valid, models, "2000", true);
+    assert_eq!(out.trim(), "{:valid? true}");
+    let counts = retained_counts(&err);
+    let (_, forgotten) = *counts.last().unwrap();
+    assert!(forgotten >= 4000, "collected too little: {counts:?}");
+    let text = std::fs::read_to_string(&valid).unwrap();
+    let p = dir.file("stale.edn", &inject_stale_read(&text, 14000));
+    let out = same_as_check(s(&p), models, "2000");
+    assert!(
+        out.lines().last().unwrap().starts_with("{:valid? false"),
+        "{out}"
+    );
+    assert!(
+        out.lines().count() >= 2,
+        "the anomaly is reported before the final map: {out}"
+    );
+}

@@ -51,10 +51,26 @@
 //! * (e) nothing outside `F` reads a value of `x` that `F` wrote, except
 //!   `B_x`'s, nor reads `x`'s current initial state (no rw edge enters `F`).
 //!
+//! Under session-only models a key may be *covered* instead of having a
+//! base (d): each writer of `x` in `F` reaches some frozen `:ok` writer of
+//! `x` that stays, and nothing outside `F` reads any value of `x` that `F`
+//! wrote (nor, as in (e), its initial state). The key then keeps no value
+//! ([`Base::values`] is empty). This is Cobra's "obsolete" (Definition 39:
+//! a later frozen write is known to overwrite it) without its "the writer
+//! that stays is the last": the order between `F`'s writers and those that
+//! stay does not matter, because nothing that stays reads what `F` wrote.
+//!
 //! "Reaches" in (d) is about versions: `a`'s write precedes `b`'s when
 //! `a ~> b`, or `a ~> R` for a reader `R` of `b`'s value, or `R ~> b` for a
 //! reader `R` of `a`'s (Cobra's pruning settles the same constraints);
 //! under real-time models, also when `a` completed before `b` was invoked.
+//! Under session-only models `a ~> b` also follows paths of session order
+//! and reads through the retained transactions, transitively (`plan`'s
+//! `Closure`: one vector of first reachable positions per process, since a
+//! process is a chain). Each step is an order of every serialization (a
+//! reader follows the writer whose unique value it read), so every path is;
+//! the one-step rules alone leave writers concurrent that a read two steps
+//! away orders, and each such writer leaves `F` with its process's suffix.
 //! When no single base exists because the last writers of `x` in `F` are
 //! concurrent, they form a *loose* base: every other writer in `F` precedes
 //! each of them, each precedes every writer outside, and nobody outside
@@ -98,6 +114,19 @@
 //! is `B_x`'s: a cycle with one anti-dependency (G-single with session
 //! order), forbidden by the models this applies to.
 //!
+//! A covered key `x` is the same argument without a base: nothing in `R`
+//! reads what `F` wrote to `x` (nor `x`'s initial state), so (⇐) running
+//! `F` first changes no read of `R` (each reads a writer of `R`, which
+//! follows `F`'s writes), and (⇒) the restriction of a valid order to `R`
+//! keeps every read of `x` with its writer and no writer of `R` between.
+//! Neither direction orders `F`'s writers of `x` with `R`'s. A new read of
+//! a value `F` wrote to `x`, or of `nil`, is rejected at once: its writer
+//! `w` reaches a frozen writer `s` of `x` that stayed (`w ~> s`, a version
+//! order as for bases), and `s ~> T` as `s` is frozen, so `T` missed
+//! `s`'s write: G-single with session order. The rejected read is removed
+//! from what the rounds check (as `nil` it would read the state before the
+//! writers that stay, a second anomaly that did not happen).
+//!
 //! Limits, said in a note when met: Cobra's clients are known in advance;
 //! a Jepsen process that first appears after something was forgotten (or,
 //! in an input that reuses it, a crashed process that issues another op)
@@ -106,17 +135,30 @@
 //! of forgotten versions are not rejected). Values are assumed unique per
 //! key, as Elle assumes: a value written twice is told apart by nothing.
 //!
-//! Known gap (measured, not fixed): under session-only models on streams
-//! that write a few hot keys from many processes, `F` unravels. A
-//! retained reader of a non-base value of `x` pushes that writer out by
-//! (e), which pushes its process's whole suffix out by (b), whose reads
-//! push older writers out, and so on back in time; a base chosen because
-//! a retained transaction read it pushes the later writers out too. Each
-//! step is needed by the argument above (an edge may not enter `F`), so
-//! the fix is a different shape of `F` (Cobra keeps the last writers of a
-//! key and deletes what precedes them, not a prefix per process), not a
-//! looser rule here. Under real-time models the real-time frontier keeps
-//! the prefixes level and this does not happen.
+//! # Session-only models: what still stays
+//!
+//! A retained transaction keeps its process's later transactions (b), and
+//! a retained reader of a value that is not `x`'s last in `F` keeps that
+//! writer (e). With a base per key only, on streams that write a few hot
+//! keys from many processes this unravelled back to the start of the
+//! history: a writer concurrent (by fences) with one that stays cannot
+//! precede a base that precedes it, so it left `F` with its suffix, whose
+//! writes were concurrent with older writers, and so on. The fence ladder
+//! (`fence_tests::covered_keys_collect_the_fence_ladder`: two processes
+//! with alternating fences, each writer concurrent with the other
+//! process's next one, blind writes) forgets nothing but its first fences
+//! with bases alone; covered keys forget all but the last rounds. (Cobra's
+//! paper rule would keep it whole, as we read Definitions 32 and 45: each
+//! concurrent pair's order is a constraint pruning cannot settle, and the
+//! pairs chain every writer into one P-SCC with the unfrozen ones, as on
+//! its BlindW-RW benchmark.) On `ellery gen -w rw-register … --fences 20` streams the
+//! transitive reach and covered keys keep the retained transactions
+//! bounded (README, watch section); what is still retained is what (b)
+//! and (e) keep. Cobra keeps less because it carries its known graph
+//! between rounds and deletes a transaction from the middle of a session,
+//! keeping the edges derived through it; here each round checks the
+//! retained transactions as a plain history, which can carry no edge that
+//! is not an op's, so `F` must be something that can run first.
 //!
 //! # Crashed transactions, and real time
 //!
@@ -156,7 +198,7 @@
 //! says so, and names Cobra's model, `strong-session-serializable`, whose
 //! rounds are collected).
 
-// The file is longer than most: the safety argument above and the fixpoint
+// Long (about 710 lines): the safety argument above and the fixpoint
 // conditions below that implement it are kept together on purpose.
 
 mod plan;
@@ -232,6 +274,10 @@ pub struct Admitted {
     /// A read of an `:info` write that no base was required to precede
     /// (module docs): the verdict is left to the whole history.
     pub info_read: bool,
+    /// Positions of rejected reads on covered keys, ascending: the caller
+    /// removes them (as `nil` they would read the state before the writers
+    /// that stay, a second, made-up anomaly in the rounds).
+    pub dropped: Vec<usize>,
 }
 
 /// Epochs of one collection (exposed for tests).
@@ -277,6 +323,12 @@ pub struct FenceGc {
     pub loose_idle_ops: u64,
     /// The position of the next op (set by the caller before collecting).
     pub now: u64,
+    /// Reach through session order and reads transitively (module docs,
+    /// "Session-only models"); on unless the models include real time
+    /// (tests turn it off to show what it adds).
+    pub closure: bool,
+    /// Covered keys (module docs, "Session-only models"); as `closure`.
+    pub cover: bool,
 }
 
 impl FenceGc {
@@ -296,6 +348,8 @@ impl FenceGc {
             touched: HashMap::new(),
             loose_idle_ops: 0,
             now: 0,
+            closure: !realtime,
+            cover: !realtime,
         }
     }
 
@@ -389,7 +443,7 @@ impl FenceGc {
     pub fn admit(&mut self, process: i64, ok: bool, mops: &mut [WMop]) -> Admitted {
         let mut out = Admitted::default();
         let late = self.procs.get(&process).is_some_and(|p| p.late);
-        for m in mops.iter_mut() {
+        for (at, m) in mops.iter_mut().enumerate() {
             if m.f != MopFn::Read {
                 continue;
             }
@@ -439,6 +493,9 @@ impl FenceGc {
                 out.deferred = true;
             } else if ok {
                 out.rejected.push(Rejected { key: m.key, value });
+                if base.values.is_empty() {
+                    out.dropped.push(at);
+                }
             }
         }
         out

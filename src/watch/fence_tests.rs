@@ -235,3 +235,136 @@ fn a_read_of_a_set_aside_info_write_defers() {
     );
     assert!(matches!(w.finish(None), Final::Recheck(_)));
 }
+
+/// Processes 0 and 1 alternate fences (epochs 0, 1, 2, …), so each
+/// process's transaction between two fences is concurrent with the other's
+/// before and after it: `a_i` (process 0) writes key `10 + i % 2`, `b_i`
+/// (process 1) writes keys `10 + i % 2` and `10 + (i + 1) % 2`, blind, and
+/// nothing reads them. Every writer is concurrent with a later one of the
+/// other process on one of its keys, so no base precedes every writer that
+/// stays, and a prefix per process unravels back to the start; yet each
+/// old write is overwritten by a later frozen one of its own process, so
+/// its key is *covered* and it can be forgotten. `n` rounds of (a, b), then
+/// one unfenced pair.
+fn ladder(n: usize) -> Vec<(i64, String)> {
+    let mut t = Vec::new();
+    let fence = |e: usize| {
+        let r = if e == 0 {
+            "nil".to_string()
+        } else {
+            e.to_string()
+        };
+        format!("[[:r -1 {r}] [:w -1 {}]]", e + 1)
+    };
+    for i in 0..=n {
+        if i < n {
+            t.push((0, fence(2 * i)));
+            t.push((1, fence(2 * i + 1)));
+        }
+        let (x, y) = (10 + i % 2, 10 + (i + 1) % 2);
+        t.push((0, format!("[[:w {x} {}]]", 10 * i)));
+        t.push((
+            1,
+            format!("[[:w {x} {}] [:w {y} {}]]", 10 * i + 1, 10 * i + 2),
+        ));
+    }
+    t
+}
+
+fn ladder_watcher(cover: bool) -> Watcher {
+    let mut w = watcher("strong-session-serializable");
+    fence_gc(&mut w).cover = cover;
+    let txns = ladder(20);
+    let refs: Vec<(i64, &str)> = txns.iter().map(|(p, v)| (*p, v.as_str())).collect();
+    w.ingest(history(&refs, 0)).unwrap();
+    w
+}
+
+#[test]
+fn covered_keys_collect_the_fence_ladder() {
+    // Without covered keys, only the fences before the first write go.
+    let mut w = ladder_watcher(false);
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    assert_eq!(r.collected.ok, 2);
+    // With them, everything but the last fenced rounds: the writers that
+    // stay cover the others (no base: neither key keeps a value).
+    let mut w = ladder_watcher(true);
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    assert_eq!(r.collected.ok, 70);
+    assert_eq!(w.retained(), 12);
+    let g = fence_gc(&mut w);
+    for k in [10, 11] {
+        assert_eq!(g.bases[&Atom::int(k).unwrap()].values, Vec::<Atom>::new());
+    }
+    // A read of a forgotten (overwritten) write, or of nil, is rejected at
+    // once; a read of a writer that stayed is not.
+    let more = [
+        (0, "[[:r -1 40] [:w -1 41]]"),
+        (0, "[[:r 10 0]]"),
+        (0, "[[:r 11 nil]]"),
+        (1, "[[:r -1 41] [:w -1 42]]"),
+        (1, "[[:r 10 201]]"),
+    ];
+    w.ingest(history(&more, 200)).unwrap();
+    let r = w.round().unwrap();
+    let cases: Vec<String> = r
+        .new
+        .iter()
+        .map(|(t, c)| format!("{t} {}", pr_str(c)))
+        .collect();
+    assert_eq!(
+        cases,
+        vec![
+            format!("{COLLECTED_READ} {{:op {{:index 203, :time -1, :type :ok, :process 0, :f :txn, :value [[:r 10 0]]}}, :key 10, :value 0}}"),
+            format!("{COLLECTED_READ} {{:op {{:index 205, :time -1, :type :ok, :process 0, :f :txn, :value [[:r 11 nil]]}}, :key 11, :value nil}}"),
+        ]
+    );
+}
+
+/// Key 10 is written by `u` (process 0) and `s` (process 2), concurrent by
+/// their fences; `u` reaches `s` only through two reads and a session step
+/// (`u` →wr `r` →so `r'` →wr `s`), which the one-step rules miss. With the
+/// transitive reach, `s` is key 10's base and everything fenced is
+/// forgotten; without it, neither writer has a base (a later writer `t`
+/// stays) and they keep their processes' suffixes, and `r`, which read
+/// `u`, keeps its own.
+#[test]
+fn transitive_reach_orders_writers_the_fences_do_not() {
+    let txns = [
+        (0, "[[:r -1 nil] [:w -1 1]]"), // F0  start 0
+        (1, "[[:r -1 1] [:w -1 2]]"),   // F1  2
+        (2, "[[:r -1 2] [:w -1 3]]"),   // F2  4
+        (0, "[[:w 10 1] [:w 12 1]]"),   // u   6
+        (1, "[[:r 12 1]]"),             // r   8
+        (1, "[[:w 13 1]]"),             // r'  10
+        (2, "[[:r 13 1] [:w 10 2]]"),   // s   12
+        (0, "[[:r -1 3] [:w -1 4]]"),   // F3  14
+        (1, "[[:r -1 4] [:w -1 5]]"),   // F4  16
+        (2, "[[:r -1 5] [:w -1 6]]"),   // F5  18
+        (0, "[[:r -1 6] [:w -1 7]]"),   // F6  20
+        (1, "[[:r -1 7] [:w -1 8]]"),   // F7  22
+        (2, "[[:r -1 8] [:w -1 9]]"),   // F8  24
+        (0, "[[:w 10 3]]"),             // t   26
+    ];
+    for (closure, forgotten, kept) in [
+        (true, 11, vec![22, 24, 26]),
+        (false, 3, vec![6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26]),
+    ] {
+        let mut w = watcher("strong-session-serializable");
+        // Key 10 is active (`t` wrote it just now): no loose base.
+        fence_gc(&mut w).loose_idle_ops = 1000;
+        fence_gc(&mut w).closure = closure;
+        w.ingest(history(&txns, 0)).unwrap();
+        let r = w.round().unwrap();
+        assert!(r.new.is_empty(), "{:?}", r.new);
+        assert_eq!(r.collected.ok, forgotten, "closure {closure}");
+        assert_eq!(starts(&w), kept, "closure {closure}");
+        if closure {
+            let g = fence_gc(&mut w);
+            let base = g.bases[&Atom::int(10).unwrap()].values.clone();
+            assert_eq!(base, vec![Atom::int(2).unwrap()]);
+        }
+    }
+}

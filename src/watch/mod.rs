@@ -511,6 +511,9 @@ impl Watcher {
                     self.opts.origin, rec.line
                 ));
             }
+            for &at in admitted.dropped.iter().rev() {
+                ms.remove(at);
+            }
             for r in admitted.rejected {
                 let m = op_map_at(h, op, index);
                 let value = r.value.map_or(Value::Nil, |v| self.store.interner.value(v));

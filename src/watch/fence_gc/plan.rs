@@ -49,6 +49,111 @@ pub(super) struct Plan {
     read_by: Vec<Vec<usize>>,
     /// The last value each transaction wrote to each key.
     pub(super) last_write: HashMap<(usize, Atom), Atom>,
+    /// (transaction, key) pairs written more than once by the transaction.
+    rewrote: hashbrown::HashSet<(usize, Atom)>,
+    /// Transitive reach through session order and reads (module docs of
+    /// [`Closure`]); `None` under real-time models or when it does not
+    /// apply.
+    closure: Option<Closure>,
+}
+
+/// Reach in the retained transactions' graph of session order and
+/// write-read edges (`:ok` readers), transitively: since each process is a
+/// chain, what `a` reaches in process `q` is everything from one position
+/// on, so one vector of first positions per transaction (a vector clock,
+/// backwards) answers `a ~> b` in constant time. Fences chain by reads of
+/// the fence key, so this covers the fence rule among retained fences and
+/// paths that mix fences, reads and sessions, which the one-step rules of
+/// [`Plan::reach`] miss: fewer writers look concurrent, so fewer leave `F`
+/// for want of a base (the "known gap" of the parent module). Used only
+/// under session-only models (real time keeps its own rule there).
+struct Closure {
+    /// Each transaction's process chain (index into `Plan::seqs`).
+    seq: Vec<u32>,
+    /// Each transaction's position in its chain.
+    pos: Vec<u32>,
+    /// Chains.
+    chains: usize,
+    /// `first[a * chains + q]`: the first position of chain `q` that `a`
+    /// reaches (`u32::MAX`: none).
+    first: Vec<u32>,
+}
+
+impl Closure {
+    /// At most this many chains (processes): the vectors are `n × chains`.
+    const MAX_CHAINS: usize = 256;
+
+    /// `None` when the graph has a cycle (the round then reported an
+    /// anomaly; collection does not run) or has too many processes.
+    fn new(seqs: &[Vec<usize>], read_by: &[Vec<usize>], ok: &[bool]) -> Option<Closure> {
+        let n = read_by.len();
+        let chains = seqs.len();
+        if chains > Self::MAX_CHAINS || chains == 0 {
+            return None;
+        }
+        let mut seq = vec![0u32; n];
+        let mut pos = vec![0u32; n];
+        let mut next = vec![u32::MAX; n];
+        for (q, s) in seqs.iter().enumerate() {
+            for (j, &i) in s.iter().enumerate() {
+                seq[i] = q as u32;
+                pos[i] = j as u32;
+                if let Some(&k) = s.get(j + 1) {
+                    next[i] = k as u32;
+                }
+            }
+        }
+        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (r, ws) in read_by.iter().enumerate() {
+            if !ok[r] {
+                continue;
+            }
+            for &w in ws {
+                if w != r {
+                    readers[w].push(r as u32);
+                }
+            }
+        }
+        let succ = |v: u32| {
+            let v = v as usize;
+            let s = next[v];
+            readers[v]
+                .iter()
+                .copied()
+                .chain((s != u32::MAX).then_some(s))
+        };
+        let order = crate::graph::topological_order(n, succ)?;
+        let mut first = vec![u32::MAX; n * chains];
+        for &v in order.iter().rev() {
+            let v = v as usize;
+            let (lo, hi) = (v * chains, (v + 1) * chains);
+            first[lo + seq[v] as usize] = pos[v];
+            for s in succ(v as u32) {
+                let s = s as usize;
+                for q in 0..chains {
+                    let f = first[s * chains + q];
+                    if f < first[lo + q] {
+                        first[lo + q] = f;
+                    }
+                }
+            }
+            debug_assert!(hi <= first.len());
+        }
+        Some(Closure {
+            seq,
+            pos,
+            chains,
+            first,
+        })
+    }
+
+    /// `a ~> b` (a path of at least one edge, or `a == b`).
+    fn reaches(&self, a: usize, b: usize) -> bool {
+        let q = self.seq[b] as usize;
+        self.first
+            .get(a * self.chains + q)
+            .is_some_and(|&f| f <= self.pos[b])
+    }
 }
 
 impl Plan {
@@ -80,6 +185,8 @@ impl Plan {
             readers: HashMap::new(),
             read_by: vec![Vec::new(); n],
             last_write: HashMap::new(),
+            rewrote: hashbrown::HashSet::new(),
+            closure: None,
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
         let mut info_candidate = Vec::with_capacity(n);
@@ -128,7 +235,9 @@ impl Plan {
                         match a {
                             Arg::Atom(v) => {
                                 p.writer.insert((m.key, *v), i);
-                                p.last_write.insert((i, m.key), *v);
+                                if p.last_write.insert((i, m.key), *v).is_some() {
+                                    p.rewrote.insert((i, m.key));
+                                }
                             }
                             _ => e.1 = true,
                         }
@@ -176,6 +285,11 @@ impl Plan {
         for (i, cand) in info_candidate.into_iter().enumerate() {
             p.eligible[i] |= cand && p.read_any[i];
         }
+        if gc.closure && !gc.realtime {
+            let t0 = std::time::Instant::now();
+            p.closure = Closure::new(&p.seqs, &p.read_by, &p.ok);
+            crate::watch::timing("collect: closure", t0);
+        }
         p
     }
 
@@ -201,7 +315,7 @@ impl Plan {
                 return true;
             }
         }
-        false
+        a != b && self.closure.as_ref().is_some_and(|c| c.reaches(a, b))
     }
 
     /// `a ~> b`, also through `b` reading a value `a` wrote.
@@ -353,22 +467,58 @@ impl Plan {
         None
     }
 
+    /// Whether key `k` is *covered* (parent module docs): nobody outside
+    /// `F` reads a value a writer in `F` (`cw`) wrote, and each of them
+    /// precedes some frozen `:ok` writer of `k` that stays (`nw`). Then the
+    /// state `F` leaves in `k` is never read by what stays, and a future
+    /// read of it is stale. (`nil` readers outside were ruled out before.)
+    fn covered(&self, cw: &[usize], nw: &[usize], k: Atom, c: &[bool]) -> bool {
+        let frozen: Vec<usize> = nw
+            .iter()
+            .copied()
+            .filter(|&s| self.eligible[s] && self.ok[s])
+            .collect();
+        if frozen.is_empty() {
+            return false;
+        }
+        // Only the last value each writer wrote is indexed: a writer that
+        // wrote `k` twice (an intermediate value) is not covered.
+        let read_outside = cw.iter().any(|&w| {
+            self.rewrote.contains(&(w, k))
+                || self
+                    .last_write
+                    .get(&(w, k))
+                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
+        });
+        // The latest writers are the likeliest to fail: try them first.
+        !read_outside
+            && cw
+                .iter()
+                .rev()
+                .all(|&w| frozen.iter().rev().any(|&s| self.before(w, s, k)))
+    }
+
     /// The largest `F` (membership per index) and each collected key's
     /// base writer.
     pub(super) fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
-        // Long (about 125 lines): the fixpoint's rules each shrink the same
+        // Long (about 150 lines): the fixpoint's rules each shrink the same
         // candidate set and must be re-run together until none applies.
         let idle = |k: Atom| !gc.touched.contains_key(&k);
+        let cover = gc.cover && !gc.realtime;
         let n = self.starts.len();
         let mut c = self.eligible.clone();
         let mut passes = 0;
+        // Why transactions left `F`, by rule (for `ELLERY_WATCH_TIMING`).
+        let mut why = [0usize; 6];
         loop {
             passes += 1;
             let mut changed = false;
-            let mut out = |c: &mut Vec<bool>, i: usize| {
+            let mut out = |c: &mut Vec<bool>, i: usize, rule: usize| {
                 if c[i] {
                     c[i] = false;
                     changed = true;
+                    why[rule] += 1;
                 }
             };
             // (b) process prefixes (failed transactions are gone already).
@@ -376,7 +526,7 @@ impl Plan {
                 let mut blocked = false;
                 for &i in seq {
                     if blocked {
-                        out(&mut c, i);
+                        out(&mut c, i, 0);
                     }
                     blocked |= !c[i];
                 }
@@ -390,7 +540,7 @@ impl Plan {
                     .unwrap_or(u64::MAX);
                 for i in 0..n {
                     if self.span[i].0 > first_end_outside {
-                        out(&mut c, i);
+                        out(&mut c, i, 1);
                     }
                 }
             }
@@ -402,7 +552,7 @@ impl Plan {
                 if let Some(v) = v {
                     match self.writer.get(&(k, v)) {
                         Some(&w) if c[w] => {}
-                        _ => out(&mut c, r),
+                        _ => out(&mut c, r, 2),
                     }
                 }
             }
@@ -426,7 +576,7 @@ impl Plan {
                     .get(k)
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]));
                 if *nil_writer || nil_outside {
-                    cw.iter().for_each(|&w| out(&mut c, w));
+                    cw.iter().for_each(|&w| out(&mut c, w, 3));
                     continue;
                 }
                 let mut nw: Vec<usize> = ws
@@ -434,6 +584,10 @@ impl Plan {
                     .copied()
                     .filter(|&w| !c[w] && self.live[w] && !self.set_aside(w))
                     .collect();
+                if cover && self.covered(&cw, &nw, *k, &c) {
+                    bases.insert(*k, Vec::new());
+                    continue;
+                }
                 let mut cw = cw;
                 // When no writer can be the base, the latest leaves `F` (it
                 // is the most likely to be unordered with what stays) and
@@ -442,14 +596,21 @@ impl Plan {
                 while let Some(&last) = cw.last() {
                     match self.base_of(&cw, &nw, *k, &c, idle(*k)) {
                         Some((m, later)) => {
-                            later.into_iter().for_each(|w| out(&mut c, w));
+                            later.into_iter().for_each(|w| out(&mut c, w, 4));
                             bases.insert(*k, m);
                             break;
                         }
                         None => {
-                            out(&mut c, last);
+                            out(&mut c, last, 4);
                             cw.pop();
                             nw.push(last);
+                            // The writer that stays may cover the others
+                            // (Cobra keeps a key's last writers and deletes
+                            // the writers they overwrite).
+                            if cover && !cw.is_empty() && self.covered(&cw, &nw, *k, &c) {
+                                bases.insert(*k, Vec::new());
+                                break;
+                            }
                         }
                     }
                 }
@@ -472,13 +633,17 @@ impl Plan {
                         .filter(|m| m[..] == [w])
                         .and_then(|_| self.last_write.get(&(w, k)));
                     if c[w] && base_value != v.as_ref() {
-                        out(&mut c, w);
+                        out(&mut c, w, 5);
                     }
                 }
             }
             if !changed && !again {
                 if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
-                    eprintln!("ellery: timing: fixpoint passes {passes}");
+                    let eligible = self.eligible.iter().filter(|&&e| e).count();
+                    eprintln!(
+                        "ellery: timing: fixpoint passes {passes}, eligible {eligible}, left F by prefix {} real time {} reads {} nil {} base {} non-base readers {}",
+                        why[0], why[1], why[2], why[3], why[4], why[5]
+                    );
                 }
                 return (c, bases);
             }
