@@ -198,16 +198,7 @@ mod tests {
     use super::*;
     use crate::model::predicate::{CmpOp, Pred};
 
-    fn txn(process: i64, index: u64, ops: Vec<RwMop>) -> super::super::RegTxn {
-        super::super::RegTxn {
-            process,
-            ops,
-            committed: true,
-            index,
-            invoked: index,
-            realtime_preds: Vec::new(),
-        }
-    }
+    use super::super::tests::committed_txn as txn;
 
     /// A predicate `[:= 1]` over values 0 and 1 (value ids are the values).
     fn table() -> PredTable {

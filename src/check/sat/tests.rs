@@ -33,6 +33,19 @@ fn hist(txns: &[(i64, &[RwMop])]) -> RegHistory {
 /// invoked and completed in turn: without session order their version
 /// order is free, `n (n - 1)` ww edges (the clock-reading tests of
 /// encoding and splitting).
+/// A committed transaction of `process` at op position `index`, invoked
+/// there too, with no real-time predecessors.
+pub(super) fn committed_txn(process: i64, index: u64, ops: Vec<RwMop>) -> RegTxn {
+    RegTxn {
+        process,
+        ops,
+        committed: true,
+        index,
+        invoked: index,
+        realtime_preds: Vec::new(),
+    }
+}
+
 pub(super) fn blind_writers(n: u64) -> RegHistory {
     (0..n)
         .map(|i| RegTxn {

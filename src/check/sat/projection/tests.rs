@@ -2,21 +2,11 @@
 //! with the brute-force references when forced first, and every injected
 //! phantom of generated histories found.
 
-use super::super::tests::{brute, brute_si, random_history, Rng};
+use super::super::tests::{brute, brute_si, committed_txn as txn, random_history, Rng};
 use super::*;
 use crate::check::sat::{check_with_predicates, classify_cycle, CycleEdge, Isolation};
 use crate::model::predicate::{CmpOp, Pred};
 
-fn txn(process: i64, index: u64, ops: Vec<RwMop>) -> RegTxn {
-    RegTxn {
-        process,
-        ops,
-        committed: true,
-        index,
-        invoked: index,
-        realtime_preds: Vec::new(),
-    }
-}
 
 /// `[:= 2]` over values 0, 1, 2 (value ids are the values).
 fn eq2() -> PredTable {
