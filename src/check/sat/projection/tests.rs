@@ -7,7 +7,6 @@ use super::*;
 use crate::check::sat::{check_with_predicates, classify_cycle, CycleEdge, Isolation};
 use crate::model::predicate::{CmpOp, Pred};
 
-
 /// `[:= 2]` over values 0, 1, 2 (value ids are the values).
 fn eq2() -> PredTable {
     PredTable {
