@@ -130,6 +130,40 @@ fn stronger_attempts(c: Constraint, real_time: bool) -> Vec<Constraint> {
     out
 }
 
+/// The first of `attempts` under which `rh` is valid, with that verdict
+/// (its serial order), each solved with `base`'s options but its own
+/// orders, within its share of the timeout and
+/// [`STRONGER_ATTEMPT_CONFLICTS`]; `None` when none is (which says
+/// nothing of the requested constraint).
+fn stronger_that_holds(
+    rh: &RegHistory,
+    preds: &predicates::PredTable,
+    base: &SatOptions,
+    attempts: &[Constraint],
+    opts: &CheckOptions,
+    origin: &str,
+) -> Option<(Constraint, Verdict)> {
+    let share = attempts.len() as u32 + 1;
+    attempts.iter().copied().find_map(|s| {
+        let attempt = SatOptions {
+            isolation: s.isolation,
+            session_order: s.session_order,
+            real_time: s.real_time,
+            timeout: opts.sat_timeout.map(|t| t / share),
+            conflict_budget: Some(
+                STRONGER_ATTEMPT_CONFLICTS.min(opts.sat_conflict_budget.unwrap_or(usize::MAX)),
+            ),
+            lost_update: false,
+            // A projection can only refute, which an attempt cannot use.
+            projection: super::Projection::Off,
+            ..*base
+        };
+        let (verdict, stats) = check_with_predicates(rh, preds, &attempt);
+        opts.say(|| format!("{origin}: algorithm sat, via {s:?}: {stats:?}"));
+        matches!(verdict, Verdict::Valid(_)).then_some((s, verdict))
+    })
+}
+
 fn requested(opts: &CheckOptions) -> Vec<Constraint> {
     constraints(&opts.expectations.prohibited())
 }
@@ -252,38 +286,29 @@ pub fn check_history(
             // snapshot isolation only: say unknown rather than guess.
             return Verdict::Unknown;
         }
+        let started = std::time::Instant::now();
         if !with_predicates {
-            let stronger = stronger_attempts(c, attempts_real_time);
-            let share = stronger.len() as u32 + 1;
-            for s in stronger {
-                let attempt = SatOptions {
-                    isolation: s.isolation,
-                    session_order: s.session_order,
-                    real_time: s.real_time,
-                    timeout: opts.sat_timeout.map(|t| t / share),
-                    conflict_budget: Some(
-                        STRONGER_ATTEMPT_CONFLICTS
-                            .min(opts.sat_conflict_budget.unwrap_or(usize::MAX)),
-                    ),
-                    lost_update: false,
-                    // A projection can only refute, which an attempt
-                    // cannot use.
-                    projection: super::Projection::Off,
-                    ..sat_opts
-                };
-                let (verdict, stats) = check_with_predicates(&rh, &preds, &attempt);
-                opts.say(|| format!("{}: algorithm sat, {c:?} via {s:?}: {stats:?}", h.origin));
-                if matches!(verdict, Verdict::Valid(_)) {
-                    opts.say(|| {
-                        format!(
-                            "{}: algorithm sat: valid under the stronger {s:?}, so under {c:?}",
-                            h.origin
-                        )
-                    });
-                    return verdict;
-                }
+            let attempts = stronger_attempts(c, attempts_real_time);
+            if let Some((s, verdict)) =
+                stronger_that_holds(&rh, &preds, &sat_opts, &attempts, opts, &h.origin)
+            {
+                opts.say(|| {
+                    format!(
+                        "{}: algorithm sat: valid under the stronger {s:?}, so under {c:?}",
+                        h.origin
+                    )
+                });
+                return verdict;
             }
         }
+        // The attempts spent part of `--sat-timeout`: the whole check
+        // stays within it.
+        let sat_opts = SatOptions {
+            timeout: opts
+                .sat_timeout
+                .map(|t| t.saturating_sub(started.elapsed())),
+            ..sat_opts
+        };
         let (verdict, stats) = check_with_predicates(&rh, &preds, &sat_opts);
         opts.say(|| format!("{}: algorithm sat, {c:?}: {stats:?}", h.origin));
         if let Some(why) = &stats.over_budget {
