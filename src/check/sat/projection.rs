@@ -57,6 +57,7 @@
 //! transaction touching one. A round stops growing past a sixteenth of
 //! the history's micro-ops, and each solve has a small conflict budget.
 
+use super::history::key_count;
 use super::pred_witness::{completion_failures, Failure};
 use super::{
     verify_cycle_with, EdgeKind, PredSeen, PredTable, RegHistory, RegTxn, RwMop, SatOptions,
@@ -182,21 +183,6 @@ fn views_exceed_budget(h: &RegHistory, preds: &PredTable, opts: &SatOptions) -> 
     need > budget
 }
 
-/// One more than the largest key of `h`.
-fn key_count(h: &RegHistory) -> usize {
-    (h.iter().flat_map(|t| &t.ops))
-        .map(|op| key_of(op) as usize + 1)
-        .max()
-        .unwrap_or(0)
-}
-
-fn key_of(op: &RwMop) -> u64 {
-    match *op {
-        RwMop::Read(k, _) | RwMop::Write(k, _) => k,
-        RwMop::PredRead { key, .. } => key,
-    }
-}
-
 /// A violation of `h` found in a projection onto a few keys, with the
 /// number of keys, or `None` (the full check decides). `failures`: the
 /// serial witness's, when it was tried.
@@ -296,7 +282,7 @@ fn solve(
 /// Marks every key transaction `t` touches.
 fn add_keys(keys: &mut [bool], t: &RegTxn) {
     for op in &t.ops {
-        keys[key_of(op) as usize] = true;
+        keys[op.key() as usize] = true;
     }
 }
 
@@ -307,7 +293,7 @@ fn grow(h: &RegHistory, keys: &mut [bool], writers_only: bool) -> bool {
         t.ops.iter().any(|op| match *op {
             RwMop::Write(k, _) => keys[k as usize],
             _ if writers_only => false,
-            ref op => keys[key_of(op) as usize],
+            ref op => keys[op.key() as usize],
         })
     };
     let chosen: Vec<usize> = (0..h.len()).filter(|&i| touches(&h[i])).collect();
@@ -326,7 +312,7 @@ fn project(h: &RegHistory, keys: &[bool], limit: usize) -> Option<(RegHistory, V
     let mut size = 0;
     for (i, t) in h.iter().enumerate() {
         let ops: Vec<RwMop> = (t.ops.iter())
-            .filter(|op| keys[key_of(op) as usize])
+            .filter(|op| keys[op.key() as usize])
             .copied()
             .collect();
         if ops.is_empty() {
