@@ -185,17 +185,18 @@ fn views_exceed_budget(h: &RegHistory, preds: &PredTable, opts: &SatOptions) -> 
 
 /// A violation of `h` found in a projection onto a few keys, with the
 /// number of keys, or `None` (the full check decides). `failures`: the
-/// serial witness's, when it was tried.
+/// serial witness's, when it was tried; `start`: when the check began
+/// (`opts.timeout` counts from there, a full check tried first included).
 pub(super) fn refute(
     h: &RegHistory,
     preds: &PredTable,
     opts: &SatOptions,
     failures: Option<&[Failure]>,
+    start: std::time::Instant,
 ) -> Option<(Verdict, usize)> {
     if opts.real_time {
         return None;
     }
-    let start = std::time::Instant::now();
     let computed;
     let failures = match failures {
         Some(f) => f,
