@@ -372,7 +372,14 @@ fn map_violation(v: Violation, kept: &[u32]) -> Violation {
                             via: id(via),
                             pred,
                         },
-                        k => k,
+                        // Named one by one: a kind that gains an id
+                        // must be mapped too.
+                        k @ (EdgeKind::Init
+                        | EdgeKind::Process
+                        | EdgeKind::Realtime
+                        | EdgeKind::Wr { .. }
+                        | EdgeKind::Ww { .. }
+                        | EdgeKind::PredWr { .. }) => k,
                     };
                     e
                 })
