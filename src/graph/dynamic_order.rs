@@ -122,7 +122,7 @@ impl DynamicOrder {
         }
         self.next_epoch();
         // Forward from `to` through vertices ordered before `from`.
-        if self.search_forward(to, from, upper) {
+        if self.search_forward(to, upper, |w| w == from) {
             return Err(self.shortest_path(to, from, lower, upper));
         }
         self.search_backward(from, lower);
@@ -151,7 +151,7 @@ impl DynamicOrder {
             return false;
         }
         self.next_epoch();
-        self.search_forward(from, to, upper)
+        self.search_forward(from, upper, |w| w == to)
     }
 
     /// Whether some vertex of `targets` is reachable from `from`: the same
@@ -174,28 +174,7 @@ impl DynamicOrder {
             return false;
         };
         self.next_epoch();
-        self.work.clear();
-        self.mark[from as usize] = self.epoch;
-        self.work.push((from, self.head_out[from as usize]));
-        while let Some(&mut (_, ref mut next)) = self.work.last_mut() {
-            if *next == NONE {
-                self.work.pop();
-                continue;
-            }
-            let Slot {
-                to: w, next_out, ..
-            } = self.slots[*next as usize];
-            *next = next_out;
-            if self.mark[w as usize] == self.epoch || self.pos[w as usize] > upper {
-                continue;
-            }
-            if targets.contains(&w) {
-                return true;
-            }
-            self.mark[w as usize] = self.epoch;
-            self.work.push((w, self.head_out[w as usize]));
-        }
-        false
+        self.search_forward(from, upper, |w| targets.contains(&w))
     }
 
     /// Labels of a shortest path `from ⇝ to`, if there is one (empty when
@@ -274,10 +253,11 @@ impl DynamicOrder {
         }
     }
 
-    /// Depth-first search from `start` over vertices positioned at most
+    /// Depth-first search from `start` over vertices positioned below
     /// `upper`, recording predecessors and the visited set in `forward`.
-    /// Returns whether `target` (positioned at `upper`) was reached.
-    fn search_forward(&mut self, start: u32, target: u32, upper: u32) -> bool {
+    /// Returns whether a vertex `is_target` accepts was reached (the
+    /// furthest target is the one positioned at `upper`).
+    fn search_forward(&mut self, start: u32, upper: u32, is_target: impl Fn(u32) -> bool) -> bool {
         self.forward.clear();
         self.work.clear();
         self.mark[start as usize] = self.epoch;
@@ -295,7 +275,7 @@ impl DynamicOrder {
                 ..
             } = self.slots[*next as usize];
             *next = next_out;
-            if w == target {
+            if is_target(w) {
                 self.pred[w as usize] = (v, label);
                 return true;
             }

@@ -161,3 +161,22 @@ pub fn reg_history_with_predicates(
     };
     Ok((out, table, preds))
 }
+
+impl RwMop {
+    /// The key the micro-op reads, writes or a predicate saw.
+    pub fn key(&self) -> u64 {
+        match *self {
+            RwMop::Read(k, _) | RwMop::Write(k, _) => k,
+            RwMop::PredRead { key, .. } => key,
+        }
+    }
+}
+
+/// One more than the largest key of `h` (keys are dense ids): the length
+/// of a table by key.
+pub(super) fn key_count(h: &RegHistory) -> usize {
+    (h.iter().flat_map(|t| &t.ops))
+        .map(|op| op.key() as usize + 1)
+        .max()
+        .unwrap_or(0)
+}

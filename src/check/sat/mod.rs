@@ -453,7 +453,9 @@ pub fn check_with_predicates(
     // where the full check would say unknown (see `projection`).
     let first = projection::first(h, preds, opts);
     if first {
-        if let Some((verdict, keys)) = projection::refute(h, preds, opts, failures.as_deref()) {
+        if let Some((verdict, keys)) =
+            projection::refute(h, preds, opts, failures.as_deref(), start)
+        {
             stats.projected_keys = keys;
             return (verdict, stats);
         }
@@ -467,7 +469,9 @@ pub fn check_with_predicates(
     stats.rounds = rounds;
     let over = matches!(verdict, Verdict::Unknown) && stats.over_budget.is_some();
     if over && !first && opts.projection != Projection::Off {
-        if let Some((verdict, keys)) = projection::refute(h, preds, opts, failures.as_deref()) {
+        if let Some((verdict, keys)) =
+            projection::refute(h, preds, opts, failures.as_deref(), start)
+        {
             stats.projected_keys = keys;
             stats.over_budget = None;
             return (verdict, stats);

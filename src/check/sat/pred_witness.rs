@@ -148,13 +148,7 @@ pub(super) fn replay(h: &RegHistory, preds: &PredTable, order: &[u32]) -> bool {
 /// past a failure as if the read had held (the writes apply): the later
 /// failures are those of other reads, not echoes of the first.
 fn replay_failures(h: &RegHistory, preds: &PredTable, order: &[u32], max: usize) -> Vec<Failure> {
-    let keys = (h.iter().flat_map(|t| &t.ops))
-        .map(|op| match *op {
-            RwMop::Read(k, _) | RwMop::Write(k, _) => k,
-            RwMop::PredRead { key, .. } => key,
-        })
-        .max()
-        .map_or(0, |k| k as usize + 1);
+    let keys = super::history::key_count(h);
     // Per key its version and that version's writer (0: initial).
     let mut state: Vec<(RegValue, u32)> = vec![(None, 0); keys];
     let mut failures = Vec::new();

@@ -57,6 +57,7 @@
 //! transaction touching one. A round stops growing past a sixteenth of
 //! the history's micro-ops, and each solve has a small conflict budget.
 
+use super::history::key_count;
 use super::pred_witness::{completion_failures, Failure};
 use super::{
     verify_cycle_with, EdgeKind, PredSeen, PredTable, RegHistory, RegTxn, RwMop, SatOptions,
@@ -182,34 +183,20 @@ fn views_exceed_budget(h: &RegHistory, preds: &PredTable, opts: &SatOptions) -> 
     need > budget
 }
 
-/// One more than the largest key of `h`.
-fn key_count(h: &RegHistory) -> usize {
-    (h.iter().flat_map(|t| &t.ops))
-        .map(|op| key_of(op) as usize + 1)
-        .max()
-        .unwrap_or(0)
-}
-
-fn key_of(op: &RwMop) -> u64 {
-    match *op {
-        RwMop::Read(k, _) | RwMop::Write(k, _) => k,
-        RwMop::PredRead { key, .. } => key,
-    }
-}
-
 /// A violation of `h` found in a projection onto a few keys, with the
 /// number of keys, or `None` (the full check decides). `failures`: the
-/// serial witness's, when it was tried.
+/// serial witness's, when it was tried; `start`: when the check began
+/// (`opts.timeout` counts from there, a full check tried first included).
 pub(super) fn refute(
     h: &RegHistory,
     preds: &PredTable,
     opts: &SatOptions,
     failures: Option<&[Failure]>,
+    start: std::time::Instant,
 ) -> Option<(Verdict, usize)> {
     if opts.real_time {
         return None;
     }
-    let start = std::time::Instant::now();
     let computed;
     let failures = match failures {
         Some(f) => f,
@@ -296,7 +283,7 @@ fn solve(
 /// Marks every key transaction `t` touches.
 fn add_keys(keys: &mut [bool], t: &RegTxn) {
     for op in &t.ops {
-        keys[key_of(op) as usize] = true;
+        keys[op.key() as usize] = true;
     }
 }
 
@@ -307,7 +294,7 @@ fn grow(h: &RegHistory, keys: &mut [bool], writers_only: bool) -> bool {
         t.ops.iter().any(|op| match *op {
             RwMop::Write(k, _) => keys[k as usize],
             _ if writers_only => false,
-            ref op => keys[key_of(op) as usize],
+            ref op => keys[op.key() as usize],
         })
     };
     let chosen: Vec<usize> = (0..h.len()).filter(|&i| touches(&h[i])).collect();
@@ -326,7 +313,7 @@ fn project(h: &RegHistory, keys: &[bool], limit: usize) -> Option<(RegHistory, V
     let mut size = 0;
     for (i, t) in h.iter().enumerate() {
         let ops: Vec<RwMop> = (t.ops.iter())
-            .filter(|op| keys[key_of(op) as usize])
+            .filter(|op| keys[op.key() as usize])
             .copied()
             .collect();
         if ops.is_empty() {
@@ -385,7 +372,14 @@ fn map_violation(v: Violation, kept: &[u32]) -> Violation {
                             via: id(via),
                             pred,
                         },
-                        k => k,
+                        // Named one by one: a kind that gains an id
+                        // must be mapped too.
+                        k @ (EdgeKind::Init
+                        | EdgeKind::Process
+                        | EdgeKind::Realtime
+                        | EdgeKind::Wr { .. }
+                        | EdgeKind::Ww { .. }
+                        | EdgeKind::PredWr { .. }) => k,
                     };
                     e
                 })

@@ -29,10 +29,6 @@ fn hist(txns: &[(i64, &[RwMop])]) -> RegHistory {
         .collect()
 }
 
-/// `n` committed blind writers of key 0 (values `0..n`), one per process,
-/// invoked and completed in turn: without session order their version
-/// order is free, `n (n - 1)` ww edges (the clock-reading tests of
-/// encoding and splitting).
 /// A committed transaction of `process` at op position `index`, invoked
 /// there too, with no real-time predecessors.
 pub(super) fn committed_txn(process: i64, index: u64, ops: Vec<RwMop>) -> RegTxn {
@@ -46,6 +42,10 @@ pub(super) fn committed_txn(process: i64, index: u64, ops: Vec<RwMop>) -> RegTxn
     }
 }
 
+/// `n` committed blind writers of key 0 (values `0..n`), one per process,
+/// invoked and completed in turn: without session order their version
+/// order is free, `n (n - 1)` ww edges (the clock-reading tests of
+/// encoding and splitting).
 pub(super) fn blind_writers(n: u64) -> RegHistory {
     (0..n)
         .map(|i| RegTxn {

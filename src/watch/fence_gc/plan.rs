@@ -126,7 +126,7 @@ impl Closure {
         let mut first = vec![u32::MAX; n * chains];
         for &v in order.iter().rev() {
             let v = v as usize;
-            let (lo, hi) = (v * chains, (v + 1) * chains);
+            let lo = v * chains;
             first[lo + seq[v] as usize] = pos[v];
             for s in succ(v as u32) {
                 let s = s as usize;
@@ -137,7 +137,6 @@ impl Closure {
                     }
                 }
             }
-            debug_assert!(hi <= first.len());
         }
         Some(Closure {
             seq,
@@ -473,12 +472,13 @@ impl Plan {
     /// state `F` leaves in `k` is never read by what stays, and a future
     /// read of it is stale. (`nil` readers outside were ruled out before.)
     fn covered(&self, cw: &[usize], nw: &[usize], k: Atom, c: &[bool]) -> bool {
-        let frozen: Vec<usize> = nw
-            .iter()
-            .copied()
-            .filter(|&s| self.eligible[s] && self.ok[s])
-            .collect();
-        if frozen.is_empty() {
+        let frozen = || {
+            nw.iter()
+                .rev()
+                .copied()
+                .filter(|&s| self.eligible[s] && self.ok[s])
+        };
+        if frozen().next().is_none() {
             return false;
         }
         // Only the last value each writer wrote is indexed: a writer that
@@ -496,7 +496,7 @@ impl Plan {
             && cw
                 .iter()
                 .rev()
-                .all(|&w| frozen.iter().rev().any(|&s| self.before(w, s, k)))
+                .all(|&w| frozen().any(|s| self.before(w, s, k)))
     }
 
     /// The largest `F` (membership per index) and each collected key's

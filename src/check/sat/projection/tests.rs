@@ -148,7 +148,10 @@ fn no_projection_under_real_time() {
         real_time: true,
         ..opts(Projection::First)
     };
-    assert_eq!(refute(&h, &p, &strict, None), None);
+    assert_eq!(
+        refute(&h, &p, &strict, None, std::time::Instant::now()),
+        None
+    );
     let (v, stats) = check_with_predicates(&h, &p, &strict);
     assert!(matches!(v, Verdict::Invalid(Violation::Cycle(_))), "{v:?}");
     assert_eq!(stats.projected_keys, 0);
@@ -273,4 +276,24 @@ fn generated_phantoms_are_found() {
         }
     }
     assert_eq!(found, 12);
+}
+
+/// The timeout counts from the check's start: a projection tried after a
+/// full check that used it up gets none of its own.
+#[test]
+fn projections_share_the_checks_timeout() {
+    let (h, p) = (phantom(), eq2());
+    let o = SatOptions {
+        timeout: Some(std::time::Duration::from_secs(5)),
+        ..opts(Projection::First)
+    };
+    let now = std::time::Instant::now();
+    assert!(matches!(
+        refute(&h, &p, &o, None, now),
+        Some((Verdict::Invalid(Violation::Cycle(_)), 2))
+    ));
+    let Some(long_ago) = now.checked_sub(std::time::Duration::from_secs(10)) else {
+        return;
+    };
+    assert_eq!(refute(&h, &p, &o, None, long_ago), None);
 }
