@@ -38,6 +38,9 @@ pub(super) struct Plan {
     key_writers: HashMap<Atom, (Vec<usize>, bool)>,
     /// Completed reads: (reader, key, value).
     reads: Vec<(usize, Atom, Option<Atom>)>,
+    /// The writer of each of `reads` (`None`: `nil`, or no retained
+    /// writer): looked up once, since every fixpoint pass asks.
+    read_from: Vec<Option<usize>>,
     /// Writer index of (key, value).
     writer: HashMap<(Atom, Atom), usize>,
     /// Readers of `nil` per key.
@@ -179,6 +182,7 @@ impl Plan {
             seqs: Vec::new(),
             key_writers: HashMap::new(),
             reads: Vec::new(),
+            read_from: Vec::new(),
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
             readers: HashMap::new(),
@@ -261,8 +265,11 @@ impl Plan {
                 }
             }
         }
-        for &(r, k, v) in &p.reads {
-            if let Some(&w) = v.and_then(|v| p.writer.get(&(k, v))) {
+        p.read_from = (p.reads.iter())
+            .map(|&(_, k, v)| v.and_then(|v| p.writer.get(&(k, v)).copied()))
+            .collect();
+        for (&(r, _, _), w) in p.reads.iter().zip(&p.read_from) {
+            if let Some(w) = *w {
                 p.read_by[r].push(w);
             }
         }
@@ -499,10 +506,30 @@ impl Plan {
                 .all(|&w| frozen().any(|s| self.before(w, s, k)))
     }
 
+    /// For each transaction, the indices in `keys` (sorted) of the keys it
+    /// writes or reads: the keys whose (d) decision its membership feeds.
+    fn keys_touched(&self, keys: &[Atom]) -> Vec<Vec<u32>> {
+        let index: HashMap<Atom, u32> = (keys.iter().enumerate())
+            .map(|(i, k)| (*k, i as u32))
+            .collect();
+        let mut touches: Vec<Vec<u32>> = vec![Vec::new(); self.starts.len()];
+        for (k, (ws, _)) in &self.key_writers {
+            for &w in ws {
+                touches[w].push(index[k]);
+            }
+        }
+        for &(r, k, _) in &self.reads {
+            if let Some(&ki) = index.get(&k) {
+                touches[r].push(ki);
+            }
+        }
+        touches
+    }
+
     /// The largest `F` (membership per index) and each collected key's
     /// base writer.
     pub(super) fn fixpoint(&self, gc: &FenceGc) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
-        // Long (about 150 lines): the fixpoint's rules each shrink the same
+        // Long (about 160 lines): the fixpoint's rules each shrink the same
         // candidate set and must be re-run together until none applies.
         let idle = |k: Atom| !gc.touched.contains_key(&k);
         let cover = gc.cover && !gc.realtime;
@@ -511,14 +538,27 @@ impl Plan {
         let mut passes = 0;
         // Why transactions left `F`, by rule (for `ELLERY_WATCH_TIMING`).
         let mut why = [0usize; 6];
+        // (d) decides a key from the membership of its writers and readers
+        // alone, so a pass re-decides only the keys one of those left `F`
+        // for since their last decision (*dirty*) and keeps the others'
+        // decision: the same passes as deciding every key every time, which
+        // made the fixpoint quadratic (many passes × every key's writers).
+        let mut keys: Vec<Atom> = self.key_writers.keys().copied().collect();
+        keys.sort_unstable();
+        let touches = self.keys_touched(&keys);
+        let mut dirty = vec![true; keys.len()];
+        let mut decided: Vec<Option<Vec<usize>>> = vec![None; keys.len()];
         loop {
             passes += 1;
             let mut changed = false;
-            let mut out = |c: &mut Vec<bool>, i: usize, rule: usize| {
+            let mut out = |c: &mut Vec<bool>, dirty: &mut Vec<bool>, i: usize, rule: usize| {
                 if c[i] {
                     c[i] = false;
                     changed = true;
                     why[rule] += 1;
+                    for &k in &touches[i] {
+                        dirty[k as usize] = true;
+                    }
                 }
             };
             // (b) process prefixes (failed transactions are gone already).
@@ -526,7 +566,7 @@ impl Plan {
                 let mut blocked = false;
                 for &i in seq {
                     if blocked {
-                        out(&mut c, i, 0);
+                        out(&mut c, &mut dirty, i, 0);
                     }
                     blocked |= !c[i];
                 }
@@ -540,28 +580,26 @@ impl Plan {
                     .unwrap_or(u64::MAX);
                 for i in 0..n {
                     if self.span[i].0 > first_end_outside {
-                        out(&mut c, i, 1);
+                        out(&mut c, &mut dirty, i, 1);
                     }
                 }
             }
             // (c) what members read.
-            for &(r, k, v) in &self.reads {
-                if !c[r] {
-                    continue;
-                }
-                if let Some(v) = v {
-                    match self.writer.get(&(k, v)) {
-                        Some(&w) if c[w] => {}
-                        _ => out(&mut c, r, 2),
-                    }
+            for (&(r, _, v), w) in self.reads.iter().zip(&self.read_from) {
+                if c[r] && v.is_some() && !w.is_some_and(|w| c[w]) {
+                    out(&mut c, &mut dirty, r, 2);
                 }
             }
             // (d) a base per key; (e) nil readers outside.
             let c_at_bases = c.clone();
-            let mut bases: HashMap<Atom, Vec<usize>> = HashMap::new();
-            let mut keys: Vec<&Atom> = self.key_writers.keys().collect();
-            keys.sort_unstable();
-            for k in keys {
+            for (ki, k) in keys.iter().enumerate() {
+                if !dirty[ki] {
+                    continue;
+                }
+                // Cleared first: what this decision sends out of `F`
+                // makes the key dirty again, as a full pass would see.
+                dirty[ki] = false;
+                decided[ki] = None;
                 let (ws, nil_writer) = &self.key_writers[k];
                 let cw: Vec<usize> = ws
                     .iter()
@@ -576,7 +614,7 @@ impl Plan {
                     .get(k)
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]));
                 if *nil_writer || nil_outside {
-                    cw.iter().for_each(|&w| out(&mut c, w, 3));
+                    cw.iter().for_each(|&w| out(&mut c, &mut dirty, w, 3));
                     continue;
                 }
                 let mut nw: Vec<usize> = ws
@@ -585,7 +623,7 @@ impl Plan {
                     .filter(|&w| !c[w] && self.live[w] && !self.set_aside(w))
                     .collect();
                 if cover && self.covered(&cw, &nw, *k, &c) {
-                    bases.insert(*k, Vec::new());
+                    decided[ki] = Some(Vec::new());
                     continue;
                 }
                 let mut cw = cw;
@@ -596,28 +634,31 @@ impl Plan {
                 while let Some(&last) = cw.last() {
                     match self.base_of(&cw, &nw, *k, &c, idle(*k)) {
                         Some((m, later)) => {
-                            later.into_iter().for_each(|w| out(&mut c, w, 4));
-                            bases.insert(*k, m);
+                            (later.into_iter()).for_each(|w| out(&mut c, &mut dirty, w, 4));
+                            decided[ki] = Some(m);
                             break;
                         }
                         None => {
-                            out(&mut c, last, 4);
+                            out(&mut c, &mut dirty, last, 4);
                             cw.pop();
                             nw.push(last);
                             // The writer that stays may cover the others
                             // (Cobra keeps a key's last writers and deletes
                             // the writers they overwrite).
                             if cover && !cw.is_empty() && self.covered(&cw, &nw, *k, &c) {
-                                bases.insert(*k, Vec::new());
+                                decided[ki] = Some(Vec::new());
                                 break;
                             }
                         }
                     }
                 }
             }
+            let bases: HashMap<Atom, Vec<usize>> = (keys.iter().zip(&decided))
+                .filter_map(|(k, m)| Some((*k, m.clone()?)))
+                .collect();
             // (e) readers outside of non-base values.
             let mut again = false;
-            for &(r, k, v) in &self.reads {
+            for (&(r, k, v), w) in self.reads.iter().zip(&self.read_from) {
                 if c[r] {
                     continue;
                 }
@@ -627,13 +668,13 @@ impl Plan {
                     again = true;
                     continue;
                 }
-                if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
+                if let Some(w) = *w {
                     let base_value = bases
                         .get(&k)
                         .filter(|m| m[..] == [w])
                         .and_then(|_| self.last_write.get(&(w, k)));
                     if c[w] && base_value != v.as_ref() {
-                        out(&mut c, w, 5);
+                        out(&mut c, &mut dirty, w, 5);
                     }
                 }
             }
