@@ -604,6 +604,12 @@ impl FenceGc {
         let t0 = std::time::Instant::now();
         let (member, bases) = plan.fixpoint(self);
         super::timing("collect: fixpoint", t0);
+        // Every test build checks the worklist against full passes.
+        #[cfg(test)]
+        assert_eq!(
+            (member.clone(), bases.clone()),
+            plan.fixpoint_by_full_passes(self)
+        );
         let t0 = std::time::Instant::now();
         self.forget(store, &plan, &member, &bases, &ep, &mut done);
         super::timing("collect: forget", t0);

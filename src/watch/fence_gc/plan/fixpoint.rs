@@ -1,0 +1,335 @@
+//! The fixpoint that finds `F` (parent modules' docs, rules (a)–(e)),
+//! driven by what left `F`: each transaction that leaves is logged once,
+//! and each rule looks only at what can have changed since it last looked
+//! — a leaver's process successors (b) and readers (c), the keys it writes
+//! or reads (d), its reads and the reads of keys decided anew (e) — instead
+//! of every transaction, read and key on every pass. Streams whose
+//! collection frees little in a round needed hundreds of passes, which made
+//! collection quadratic in what is retained.
+//!
+//! Each pass finds exactly what a full pass of the same rules, in the same
+//! order, finds (so `F` is the same): (b) and (e) do not depend on the
+//! order they look in; (c) visits its reads in index order (a heap), as
+//! the full scan does, so a reader that leaves affects the later reads of
+//! this pass and the earlier ones in the next; a key's (d) decision depends
+//! only on its writers' and readers' membership.
+
+#[cfg(test)]
+mod reference;
+
+use super::Plan;
+use crate::model::Atom;
+use crate::watch::fence_gc::FenceGc;
+use hashbrown::HashMap;
+
+/// Why transactions left `F`, by rule (for `ELLERY_WATCH_TIMING`).
+const RULES: [&str; 6] = [
+    "prefix",
+    "real time",
+    "reads",
+    "nil",
+    "base",
+    "non-base readers",
+];
+
+/// The candidate set while the rules shrink it.
+struct Candidates<'a> {
+    ix: &'a Index,
+    /// While (c) scans: the read it is at, and the reads still to visit in
+    /// this scan (index order).
+    scan: Option<(u32, std::collections::BinaryHeap<std::cmp::Reverse<u32>>)>,
+    /// The reads (c) visits in its next scan.
+    next_scan: Vec<u32>,
+    /// Membership.
+    c: Vec<bool>,
+    /// The transactions that left, in order.
+    log: Vec<usize>,
+    /// Each transaction's place in `log` (`u32::MAX`: a member).
+    left_at: Vec<u32>,
+    /// Keys (indices into the sorted keys) whose (d) decision one of their
+    /// writers or readers leaving may change.
+    dirty: Vec<bool>,
+    why: [usize; 6],
+}
+
+impl Candidates<'_> {
+    fn out(&mut self, i: usize, rule: usize) {
+        if self.c[i] {
+            self.c[i] = false;
+            self.left_at[i] = self.log.len() as u32;
+            self.log.push(i);
+            self.why[rule] += 1;
+            for &k in &self.ix.touches[i] {
+                self.dirty[k as usize] = true;
+            }
+            // Its readers: (c) looks at them later in this scan if the
+            // scan has not passed them yet, else in the next.
+            for &j in &self.ix.read_from_writer[i] {
+                match &mut self.scan {
+                    Some((at, heap)) if j > *at => heap.push(std::cmp::Reverse(j)),
+                    _ => self.next_scan.push(j),
+                }
+            }
+        }
+    }
+}
+
+/// What the rules look up by transaction, read and key.
+struct Index {
+    /// Each transaction's successor in its process.
+    next: Vec<Option<usize>>,
+    /// The reads (indices into `Plan::reads`) of each writer's values.
+    read_from_writer: Vec<Vec<u32>>,
+    /// The reads each transaction made.
+    reads_by: Vec<Vec<u32>>,
+    /// The reads of each key (indices into the sorted keys).
+    reads_of_key: Vec<Vec<u32>>,
+    /// The keys each transaction writes or reads.
+    touches: Vec<Vec<u32>>,
+}
+
+impl Plan {
+    fn index(&self, keys: &[Atom]) -> Index {
+        let n = self.starts.len();
+        let key_index: HashMap<Atom, u32> = (keys.iter().enumerate())
+            .map(|(i, k)| (*k, i as u32))
+            .collect();
+        let mut ix = Index {
+            next: vec![None; n],
+            read_from_writer: vec![Vec::new(); n],
+            reads_by: vec![Vec::new(); n],
+            reads_of_key: vec![Vec::new(); keys.len()],
+            touches: vec![Vec::new(); n],
+        };
+        for seq in &self.seqs {
+            for w in seq.windows(2) {
+                ix.next[w[0]] = Some(w[1]);
+            }
+        }
+        for (k, (ws, _)) in &self.key_writers {
+            for &w in ws {
+                ix.touches[w].push(key_index[k]);
+            }
+        }
+        for (j, (&(r, k, _), w)) in self.reads.iter().zip(&self.read_from).enumerate() {
+            ix.reads_by[r].push(j as u32);
+            if let Some(w) = *w {
+                ix.read_from_writer[w].push(j as u32);
+            }
+            if let Some(&ki) = key_index.get(&k) {
+                ix.touches[r].push(ki);
+                ix.reads_of_key[ki as usize].push(j as u32);
+            }
+        }
+        ix
+    }
+
+    /// The largest `F` (membership per index) and each collected key's
+    /// base writer.
+    pub(in crate::watch::fence_gc) fn fixpoint(
+        &self,
+        gc: &FenceGc,
+    ) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
+        let n = self.starts.len();
+        let mut keys: Vec<Atom> = self.key_writers.keys().copied().collect();
+        keys.sort_unstable();
+        let ix = self.index(&keys);
+        let mut cs = Candidates {
+            ix: &ix,
+            scan: None,
+            // The first scan visits every read of a value.
+            next_scan: (self.reads.iter().enumerate())
+                .filter(|(_, r)| r.2.is_some())
+                .map(|(j, _)| j as u32)
+                .collect(),
+            c: self.eligible.clone(),
+            log: Vec::new(),
+            left_at: vec![u32::MAX; n],
+            dirty: vec![true; keys.len()],
+            why: [0; 6],
+        };
+        for i in 0..n {
+            if !cs.c[i] {
+                cs.left_at[i] = cs.log.len() as u32;
+                cs.log.push(i);
+            }
+        }
+        let mut decided: Vec<Option<Vec<usize>>> = vec![None; keys.len()];
+        // How far (b) and (e) have looked into the log.
+        let (mut prefixed, mut checked) = (0, 0);
+        let mut passes = 0;
+        loop {
+            passes += 1;
+            let before = cs.log.len();
+            // (b) process prefixes: a leaver's successors, transitively.
+            while let Some(&i) = cs.log.get(prefixed) {
+                prefixed += 1;
+                if let Some(nx) = ix.next[i] {
+                    cs.out(nx, 0);
+                }
+            }
+            // (b) real time: whatever was invoked after a non-member
+            // completed (its successors leave in the next pass, as there).
+            if gc.realtime {
+                let first_end_outside = (cs.log.iter())
+                    .filter(|&&i| self.ok[i])
+                    .filter_map(|&i| self.span[i].1)
+                    .min()
+                    .unwrap_or(u64::MAX);
+                for i in 0..n {
+                    if self.span[i].0 > first_end_outside {
+                        cs.out(i, 1);
+                    }
+                }
+            }
+            self.scan_reads(&mut cs);
+            // (d) the keys a leaver wrote or read.
+            let mark = cs.log.len();
+            let mut redecided = Vec::new();
+            for ki in 0..keys.len() {
+                if !cs.dirty[ki] {
+                    continue;
+                }
+                // Cleared first: what this decision sends out of `F`
+                // makes the key dirty again.
+                cs.dirty[ki] = false;
+                let m = self.decide(gc, keys[ki], &mut cs);
+                if m != decided[ki] {
+                    decided[ki] = m;
+                    redecided.push(ki);
+                }
+            }
+            self.non_base_readers(&keys, &decided, &redecided, (checked, mark), &mut cs);
+            checked = mark;
+            if cs.log.len() == before {
+                break;
+            }
+        }
+        if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+            let eligible = self.eligible.iter().filter(|&&e| e).count();
+            let why: Vec<String> = (RULES.iter().zip(cs.why))
+                .map(|(r, k)| format!("{r} {k}"))
+                .collect();
+            eprintln!(
+                "ellery: timing: fixpoint passes {passes}, eligible {eligible}, left F by {}",
+                why.join(" ")
+            );
+        }
+        let bases = (keys.iter().zip(decided))
+            .filter_map(|(k, m)| Some((*k, m?)))
+            .collect();
+        (cs.c, bases)
+    }
+
+    /// (c) one scan, in index order, of the reads whose writer left since
+    /// the scan last visited them: a member that read a value no member
+    /// wrote leaves.
+    fn scan_reads(&self, cs: &mut Candidates) {
+        let heap = std::mem::take(&mut cs.next_scan)
+            .into_iter()
+            .map(std::cmp::Reverse)
+            .collect();
+        cs.scan = Some((0, heap));
+        loop {
+            let Some((at, heap)) = &mut cs.scan else {
+                break;
+            };
+            let Some(std::cmp::Reverse(j)) = heap.pop() else {
+                break;
+            };
+            *at = j;
+            let r = self.reads[j as usize].0;
+            let from_member = self.read_from[j as usize].is_some_and(|w| cs.c[w]);
+            if cs.c[r] && !from_member {
+                cs.out(r, 2);
+            }
+        }
+        cs.scan = None;
+    }
+
+    /// (e) a member whose value of a key is not the key's base leaves when
+    /// a reader outside read it. Looks at the reads of the readers that
+    /// left in `left` (log positions, before the bases were chosen) and at
+    /// every read of a key decided anew; a reader that left later is
+    /// looked at in the next pass, after its keys are decided again.
+    fn non_base_readers(
+        &self,
+        keys: &[Atom],
+        decided: &[Option<Vec<usize>>],
+        redecided: &[usize],
+        left: (usize, usize),
+        cs: &mut Candidates,
+    ) {
+        let ix = cs.ix;
+        let fresh = (cs.log[left.0..left.1].iter()).flat_map(|&r| &ix.reads_by[r]);
+        let of_keys = (redecided.iter()).flat_map(|&ki| &ix.reads_of_key[ki]);
+        let to_check: Vec<u32> = fresh.chain(of_keys).copied().collect();
+        for j in to_check {
+            let (r, k, v) = self.reads[j as usize];
+            if cs.c[r] || cs.left_at[r] as usize >= left.1 {
+                continue;
+            }
+            let Some(w) = self.read_from[j as usize] else {
+                continue;
+            };
+            let base = keys
+                .binary_search(&k)
+                .ok()
+                .and_then(|ki| decided[ki].as_ref());
+            let base_value =
+                (base.filter(|m| m[..] == [w])).and_then(|_| self.last_write.get(&(w, k)));
+            if cs.c[w] && base_value != v.as_ref() {
+                cs.out(w, 5);
+            }
+        }
+    }
+
+    /// (d) for key `k`: its base (empty: covered), or `None` when no
+    /// writer of it is in `F` or all of them had to leave.
+    fn decide(&self, gc: &FenceGc, k: Atom, cs: &mut Candidates) -> Option<Vec<usize>> {
+        let cover = gc.cover && !gc.realtime;
+        let idle = !gc.touched.contains_key(&k);
+        let (ws, nil_writer) = &self.key_writers[&k];
+        let mut cw: Vec<usize> = (ws.iter().copied())
+            .filter(|&w| cs.c[w] && !self.set_aside(w))
+            .collect();
+        if cw.is_empty() {
+            return None;
+        }
+        // (e) a reader outside of the key's state before `F`.
+        let nil_outside = (self.nil_readers.get(&k)).is_some_and(|rs| rs.iter().any(|&r| !cs.c[r]));
+        if *nil_writer || nil_outside {
+            cw.iter().for_each(|&w| cs.out(w, 3));
+            return None;
+        }
+        let mut nw: Vec<usize> = (ws.iter().copied())
+            .filter(|&w| !cs.c[w] && self.live[w] && !self.set_aside(w))
+            .collect();
+        if cover && self.covered(&cw, &nw, k, &cs.c) {
+            return Some(Vec::new());
+        }
+        // When no writer can be the base, the latest leaves `F` (it is the
+        // most likely to be unordered with what stays) and the others try
+        // again: one key's frontier does not drag its whole past out of `F`.
+        while let Some(&last) = cw.last() {
+            match self.base_of(&cw, &nw, k, &cs.c, idle) {
+                Some((m, later)) => {
+                    later.into_iter().for_each(|w| cs.out(w, 4));
+                    return Some(m);
+                }
+                None => {
+                    cs.out(last, 4);
+                    cw.pop();
+                    nw.push(last);
+                    // The writer that stays may cover the others (Cobra keeps
+                    // a key's last writers and deletes the writers they
+                    // overwrite).
+                    if cover && !cw.is_empty() && self.covered(&cw, &nw, k, &cs.c) {
+                        return Some(Vec::new());
+                    }
+                }
+            }
+        }
+        None
+    }
+}
