@@ -230,10 +230,7 @@ impl Plan {
             .map(std::cmp::Reverse)
             .collect();
         cs.scan = Some((0, heap));
-        loop {
-            let Some((at, heap)) = &mut cs.scan else {
-                break;
-            };
+        while let Some((at, heap)) = &mut cs.scan {
             let Some(std::cmp::Reverse(j)) = heap.pop() else {
                 break;
             };
