@@ -201,6 +201,8 @@ pub(crate) struct OneKeyType {
     class: fn(&crate::edn::Value) -> &'static str,
     first: Option<(crate::model::Atom, &'static str)>,
     checked: Vec<bool>,
+    /// An inline integer key passed: every other one has its class.
+    int_passed: bool,
 }
 
 /// Two keys of different classes: the first key and its class, then the
@@ -219,11 +221,16 @@ impl OneKeyType {
             class,
             first: None,
             checked: Vec::new(),
+            int_passed: false,
         }
     }
 
     /// Checks key `k` against the first key seen.
     pub(crate) fn check(&mut self, h: &History, k: crate::model::Atom) -> Result<(), KeyMismatch> {
+        let int = k.as_int().is_some();
+        if int && self.int_passed {
+            return Ok(());
+        }
         if let Some(slot) = k.interned_slot() {
             if self.checked.get(slot) == Some(&true) {
                 return Ok(());
@@ -241,6 +248,7 @@ impl OneKeyType {
             Some((k0, c0)) if c0 != class => return Err((h.atom_value(k0), c0, value, class)),
             _ => {}
         }
+        self.int_passed |= int;
         Ok(())
     }
 }
