@@ -71,15 +71,31 @@ impl ExtraGraph {
 /// wrote with micro-op `f` and then overwrote within the same op, the
 /// position of the last such op in history order. `value` maps a micro-op
 /// to the value it writes.
-pub(crate) fn intermediate_writes<V: Copy + Eq + std::hash::Hash>(
+pub(crate) fn intermediate_writes<V: Copy + Eq + std::hash::Hash + Send>(
     h: &History,
     f: MopFn,
-    value: impl Fn(&crate::model::Mop) -> V,
+    value: impl Fn(&crate::model::Mop) -> V + Sync,
+) -> HashMap<(Atom, V), u32> {
+    // In two halves of the ops when a core is free (issue 23); the second
+    // half's entries replace the first's, as later ops' do in one pass.
+    let [mut a, b] = crate::par::halves(h.ops.len(), crate::par::SPLIT_FROM, |r| {
+        intermediate_writes_in(h, f, &value, r)
+    });
+    a.extend(b);
+    a
+}
+
+/// [`intermediate_writes`] of the ops at `range`.
+fn intermediate_writes_in<V: Copy + Eq + std::hash::Hash>(
+    h: &History,
+    f: MopFn,
+    value: &impl Fn(&crate::model::Mop) -> V,
+    range: std::ops::Range<usize>,
 ) -> HashMap<(Atom, V), u32> {
     let mut intermediate = HashMap::new();
     // Per op: each key's latest written value (ops are small).
     let mut last: Vec<(Atom, V)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
+    for (i, op) in h.ops.iter().enumerate().take(range.end).skip(range.start) {
         last.clear();
         for m in h.mops(op).iter().filter(|m| m.f == f) {
             let v = value(m);

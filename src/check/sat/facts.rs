@@ -304,10 +304,6 @@ pub fn values_repeat(h: &History) -> bool {
     scan(h, false, usize::MAX).repeat
 }
 
-/// Below this many ops the reads are scanned on one thread (a helper
-/// thread costs more than it saves).
-const SPLIT_READS_FROM: usize = 1 << 16;
-
 /// What [`scan`] found.
 #[derive(Clone, Copy, Default)]
 struct ScanFacts {
@@ -384,13 +380,8 @@ fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
     if !reads {
         return facts;
     }
-    let n = h.ops.len();
-    let ((a_air, a_own), (b_air, b_own)) = if n < split {
-        (scan_reads(h, &w, 0..n), (false, false))
-    } else {
-        let half = n / 2;
-        crate::par::join(|| scan_reads(h, &w, 0..half), || scan_reads(h, &w, half..n))
-    };
+    let [(a_air, a_own), (b_air, b_own)] =
+        crate::par::halves(h.ops.len(), split, |r| scan_reads(h, &w, r));
     facts.thin_air = a_air || b_air;
     facts.own_write_read = a_own || b_own;
     facts
@@ -441,7 +432,7 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> (
 /// writes it again, which Elle's lost-update check counts as a
 /// read-modify-write.
 pub fn inference_misreads(h: &History) -> Option<Misread> {
-    misreads_splitting_from(h, SPLIT_READS_FROM)
+    misreads_splitting_from(h, crate::par::SPLIT_FROM)
 }
 
 /// [`inference_misreads`], the reads cut in two from `split` ops on.

@@ -307,7 +307,10 @@ fn index_writes(h: &History, w: Workload) -> Result<Index, NotMini> {
     let mops = if indexed == n {
         h.mops.len()
     } else {
-        (0..indexed).map(|i| indexed_mops(h, i).end).max().unwrap_or(0)
+        (0..indexed)
+            .map(|i| indexed_mops(h, i).end)
+            .max()
+            .unwrap_or(0)
     };
     let mut versions = Versions::new(h, mops);
     note_writes(h, &mut versions, indexed);
