@@ -470,6 +470,16 @@ pub fn analyze(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
     validate(h)?;
+    analyze_validated(h, extra, opts)
+}
+
+/// [`analyze`] of a history [`validate`] accepted already (`auto` checks
+/// it first: issue 23, one pass fewer).
+pub fn analyze_validated(
+    h: &History,
+    extra: ExtraGraph,
+    opts: &RwOptions,
+) -> Result<Inference<'static>, Refusal> {
     // The non-cycle checks need only the history: on a second core while
     // this one builds the data edges (issue 23; the same result on one
     // thread). The order graph's edges are generated when the graph is
