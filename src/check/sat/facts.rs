@@ -523,7 +523,8 @@ mod tests {
             whole
         };
         let clean = "[[:w 7 1] [:r 7 1]]";
-        let cases: Vec<(Vec<(&str, String)>, Option<Misread>)> = vec![
+        type Case<'a> = (Vec<(&'a str, String)>, Option<Misread>);
+        let cases: Vec<Case> = vec![
             (vec![ok(clean), ok("[[:w 3 1]]"), ok("[[:r 3 1]]")], None),
             (vec![ok("[[:r 3 1]]"), ok(clean), ok("[[:w 3 1]]")], None),
             (
