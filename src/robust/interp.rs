@@ -120,6 +120,10 @@ pub struct Footprint {
     /// on one record, an INSERT) that writes it, or None when several may.
     /// Keys of one group are written all or none in every run.
     pub groups: BTreeMap<usize, Option<u32>>,
+    /// The run reached `ABORT`: concretely, the instance aborted (and the
+    /// footprint is empty); abstractly, every run of this case aborts, so
+    /// no committed instance has it.
+    pub aborts: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -176,6 +180,10 @@ struct Exec<'a> {
     /// Key lookups in the case "the value is no key of the table": the
     /// local (variable, field), its value then, and the table.
     excluded: Vec<(usize, Option<usize>, Local, usize)>,
+    /// An `ABORT` was reached on every path of the current run (a maybe
+    /// branch that reaches one is dropped and clears it: see
+    /// [`Exec::maybe_branch`]).
+    halted: bool,
 }
 
 impl<'a> Exec<'a> {
@@ -207,6 +215,7 @@ impl<'a> Exec<'a> {
             pending: None,
             assumed: BTreeMap::new(),
             excluded: Vec::new(),
+            halted: false,
         }
     }
 }
@@ -453,11 +462,45 @@ impl Exec<'_> {
         rows
     }
 
-    /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
+    /// Runs `stmts` on a copy of the locals as maybe-reached, then joins
+    /// (nothing changes when they surely abort once reached).
     fn run_maybe(&mut self, stmts: &[Stmt]) {
         let before = self.locals.clone();
+        if self.maybe_branch(stmts) {
+            self.join(&before);
+        }
+    }
+
+    /// Runs `stmts` as maybe-reached; false when every path through them
+    /// reaches `ABORT`: no committed run takes them, so their reads,
+    /// writes and case facts are dropped (the state is as before).
+    fn maybe_branch(&mut self, stmts: &[Stmt]) -> bool {
+        let saved = (
+            self.locals.clone(),
+            self.fp.clone(),
+            self.group,
+            self.assumed.clone(),
+            self.excluded.clone(),
+        );
         self.run(stmts, true);
-        self.join(&before);
+        if !std::mem::take(&mut self.halted) {
+            return true;
+        }
+        (
+            self.locals,
+            self.fp,
+            self.group,
+            self.assumed,
+            self.excluded,
+        ) = saved;
+        false
+    }
+
+    /// Runs a transaction body from the top; the footprint says whether
+    /// the run (or, abstractly, the case) surely aborts.
+    fn run_top(&mut self, stmts: &[Stmt]) {
+        self.run(stmts, false);
+        self.fp.aborts = self.halted;
     }
 
     fn join(&mut self, other: &[Local]) {
@@ -473,6 +516,9 @@ impl Exec<'_> {
 
     fn run(&mut self, stmts: &[Stmt], maybe: bool) {
         for s in stmts {
+            if self.halted {
+                return;
+            }
             self.stmt(s, maybe);
         }
     }
@@ -594,16 +640,23 @@ impl Exec<'_> {
                 }
             },
             Stmt::Skip => {}
+            Stmt::Abort => self.halted = true,
         }
     }
 
-    /// An IF whose condition is unknown: both branches as maybe-run.
+    /// An IF whose condition is unknown: both branches as maybe-run (a
+    /// branch that surely aborts is dropped; both: the IF aborts).
     fn both_branches(&mut self, then: &[Stmt], els: &[Stmt]) {
         let before = self.locals.clone();
-        self.run(then, true);
+        let then_runs = self.maybe_branch(then);
         let after_then = std::mem::replace(&mut self.locals, before);
-        self.run(els, true);
-        self.join(&after_then);
+        let else_runs = self.maybe_branch(els);
+        match (then_runs, else_runs) {
+            (true, true) => self.join(&after_then),
+            (true, false) => self.locals = after_then,
+            (false, true) => {}
+            (false, false) => self.halted = true,
+        }
     }
 
     fn insert(
@@ -662,6 +715,13 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
     let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], &[], d);
-    ex.run(&prog.txns[d.txn].body, false);
+    ex.run_top(&prog.txns[d.txn].body);
+    if ex.fp.aborts {
+        // Not a committed instance: no writes; the reads it made before
+        // aborting stay, for the caller to tell why (they are no part of
+        // the execution: [`super::exec::replay_one`] drops them).
+        ex.fp.writes.clear();
+        ex.fp.groups.clear();
+    }
     ex.fp
 }

@@ -312,6 +312,10 @@ fn encode(
                 _ => &an.alts[d],
             };
             if alts.is_empty() {
+                if an.footprints[d].aborts {
+                    // Every run aborts: no committed instance of `d`.
+                    e.clause(&[!sel]);
+                }
                 cases[i].push((sel, &an.footprints[d]));
                 continue;
             }
@@ -319,6 +323,9 @@ fn encode(
             for fp in alts {
                 let c = e.var();
                 e.clause(&[!c, sel]);
+                if fp.aborts {
+                    e.clause(&[!c]);
+                }
                 some.push(c);
                 cases[i].push((c, fp));
             }
@@ -797,7 +804,14 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
     for (i, rep) in reps.iter().enumerate() {
         let mut p: Vec<Lit> = vec![!e.sel[i][ex.descs[i]].expect("selected descriptor")];
         let mut deps: u64 = 0;
-        for &(k, src) in &rep.sources {
+        // An aborted instance's run is decided by the reads it made
+        // before aborting.
+        let sources = if rep.fp.aborts {
+            &rep.abort_sources
+        } else {
+            &rep.sources
+        };
+        for &(k, src) in sources {
             let Some(&ki) = key_index.get(&k) else {
                 continue;
             };
@@ -818,6 +832,12 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
         }
         p.sort_unstable();
         p.dedup();
+        if rep.fp.aborts {
+            // The same run aborts again: no committed instance there.
+            e.clause(&p);
+            premises.push(p);
+            continue;
+        }
         for ki in 0..e.keys.len() {
             let k = e.keys[ki];
             for (lit, holds) in [
@@ -838,6 +858,7 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
 pub fn confirmed(prog: &Program, an: &Analysis, axioms: &[Axiom], ex: &Execution) -> bool {
     let reps = replay(prog, an, ex);
     let types: Vec<usize> = ex.descs.iter().map(|&d| an.descs[d].txn).collect();
-    (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
+    reps.iter().all(|r| !r.fp.aborts)
+        && (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
         && best_cycle(ex.descs.len(), &dependencies(&reps)).is_some()
 }
