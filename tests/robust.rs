@@ -889,7 +889,7 @@ fn tpcc_si_inductive_passes_the_guard() {
         robust::prove_inductive(&l, &ax, None),
         robust::ProofOutcome::Failed(
             "inductive: a two-edge dependency path ending ar-before both others is not excluded \
-             (the encoding allows Delivery(1) -> Delivery(1) -> NewOrder(1,1,1,1))"
+             (the encoding allows OrderStatus(2) -> Delivery(1) -> NewOrder(2,1,2,2))"
                 .into()
         )
     );

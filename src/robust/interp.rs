@@ -120,6 +120,11 @@ pub struct Footprint {
     /// on one record, an INSERT) that writes it, or None when several may.
     /// Keys of one group are written all or none in every run.
     pub groups: BTreeMap<usize, Option<u32>>,
+    /// Abstract reading: values this case assumes the instance's view
+    /// holds (a split value, a record a MIN/MAX result or a pinned lookup
+    /// implies alive, one a MIN/MAX result implies absent). Facts about the
+    /// view, whether or not the reads that led to them run.
+    pub facts: BTreeMap<usize, Option<i64>>,
     /// The run reached `ABORT`: concretely, the instance aborted (and the
     /// footprint is empty); abstractly, every run of this case aborts, so
     /// no committed instance has it.
@@ -184,6 +189,10 @@ struct Exec<'a> {
     /// branch that reaches one is dropped and clears it: see
     /// [`Exec::maybe_branch`]).
     halted: bool,
+    /// How many maybe-run branches enclose the statement being run: the
+    /// facts a case derives from a MIN/MAX result or a lookup hold only
+    /// outside them (inside, the statement may not run at all).
+    maybe_depth: u32,
 }
 
 impl<'a> Exec<'a> {
@@ -216,6 +225,7 @@ impl<'a> Exec<'a> {
             assumed: BTreeMap::new(),
             excluded: Vec::new(),
             halted: false,
+            maybe_depth: 0,
         }
     }
 }
@@ -482,7 +492,9 @@ impl Exec<'_> {
             self.assumed.clone(),
             self.excluded.clone(),
         );
+        self.maybe_depth += 1;
         self.run(stmts, true);
+        self.maybe_depth -= 1;
         if !std::mem::take(&mut self.halted) {
             return true;
         }
@@ -561,7 +573,9 @@ impl Exec<'_> {
                     }
                 }
                 let result = if unknown {
-                    self.choose(*table, *field, *agg)
+                    let r = self.choose(*table, *field, *agg);
+                    self.absent_beyond(*table, pred.as_ref(), *field, *agg, r, &hits);
+                    r
                 } else {
                     AV::Known(match agg {
                         Agg::Min => vals.iter().copied().min(),

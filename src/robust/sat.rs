@@ -209,7 +209,9 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 /// the whole execution (the bounded check, exact by replay: the fewer
 /// cases without values), else a part of one (the proofs: the value
 /// cases, tied to visibility); `exact` (closed, `fixed_ar`): wr and rw
-/// forced as well, so D is the execution's (Def. 3) up to the footprints. None when the deadline passes first. One long function: its
+/// forced as well, so D is the execution's (Def. 3) up to the footprints;
+/// `next` (open): D is the sparser relation with the same reachability
+/// ([`next_version`]). None when the deadline passes first. One long function: its
 /// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
 /// the literal tables built just before, in this order.
 #[allow(clippy::too_many_arguments)] // the encoding's shape, each a plain value
@@ -222,6 +224,7 @@ fn encode(
     n_types: usize,
     closed: bool,
     exact: bool,
+    next: bool,
     deadline: Option<Instant>,
 ) -> Option<Enc> {
     // Long (about 280 lines): see the doc comment, the layers share the
@@ -412,9 +415,18 @@ fn encode(
                 if i == j {
                     continue;
                 }
-                // ww(i, j) ↔ W_i ∧ W_j ∧ ar(i, j): forced.
+                // ww(i, j) ↔ W_i ∧ W_j ∧ ar(i, j): forced (only → for
+                // consecutive writers: a writer between may be outside).
                 let a = e.ar[i][j];
-                let ww = e.and(&[w[i][ki], w[j][ki], a]);
+                let ww = if next {
+                    let ww = e.var();
+                    for l in [w[i][ki], w[j][ki], a] {
+                        e.clause(&[!ww, l]);
+                    }
+                    ww
+                } else {
+                    e.and(&[w[i][ki], w[j][ki], a])
+                };
                 dlits[i][j].push(ww);
                 // wr(i, j): necessary conditions only.
                 if vw[i][j] != !t && r[j][ki] != !t {
@@ -447,7 +459,9 @@ fn encode(
                     // written by a writer visible to i, so ar-before i and
                     // j (vis ⊆ ar), or is the initial one; j overwrote it.
                     let aij = e.ar[i][j];
-                    e.clause(&[rw, !ri, !wj, !aij]);
+                    if !next {
+                        e.clause(&[rw, !ri, !wj, !aij]);
+                    }
                     for m in 0..n {
                         if m != i && m != j {
                             let (vmi, ajm) = (vw[m][i], e.ar[j][m]);
@@ -490,6 +504,9 @@ fn encode(
     if !view_values(&mut e, an, axioms, &cases, &rws, deadline) {
         return None;
     }
+    if next {
+        next_version(&mut e, axioms, &cases, &rws);
+    }
     for i in 0..n {
         for j in 0..n {
             if i != j {
@@ -501,6 +518,48 @@ fn encode(
     e.d = d;
     (e.r, e.w) = (r, w);
     model_axioms(&mut e, axioms, deadline).then_some(e)
+}
+
+/// The next-version relation (Elle's: ww between consecutive writers of a
+/// key, rw from a reader to the first writer after the version it read;
+/// wr as before). It is a subset of the paper's D (Def. 3) whose
+/// transitive closure contains D, so an execution has a cycle in one iff
+/// in the other, and Lemma 11 applied to it proves what it proves for D:
+/// the inductive queries use it (fewer edges, so fewer paths break the
+/// lemma's conditions). Besides dropping the forcing of ww and rw: where
+/// the write-conflict axiom covers the overwriter j (psi, si, serializable,
+/// global or scoped to j's type), j sees every earlier writer of the key,
+/// so its view holds the version of its predecessor, which is the version
+/// a reader i with i →rw j read: i's and j's views of the key agree, and
+/// cases whose view facts differ exclude the edge (a Delivery that read
+/// order 1 absent does not →rw the one that deletes it, which read it
+/// present).
+fn next_version(
+    e: &mut Enc,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &super::interp::Footprint)>],
+    rws: &[(usize, usize, usize, Lit)],
+) {
+    for &(ki, i, j, rw) in rws {
+        let k = e.keys[ki];
+        for ax in axioms {
+            let scope = match (ax.model, ax.scope) {
+                (Model::Psi | Model::Si | Model::Ser, Scope::Global) => vec![],
+                (Model::Psi | Model::Si | Model::Ser, Scope::Type(t)) => vec![!e.typ[j][t]],
+                _ => continue,
+            };
+            for &(ci, fi) in &cases[i] {
+                let Some(a) = fi.facts.get(&k) else { continue };
+                for &(cj, fj) in &cases[j] {
+                    if fj.facts.get(&k).is_some_and(|b| b != a) {
+                        let mut c = vec![!rw, !ci, !cj];
+                        c.extend(scope.iter().copied());
+                        e.clause(&c);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The model axioms; false when the deadline passes first.
@@ -684,6 +743,8 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
+    // The inductive method's queries on the next-version relation.
+    let next = matches!(q, Query::IndEdge(_) | Query::IndPath | Query::AnyDep);
     let Some(mut e) = encode(
         an,
         axioms,
@@ -693,6 +754,7 @@ pub fn solve(
         prog.txns.len(),
         false,
         false,
+        next,
         deadline,
     ) else {
         return Answer::Unknown;
@@ -741,6 +803,7 @@ pub fn bounded(
         true,
         prog.txns.len(),
         true,
+        false,
         false,
         deadline,
     ) else {

@@ -3,7 +3,7 @@
 //! candidate value per case ([`super::analysis`] enumerates the cases), and
 //! the reads a MIN/MAX result makes irrelevant are dropped.
 
-use super::{Exec, Local, Universe, AV};
+use super::{Exec, Local, Universe, AV, T3};
 use crate::robust::syntax::{Agg, CmpOp, Expr, Pred};
 
 impl Exec<'_> {
@@ -73,6 +73,41 @@ impl Exec<'_> {
                         self.fp.read_vals.remove(&k);
                     }
                 }
+            }
+        }
+    }
+
+    /// After a case's MIN (MAX) result `r` over a key field: the records
+    /// the WHERE surely matches (its key atoms decide) with a key below
+    /// (above) the result, or every one when it is NULL, are absent in the
+    /// view (else the result would be theirs): view facts
+    /// ([`super::Footprint::facts`]).
+    pub(super) fn absent_beyond(
+        &mut self,
+        table: usize,
+        pred: Option<&Pred>,
+        field: Option<usize>,
+        agg: Agg,
+        r: AV,
+        hits: &[(usize, bool)],
+    ) {
+        let t = &self.prog.tables[table];
+        let on_key = field.is_some_and(|f| t.pk[f]) && agg != Agg::Count;
+        if !on_key || self.view.is_some() || self.maybe_depth > 0 || t.pk_fields().len() != 1 {
+            return;
+        }
+        let AV::Known(res) = r else { return };
+        let alive = t.alive();
+        for &(rec, _) in hits {
+            let key = self.uni.recs[rec].1[0];
+            let beyond = match (res, agg) {
+                (None, _) => true,
+                (Some(m), Agg::Min) => key < m,
+                (Some(m), _) => key > m,
+            };
+            if beyond && pred.is_none_or(|p| self.pred(p, rec, None) == T3::T) {
+                let k = self.uni.key(rec, alive);
+                self.fp.facts.insert(k, Some(0));
             }
         }
     }
@@ -150,6 +185,7 @@ impl Exec<'_> {
         match self.choice_among(|_| vals.clone()) {
             Some(x) => {
                 self.fp.views.insert(k, x);
+                self.fp.facts.insert(k, x);
                 AV::Known(x)
             }
             None => AV::Unknown,
@@ -160,6 +196,9 @@ impl Exec<'_> {
         let t = &self.prog.tables[self.uni.recs[rec].0];
         let k = self.uni.key(rec, t.alive());
         self.assumed.insert(k, 1);
+        if self.maybe_depth == 0 {
+            self.fp.facts.insert(k, Some(1));
+        }
         // A view fact too, which the SAT encoding ties to visibility when
         // the flag is two-valued.
         if matches!(self.vals.get(k), Some(Some(v)) if v.len() > 1) {

@@ -103,6 +103,7 @@ pub fn realize(
         prog.txns.len(),
         true,
         true,
+        false,
         deadline,
     ) else {
         return Realization::Unknown;
