@@ -194,6 +194,16 @@ fn witnesses_are_rejected_by_the_checker() {
         None,
         Want::Violation(GNonadjacent, None, 4),
     ));
+    // Programs with ABORT (`tests/robust_abort.rs`): witnesses of
+    // committed instances only.
+    for (file, m, k, kind) in [
+        ("long-fork-abort.rob", Ec, 6, GNonadjacent),
+        ("tpcc-abort.rob", Ec, 2, GSingle),
+        ("tpcc-abort.rob", Psi, 4, GNonadjacent),
+        ("courseware-abort.rob", Ec, 2, GSingle),
+    ] {
+        rows.push((file, vec![m], k, None, Want::Violation(kind, None, 0)));
+    }
     for (i, (file, models, k, prove, want)) in rows.into_iter().enumerate() {
         let Want::Violation(kind, _, _) = want else {
             continue;
@@ -257,7 +267,7 @@ fn witnesses_are_rejected_by_the_checker() {
         );
         n += 1;
     }
-    assert_eq!(n, 14, "witnesses checked");
+    assert_eq!(n, 18, "witnesses checked");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
