@@ -24,7 +24,7 @@
 // index loops read clearer than iterators here.
 #![allow(clippy::needless_range_loop)]
 
-// Long (about 800 lines): the encoding, its queries and the witness read
+// Long (about 880 lines): the encoding, its queries and the witness read
 // back from a model share the literal tables; the grounding is `interp`,
 // the view values are `values`.
 
@@ -33,7 +33,7 @@ use super::interp::Analysis;
 use super::syntax::{Axiom, Model, Program, Scope};
 use batsat::{lbool, BasicSolver, Lit, SolverInterface, SolverOpts};
 use std::time::Instant;
-use values::view_values;
+use values::{next_version, view_values};
 
 mod realize;
 mod values;
@@ -227,7 +227,7 @@ fn encode(
     next: bool,
     deadline: Option<Instant>,
 ) -> Option<Enc> {
-    // Long (about 280 lines): see the doc comment, the layers share the
+    // Long (about 300 lines): see the doc comment, the layers share the
     // literal tables built just before them.
     let mut e = Enc::empty(n);
     let t = e.t;
@@ -518,48 +518,6 @@ fn encode(
     e.d = d;
     (e.r, e.w) = (r, w);
     model_axioms(&mut e, axioms, deadline).then_some(e)
-}
-
-/// The next-version relation (Elle's: ww between consecutive writers of a
-/// key, rw from a reader to the first writer after the version it read;
-/// wr as before). It is a subset of the paper's D (Def. 3) whose
-/// transitive closure contains D, so an execution has a cycle in one iff
-/// in the other, and Lemma 11 applied to it proves what it proves for D:
-/// the inductive queries use it (fewer edges, so fewer paths break the
-/// lemma's conditions). Besides dropping the forcing of ww and rw: where
-/// the write-conflict axiom covers the overwriter j (psi, si, serializable,
-/// global or scoped to j's type), j sees every earlier writer of the key,
-/// so its view holds the version of its predecessor, which is the version
-/// a reader i with i →rw j read: i's and j's views of the key agree, and
-/// cases whose view facts differ exclude the edge (a Delivery that read
-/// order 1 absent does not →rw the one that deletes it, which read it
-/// present).
-fn next_version(
-    e: &mut Enc,
-    axioms: &[Axiom],
-    cases: &[Vec<(Lit, &super::interp::Footprint)>],
-    rws: &[(usize, usize, usize, Lit)],
-) {
-    for &(ki, i, j, rw) in rws {
-        let k = e.keys[ki];
-        for ax in axioms {
-            let scope = match (ax.model, ax.scope) {
-                (Model::Psi | Model::Si | Model::Ser, Scope::Global) => vec![],
-                (Model::Psi | Model::Si | Model::Ser, Scope::Type(t)) => vec![!e.typ[j][t]],
-                _ => continue,
-            };
-            for &(ci, fi) in &cases[i] {
-                let Some(a) = fi.facts.get(&k) else { continue };
-                for &(cj, fj) in &cases[j] {
-                    if fj.facts.get(&k).is_some_and(|b| b != a) {
-                        let mut c = vec![!rw, !ci, !cj];
-                        c.extend(scope.iter().copied());
-                        e.clause(&c);
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// The model axioms; false when the deadline passes first.

@@ -1,5 +1,6 @@
 //! The view values of two-valued keys tied to visibility and arbitration
-//! (the proofs' open encoding), and the encoder's unit tests.
+//! (the proofs' open encoding), the view facts the next-version relation
+//! compares, and the encoder's unit tests.
 
 use super::{late, observer_scope, Enc};
 use crate::robust::interp::{Analysis, Footprint};
@@ -96,6 +97,48 @@ pub(super) fn view_values(
         }
     }
     true
+}
+
+/// The next-version relation (Elle's: ww between consecutive writers of a
+/// key, rw from a reader to the first writer after the version it read;
+/// wr as before). It is a subset of the paper's D (Def. 3) whose
+/// transitive closure contains D, so an execution has a cycle in one iff
+/// in the other, and Lemma 11 applied to it proves what it proves for D:
+/// the inductive queries use it (fewer edges, so fewer paths break the
+/// lemma's conditions). Besides dropping the forcing of ww and rw: where
+/// the write-conflict axiom covers the overwriter j (psi, si, serializable,
+/// global or scoped to j's type), j sees every earlier writer of the key,
+/// so its view holds the version of its predecessor, which is the version
+/// a reader i with i →rw j read: i's and j's views of the key agree, and
+/// cases whose view facts differ exclude the edge (a Delivery that read
+/// order 1 absent does not →rw the one that deletes it, which read it
+/// present).
+pub(super) fn next_version(
+    e: &mut Enc,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &Footprint)>],
+    rws: &[(usize, usize, usize, Lit)],
+) {
+    for &(ki, i, j, rw) in rws {
+        let k = e.keys[ki];
+        for ax in axioms {
+            let scope = match (ax.model, ax.scope) {
+                (Model::Psi | Model::Si | Model::Ser, Scope::Global) => vec![],
+                (Model::Psi | Model::Si | Model::Ser, Scope::Type(t)) => vec![!e.typ[j][t]],
+                _ => continue,
+            };
+            for &(ci, fi) in &cases[i] {
+                let Some(a) = fi.facts.get(&k) else { continue };
+                for &(cj, fj) in &cases[j] {
+                    if fj.facts.get(&k).is_some_and(|b| b != a) {
+                        let mut c = vec![!rw, !ci, !cj];
+                        c.extend(scope.iter().copied());
+                        e.clause(&c);
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
