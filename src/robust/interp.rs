@@ -567,8 +567,14 @@ impl Exec<'_> {
                 // counter and its stock, under one IF).
                 T3::U if !self.vals.is_empty() && !maybe && self.view.is_none() => {
                     match self.choice_among(|_| vec![Some(0), Some(1)]) {
-                        Some(Some(1)) => self.run(then, false),
-                        Some(_) => self.run(els, false),
+                        Some(Some(1)) => {
+                            self.refine(c, true);
+                            self.run(then, false);
+                        }
+                        Some(_) => {
+                            self.refine(c, false);
+                            self.run(els, false);
+                        }
                         None => self.both_branches(then, els),
                     }
                 }

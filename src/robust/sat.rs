@@ -33,7 +33,7 @@ use super::interp::Analysis;
 use super::syntax::{Axiom, Model, Program, Scope};
 use batsat::{lbool, BasicSolver, Lit, SolverInterface, SolverOpts};
 use std::time::Instant;
-use values::{next_version, view_values};
+use values::{first_writers, next_version, view_values};
 
 mod realize;
 mod values;
@@ -501,11 +501,13 @@ fn encode(
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
     e.keys = keys;
+    (e.r, e.w) = (r, w);
     if !view_values(&mut e, an, axioms, &cases, &rws, deadline) {
         return None;
     }
     if next {
         next_version(&mut e, axioms, &cases, &rws);
+        first_writers(&mut e, an, axioms, &cases);
     }
     for i in 0..n {
         for j in 0..n {
@@ -516,7 +518,6 @@ fn encode(
         }
     }
     e.d = d;
-    (e.r, e.w) = (r, w);
     model_axioms(&mut e, axioms, deadline).then_some(e)
 }
 

@@ -4,7 +4,7 @@
 //! the reads a MIN/MAX result makes irrelevant are dropped.
 
 use super::{Exec, Local, Universe, AV, T3};
-use crate::robust::syntax::{Agg, CmpOp, Expr, Pred};
+use crate::robust::syntax::{Agg, CmpOp, Cond, Expr, Pred};
 
 impl Exec<'_> {
     /// `key = unknown local` in the abstract reading: split on the
@@ -203,6 +203,54 @@ impl Exec<'_> {
         // the flag is two-valued.
         if matches!(self.vals.get(k), Some(Some(v)) if v.len() > 1) {
             self.fp.views.entry(k).or_insert(Some(1));
+        }
+    }
+
+    /// A branch case of an unknown IF: what the branch taken implies. Only
+    /// `a = b` holding with `b` known pins `a` (a `!=` that fails may
+    /// compare a NULL), with a view fact for the field of the row `a`
+    /// comes from ([`super::Footprint::facts`]).
+    pub(super) fn refine(&mut self, c: &Cond, holds: bool) {
+        match c {
+            Cond::Cmp(a, CmpOp::Eq, b) if holds => {
+                for (x, y) in [(a, b), (b, a)] {
+                    if let (AV::Unknown, AV::Known(Some(v))) = (self.expr(x), self.expr(y)) {
+                        if self.pinnable(x) {
+                            self.pin_fact(x, v);
+                        }
+                    }
+                }
+            }
+            Cond::Not(c) => self.refine(c, !holds),
+            Cond::And(a, b) if holds => {
+                self.refine(a, true);
+                self.refine(b, true);
+            }
+            Cond::Or(a, b) if !holds => {
+                self.refine(a, false);
+                self.refine(b, false);
+            }
+            _ => {}
+        }
+    }
+
+    /// [`Exec::pin`], and the view fact that the row's field holds `x`.
+    fn pin_fact(&mut self, e: &Expr, x: i64) {
+        let key = match e {
+            Expr::Var(v) => match &self.locals[*v] {
+                Local::Rows(rows, Some(f)) => rows.first().map(|r| (r.rec, *f)),
+                _ => None,
+            },
+            Expr::Dot(v, f) => match &self.locals[*v] {
+                Local::Rows(rows, _) => rows.first().map(|r| (r.rec, *f)),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.pin(e, x);
+        if let (Some((rec, f)), 0) = (key, self.maybe_depth) {
+            let k = self.uni.key(rec, f);
+            self.fp.facts.insert(k, Some(x));
         }
     }
 

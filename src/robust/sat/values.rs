@@ -3,7 +3,7 @@
 //! compares, and the encoder's unit tests.
 
 use super::{late, observer_scope, Enc};
-use crate::robust::interp::{Analysis, Footprint};
+use crate::robust::interp::{Analysis, Footprint, AV};
 use crate::robust::syntax::{Axiom, Model, Scope};
 use batsat::Lit;
 use std::time::Instant;
@@ -134,6 +134,94 @@ pub(super) fn next_version(
                         let mut c = vec![!rw, !ci, !cj];
                         c.extend(scope.iter().copied());
                         e.clause(&c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The footprint cases the open encoding gives descriptor `d`.
+fn open_cases(an: &Analysis, d: usize) -> Vec<&Footprint> {
+    let alts = if an.value_alts[d].is_empty() {
+        &an.alts[d]
+    } else {
+        &an.value_alts[d]
+    };
+    if alts.is_empty() {
+        vec![&an.footprints[d]]
+    } else {
+        alts.iter().collect()
+    }
+}
+
+/// First writers (the inductive queries; needs the write-conflict axiom
+/// and prefix consistency globally: si, or psi with pc, or serializable).
+/// Let slot j write key c with its view of c initial, where no footprint
+/// writes c's initial value (or an unknown one): every writer of c
+/// ar-before j would be visible to j and leave another value, so j is
+/// ar-before every other writer of c. Let slot i's view hold v for key x,
+/// v not x's initial value, where every footprint case that may write v
+/// to x surely writes c: the ar-latest writer of x visible to i wrote v,
+/// so it writes c, so it is j or ar-after j, and by prefix consistency i
+/// sees j. (A Delivery whose view holds order 2 sees the New-Order of
+/// order 1, the first to advance the counter.)
+pub(super) fn first_writers(
+    e: &mut Enc,
+    an: &Analysis,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &Footprint)>],
+) {
+    let global = |ms: &[Model]| {
+        axioms
+            .iter()
+            .any(|a| a.scope == Scope::Global && ms.contains(&a.model))
+    };
+    let conflict = global(&[Model::Psi, Model::Si, Model::Ser]);
+    let prefix = global(&[Model::Pc, Model::Si, Model::Ser]);
+    if !(conflict && prefix) {
+        return;
+    }
+    let all: Vec<&Footprint> = (0..an.descs.len())
+        .flat_map(|d| open_cases(an, d))
+        .filter(|fp| !fp.aborts)
+        .collect();
+    // Keys c whose writers never leave the initial value (nor an unknown).
+    let fresh = |c: usize| {
+        all.iter().all(|fp| match fp.writes.get(&c) {
+            Some(&(AV::Known(x), _)) => x != an.uni.init[c],
+            Some(&(AV::Unknown, _)) => false,
+            None => true,
+        })
+    };
+    // Whether every case that may write v to x surely writes c.
+    let carries = |x: usize, v: Option<i64>, c: usize| {
+        all.iter().all(|fp| match fp.writes.get(&x) {
+            Some(&(w, _)) if w == AV::Known(v) || w == AV::Unknown => {
+                fp.writes.get(&c).is_some_and(|&(_, sure)| sure)
+            }
+            _ => true,
+        })
+    };
+    let n = e.n;
+    for j in 0..n {
+        for &(cj, fj) in &cases[j] {
+            for (&c, &cv) in &fj.facts {
+                let Ok(kc) = e.keys.binary_search(&c) else {
+                    continue;
+                };
+                if cv != an.uni.init[c] || !fj.writes.contains_key(&c) || !fresh(c) {
+                    continue;
+                }
+                let wjc = e.w[j][kc];
+                for i in (0..n).filter(|&i| i != j) {
+                    for &(ci, fi) in &cases[i] {
+                        for (&x, &v) in &fi.facts {
+                            if v != an.uni.init[x] && carries(x, v, c) {
+                                let vji = e.vis[j][i];
+                                e.clause(&[!cj, !wjc, !ci, vji]);
+                            }
+                        }
                     }
                 }
             }
