@@ -376,26 +376,24 @@ fn tpcc_abort_rows() {
 }
 
 /// TPC-C with aborting New-Orders under SI, inductive method (its queries
-/// on the next-version relation, see `sat::solve`). With aborts, the
-/// encoding proves the paper's steps but one: the 2-instance guard,
-/// Lemma 11's condition 1 for {New-Order, Payment} (`tpcc-counter.rob`'s
-/// failing New-Orders broke it), and for {Delivery} then condition 1 and
-/// condition 2 among the remaining types (a Delivery that read order 1
-/// absent does not →rw the Delivery that deletes it: their views of
-/// NewOrders[1] differ, and under SI the deleter reads its predecessor's
-/// version). Condition 2 over all types is not proved: the encoding allows
-/// Order-Status(2) → Delivery → New-Order(order 1), the New-Order ar-first,
-/// the Delivery's MIN being order 2. No real execution of up to 5 instances
-/// has that pattern: the Delivery sees order 2's New-Order, which read the
-/// counter order 1's New-Order wrote (write conflict, so visible), so under
-/// SI it sees order 1 too; that takes a fourth instance outside Eq. 7's
-/// three. Under the paper's dense relation (Def. 3, the initial state as a
-/// writer) the {Delivery} step fails in a real 3-instance execution:
-/// NewOrder(1,1,1,1), a Delivery that sees it (MIN = 1), and a Delivery
-/// that sees neither (MIN = NULL), which read NewOrders[1].Alive in a version
-/// the first Delivery's delete overwrites later, so it →rw that Delivery,
-/// ar-before it; the next-version relation has no such edge (the reader
-/// →rw the New-Order's insert, which →wr the deleter).
+/// on the next-version relation, see `sat::solve`): proved, as the paper
+/// reports: the 2-instance guard; condition 1 for New-Order, then Payment
+/// (`tpcc-counter.rob`'s failing New-Orders break it); condition 2, where
+/// the encoding allowed Order-Status(2) → Delivery (MIN = order 2) → the
+/// New-Order of order 1, ar-first, until first writers (the New-Order of
+/// order 1 is the counter's first writer, and a Delivery whose view holds
+/// order 2 sees a later counter writer, so it sees the first one: no rw to
+/// it); then {Delivery} (a Delivery that read order 1 absent does not →rw
+/// the Delivery that deletes it: their views of NewOrders[1] differ, and
+/// under SI the deleter reads its predecessor's version). No real execution
+/// of up to 5 instances breaks condition 2. Under the paper's dense
+/// relation (Def. 3, the initial state as a writer) the {Delivery} step
+/// fails in a real 3-instance execution: NewOrder(1,1,1,1), a Delivery that
+/// sees it (MIN = 1), and a Delivery that sees neither (MIN = NULL), which
+/// read NewOrders[1].Alive in a version the first Delivery's delete
+/// overwrites later, so it →rw that Delivery, ar-before it; the
+/// next-version relation has no such edge (the reader →rw the New-Order's
+/// insert, which →wr the deleter).
 #[test]
 fn tpcc_abort_si_inductive() {
     let l = program("tpcc-abort.rob");
