@@ -476,6 +476,8 @@ impl Exec<'_> {
     /// One statement (a single match over the statement kinds, kept whole
     /// so both readings visibly share every rule).
     fn stmt(&mut self, s: &Stmt, maybe: bool) {
+        // Long (about 125 lines): one arm per statement kind, kept in one
+        // match so the concrete and abstract readings share every rule.
         match s {
             Stmt::Select {
                 table,
