@@ -5,9 +5,10 @@
 //! of the process's RSS is not counted.
 //!
 //! Usage: `rw_memory FILE` (e.g. `ellery gen -w rw-register -n 1000000
-//! --seed 1 > FILE`). Steps: reading, the misread scan `auto` runs first,
-//! the inference alone (with real-time edges, as the default models need),
-//! then the whole check on the history read.
+//! --seed 1 > FILE`). Steps: reading, the passes `auto` runs before the
+//! inference (workload detection, validation, the misread scan, the
+//! mini-transaction attempt), the inference alone (with real-time edges, as
+//! the default models need), then the whole check on the history read.
 
 use ellery::infer::rw_register::{analyze, RwOptions};
 use ellery::infer::txn::ExtraGraph;
@@ -84,10 +85,18 @@ fn main() {
         h.mops.len(),
         h.elements.len()
     );
+    let w = step("workload detection", || ellery::Workload::detect(&h));
+    println!("  {w:?}");
+    let valid = step("validation", || ellery::infer::rw_register::validate(&h));
+    println!("  valid input: {}", valid.is_ok());
     let misread = step("misreads (auto's first scan)", || {
         ellery::check::sat::inference_misreads(&h)
     });
     println!("  misread: {misread:?}");
+    let mini = step("mini-transaction attempt", || {
+        ellery::infer::mini::analyze(&h, w, ExtraGraph::Realtime).map(|_| ())
+    });
+    println!("  mini applies: {}", mini.is_ok());
     let inference = step("inference (real-time edges)", || {
         analyze(&h, ExtraGraph::Realtime, &RwOptions::default())
     });

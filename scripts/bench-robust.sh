@@ -42,4 +42,16 @@ q courseware.rob -c ec -k 2
 for k in 3 4; do q courseware-psi.rob -k $k; done
 for k in 4 5; do q courseware-si.rob -k $k; done
 q courseware-si.rob -k 5 --prove shortest-path
+# With ABORT (an aborted instance is no part of the execution).
+for k in 5 6; do q long-fork-abort.rob -c ec -k $k; done
+q long-fork-abort.rob -c si -k 6
+q long-fork-abort.rob -c si -k 4 --prove shortest-path
+q tpcc-abort.rob -c ec -k 2
+for k in 3 4; do q tpcc-abort.rob -c psi -k $k; done
+q tpcc-abort.rob -c si -k 4
+q tpcc-abort.rob -c si -k 4 --prove inductive
+q courseware-abort.rob -c ec -k 2
+q courseware-abort-psi.rob -k 4
+for k in 4 5; do q courseware-abort-si.rob -k $k; done
+q courseware-abort-si.rob -k 5 --prove shortest-path
 rm -f /tmp/bench-robust.$$ /tmp/bench-robust-out.$$

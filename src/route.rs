@@ -206,7 +206,7 @@ fn check_transactional(
                         h.ops[e.pos].index, e.reason
                     );
                     opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
-                    let (inferred, edges) = rw_register_keeping_edges(h, opts);
+                    let (inferred, edges) = rw_register_keeping_edges(h, opts, true);
                     auto_register(h, opts, inferred, &edges)
                 }
                 Err(r) => refused(h, r),
@@ -635,7 +635,7 @@ fn starting(opts: &CheckOptions, phase: &str) {
 /// with Elle's rw-register options (`opts.rw`). Fails on input Elle's
 /// checker throws on (see [`rw_register::analyze`]).
 fn check_rw_register(history: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
-    rw_register_keeping_edges(history, opts).0
+    rw_register_keeping_edges(history, opts, false).0
 }
 
 /// [`check_rw_register`] for a history with predicate micro-ops
@@ -657,14 +657,20 @@ fn check_rw_register_predicates(
 type Edges = Vec<(u32, u32, crate::graph::Rels)>;
 
 /// [`check_rw_register`], also returning the inference's edges (empty when
-/// it refused) for `auto`'s serial witness.
+/// it refused) for `auto`'s serial witness; `validated`: `validate` passed.
 fn rw_register_keeping_edges(
     history: &History,
     opts: &CheckOptions,
+    validated: bool,
 ) -> (Result<Outcome, InputError>, Edges) {
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    match rw_register::analyze(history, extra_graph(opts), &opts.rw) {
+    let analyze = if validated {
+        rw_register::analyze_validated
+    } else {
+        rw_register::analyze
+    };
+    match analyze(history, extra_graph(opts), &opts.rw) {
         // Only `auto_register`'s serial witness reads the edges, and only
         // up to its size limit: a bigger history's edge list goes once the
         // graph holds them, and its real-time edges are never listed

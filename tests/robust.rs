@@ -194,6 +194,16 @@ fn witnesses_are_rejected_by_the_checker() {
         None,
         Want::Violation(GNonadjacent, None, 4),
     ));
+    // Programs with ABORT (`tests/robust_abort.rs`): witnesses of
+    // committed instances only.
+    for (file, m, k, kind) in [
+        ("long-fork-abort.rob", Ec, 6, GNonadjacent),
+        ("tpcc-abort.rob", Ec, 2, GSingle),
+        ("tpcc-abort.rob", Psi, 4, GNonadjacent),
+        ("courseware-abort.rob", Ec, 2, GSingle),
+    ] {
+        rows.push((file, vec![m], k, None, Want::Violation(kind, None, 0)));
+    }
     for (i, (file, models, k, prove, want)) in rows.into_iter().enumerate() {
         let Want::Violation(kind, _, _) = want else {
             continue;
@@ -257,7 +267,7 @@ fn witnesses_are_rejected_by_the_checker() {
         );
         n += 1;
     }
-    assert_eq!(n, 14, "witnesses checked");
+    assert_eq!(n, 18, "witnesses checked");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -350,7 +360,7 @@ fn parse_errors_name_line_and_column() {
         ("table T (id pk, v)\ntxn A() {\n  UPDATE T SET v = y WHERE id = 1;\n}\n", "3:20: unknown variable `y` (parameters, or locals assigned before this point)"),
         ("table T (id pk, v)\ntxn A() { SELECT v AS x FROM U; }\n", "2:30: unknown table `U` (tables are declared with `table` before use)"),
         ("table T (id pk, v)\ntxn A() { SELECT v AS x FROM T WHERE v ~ 1; }\n", "2:40: unexpected character '~'"),
-        ("table T (id pk, v)\ntxn A() { IF 1 = 1 THEN { SKIP } \n", "3:1: expected a statement (SELECT, UPDATE, INSERT, DELETE, IF, FOREACH, SKIP or `v = e`), found the end of the file"),
+        ("table T (id pk, v)\ntxn A() { IF 1 = 1 THEN { SKIP } \n", "3:1: expected a statement (SELECT, UPDATE, INSERT, DELETE, IF, FOREACH, SKIP, ABORT or `v = e`), found the end of the file"),
         ("table T (id pk, v)\ntxn A() { UPDATE T SET id = 2; }\n", "2:24: `id` cannot be set: key fields and `Alive` are not updated (use INSERT/DELETE)"),
         ("table T (id pk, v)\nmodel A: psi\n", "2:7: unknown transaction `A` (declare it before the `model` line)"),
         ("table T (id pk, v)\ntxn A() { SKIP; }\nmodel (A, A): pc\n", "3:15: a pair of transaction types scopes only `serializable` or `psi`"),
@@ -462,8 +472,10 @@ impl Rng {
 /// A random program over one table of three possible records (two
 /// initially alive): 2–3 transaction types, each a few statements among
 /// reads, aggregates, conditional and unconditional updates, inserts,
-/// deletes and loops.
-fn random_program(r: &mut Rng) -> String {
+/// deletes and loops; with `aborts`, also `ABORT` under a condition on a
+/// value read (or in a loop over rows read), which leaves the draws
+/// without it unchanged.
+fn random_program(r: &mut Rng, aborts: bool) -> String {
     let mut s = String::from("table T (id pk, v)\ninit T { id: 1..2, v: 0 }\ndomain P: 1..3\n");
     for t in 0..2 + r.below(2) {
         let param = r.below(2) == 0;
@@ -478,7 +490,19 @@ fn random_program(r: &mut Rng) -> String {
         let mut locals: Vec<String> = vec![];
         let mut rows: Vec<String> = vec![];
         for i in 0..1 + r.below(3) {
-            match r.below(9) {
+            match if aborts { r.below(12) } else { r.below(9) } {
+                9 | 10 if !locals.is_empty() => {
+                    let l = &locals[r.below(locals.len())];
+                    let op = ["=", "!=", ">"][r.below(3)];
+                    s.push_str(&format!("  IF {l} {op} {} THEN {{ ABORT; }}\n", r.below(3)));
+                }
+                11 if !rows.is_empty() => {
+                    let v = &rows[r.below(rows.len())];
+                    s.push_str(&format!(
+                        "  FOREACH x IN {v} {{ IF x.v = {} THEN {{ ABORT; }} ELSE {{ UPDATE T SET v = x.v + 1 WHERE id = x.id; }} }}\n",
+                        r.below(3)
+                    ));
+                }
                 0 | 1 => {
                     s.push_str(&format!(
                         "  SELECT v AS a{i} FROM T WHERE id = {};\n",
@@ -521,6 +545,16 @@ fn random_program(r: &mut Rng) -> String {
                 )),
             }
         }
+        if aborts && r.below(2) == 0 {
+            // An abort decided by a read, after the statements (so their
+            // writes are undone).
+            let k = key(r);
+            let op = ["=", "!=", "<"][r.below(3)];
+            s.push_str(&format!(
+                "  SELECT v AS z FROM T WHERE id = {k};\n  IF z {op} {} THEN {{ ABORT; }}\n",
+                r.below(3)
+            ));
+        }
         s.push_str("}\n");
     }
     s
@@ -528,14 +562,27 @@ fn random_program(r: &mut Rng) -> String {
 
 #[test]
 fn sat_agrees_with_the_enumerator_on_random_programs() {
+    agree_on_random_programs(0x9E37_79B9_7F4A_7C15, false);
+}
+
+/// The same with `ABORT` in the programs: the engines agree on which
+/// executions of committed instances exist.
+#[test]
+fn sat_agrees_with_the_enumerator_on_random_programs_with_abort() {
+    agree_on_random_programs(0xA807_7ED0_0000_0019, true);
+}
+
+fn agree_on_random_programs(seed: u64, aborts: bool) {
     let n: usize = std::env::var("ELLERY_ROBUST_RANDOM_N")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
-    let mut r = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut r = Rng::new(seed);
     let models = [Ec, Cc, Pc, Psi, Si, Ser];
+    let mut with_abort = 0;
     for i in 0..n {
-        let src = random_program(&mut r);
+        let src = random_program(&mut r, aborts);
+        with_abort += usize::from(src.contains("ABORT"));
         let l = robust::load(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
         let m = models[i % models.len()];
         for k in 2..=3 {
@@ -565,6 +612,8 @@ fn sat_agrees_with_the_enumerator_on_random_programs() {
             }
         }
     }
+    // The abort variant exercises ABORT in most programs.
+    assert!(!aborts || with_abort * 2 >= n, "{with_abort} of {n}");
 }
 
 #[test]
@@ -577,7 +626,12 @@ fn mutated_programs_never_panic() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
-    for file in ["long-fork.rob", "tpcc.rob", "courseware-psi.rob"] {
+    for file in [
+        "long-fork.rob",
+        "tpcc.rob",
+        "courseware-psi.rob",
+        "tpcc-abort.rob",
+    ] {
         let base = std::fs::read_to_string(
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                 .join("test-histories/robust")
@@ -808,7 +862,7 @@ fn violations_propagate_to_weaker_models() {
         (Psi, Ec),
     ];
     for _ in 0..n {
-        let src = random_program(&mut r);
+        let src = random_program(&mut r, false);
         let l = robust::load(&src).unwrap();
         let bad = |m: Model| {
             matches!(
@@ -845,7 +899,7 @@ fn tpcc_si_inductive_passes_the_guard() {
         robust::prove_inductive(&l, &ax, None),
         robust::ProofOutcome::Failed(
             "inductive: a two-edge dependency path ending ar-before both others is not excluded \
-             (the encoding allows Delivery(1) -> Delivery(1) -> NewOrder(1,1,1,1))"
+             (the encoding allows OrderStatus(2) -> Delivery(1) -> NewOrder(2,1,2,2))"
                 .into()
         )
     );

@@ -361,28 +361,41 @@ impl Workload {
     /// micro-op transactions are list-append if any micro-op appends,
     /// rw-register if any writes; list-append otherwise (read-only histories
     /// check the same way).
+    ///
+    /// The ops are looked at in two halves, on two cores when one is free
+    /// (issue 23): the first half's answer stands when it decides.
     pub fn detect(h: &History) -> Workload {
+        Workload::detect_splitting_from(h, crate::par::SPLIT_FROM)
+    }
+
+    /// [`Workload::detect`], the ops cut in two from `split` ops on.
+    fn detect_splitting_from(h: &History, split: usize) -> Workload {
         let register_fns: Vec<Atom> = ["read", "write", "cas"]
             .iter()
             .filter_map(|f| h.interner.lookup(&crate::edn::Value::kw(f)))
             .collect();
-        let mut writes = false;
-        for op in &h.ops {
-            if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
-                return Workload::CasRegister;
-            }
-            for m in h.mops(op) {
-                match m.f {
-                    MopFn::Append => return Workload::ListAppend,
-                    MopFn::Write | MopFn::PredRead | MopFn::PredWrite => writes = true,
-                    _ => {}
+        // Per range: the workload its first deciding op says, and whether
+        // a micro-op writes.
+        let scan = |range: std::ops::Range<usize>| {
+            let mut writes = false;
+            for op in h.ops.get(range).unwrap_or(&[]) {
+                if !matches!(op.value, OpValue::Mops { .. }) && register_fns.contains(&op.f) {
+                    return (Some(Workload::CasRegister), writes);
+                }
+                for m in h.mops(op) {
+                    match m.f {
+                        MopFn::Append => return (Some(Workload::ListAppend), writes),
+                        MopFn::Write | MopFn::PredRead | MopFn::PredWrite => writes = true,
+                        _ => {}
+                    }
                 }
             }
-        }
-        if writes {
-            Workload::RwRegister
-        } else {
-            Workload::ListAppend
+            (None, writes)
+        };
+        match crate::par::halves(h.ops.len(), split, scan) {
+            [(Some(w), _), _] | [_, (Some(w), _)] => w,
+            [(None, a), (None, b)] if a || b => Workload::RwRegister,
+            _ => Workload::ListAppend,
         }
     }
 }
@@ -614,6 +627,66 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Detection in two halves answers as one pass does: the first deciding
+    /// op in file order.
+    #[test]
+    fn detection_in_halves_takes_the_first_deciding_op() {
+        let op = |v: &str| format!("{{:type :ok, :process 0, :f :txn, :value {v}}}\n");
+        let cas = "{:type :ok, :process 0, :f :read, :value 1}\n".to_string();
+        let cases = [
+            (
+                [
+                    op("[[:w 1 1]]"),
+                    op("[[:r 1 1]]"),
+                    op("[[:append 1 2]]"),
+                    cas.clone(),
+                ],
+                Workload::ListAppend,
+            ),
+            (
+                [
+                    op("[[:w 1 1]]"),
+                    cas.clone(),
+                    op("[[:append 1 2]]"),
+                    op("[]"),
+                ],
+                Workload::CasRegister,
+            ),
+            (
+                [
+                    op("[[:r 1 1]]"),
+                    op("[]"),
+                    cas.clone(),
+                    op("[[:append 1 2]]"),
+                ],
+                Workload::CasRegister,
+            ),
+            (
+                [op("[[:r 1 1]]"), op("[]"), op("[[:w 1 2]]"), op("[]")],
+                Workload::RwRegister,
+            ),
+            (
+                [op("[[:w 1 1]]"), op("[]"), op("[[:r 1 2]]"), op("[]")],
+                Workload::RwRegister,
+            ),
+            (
+                [op("[[:r 1 1]]"), op("[]"), op("[[:r 1 2]]"), op("[]")],
+                Workload::ListAppend,
+            ),
+        ];
+        for (ops, want) in cases {
+            let text = ops.concat();
+            let h = crate::read::read_history_bytes(text.clone().into_bytes(), "h", Format::Edn)
+                .expect("reads");
+            assert_eq!(
+                Workload::detect_splitting_from(&h, usize::MAX),
+                want,
+                "{text}"
+            );
+            assert_eq!(Workload::detect_splitting_from(&h, 0), want, "{text}");
+        }
+    }
 
     /// The sizes a million-transaction history's tables are made of.
     #[test]

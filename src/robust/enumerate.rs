@@ -57,6 +57,11 @@ impl Search<'_> {
                     return None;
                 }
                 let rep = replay_one(self.prog, self.an, &self.an.descs[d], mask, &self.reps);
+                if rep.fp.aborts {
+                    // Not a committed instance: this is an execution of
+                    // fewer, which a smaller k covers.
+                    continue;
+                }
                 self.descs.push(d);
                 self.types.push(self.an.descs[d].txn);
                 self.vis.push(mask);

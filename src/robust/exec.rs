@@ -22,6 +22,10 @@ pub struct Replayed {
     pub fp: Footprint,
     /// Per key read: the instance read from (None: the initial state).
     pub sources: Vec<(usize, Option<usize>)>,
+    /// An aborted instance (`fp.aborts`; its footprint and `sources` are
+    /// empty: it is no part of the execution): the sources of the reads
+    /// it made before aborting, which decided that it aborts.
+    pub abort_sources: Vec<(usize, Option<usize>)>,
 }
 
 /// Replays instance `j` of a prefix: its view is the initial state
@@ -46,9 +50,22 @@ pub fn replay_one(
             }
         }
     }
-    let fp = run_concrete(prog, &an.uni, desc, &view);
+    let mut fp = run_concrete(prog, &an.uni, desc, &view);
     let sources = fp.reads.keys().map(|&k| (k, src[k])).collect();
-    Replayed { fp, sources }
+    if fp.aborts {
+        fp.reads.clear();
+        fp.read_vals.clear();
+        return Replayed {
+            fp,
+            sources: Vec::new(),
+            abort_sources: sources,
+        };
+    }
+    Replayed {
+        fp,
+        sources,
+        abort_sources: Vec::new(),
+    }
 }
 
 /// Replays a whole execution.

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 
 mod analysis;
 mod cases;
+mod flow;
 pub use analysis::{analyse, descriptors, Analysis, MAX_ALTERNATIVES};
 
 /// A value: known (NULL is `None`) or, in the abstract reading, unknown.
@@ -120,6 +121,15 @@ pub struct Footprint {
     /// on one record, an INSERT) that writes it, or None when several may.
     /// Keys of one group are written all or none in every run.
     pub groups: BTreeMap<usize, Option<u32>>,
+    /// Abstract reading: values this case assumes the instance's view
+    /// holds (a split value, a record a MIN/MAX result or a pinned lookup
+    /// implies alive, one a MIN/MAX result implies absent). Facts about the
+    /// view, whether or not the reads that led to them run.
+    pub facts: BTreeMap<usize, Option<i64>>,
+    /// The run reached `ABORT`: concretely, the instance aborted (and the
+    /// footprint is empty); abstractly, every run of this case aborts, so
+    /// no committed instance has it.
+    pub aborts: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -176,6 +186,14 @@ struct Exec<'a> {
     /// Key lookups in the case "the value is no key of the table": the
     /// local (variable, field), its value then, and the table.
     excluded: Vec<(usize, Option<usize>, Local, usize)>,
+    /// An `ABORT` was reached on every path of the current run (a maybe
+    /// branch that reaches one is dropped and clears it: see
+    /// [`Exec::maybe_branch`]).
+    halted: bool,
+    /// How many maybe-run branches enclose the statement being run: the
+    /// facts a case derives from a MIN/MAX result or a lookup hold only
+    /// outside them (inside, the statement may not run at all).
+    maybe_depth: u32,
 }
 
 impl<'a> Exec<'a> {
@@ -207,6 +225,8 @@ impl<'a> Exec<'a> {
             pending: None,
             assumed: BTreeMap::new(),
             excluded: Vec::new(),
+            halted: false,
+            maybe_depth: 0,
         }
     }
 }
@@ -453,33 +473,11 @@ impl Exec<'_> {
         rows
     }
 
-    /// Runs `stmts` on a copy of the locals as maybe-reached, then joins.
-    fn run_maybe(&mut self, stmts: &[Stmt]) {
-        let before = self.locals.clone();
-        self.run(stmts, true);
-        self.join(&before);
-    }
-
-    fn join(&mut self, other: &[Local]) {
-        for (a, b) in self.locals.iter_mut().zip(other) {
-            if a != b {
-                *a = match (&*a, b) {
-                    (Local::Val(_), Local::Val(_)) => Local::Val(AV::Unknown),
-                    _ => Local::AnyRows,
-                };
-            }
-        }
-    }
-
-    fn run(&mut self, stmts: &[Stmt], maybe: bool) {
-        for s in stmts {
-            self.stmt(s, maybe);
-        }
-    }
-
     /// One statement (a single match over the statement kinds, kept whole
     /// so both readings visibly share every rule).
     fn stmt(&mut self, s: &Stmt, maybe: bool) {
+        // Long (about 125 lines): one arm per statement kind, kept in one
+        // match so the concrete and abstract readings share every rule.
         match s {
             Stmt::Select {
                 table,
@@ -515,7 +513,9 @@ impl Exec<'_> {
                     }
                 }
                 let result = if unknown {
-                    self.choose(*table, *field, *agg)
+                    let r = self.choose(*table, *field, *agg);
+                    self.absent_beyond(*table, pred.as_ref(), *field, *agg, r, &hits);
+                    r
                 } else {
                     AV::Known(match agg {
                         Agg::Min => vals.iter().copied().min(),
@@ -569,8 +569,14 @@ impl Exec<'_> {
                 // counter and its stock, under one IF).
                 T3::U if !self.vals.is_empty() && !maybe && self.view.is_none() => {
                     match self.choice_among(|_| vec![Some(0), Some(1)]) {
-                        Some(Some(1)) => self.run(then, false),
-                        Some(_) => self.run(els, false),
+                        Some(Some(1)) => {
+                            self.refine(c, true);
+                            self.run(then, false);
+                        }
+                        Some(_) => {
+                            self.refine(c, false);
+                            self.run(els, false);
+                        }
                         None => self.both_branches(then, els),
                     }
                 }
@@ -594,16 +600,8 @@ impl Exec<'_> {
                 }
             },
             Stmt::Skip => {}
+            Stmt::Abort => self.halted = true,
         }
-    }
-
-    /// An IF whose condition is unknown: both branches as maybe-run.
-    fn both_branches(&mut self, then: &[Stmt], els: &[Stmt]) {
-        let before = self.locals.clone();
-        self.run(then, true);
-        let after_then = std::mem::replace(&mut self.locals, before);
-        self.run(els, true);
-        self.join(&after_then);
     }
 
     fn insert(
@@ -662,6 +660,13 @@ fn fresh_locals(prog: &Program, d: &Desc) -> Vec<Local> {
 pub fn run_concrete(prog: &Program, uni: &Universe, d: &Desc, view: &[Option<i64>]) -> Footprint {
     let churn = vec![false; prog.tables.len()];
     let mut ex = Exec::new(prog, uni, Some(view), &churn, &[], &[], d);
-    ex.run(&prog.txns[d.txn].body, false);
+    ex.run_top(&prog.txns[d.txn].body);
+    if ex.fp.aborts {
+        // Not a committed instance: no writes; the reads it made before
+        // aborting stay, for the caller to tell why (they are no part of
+        // the execution: [`super::exec::replay_one`] drops them).
+        ex.fp.writes.clear();
+        ex.fp.groups.clear();
+    }
     ex.fp
 }

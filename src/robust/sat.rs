@@ -24,7 +24,7 @@
 // index loops read clearer than iterators here.
 #![allow(clippy::needless_range_loop)]
 
-// Long (about 800 lines): the encoding, its queries and the witness read
+// Long (about 880 lines): the encoding, its queries and the witness read
 // back from a model share the literal tables; the grounding is `interp`,
 // the view values are `values`.
 
@@ -33,7 +33,7 @@ use super::interp::Analysis;
 use super::syntax::{Axiom, Model, Program, Scope};
 use batsat::{lbool, BasicSolver, Lit, SolverInterface, SolverOpts};
 use std::time::Instant;
-use values::view_values;
+use values::{first_writers, next_version, view_values};
 
 mod realize;
 mod values;
@@ -209,7 +209,9 @@ fn observer_scope(e: &Enc, scope: Scope, c: usize) -> Vec<Vec<Lit>> {
 /// the whole execution (the bounded check, exact by replay: the fewer
 /// cases without values), else a part of one (the proofs: the value
 /// cases, tied to visibility); `exact` (closed, `fixed_ar`): wr and rw
-/// forced as well, so D is the execution's (Def. 3) up to the footprints. None when the deadline passes first. One long function: its
+/// forced as well, so D is the execution's (Def. 3) up to the footprints;
+/// `next` (open): D is the sparser relation with the same reachability
+/// ([`next_version`]). None when the deadline passes first. One long function: its
 /// layers (selection, ar/vis, footprints, per-key dependencies, D) each use
 /// the literal tables built just before, in this order.
 #[allow(clippy::too_many_arguments)] // the encoding's shape, each a plain value
@@ -222,9 +224,10 @@ fn encode(
     n_types: usize,
     closed: bool,
     exact: bool,
+    next: bool,
     deadline: Option<Instant>,
 ) -> Option<Enc> {
-    // Long (about 280 lines): see the doc comment, the layers share the
+    // Long (about 300 lines): see the doc comment, the layers share the
     // literal tables built just before them.
     let mut e = Enc::empty(n);
     let t = e.t;
@@ -312,6 +315,10 @@ fn encode(
                 _ => &an.alts[d],
             };
             if alts.is_empty() {
+                if an.footprints[d].aborts {
+                    // Every run aborts: no committed instance of `d`.
+                    e.clause(&[!sel]);
+                }
                 cases[i].push((sel, &an.footprints[d]));
                 continue;
             }
@@ -319,6 +326,9 @@ fn encode(
             for fp in alts {
                 let c = e.var();
                 e.clause(&[!c, sel]);
+                if fp.aborts {
+                    e.clause(&[!c]);
+                }
                 some.push(c);
                 cases[i].push((c, fp));
             }
@@ -405,9 +415,18 @@ fn encode(
                 if i == j {
                     continue;
                 }
-                // ww(i, j) ↔ W_i ∧ W_j ∧ ar(i, j): forced.
+                // ww(i, j) ↔ W_i ∧ W_j ∧ ar(i, j): forced (only → for
+                // consecutive writers: a writer between may be outside).
                 let a = e.ar[i][j];
-                let ww = e.and(&[w[i][ki], w[j][ki], a]);
+                let ww = if next {
+                    let ww = e.var();
+                    for l in [w[i][ki], w[j][ki], a] {
+                        e.clause(&[!ww, l]);
+                    }
+                    ww
+                } else {
+                    e.and(&[w[i][ki], w[j][ki], a])
+                };
                 dlits[i][j].push(ww);
                 // wr(i, j): necessary conditions only.
                 if vw[i][j] != !t && r[j][ki] != !t {
@@ -440,7 +459,9 @@ fn encode(
                     // written by a writer visible to i, so ar-before i and
                     // j (vis ⊆ ar), or is the initial one; j overwrote it.
                     let aij = e.ar[i][j];
-                    e.clause(&[rw, !ri, !wj, !aij]);
+                    if !next {
+                        e.clause(&[rw, !ri, !wj, !aij]);
+                    }
                     for m in 0..n {
                         if m != i && m != j {
                             let (vmi, ajm) = (vw[m][i], e.ar[j][m]);
@@ -480,8 +501,13 @@ fn encode(
     let mut d = vec![vec![!t; n]; n];
     e.vw = all_vw;
     e.keys = keys;
+    (e.r, e.w) = (r, w);
     if !view_values(&mut e, an, axioms, &cases, &rws, deadline) {
         return None;
+    }
+    if next {
+        next_version(&mut e, axioms, &cases, &rws);
+        first_writers(&mut e, an, axioms, &cases);
     }
     for i in 0..n {
         for j in 0..n {
@@ -492,7 +518,6 @@ fn encode(
         }
     }
     e.d = d;
-    (e.r, e.w) = (r, w);
     model_axioms(&mut e, axioms, deadline).then_some(e)
 }
 
@@ -677,6 +702,8 @@ pub fn solve(
     if !an.descs.iter().any(|d| allowed[d.txn]) {
         return Answer::Unsat;
     }
+    // The inductive method's queries on the next-version relation.
+    let next = matches!(q, Query::IndEdge(_) | Query::IndPath | Query::AnyDep);
     let Some(mut e) = encode(
         an,
         axioms,
@@ -686,6 +713,7 @@ pub fn solve(
         prog.txns.len(),
         false,
         false,
+        next,
         deadline,
     ) else {
         return Answer::Unknown;
@@ -734,6 +762,7 @@ pub fn bounded(
         true,
         prog.txns.len(),
         true,
+        false,
         false,
         deadline,
     ) else {
@@ -797,7 +826,14 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
     for (i, rep) in reps.iter().enumerate() {
         let mut p: Vec<Lit> = vec![!e.sel[i][ex.descs[i]].expect("selected descriptor")];
         let mut deps: u64 = 0;
-        for &(k, src) in &rep.sources {
+        // An aborted instance's run is decided by the reads it made
+        // before aborting.
+        let sources = if rep.fp.aborts {
+            &rep.abort_sources
+        } else {
+            &rep.sources
+        };
+        for &(k, src) in sources {
             let Some(&ki) = key_index.get(&k) else {
                 continue;
             };
@@ -818,6 +854,12 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
         }
         p.sort_unstable();
         p.dedup();
+        if rep.fp.aborts {
+            // The same run aborts again: no committed instance there.
+            e.clause(&p);
+            premises.push(p);
+            continue;
+        }
         for ki in 0..e.keys.len() {
             let k = e.keys[ki];
             for (lit, holds) in [
@@ -838,6 +880,7 @@ fn learn_footprints(prog: &Program, an: &Analysis, e: &mut Enc, ex: &Execution) 
 pub fn confirmed(prog: &Program, an: &Analysis, axioms: &[Axiom], ex: &Execution) -> bool {
     let reps = replay(prog, an, ex);
     let types: Vec<usize> = ex.descs.iter().map(|&d| an.descs[d].txn).collect();
-    (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
+    reps.iter().all(|r| !r.fp.aborts)
+        && (0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
         && best_cycle(ex.descs.len(), &dependencies(&reps)).is_some()
 }

@@ -2,7 +2,7 @@
 //! initial states, parameter domains, per-type consistency annotations and
 //! transactions in the SQL-like language of Nagar–Jagannathan §3.1 (SELECT,
 //! SELECT MIN|MAX|COUNT, UPDATE, INSERT, DELETE with WHERE; assignment;
-//! IF/ELSE; FOREACH; `= NULL`; `IN`/`∈`).
+//! IF/ELSE; FOREACH; `= NULL`; `IN`/`∈`; ABORT).
 //!
 //! This file holds the program model; [`super::parse`] the lexer and
 //! parser.
@@ -233,6 +233,10 @@ pub enum Stmt {
     Foreach(usize, usize, Vec<Stmt>),
     /// `SKIP`.
     Skip,
+    /// `ABORT`: the instance aborts here. An aborted instance is not part
+    /// of the execution (no reads, no writes, not counted against k): the
+    /// engines consider committed instances only.
+    Abort,
 }
 
 /// A transaction program.

@@ -301,28 +301,12 @@ pub fn elle_dirty_reads_differ(h: &History) -> bool {
 /// and Elle's inference, which takes the one writer of each value, does not
 /// apply.
 pub fn values_repeat(h: &History) -> bool {
-    (0..KEY_PARTS).any(|part| scan_part(h, part, false).repeat)
+    scan(h, false, usize::MAX).repeat
 }
 
-/// How many parts [`inference_misreads`] splits the keys into (one per
-/// core of this machine; each part scans every op but hashes only its
-/// keys' writes).
-const KEY_PARTS: usize = 2;
-
-/// Which of the [`KEY_PARTS`] parts `key` is in: a multiplicative hash of
-/// its bits, so consecutive integer keys alternate.
-fn key_part(key: Atom) -> usize {
-    let bits = key
-        .as_int()
-        .map(|n| n as u64)
-        .or(key.interned_slot().map(|s| s as u64 | 1 << 63))
-        .unwrap_or(0);
-    (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % KEY_PARTS
-}
-
-/// What [`scan_part`] found about the keys of one part.
+/// What [`scan`] found.
 #[derive(Clone, Copy, Default)]
-struct PartFacts {
+struct ScanFacts {
     /// A value is written twice, or `nil` is written ([`values_repeat`]).
     repeat: bool,
     /// Some write is failed or intermediate.
@@ -333,16 +317,32 @@ struct PartFacts {
     own_write_read: bool,
 }
 
-/// The facts [`inference_misreads`] needs, about the keys in part `part`
-/// only: every property is per key, so the parts' facts combine with `or`.
-/// The reads are scanned only when `reads` and no value repeats.
-fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
-    let mut facts = PartFacts::default();
-    // Each `(key, value)`'s one writer (op position): keys by dense id,
-    // then per key value → writer, small integers by indexing (issue 23:
-    // a hash lookup per write was most of this scan).
-    let mut kids = AtomIds::default();
-    let mut written: Vec<AtomIds> = Vec::new();
+/// Each written `(key, value)`'s one writer (op position): keys by dense
+/// id, then per key value → writer, small integers by indexing (issue 23:
+/// a hash lookup per write was most of this scan).
+#[derive(Default)]
+struct ValueWriters {
+    kids: AtomIds,
+    written: Vec<AtomIds>,
+}
+
+impl ValueWriters {
+    /// The writer of `(key, v)`, if some transaction wrote it.
+    fn get(&self, key: Atom, v: Atom) -> Option<u32> {
+        let k = self.kids.get(key)?;
+        self.written.get(k as usize)?.get(v)
+    }
+}
+
+/// The facts [`inference_misreads`] needs: one pass over the writes (which
+/// stops at the first repeated value), then, when `reads` and no value
+/// repeats, one over the committed reads, cut in two halves of the ops,
+/// each on its own core when one is free, from `split` ops on (issue 23:
+/// the reads only look the writers up, so the halves share them; cutting
+/// the keys instead made each core walk every op).
+fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
+    let mut facts = ScanFacts::default();
+    let mut w = ValueWriters::default();
     let mut last: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         let Some(src) = write_source(h, i) else {
@@ -350,22 +350,25 @@ fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
         };
         last.clear();
         for m in h.mops(src) {
-            if m.f != MopFn::Write || key_part(m.key) != part {
+            if m.f != MopFn::Write {
                 continue;
             }
             let Some(v) = val(m.arg) else {
                 facts.repeat = true;
                 return facts;
             };
-            let kid = kids.id(m.key, || {
+            let written = &mut w.written;
+            let kid = w.kids.id(m.key, || {
                 written.push(AtomIds::default());
                 written.len() as u32 - 1
             });
             let mut fresh = false;
-            written[kid as usize].id(v, || {
-                fresh = true;
-                i as u32
-            });
+            if let Some(values) = written.get_mut(kid as usize) {
+                values.id(v, || {
+                    fresh = true;
+                    i as u32
+                });
+            }
             if !fresh {
                 facts.repeat = true;
                 return facts;
@@ -377,47 +380,50 @@ fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
     if !reads {
         return facts;
     }
+    let [(a_air, a_own), (b_air, b_own)] =
+        crate::par::halves(h.ops.len(), split, |r| scan_reads(h, &w, r));
+    facts.thin_air = a_air || b_air;
+    facts.own_write_read = a_own || b_own;
+    facts
+}
+
+/// The committed reads of the ops at `range`: (a read of a value nobody
+/// else wrote, a read between two writes of its key in one transaction).
+/// Stops at the first read of the first kind, which decides.
+fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> (bool, bool) {
+    let mut own_write_read = false;
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
     let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
+    for i in range {
+        let Some(op) = h.ops.get(i).filter(|op| op.op_type == OpType::Ok) else {
             continue;
-        }
+        };
         seen.clear();
         for m in h.mops(op) {
-            if key_part(m.key) != part {
-                continue;
-            }
             match seen.iter_mut().find(|s| s.0 == m.key) {
                 None => {
                     if m.f == MopFn::Read {
                         if let Some(v) = val(m.arg) {
                             // The reader's own (later) write explains nothing.
-                            let writer = kids
-                                .get(m.key)
-                                .and_then(|k| written[k as usize].get(v))
-                                .filter(|&w| w != i as u32);
-                            if writer.is_none() {
-                                facts.thin_air = true;
-                                return facts;
+                            if w.get(m.key, v).filter(|&wr| wr != i as u32).is_none() {
+                                return (true, own_write_read);
                             }
                         }
                     }
                     seen.push((m.key, m.f == MopFn::Write, false));
                 }
                 Some(s) if m.f == MopFn::Read => s.2 = true,
-                Some(s) if s.1 && s.2 => facts.own_write_read = true,
+                Some(s) if s.1 && s.2 => own_write_read = true,
                 Some(_) => {}
             }
         }
     }
-    facts
+    (false, own_write_read)
 }
 
 /// Why Elle's rw-register inference would misread `h`, if it would: one
-/// pass over the writes and one over the committed reads (the keys cut in
-/// two parts, each on its own core when one is free: issue 23), with
+/// pass over the writes and one over the committed reads ([`scan`]), with
 /// Elle's own dirty-read cases compared to the exact ones only when a
 /// failed or intermediate write exists. The reasons, in the order checked:
 /// written values repeat ([`values_repeat`]); a read returns a value nobody
@@ -426,18 +432,22 @@ fn scan_part(h: &History, part: usize, reads: bool) -> PartFacts {
 /// writes it again, which Elle's lost-update check counts as a
 /// read-modify-write.
 pub fn inference_misreads(h: &History) -> Option<Misread> {
-    let (a, b) = crate::par::join(|| scan_part(h, 0, true), || scan_part(h, 1, true));
-    let any = |f: fn(&PartFacts) -> bool| f(&a) || f(&b);
-    if any(|f| f.repeat) {
+    misreads_splitting_from(h, crate::par::SPLIT_FROM)
+}
+
+/// [`inference_misreads`], the reads cut in two from `split` ops on.
+fn misreads_splitting_from(h: &History, split: usize) -> Option<Misread> {
+    let f = scan(h, true, split);
+    if f.repeat {
         return Some(Misread::RepeatedValues);
     }
-    if any(|f| f.thin_air) {
+    if f.thin_air {
         return Some(Misread::ThinAir);
     }
-    if any(|f| f.dirty_writes) && elle_dirty_reads_differ(h) {
+    if f.dirty_writes && elle_dirty_reads_differ(h) {
         return Some(Misread::ElleDirtyReads);
     }
-    any(|f| f.own_write_read).then_some(Misread::OwnWriteRead)
+    f.own_write_read.then_some(Misread::OwnWriteRead)
 }
 
 /// What the inference gets wrong about a history ([`inference_misreads`]).
@@ -499,85 +509,65 @@ mod tests {
             .expect("reads")
     }
 
-    /// Each reason, on keys of both parts (the check cuts the keys in two,
-    /// see `key_part`), and the order the reasons are checked in.
+    /// Each reason, and the order the reasons are checked in, with the
+    /// reads scanned on one thread and cut in two halves (the ops of the
+    /// second transaction on are in the second half).
     #[test]
-    fn misreads_name_each_reason_whichever_part_its_key_is_in() {
-        let part_keys: Vec<Vec<i64>> = (0..KEY_PARTS)
-            .map(|p| {
-                (0..64)
-                    .filter(|&k| key_part(Atom::int(k).expect("small")) == p)
-                    .take(2)
-                    .collect()
-            })
-            .collect();
-        assert!(part_keys.iter().all(|ks| ks.len() == 2), "{part_keys:?}");
-        for (p, ks) in part_keys.iter().enumerate() {
-            // `other` is a key of the other part.
-            let (k, other) = (ks[0], part_keys[(p + 1) % KEY_PARTS][1]);
-            let clean = format!("[[:w {other} 1] [:r {other} 1]]");
-            let ok = |v: String| ("ok", v);
-            let misread = |ops: Vec<(&str, String)>| {
-                let ops: Vec<(&str, &str)> = ops.iter().map(|(t, v)| (*t, v.as_str())).collect();
-                inference_misreads(&history(&ops))
-            };
-            assert_eq!(
-                misread(vec![
-                    ok(clean.clone()),
-                    ok(format!("[[:w {k} 1]]")),
-                    ok(format!("[[:r {k} 1]]"))
-                ]),
-                None
-            );
-            assert_eq!(
-                misread(vec![
-                    ok(clean.clone()),
-                    ok(format!("[[:w {k} 1]]")),
-                    ("fail", format!("[[:w {k} 1]]"))
-                ]),
-                Some(Misread::RepeatedValues)
-            );
-            assert_eq!(
-                misread(vec![ok(clean.clone()), ok(format!("[[:w {k} nil]]"))]),
-                Some(Misread::RepeatedValues)
-            );
+    fn misreads_name_each_reason_whichever_half_its_read_is_in() {
+        let ok = |v: &str| ("ok", v.to_string());
+        let misread = |ops: Vec<(&str, String)>| {
+            let ops: Vec<(&str, &str)> = ops.iter().map(|(t, v)| (*t, v.as_str())).collect();
+            let h = history(&ops);
+            let whole = misreads_splitting_from(&h, usize::MAX);
+            assert_eq!(misreads_splitting_from(&h, 0), whole, "{ops:?}");
+            whole
+        };
+        let clean = "[[:w 7 1] [:r 7 1]]";
+        type Case<'a> = (Vec<(&'a str, String)>, Option<Misread>);
+        let cases: Vec<Case> = vec![
+            (vec![ok(clean), ok("[[:w 3 1]]"), ok("[[:r 3 1]]")], None),
+            (vec![ok("[[:r 3 1]]"), ok(clean), ok("[[:w 3 1]]")], None),
+            (
+                vec![ok(clean), ok("[[:w 3 1]]"), ("fail", "[[:w 3 1]]".into())],
+                Some(Misread::RepeatedValues),
+            ),
+            (
+                vec![ok(clean), ok("[[:w 3 nil]]")],
+                Some(Misread::RepeatedValues),
+            ),
             // A read of a never-written value, and of the reader's own
-            // later write.
-            assert_eq!(
-                misread(vec![ok(clean.clone()), ok(format!("[[:r {k} 5]]"))]),
-                Some(Misread::ThinAir)
-            );
-            assert_eq!(
-                misread(vec![
-                    ok(clean.clone()),
-                    ok(format!("[[:r {k} 2] [:w {k} 2]]"))
-                ]),
-                Some(Misread::ThinAir)
-            );
-            assert_eq!(
-                misread(vec![
-                    ok(clean.clone()),
-                    ok(format!("[[:w {k} 1] [:r {k} 1] [:w {k} 2]]"))
-                ]),
-                Some(Misread::OwnWriteRead)
-            );
-            // Repeated values first, whatever part holds the thin-air read.
-            assert_eq!(
-                misread(vec![
-                    ok(format!("[[:r {other} 9]]")),
-                    ok(format!("[[:w {k} 1]]")),
-                    ok(format!("[[:w {k} 1]]"))
-                ]),
-                Some(Misread::RepeatedValues)
-            );
-            // Thin air before the own write read, in the other part.
-            assert_eq!(
-                misread(vec![
-                    ok(format!("[[:w {k} 1] [:r {k} 1] [:w {k} 2]]")),
-                    ok(format!("[[:r {other} 9]]"))
-                ]),
-                Some(Misread::ThinAir)
-            );
+            // later write, in either half.
+            (vec![ok(clean), ok("[[:r 3 5]]")], Some(Misread::ThinAir)),
+            (vec![ok("[[:r 3 5]]"), ok(clean)], Some(Misread::ThinAir)),
+            (
+                vec![ok(clean), ok("[[:r 3 2] [:w 3 2]]")],
+                Some(Misread::ThinAir),
+            ),
+            (
+                vec![ok(clean), ok("[[:w 3 1] [:r 3 1] [:w 3 2]]")],
+                Some(Misread::OwnWriteRead),
+            ),
+            (
+                vec![ok("[[:w 3 1] [:r 3 1] [:w 3 2]]"), ok(clean)],
+                Some(Misread::OwnWriteRead),
+            ),
+            // Repeated values first, wherever the thin-air read is.
+            (
+                vec![ok("[[:r 7 9]]"), ok("[[:w 3 1]]"), ok("[[:w 3 1]]")],
+                Some(Misread::RepeatedValues),
+            ),
+            // Thin air before the own write read, in either half.
+            (
+                vec![ok("[[:w 3 1] [:r 3 1] [:w 3 2]]"), ok("[[:r 7 9]]")],
+                Some(Misread::ThinAir),
+            ),
+            (
+                vec![ok("[[:r 7 9]]"), ok("[[:w 3 1] [:r 3 1] [:w 3 2]]")],
+                Some(Misread::ThinAir),
+            ),
+        ];
+        for (ops, want) in cases {
+            assert_eq!(misread(ops.clone()), want, "{ops:?}");
         }
     }
 }

@@ -83,7 +83,7 @@ use edges::{data_edges, push_succ};
 use explain::MiniExplainer;
 use info::attach_info;
 use lists::{append_pred, check_list, list_thin_air};
-use shapes::check_shapes;
+use shapes::{check_shapes, note_writes};
 use versions::Versions;
 
 /// Why a history is not an MT history the fast path can decide: the
@@ -300,10 +300,21 @@ struct Index {
 fn index_writes(h: &History, w: Workload) -> Result<Index, NotMini> {
     let n = h.ops.len();
     let not = |pos: usize, reason: String| NotMini { pos, reason };
-    let mut versions = Versions::new(h);
-    let shape_error = check_shapes(h, w, &mut versions);
-    versions.assign();
+    let shape_error = check_shapes(h, w);
     let indexed = shape_error.as_ref().map_or(n, |e| e.pos);
+    // Key ids for the micro-ops the index reads: all, or those of the ops
+    // before the one that is no mini-transaction.
+    let mops = if indexed == n {
+        h.mops.len()
+    } else {
+        (0..indexed)
+            .map(|i| indexed_mops(h, i).end)
+            .max()
+            .unwrap_or(0)
+    };
+    let mut versions = Versions::new(h, mops);
+    note_writes(h, &mut versions, indexed);
+    versions.assign();
     let mut recs: Vec<WriteRec> = vec![EMPTY; versions.writes as usize];
     let list = w == Workload::ListAppend;
     let mut preds: Vec<Ver> = vec![None; if list { recs.len() } else { 0 }];

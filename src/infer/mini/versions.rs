@@ -39,15 +39,15 @@ pub(super) struct Versions {
 }
 
 impl Versions {
-    /// Key ids for every micro-op (one hash lookup each, here only).
-    pub(super) fn new(h: &History) -> Versions {
+    /// Key ids for the first `mops` micro-ops (one hash lookup each, here
+    /// only).
+    pub(super) fn new(h: &History, mops: usize) -> Versions {
         let mut ids: HashMap<Atom, u32> = HashMap::new();
         // A direct-mapped cache in front of the map: Jepsen keys are mostly
         // small integers, and a few hundred of them are in use at a time.
         const CACHE: usize = 1024;
         let mut cache: Vec<(Atom, u32)> = vec![(Atom::default(), NONE); CACHE];
-        let mop_kid = h
-            .mops
+        let mop_kid = h.mops[..mops.min(h.mops.len())]
             .iter()
             .map(|m| {
                 let c = &mut cache[(atom_bits(m.key) as usize) % CACHE];

@@ -76,12 +76,28 @@ pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
 /// The `:ok` reads of a value `writers` names (key, value → writer's
 /// position), as Elle's `{:op :mop :writer}` cases; `skip_own` drops reads
 /// whose writer is the reading op itself.
+/// In two halves of the ops when a core is free (issue 23), joined in op
+/// order.
 fn reads_of(h: &History, writers: &HashMap<(Atom, Val), u32>, skip_own: bool) -> Vec<Value> {
-    let mut out = Vec::new();
     if writers.is_empty() {
-        return out;
+        return Vec::new();
     }
-    for (i, op) in h.ops.iter().enumerate() {
+    let [mut a, b] = crate::par::halves(h.ops.len(), crate::par::SPLIT_FROM, |r| {
+        reads_of_in(h, writers, skip_own, r)
+    });
+    a.extend(b);
+    a
+}
+
+/// [`reads_of`] over the ops at `range`.
+fn reads_of_in(
+    h: &History,
+    writers: &HashMap<(Atom, Val), u32>,
+    skip_own: bool,
+    range: std::ops::Range<usize>,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (i, op) in h.ops.iter().enumerate().take(range.end).skip(range.start) {
         if op.op_type != OpType::Ok {
             continue;
         }

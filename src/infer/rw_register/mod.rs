@@ -105,9 +105,39 @@ fn key_class(v: &Value) -> &'static str {
 /// `assert-type-sanity`). Elle's other sanity rule, at most one Java integer
 /// class among values, cannot fail on EDN or JSON input: both readers make
 /// every integer a `Long` (or a big integer, which Elle does not count).
+///
+/// The ops are checked in two halves, on two cores when one is free (issue
+/// 23); the first half's error, if any, is the one reported, and the second
+/// half compares keys with the history's first key, as one pass would.
 pub fn validate(h: &History) -> Result<(), InputError> {
+    validate_splitting_from(h, crate::par::SPLIT_FROM)
+}
+
+/// [`validate`], the ops cut in two from `split` ops on.
+fn validate_splitting_from(h: &History, split: usize) -> Result<(), InputError> {
+    let first_key = h
+        .ops
+        .iter()
+        .find_map(|op| h.mops(op).first())
+        .map(|m| m.key);
+    let [a, b] = crate::par::halves(h.ops.len(), split, |r| validate_ops(h, r, first_key));
+    a.and(b)
+}
+
+/// [`validate`] over the ops at `range`; keys must have the class of
+/// `first_key` (the history's first).
+fn validate_ops(
+    h: &History,
+    range: std::ops::Range<usize>,
+    first_key: Option<Atom>,
+) -> Result<(), InputError> {
     let mut keys = super::txn::OneKeyType::new(key_class);
-    for (i, op) in h.ops.iter().enumerate() {
+    if let Some(k0) = first_key {
+        // Sets the class every key must have; cannot fail.
+        let _ = keys.check(h, k0);
+    }
+    for i in range {
+        let Some(op) = h.ops.get(i) else { break };
         if let OpValue::Other(_) = op.value {
             return Err(h.error_at(
                 i,
@@ -440,6 +470,16 @@ pub fn analyze(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
     validate(h)?;
+    analyze_validated(h, extra, opts)
+}
+
+/// [`analyze`] of a history [`validate`] accepted already (`auto` checks
+/// it first: issue 23, one pass fewer).
+pub fn analyze_validated(
+    h: &History,
+    extra: ExtraGraph,
+    opts: &RwOptions,
+) -> Result<Inference<'static>, Refusal> {
     // The non-cycle checks need only the history: on a second core while
     // this one builds the data edges (issue 23; the same result on one
     // thread). The order graph's edges are generated when the graph is
@@ -522,9 +562,11 @@ fn data_edges(
 
     // Indexes of ok ops' external writes and reads.
     let (writers, readers) = timed("writer and reader indexes", || {
-        (
-            SlotIndex::new(h, &ids, &ext, Ext::writes),
-            SlotIndex::new(h, &ids, &ext, Ext::reads),
+        // Side by side when a core is free: the non-cycle cases on the
+        // other thread are mostly done by now (issue 23).
+        crate::par::join(
+            || SlotIndex::new(h, &ids, &ext, Ext::writes),
+            || SlotIndex::new(h, &ids, &ext, Ext::reads),
         )
     });
 

@@ -409,3 +409,33 @@ fn recomputed_tables_explain_as_kept_ones_and_order_edges_join_the_graph() {
         g.edges().collect::<Vec<_>>()
     );
 }
+
+/// `validate` cut in two halves reports what one pass does: the first
+/// error in op order, keys compared with the history's first key.
+#[test]
+fn validation_in_halves_reports_the_first_error() {
+    let cases = [
+        // Mixed key types, the second type only in the second half.
+        "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :y 2]]}\n{:type :ok, :process 2, :value [[:w \"x\" 2]]}\n{:type :ok, :process 3, :value [[:w 5 2]]}\n",
+        // No micro-op before the second half, which then holds both types.
+        "{:type :ok, :process 0, :value []}\n{:type :ok, :process 1, :value []}\n{:type :ok, :process 2, :value [[:w :x 1]]}\n{:type :ok, :process 3, :value [[:w 5 2]]}\n",
+        // An error in each half: the first half's is reported.
+        "{:type :ok, :process 0, :value [[:append :x 1]]}\n{:type :ok, :process 1, :value []}\n{:type :ok, :process 2, :value [[:w \"x\" 1]]}\n{:type :ok, :process 3, :value 5}\n",
+        // The first half's key is an inline integer, the second half's a
+        // big one (another class), then a keyword.
+        "{:type :ok, :process 0, :value [[:w 1 1]]}\n{:type :ok, :process 1, :value [[:w 2 1]]}\n{:type :ok, :process 2, :value [[:w 3 1]]}\n{:type :ok, :process 3, :value [[:w :k 1]]}\n",
+        "{:type :ok, :process 0, :value [[:w 1 1]]}\n{:type :ok, :process 1, :value [[:w 2 1]]}\n{:type :ok, :process 2, :value [[:r 3 1]]}\n{:type :ok, :process 3, :value [[:w 4 1]]}\n",
+    ];
+    let mut errors = 0;
+    for text in cases {
+        let h =
+            read_history_bytes(text.as_bytes().to_vec(), "t.edn", Format::Edn).expect("readable");
+        let whole = validate_splitting_from(&h, usize::MAX)
+            .err()
+            .map(|e| e.to_string());
+        let halves = validate_splitting_from(&h, 0).err().map(|e| e.to_string());
+        assert_eq!(halves, whole, "{text}");
+        errors += usize::from(whole.is_some());
+    }
+    assert_eq!(errors, 4);
+}

@@ -182,10 +182,11 @@ fn value_sets(
             let mut fps = cases_of(cx, &vals, d);
             if fps.is_empty() {
                 let mut ex = Exec::new(cx.prog, cx.uni, None, cx.churn, cx.constant, &vals, d);
-                ex.run(&cx.prog.txns[d.txn].body, false);
+                ex.run_top(&cx.prog.txns[d.txn].body);
                 fps.push(ex.fp);
             }
-            for fp in &fps {
+            // A case that aborts writes nothing.
+            for fp in fps.iter().filter(|fp| !fp.aborts) {
                 for (&k, &(v, _)) in &fp.writes {
                     written[k] = match (written[k].take(), v) {
                         (Some(mut w), crate::robust::interp::AV::Known(x)) => {
@@ -238,11 +239,12 @@ fn alternatives(
     d: &Desc,
 ) -> Vec<Footprint> {
     let mut out = Vec::new();
+    let mut aborted = false;
     let mut stack: Vec<Vec<Option<i64>>> = vec![vec![]];
     while let Some(forced) = stack.pop() {
         let mut ex = Exec::new(prog, uni, None, churn, constant, vals, d);
         ex.forced.clone_from(&forced);
-        ex.run(&prog.txns[d.txn].body, false);
+        ex.run_top(&prog.txns[d.txn].body);
         match ex.pending {
             Some(cands) => {
                 for c in cands.into_iter().rev() {
@@ -250,11 +252,21 @@ fn alternatives(
                 }
             }
             None if forced.is_empty() => return Vec::new(),
+            // No committed instance has a case that aborts.
+            None if ex.fp.aborts => aborted = true,
             None => out.push(ex.fp),
         }
         if out.len() + stack.len() > MAX_ALTERNATIVES {
             return Vec::new();
         }
+    }
+    if out.is_empty() && aborted {
+        // Every case aborts: one aborting case says so (empty would mean
+        // "no split").
+        out.push(Footprint {
+            aborts: true,
+            ..Footprint::default()
+        });
     }
     out
 }
@@ -307,7 +319,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
         let mut added = false;
         for d in &descs {
             let mut ex = Exec::new(prog, &uni, None, &ch, &[], &[], d);
-            ex.run(&prog.txns[d.txn].body, false);
+            ex.run_top(&prog.txns[d.txn].body);
             if let Some(e) = ex.error {
                 return Err(e);
             }
@@ -327,7 +339,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
             // never-changing field decide, so e.g. a name lookup does not
             // read the Alive flag of a record whose name cannot match.
             let mut constant = vec![true; uni.keys()];
-            for fp in &fps {
+            for fp in fps.iter().filter(|fp| !fp.aborts) {
                 for &k in fp.writes.keys() {
                     constant[k] = false;
                 }
@@ -336,7 +348,7 @@ pub fn analyse(prog: &Program) -> Result<Analysis, InsertKeyUnknown> {
                 .iter()
                 .map(|d| {
                     let mut ex = Exec::new(prog, &uni, None, &ch, &constant, &[], d);
-                    ex.run(&prog.txns[d.txn].body, false);
+                    ex.run_top(&prog.txns[d.txn].body);
                     ex.fp
                 })
                 .collect();

@@ -3,8 +3,8 @@
 //! candidate value per case ([`super::analysis`] enumerates the cases), and
 //! the reads a MIN/MAX result makes irrelevant are dropped.
 
-use super::{Exec, Local, Universe, AV};
-use crate::robust::syntax::{Agg, CmpOp, Expr, Pred};
+use super::{Exec, Local, Universe, AV, T3};
+use crate::robust::syntax::{Agg, CmpOp, Cond, Expr, Pred};
 
 impl Exec<'_> {
     /// `key = unknown local` in the abstract reading: split on the
@@ -73,6 +73,41 @@ impl Exec<'_> {
                         self.fp.read_vals.remove(&k);
                     }
                 }
+            }
+        }
+    }
+
+    /// After a case's MIN (MAX) result `r` over a key field: the records
+    /// the WHERE surely matches (its key atoms decide) with a key below
+    /// (above) the result, or every one when it is NULL, are absent in the
+    /// view (else the result would be theirs): view facts
+    /// ([`super::Footprint::facts`]).
+    pub(super) fn absent_beyond(
+        &mut self,
+        table: usize,
+        pred: Option<&Pred>,
+        field: Option<usize>,
+        agg: Agg,
+        r: AV,
+        hits: &[(usize, bool)],
+    ) {
+        let t = &self.prog.tables[table];
+        let on_key = field.is_some_and(|f| t.pk[f]) && agg != Agg::Count;
+        if !on_key || self.view.is_some() || self.maybe_depth > 0 || t.pk_fields().len() != 1 {
+            return;
+        }
+        let AV::Known(res) = r else { return };
+        let alive = t.alive();
+        for &(rec, _) in hits {
+            let key = self.uni.recs[rec].1[0];
+            let beyond = match (res, agg) {
+                (None, _) => true,
+                (Some(m), Agg::Min) => key < m,
+                (Some(m), _) => key > m,
+            };
+            if beyond && pred.is_none_or(|p| self.pred(p, rec, None) == T3::T) {
+                let k = self.uni.key(rec, alive);
+                self.fp.facts.insert(k, Some(0));
             }
         }
     }
@@ -150,6 +185,7 @@ impl Exec<'_> {
         match self.choice_among(|_| vals.clone()) {
             Some(x) => {
                 self.fp.views.insert(k, x);
+                self.fp.facts.insert(k, x);
                 AV::Known(x)
             }
             None => AV::Unknown,
@@ -160,10 +196,61 @@ impl Exec<'_> {
         let t = &self.prog.tables[self.uni.recs[rec].0];
         let k = self.uni.key(rec, t.alive());
         self.assumed.insert(k, 1);
+        if self.maybe_depth == 0 {
+            self.fp.facts.insert(k, Some(1));
+        }
         // A view fact too, which the SAT encoding ties to visibility when
         // the flag is two-valued.
         if matches!(self.vals.get(k), Some(Some(v)) if v.len() > 1) {
             self.fp.views.entry(k).or_insert(Some(1));
+        }
+    }
+
+    /// A branch case of an unknown IF: what the branch taken implies. Only
+    /// `a = b` holding with `b` known pins `a` (a `!=` that fails may
+    /// compare a NULL), with a view fact for the field of the row `a`
+    /// comes from ([`super::Footprint::facts`]).
+    pub(super) fn refine(&mut self, c: &Cond, holds: bool) {
+        match c {
+            Cond::Cmp(a, CmpOp::Eq, b) if holds => {
+                for (x, y) in [(a, b), (b, a)] {
+                    if let (AV::Unknown, AV::Known(Some(v))) = (self.expr(x), self.expr(y)) {
+                        if self.pinnable(x) {
+                            self.pin_fact(x, v);
+                        }
+                    }
+                }
+            }
+            Cond::Not(c) => self.refine(c, !holds),
+            Cond::And(a, b) if holds => {
+                self.refine(a, true);
+                self.refine(b, true);
+            }
+            Cond::Or(a, b) if !holds => {
+                self.refine(a, false);
+                self.refine(b, false);
+            }
+            _ => {}
+        }
+    }
+
+    /// [`Exec::pin`], and the view fact that the row's field holds `x`.
+    fn pin_fact(&mut self, e: &Expr, x: i64) {
+        let key = match e {
+            Expr::Var(v) => match &self.locals[*v] {
+                Local::Rows(rows, Some(f)) => rows.first().map(|r| (r.rec, *f)),
+                _ => None,
+            },
+            Expr::Dot(v, f) => match &self.locals[*v] {
+                Local::Rows(rows, _) => rows.first().map(|r| (r.rec, *f)),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.pin(e, x);
+        if let (Some((rec, f)), 0) = (key, self.maybe_depth) {
+            let k = self.uni.key(rec, f);
+            self.fp.facts.insert(k, Some(x));
         }
     }
 

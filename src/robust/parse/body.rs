@@ -80,6 +80,9 @@ impl Parser {
         if self.eat_kw("SKIP") {
             return Ok(Stmt::Skip);
         }
+        if self.eat_kw("ABORT") {
+            return Ok(Stmt::Abort);
+        }
         if let Tok::Ident(s) = self.peek() {
             if !is_keyword(s) {
                 let (v, vpos) = self.ident("a variable")?;
@@ -89,7 +92,9 @@ impl Parser {
                 return Ok(Stmt::Assign(var, e));
             }
         }
-        self.err("a statement (SELECT, UPDATE, INSERT, DELETE, IF, FOREACH, SKIP or `v = e`)")
+        self.err(
+            "a statement (SELECT, UPDATE, INSERT, DELETE, IF, FOREACH, SKIP, ABORT or `v = e`)",
+        )
     }
 
     /// `SELECT [MIN|MAX|COUNT] …` after the keyword.

@@ -115,8 +115,8 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
 
 const KEYWORDS: &[&str] = &[
     "SELECT", "AS", "FROM", "WHERE", "UPDATE", "SET", "INSERT", "INTO", "DELETE", "IF", "THEN",
-    "ELSE", "FOREACH", "IN", "SKIP", "MIN", "MAX", "COUNT", "NULL", "AND", "OR", "NOT", "TABLE",
-    "INIT", "DOMAIN", "MODEL", "TXN", "PK",
+    "ELSE", "FOREACH", "IN", "SKIP", "ABORT", "MIN", "MAX", "COUNT", "NULL", "AND", "OR", "NOT",
+    "TABLE", "INIT", "DOMAIN", "MODEL", "TXN", "PK",
 ];
 
 pub(super) fn is_keyword(s: &str) -> bool {

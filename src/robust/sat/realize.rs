@@ -103,6 +103,7 @@ pub fn realize(
         prog.txns.len(),
         true,
         true,
+        false,
         deadline,
     ) else {
         return Realization::Unknown;
@@ -192,7 +193,10 @@ pub fn holds(
 ) -> bool {
     let reps = replay(prog, an, ex);
     let types: Vec<usize> = ex.descs.iter().map(|&d| an.descs[d].txn).collect();
-    if !(0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j)) {
+    // Every slot a committed instance.
+    if reps.iter().any(|r| r.fp.aborts)
+        || !(0..ex.descs.len()).all(|j| axioms_hold_at(axioms, &types, &ex.vis, &reps, j))
+    {
         return false;
     }
     let d = dense_dependencies(&reps);

@@ -1,8 +1,9 @@
 //! The view values of two-valued keys tied to visibility and arbitration
-//! (the proofs' open encoding), and the encoder's unit tests.
+//! (the proofs' open encoding), the view facts the next-version relation
+//! compares, and the encoder's unit tests.
 
 use super::{late, observer_scope, Enc};
-use crate::robust::interp::{Analysis, Footprint};
+use crate::robust::interp::{Analysis, Footprint, AV};
 use crate::robust::syntax::{Axiom, Model, Scope};
 use batsat::Lit;
 use std::time::Instant;
@@ -96,6 +97,136 @@ pub(super) fn view_values(
         }
     }
     true
+}
+
+/// The next-version relation (Elle's: ww between consecutive writers of a
+/// key, rw from a reader to the first writer after the version it read;
+/// wr as before). It is a subset of the paper's D (Def. 3) whose
+/// transitive closure contains D, so an execution has a cycle in one iff
+/// in the other, and Lemma 11 applied to it proves what it proves for D:
+/// the inductive queries use it (fewer edges, so fewer paths break the
+/// lemma's conditions). Besides dropping the forcing of ww and rw: where
+/// the write-conflict axiom covers the overwriter j (psi, si, serializable,
+/// global or scoped to j's type), j sees every earlier writer of the key,
+/// so its view holds the version of its predecessor, which is the version
+/// a reader i with i →rw j read: i's and j's views of the key agree, and
+/// cases whose view facts differ exclude the edge (a Delivery that read
+/// order 1 absent does not →rw the one that deletes it, which read it
+/// present).
+pub(super) fn next_version(
+    e: &mut Enc,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &Footprint)>],
+    rws: &[(usize, usize, usize, Lit)],
+) {
+    for &(ki, i, j, rw) in rws {
+        let k = e.keys[ki];
+        for ax in axioms {
+            let scope = match (ax.model, ax.scope) {
+                (Model::Psi | Model::Si | Model::Ser, Scope::Global) => vec![],
+                (Model::Psi | Model::Si | Model::Ser, Scope::Type(t)) => vec![!e.typ[j][t]],
+                _ => continue,
+            };
+            for &(ci, fi) in &cases[i] {
+                let Some(a) = fi.facts.get(&k) else { continue };
+                for &(cj, fj) in &cases[j] {
+                    if fj.facts.get(&k).is_some_and(|b| b != a) {
+                        let mut c = vec![!rw, !ci, !cj];
+                        c.extend(scope.iter().copied());
+                        e.clause(&c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The footprint cases the open encoding gives descriptor `d`.
+fn open_cases(an: &Analysis, d: usize) -> Vec<&Footprint> {
+    let alts = if an.value_alts[d].is_empty() {
+        &an.alts[d]
+    } else {
+        &an.value_alts[d]
+    };
+    if alts.is_empty() {
+        vec![&an.footprints[d]]
+    } else {
+        alts.iter().collect()
+    }
+}
+
+/// First writers (the inductive queries; needs the write-conflict axiom
+/// and prefix consistency globally: si, or psi with pc, or serializable).
+/// Let slot j write key c with its view of c initial, where no footprint
+/// writes c's initial value (or an unknown one): every writer of c
+/// ar-before j would be visible to j and leave another value, so j is
+/// ar-before every other writer of c. Let slot i's view hold v for key x,
+/// v not x's initial value, where every footprint case that may write v
+/// to x surely writes c: the ar-latest writer of x visible to i wrote v,
+/// so it writes c, so it is j or ar-after j, and by prefix consistency i
+/// sees j. (A Delivery whose view holds order 2 sees the New-Order of
+/// order 1, the first to advance the counter.)
+pub(super) fn first_writers(
+    e: &mut Enc,
+    an: &Analysis,
+    axioms: &[Axiom],
+    cases: &[Vec<(Lit, &Footprint)>],
+) {
+    let global = |ms: &[Model]| {
+        axioms
+            .iter()
+            .any(|a| a.scope == Scope::Global && ms.contains(&a.model))
+    };
+    let conflict = global(&[Model::Psi, Model::Si, Model::Ser]);
+    let prefix = global(&[Model::Pc, Model::Si, Model::Ser]);
+    if !(conflict && prefix) {
+        return;
+    }
+    let all: Vec<&Footprint> = (0..an.descs.len())
+        .flat_map(|d| open_cases(an, d))
+        .filter(|fp| !fp.aborts)
+        .collect();
+    // Keys c whose writers never leave the initial value (nor an unknown).
+    let fresh = |c: usize| {
+        all.iter().all(|fp| match fp.writes.get(&c) {
+            Some(&(AV::Known(x), _)) => x != an.uni.init[c],
+            Some(&(AV::Unknown, _)) => false,
+            None => true,
+        })
+    };
+    // Whether every case that may write v to x surely writes c.
+    let carries = |x: usize, v: Option<i64>, c: usize| {
+        all.iter().all(|fp| match fp.writes.get(&x) {
+            Some(&(w, _)) if w == AV::Known(v) || w == AV::Unknown => {
+                fp.writes.get(&c).is_some_and(|&(_, sure)| sure)
+            }
+            _ => true,
+        })
+    };
+    let n = e.n;
+    for j in 0..n {
+        for &(cj, fj) in &cases[j] {
+            for (&c, &cv) in &fj.facts {
+                let Ok(kc) = e.keys.binary_search(&c) else {
+                    continue;
+                };
+                if cv != an.uni.init[c] || !fj.writes.contains_key(&c) || !fresh(c) {
+                    continue;
+                }
+                let wjc = e.w[j][kc];
+                for i in (0..n).filter(|&i| i != j) {
+                    for &(ci, fi) in &cases[i] {
+                        for (&x, &v) in &fi.facts {
+                            if v != an.uni.init[x] && carries(x, v, c) {
+                                let vji = e.vis[j][i];
+                                e.clause(&[!cj, !wjc, !ci, vji]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
