@@ -6,6 +6,9 @@
 //! Jepsen history that `ellery check -c serializable` rejects with the same
 //! cycle type; parse errors with line:column; no panic on mutated programs.
 
+#[path = "common/robust.rs"]
+mod robust_common;
+
 use ellery::robust::syntax::Model;
 use ellery::robust::{self, exec::CycleType, Engine, Loaded, Method, Options, Proof, Verdict};
 use std::path::PathBuf;
@@ -685,27 +688,10 @@ fn pair_anomalies(
     engine: Engine,
 ) -> Vec<(String, String, CycleType, Option<&'static str>)> {
     let nt = l.prog.txns.len();
-    let axioms = robust::axioms(&l.prog, models);
     let mut out = vec![];
     for a in 0..nt {
         for b in a..nt {
-            let all = vec![true; nt];
-            // Either arbitration order of the two.
-            let found = [[a, b], [b, a]].iter().find_map(|p| {
-                match robust::bounded_among(
-                    l,
-                    &axioms,
-                    2,
-                    engine,
-                    &all,
-                    &[Some(p[0]), Some(p[1])],
-                    None,
-                ) {
-                    Verdict::NotRobust(w) => Some(w),
-                    _ => None,
-                }
-            });
-            if let Some(w) = found {
+            if let Some(w) = robust_common::pair_witness(l, models, engine, a, b) {
                 out.push((
                     l.prog.txns[a].name.clone(),
                     l.prog.txns[b].name.clone(),

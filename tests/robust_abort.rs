@@ -4,9 +4,10 @@
 //! aborts is dropped), in both engines; the shipped programs with aborting
 //! transactions (`*-abort*.rob`) and what the proofs make of them.
 
-use ellery::robust::exec::{
-    axioms_hold_at, dense_dependencies, dependencies, replay, Dep, Edge, Execution,
-};
+#[path = "common/robust.rs"]
+mod robust_common;
+
+use ellery::robust::exec::{dense_dependencies, dependencies, replay, Dep, Edge, Execution};
 use ellery::robust::syntax::Model::{self, *};
 use ellery::robust::{
     self, exec::CycleType, sat, witness, Engine, Loaded, Method, Options, Proof, Verdict,
@@ -35,12 +36,7 @@ fn key(l: &Loaded, name: &str) -> usize {
         .unwrap_or_else(|| panic!("{name}"))
 }
 
-fn valid(l: &Loaded, models: &[Model], ex: &Execution) -> bool {
-    let ax = robust::axioms(&l.prog, models);
-    let reps = replay(&l.prog, &l.an, ex);
-    let types: Vec<usize> = ex.descs.iter().map(|&d| l.an.descs[d].txn).collect();
-    (0..ex.descs.len()).all(|j| axioms_hold_at(&ax, &types, &ex.vis, &reps, j))
-}
+use robust_common::valid;
 
 /// A verdict as (cycle type, description, instance names), `None` for
 /// robust up to k, or the proof.
@@ -212,26 +208,10 @@ fn long_fork_with_aborting_readers() {
 /// The k = 2 anomalies per unordered pair of types (either ar order).
 fn pair_anomalies(l: &Loaded, models: &[Model], engine: Engine) -> Vec<String> {
     let nt = l.prog.txns.len();
-    let axioms = robust::axioms(&l.prog, models);
     let mut out = vec![];
     for a in 0..nt {
         for b in a..nt {
-            let all = vec![true; nt];
-            let found = [[a, b], [b, a]].iter().find_map(|p| {
-                match robust::bounded_among(
-                    l,
-                    &axioms,
-                    2,
-                    engine,
-                    &all,
-                    &[Some(p[0]), Some(p[1])],
-                    None,
-                ) {
-                    Verdict::NotRobust(w) => Some(w),
-                    _ => None,
-                }
-            });
-            if let Some(w) = found {
+            if let Some(w) = robust_common::pair_witness(l, models, engine, a, b) {
                 out.push(format!(
                     "{} × {}: {} ({})",
                     l.prog.txns[a].name,

@@ -4,7 +4,10 @@
 //! found the executions below run here at small sizes; the full ones
 //! (9 instances) behind `ELLERY_ROBUST_REALIZE=1`.
 
-use ellery::robust::exec::{axioms_hold_at, dense_dependencies, replay, Execution};
+#[path = "common/robust.rs"]
+mod robust_common;
+
+use ellery::robust::exec::{dense_dependencies, replay, Execution};
 use ellery::robust::syntax::Model;
 use ellery::robust::{self, sat, Loaded};
 use std::path::PathBuf;
@@ -25,14 +28,7 @@ fn desc(l: &Loaded, name: &str, params: &[i64]) -> usize {
         .unwrap_or_else(|| panic!("{name}{params:?}"))
 }
 
-/// Whether the execution (ar = slot order) is valid under `models` (and the
-/// file's annotations).
-fn valid(l: &Loaded, models: &[Model], ex: &Execution) -> bool {
-    let ax = robust::axioms(&l.prog, models);
-    let reps = replay(&l.prog, &l.an, ex);
-    let types: Vec<usize> = ex.descs.iter().map(|&d| l.an.descs[d].txn).collect();
-    (0..ex.descs.len()).all(|j| axioms_hold_at(&ax, &types, &ex.vis, &reps, j))
-}
+use robust_common::valid;
 
 /// The paper's D over the slots, as (from, to) pairs.
 fn dense_edges(l: &Loaded, ex: &Execution) -> Vec<(usize, usize)> {
