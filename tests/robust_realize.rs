@@ -19,14 +19,7 @@ fn program(name: &str) -> Loaded {
     robust::load(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
-/// The descriptor of `name(params)`.
-fn desc(l: &Loaded, name: &str, params: &[i64]) -> usize {
-    let t = l.prog.txns.iter().position(|t| t.name == name).unwrap();
-    l.an.descs
-        .iter()
-        .position(|d| d.txn == t && d.params == params)
-        .unwrap_or_else(|| panic!("{name}{params:?}"))
-}
+use robust_common::desc;
 
 use robust_common::valid;
 

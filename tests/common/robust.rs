@@ -33,3 +33,12 @@ pub fn pair_witness(
         }
     })
 }
+
+/// The descriptor of `name(params)`.
+pub fn desc(l: &Loaded, name: &str, params: &[i64]) -> usize {
+    let t = l.prog.txns.iter().position(|t| t.name == name).unwrap();
+    l.an.descs
+        .iter()
+        .position(|d| d.txn == t && d.params == params)
+        .unwrap_or_else(|| panic!("{name}{params:?}"))
+}
