@@ -349,20 +349,22 @@ fn auto_register(
                 // where the history records real time.
                 let stronger = !real_time && opts.real_time_recorded;
                 let clock = std::time::Instant::now();
-                let found = [true, real_time]
-                    .into_iter()
-                    .skip(usize::from(!stronger))
-                    .find_map(|real_time| {
-                        let orders = crate::check::witness::Orders { real_time };
-                        let by = if stronger && real_time {
-                            " with real time"
-                        } else {
-                            ""
-                        };
-                        crate::check::witness::confirm_traced(h, edges, orders, &mut |line| {
-                            say(&format!("witness{by}: {line}"))
-                        })
-                    });
+                let attempts: &[bool] = if stronger {
+                    &[true, false]
+                } else {
+                    &[real_time]
+                };
+                let found = attempts.iter().find_map(|&real_time| {
+                    let orders = crate::check::witness::Orders { real_time };
+                    let by = if stronger && real_time {
+                        " with real time"
+                    } else {
+                        ""
+                    };
+                    crate::check::witness::confirm_traced(h, edges, orders, &mut |line| {
+                        say(&format!("witness{by}: {line}"))
+                    })
+                });
                 let took = clock.elapsed().as_secs_f64();
                 if let Some(c) = found {
                     say(&format!(
