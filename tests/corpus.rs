@@ -170,26 +170,30 @@ fn huge_scc_finishes_the_search_and_finds_g_single_item_realtime() {
 
 /// With Elle's default 1 s per SCC, an optimised build finishes the search
 /// (about 0.18 s); a debug build does not, and falls back to exactly Elle's
-/// answer. The verdict and the boundary are the same either way.
+/// answer. The verdict and the boundary are the same either way. A
+/// release build may fall back only when the check really took longer than
+/// the deadline (a loaded shared machine), never sooner.
 #[test]
 fn huge_scc_with_default_options() {
     let Some(dir) = corpus_dir("elle") else {
         return;
     };
     let h = read(&dir.join("huge-scc.edn"));
+    let started = Instant::now();
     let outcome = check(&h, None);
+    let took = started.elapsed();
     let r = &outcome.result;
     assert_eq!(outcome.validity, Validity::Invalid);
     assert_eq!(printed(r, "not"), "#{:strong-snapshot-isolation}");
     assert_eq!(printed(r, "also-not"), "#{:strong-serializable}");
     let types = anomaly_types(r);
-    if cfg!(debug_assertions) {
+    if cfg!(debug_assertions) || took > Duration::from_secs(1) {
         assert!(
             types == HUGE_SCC_FINISHED || types == HUGE_SCC_ELLE,
             "{types:?}"
         );
     } else {
-        assert_eq!(types, HUGE_SCC_FINISHED);
+        assert_eq!(types, HUGE_SCC_FINISHED, "finished in {took:?}");
     }
 }
 
