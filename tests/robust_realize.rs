@@ -296,3 +296,27 @@ fn courseware_fresh_ids_chordless_paths() {
     let at = [1, 3, 4, 5, 6];
     assert!(sat::realize_holds(&l.prog, &l.an, &ax, &ex, &path(4), &at));
 }
+
+/// `courseware-fresh-si.rob`'s verdicts: no anomaly up to k = 5, and the
+/// shortest-path proof fails there (the 4-edge path above is real), so the
+/// check falls back to the bounded answer with a note.
+#[test]
+fn courseware_fresh_ids_verdicts() {
+    let l = program("courseware-fresh-si.rob");
+    let opts = |prove| robust::Options {
+        models: vec![],
+        k: 5,
+        prove,
+        engine: robust::Engine::Sat,
+        timeout: None,
+    };
+    for prove in [None, Some(robust::Method::ShortestPath)] {
+        let r = robust::check(&l, &opts(prove));
+        assert!(
+            matches!(r.verdict, robust::Verdict::RobustUpTo(5)),
+            "{prove:?}: {:?}",
+            r.verdict
+        );
+        assert_eq!(r.notes.len(), usize::from(prove.is_some()), "{:?}", r.notes);
+    }
+}
