@@ -54,4 +54,7 @@ q courseware-abort.rob -c ec -k 2
 q courseware-abort-psi.rob -k 4
 for k in 4 5; do q courseware-abort-si.rob -k $k; done
 q courseware-abort-si.rob -k 5 --prove shortest-path
+# Fresh ids (soft deletes): the paper's shortest-path row, k = 8.
+for k in 4 5; do q courseware-fresh-si.rob -k $k; done
+q courseware-fresh-si.rob -k 8 --prove shortest-path
 rm -f /tmp/bench-robust.$$ /tmp/bench-robust-out.$$
