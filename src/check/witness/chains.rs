@@ -292,11 +292,7 @@ fn facts(
     // every such edge and each writer-before-reader edge almost always
     // respects, so these insertions mostly cost O(1); the places are then
     // suggested by deadlines.
-    let mut order: Vec<u32> = (0..h.ops.len() as u32).collect();
-    order.sort_unstable_by_key(|&v| match dl.get(v as usize) {
-        Some(&d) if d != deadlines::NONE && keep[v as usize] => (d, d == v, v),
-        _ => (v, true, v),
-    });
+    let order = initial_order(dl, keep);
     let mut g = DynamicOrder::with_order(&order);
     drop(order);
     if orders.real_time {
@@ -338,6 +334,39 @@ fn facts(
         }
     }
     Some(g)
+}
+
+/// The order [`facts`] starts from: by `(deadline, whether the deadline is
+/// the vertex's own position, position)`, where a vertex without a
+/// deadline (or not kept) counts as its own. Every key is below `n` (a
+/// deadline is a position), so a counting sort by deadline and flag, with
+/// positions met in increasing order, gives it in linear time (a
+/// comparison sort looking the deadlines up was a tenth of the witness).
+fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
+    let n = dl.len();
+    let bucket = |v: usize| -> usize {
+        match dl[v] {
+            d if d != deadlines::NONE && keep[v] && (d as usize) < n => {
+                2 * d as usize + usize::from(d as usize == v)
+            }
+            _ => 2 * v + 1,
+        }
+    };
+    // Bucket starts, then each vertex into its bucket.
+    let mut start = vec![0u32; 2 * n + 1];
+    for v in 0..n {
+        start[bucket(v) + 1] += 1;
+    }
+    for b in 1..start.len() {
+        start[b] += start[b - 1];
+    }
+    let mut order = vec![0u32; n];
+    for v in 0..n {
+        let b = bucket(v);
+        order[start[b] as usize] = v as u32;
+        start[b] += 1;
+    }
+    order
 }
 
 /// Backjumps allowed besides one per ten thousand writers: generated
