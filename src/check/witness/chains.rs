@@ -36,6 +36,10 @@
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
 
+// Long (about 780 lines): the phases (clusters, facts, propagation,
+// placing) share the cluster view and the dynamic order; they read best
+// in one place, in the order they run.
+
 use super::deadlines::{self, deadlines};
 use super::*;
 use crate::graph::dynamic_order::DynamicOrder;
@@ -80,6 +84,9 @@ impl Clusters {
     /// Groups the transactions `keep` marks into clusters; `None` when a
     /// read cannot be matched to exactly one kept writer (a value written
     /// twice or not at all, a written `nil`).
+    // Long (about 125 lines): one pass per step (writes, reads, values,
+    // readers by cluster, glued versions), each dropping what the next no
+    // longer needs (issue 23: memory).
     fn build(h: &History, keep: &[bool]) -> Option<Clusters> {
         let mut kid: HashMap<Atom, u32> = HashMap::new();
         let mut key_id = |k: Atom| {
