@@ -584,30 +584,63 @@ pub fn confirm_traced(
     orders: Orders,
     trace: &mut dyn FnMut(String),
 ) -> Option<Candidate> {
-    let clock = std::time::Instant::now();
-    let attempt = |c: Candidate, order: Option<Vec<u32>>, trace: &mut dyn FnMut(String)| {
-        let built = clock.elapsed().as_secs_f64();
-        let verdict = order.as_ref().map(|o| replay(h, o, orders));
-        let now = clock.elapsed().as_secs_f64();
-        let what = match &verdict {
-            None => "no order".to_string(),
-            Some(Ok(())) => format!("replayed (replay {:.3} s)", now - built),
-            Some(Err(r)) => format!("refuted: {r:?}"),
-        };
-        trace(format!("{}: {what}; at {now:.3} s", c.name()));
-        matches!(verdict, Some(Ok(())))
-    };
-    let order = chains::by_version_chains_traced(h, orders, trace);
-    if attempt(Candidate::Chains, order, trace) {
+    if confirm_by_chains(h, orders, trace) {
         return Some(Candidate::Chains);
     }
-    if attempt(Candidate::Events, by_events(h), trace) {
+    confirm_by_others(h, edges, orders, trace)
+}
+
+/// Whether [`by_version_chains`] gives an order that [`replay`]s: the
+/// first candidate, which needs nothing from the inference (so `auto` runs
+/// it beside the inference, and lists the inference's edges only when it
+/// fails).
+pub fn confirm_by_chains(h: &History, orders: Orders, trace: &mut dyn FnMut(String)) -> bool {
+    let clock = std::time::Instant::now();
+    let order = chains::by_version_chains_traced(h, orders, trace);
+    attempt(h, orders, clock, Candidate::Chains, order, trace)
+}
+
+/// The candidates after the chains ([`by_events`], [`from_graph`] with the
+/// inference's `edges`, then [`by_completion`]): the first that
+/// [`replay`]s.
+pub fn confirm_by_others(
+    h: &History,
+    edges: &[(u32, u32, Rels)],
+    orders: Orders,
+    trace: &mut dyn FnMut(String),
+) -> Option<Candidate> {
+    let clock = std::time::Instant::now();
+    if attempt(h, orders, clock, Candidate::Events, by_events(h), trace) {
         return Some(Candidate::Events);
     }
-    if attempt(Candidate::Graph, from_graph(h, edges, orders), trace) {
+    let order = from_graph(h, edges, orders);
+    if attempt(h, orders, clock, Candidate::Graph, order, trace) {
         return Some(Candidate::Graph);
     }
-    attempt(Candidate::Completion, Some(by_completion(h)), trace).then_some(Candidate::Completion)
+    let order = Some(by_completion(h));
+    attempt(h, orders, clock, Candidate::Completion, order, trace).then_some(Candidate::Completion)
+}
+
+/// Replays candidate `c`'s order, telling `trace` how it went; whether it
+/// is a witness.
+fn attempt(
+    h: &History,
+    orders: Orders,
+    clock: std::time::Instant,
+    c: Candidate,
+    order: Option<Vec<u32>>,
+    trace: &mut dyn FnMut(String),
+) -> bool {
+    let built = clock.elapsed().as_secs_f64();
+    let verdict = order.as_ref().map(|o| replay(h, o, orders));
+    let now = clock.elapsed().as_secs_f64();
+    let what = match &verdict {
+        None => "no order".to_string(),
+        Some(Ok(())) => format!("replayed (replay {:.3} s)", now - built),
+        Some(Err(r)) => format!("refuted: {r:?}"),
+    };
+    trace(format!("{}: {what}; at {now:.3} s", c.name()));
+    matches!(verdict, Some(Ok(())))
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
 
+// Long (about 780 lines): the phases (clusters, facts, propagation,
+// placing) share the cluster view and the dynamic order; they read best
+// in one place, in the order they run.
+
 use super::deadlines::{self, deadlines};
 use super::*;
 use crate::graph::dynamic_order::DynamicOrder;
@@ -80,6 +84,9 @@ impl Clusters {
     /// Groups the transactions `keep` marks into clusters; `None` when a
     /// read cannot be matched to exactly one kept writer (a value written
     /// twice or not at all, a written `nil`).
+    // Long (about 125 lines): one pass per step (writes, reads, values,
+    // readers by cluster, glued versions), each dropping what the next no
+    // longer needs (issue 23: memory).
     fn build(h: &History, keep: &[bool]) -> Option<Clusters> {
         let mut kid: HashMap<Atom, u32> = HashMap::new();
         let mut key_id = |k: Atom| {
@@ -117,35 +124,63 @@ impl Clusters {
             })
             .collect();
         let mut by_value: HashMap<(u32, Atom), u32> = HashMap::with_capacity(writes.len());
-        let mut by_writer: HashMap<(u32, u32), u32> = HashMap::with_capacity(writes.len());
+        // A writer's clusters are consecutive (`writes` lists each
+        // transaction's together): its first one, for finding the cluster of
+        // a writer and key without a map.
+        let mut first_of: Vec<u32> = vec![NO_WRITER; h.ops.len()];
         for (kid, v, t) in writes {
             let c = clusters.len() as u32;
             if by_value.insert((kid, v), c).is_some() {
                 return None;
             }
-            by_writer.insert((t, kid), c);
+            if first_of[t as usize] == NO_WRITER {
+                first_of[t as usize] = c;
+            }
             clusters.push(Cluster {
                 kid,
                 writer: t,
                 readers: 0..0,
             });
         }
-        // Readers grouped by cluster (a counting sort), each once.
-        let mut of: Vec<(u32, u32)> = Vec::with_capacity(reads.len());
-        for (kid, v, t) in reads {
+        // Readers grouped by cluster, each once: `reads` lists them by
+        // transaction, so a counting sort by cluster sorts the pairs.
+        let mut cluster_of: Vec<u32> = Vec::with_capacity(reads.len());
+        let mut count = vec![0u32; clusters.len() + 1];
+        for &(kid, v, _) in &reads {
             let c = match v {
                 None => kid,
                 Some(v) => *by_value.get(&(kid, v))?,
             };
-            of.push((c, t));
+            cluster_of.push(c);
+            count[c as usize + 1] += 1;
         }
         drop(by_value);
-        of.sort_unstable();
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let mut of: Vec<(u32, u32)> = vec![(0, 0); reads.len()];
+        for (&c, &(_, _, t)) in cluster_of.iter().zip(&reads) {
+            of[count[c as usize] as usize] = (c, t);
+            count[c as usize] += 1;
+        }
+        drop((cluster_of, count, reads));
         of.dedup();
+        // The cluster of writer `t`'s write of key `kid`.
+        let written = |t: u32, kid: u32| {
+            let first = *first_of.get(t as usize)?;
+            if first == NO_WRITER {
+                return None;
+            }
+            clusters[first as usize..]
+                .iter()
+                .take_while(|c| c.writer == t)
+                .position(|c| c.kid == kid)
+                .map(|i| first + i as u32)
+        };
         let mut pred = vec![NO_WRITER; clusters.len()];
         let mut succ = vec![NO_WRITER; clusters.len()];
         for &(p, t) in &of {
-            let Some(&c) = by_writer.get(&(t, clusters[p as usize].kid)) else {
+            let Some(c) = written(t, clusters[p as usize].kid) else {
                 continue;
             };
             // Two versions after one (a lost update), or one after two: no
@@ -157,7 +192,7 @@ impl Clusters {
                 return None;
             }
         }
-        drop(by_writer);
+        drop(first_of);
         let mut readers = Vec::with_capacity(of.len());
         let mut i = 0;
         for (c, cluster) in clusters.iter_mut().enumerate() {
@@ -214,7 +249,7 @@ pub fn by_version_chains_traced(
     lap("deadlines computed", trace);
     let mut g = facts(h, &cl, &keep, orders, &dl)?;
     lap("facts added", trace);
-    if !propagate(h, &cl, &mut g) {
+    if !propagate(h, &cl, &mut g, orders) {
         lap("propagation closed a cycle", trace);
         return None;
     }
@@ -292,11 +327,7 @@ fn facts(
     // every such edge and each writer-before-reader edge almost always
     // respects, so these insertions mostly cost O(1); the places are then
     // suggested by deadlines.
-    let mut order: Vec<u32> = (0..h.ops.len() as u32).collect();
-    order.sort_unstable_by_key(|&v| match dl.get(v as usize) {
-        Some(&d) if d != deadlines::NONE && keep[v as usize] => (d, d == v, v),
-        _ => (v, true, v),
-    });
+    let order = initial_order(dl, keep);
     let mut g = DynamicOrder::with_order(&order);
     drop(order);
     if orders.real_time {
@@ -338,6 +369,39 @@ fn facts(
         }
     }
     Some(g)
+}
+
+/// The order [`facts`] starts from: by `(deadline, whether the deadline is
+/// the vertex's own position, position)`, where a vertex without a
+/// deadline (or not kept) counts as its own. Every key is below `n` (a
+/// deadline is a position), so a counting sort by deadline and flag, with
+/// positions met in increasing order, gives it in linear time (a
+/// comparison sort looking the deadlines up was a tenth of the witness).
+fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
+    let n = dl.len();
+    let bucket = |v: usize| -> usize {
+        match dl[v] {
+            d if d != deadlines::NONE && keep[v] && (d as usize) < n => {
+                2 * d as usize + usize::from(d as usize == v)
+            }
+            _ => 2 * v + 1,
+        }
+    };
+    // Bucket starts, then each vertex into its bucket.
+    let mut start = vec![0u32; 2 * n + 1];
+    for v in 0..n {
+        start[bucket(v) + 1] += 1;
+    }
+    for b in 1..start.len() {
+        start[b] += start[b - 1];
+    }
+    let mut order = vec![0u32; n];
+    for v in 0..n {
+        let b = bucket(v);
+        order[start[b] as usize] = v as u32;
+        start[b] += 1;
+    }
+    order
 }
 
 /// Backjumps allowed besides one per ten thousand writers: generated
@@ -577,7 +641,7 @@ const ROUNDS: usize = 3;
 /// `B`'s writer. Only clusters whose spans (first invocation to last
 /// completion among their members) overlap are compared: real time orders
 /// the others already. False when a forced order closes a cycle.
-fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
+fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders: Orders) -> bool {
     let inv = |t: u32| h.invocation_of(t as usize).unwrap_or(t as usize) as u32;
     let end = |t: u32| match h.ops[t as usize].op_type {
         OpType::Ok => t,
@@ -600,6 +664,33 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
             (start, members.map(end).max().unwrap_or(0))
         })
         .collect();
+    // Per cluster, the latest invocation among its members: with real
+    // time, an `:ok` writer that completed before it reaches that member
+    // through the instants' chain (see [`facts`]), and most forced orders
+    // are such (the search would find the same answer, at a cost).
+    let latest: Vec<u32> = if orders.real_time {
+        (0..cl.clusters.len() as u32)
+            .map(|c| {
+                let w = cl.clusters[c as usize].writer;
+                cl.readers(c)
+                    .iter()
+                    .copied()
+                    .chain((w != NO_WRITER).then_some(w))
+                    .map(inv)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let reaches = |g: &mut DynamicOrder, x: u32, y: u32, targets: &mut Vec<u32>| {
+        let wx = cl.clusters[x as usize].writer;
+        let by_real_time = wx != NO_WRITER
+            && h.ops[wx as usize].op_type == OpType::Ok
+            && latest.get(y as usize).is_some_and(|&l| l > wx);
+        by_real_time || reaches_cluster(g, cl, x, y, targets)
+    };
     let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
     for c in 0..cl.clusters.len() as u32 {
         by_key[cl.clusters[c as usize].kid as usize].push(c);
@@ -625,10 +716,13 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder) -> bool {
                         forced.push(0);
                     }
                     pair += 1;
+                    // Once forced one way, the other way would close a
+                    // cycle in an acyclic graph: never.
+                    if forced[pair - 1] != 0 {
+                        continue;
+                    }
                     for (bit, x, y) in [(1u8, a, b), (2, b, a)] {
-                        if forced[pair - 1] & bit != 0
-                            || !reaches_cluster(g, cl, x, y, &mut targets)
-                        {
+                        if !reaches(g, x, y, &mut targets) {
                             continue;
                         }
                         forced[pair - 1] |= bit;

@@ -34,18 +34,14 @@ pub(super) fn deadlines(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
             _ => NONE,
         })
         .collect();
-    // Per transaction, the clusters it read (sorted by reader), and the
-    // keys it wrote (sorted by writer).
-    let mut read: Vec<(u32, u32)> = Vec::with_capacity(cl.readers.len());
-    for c in 0..cl.clusters.len() as u32 {
-        read.extend(cl.readers(c).iter().map(|&r| (r, c)));
-    }
-    read.sort_unstable();
-    let mut wrote: Vec<(u32, u32)> = cl.clusters[cl.keys..]
-        .iter()
-        .map(|c| (c.writer, c.kid))
-        .collect();
-    wrote.sort_unstable();
+    // Per transaction, the clusters it read and the keys it wrote, as
+    // lists indexed by transaction (counting sorts: the deadlines are a
+    // fixpoint, so the order within a list does not matter).
+    let read = by_transaction(
+        n,
+        (0..cl.clusters.len() as u32).flat_map(|c| cl.readers(c).iter().map(move |&r| (r, c))),
+    );
+    let wrote = by_transaction(n, cl.clusters[cl.keys..].iter().map(|c| (c.writer, c.kid)));
     // A key's `nil` readers need lowering once: by its first writer settled.
     let mut nil_done = vec![false; cl.keys];
     let mut heap: BinaryHeap<Reverse<(u32, u32)>> = (0..n as u32)
@@ -62,12 +58,10 @@ pub(super) fn deadlines(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
                 heap.push(Reverse((d, x)));
             }
         };
-        let from = read.partition_point(|&(r, _)| r < t);
-        for &(_, c) in read[from..].iter().take_while(|&&(r, _)| r == t) {
+        for &c in read.of(t) {
             lower(cl.clusters[c as usize].writer);
         }
-        let from = wrote.partition_point(|&(w, _)| w < t);
-        for &(_, k) in wrote[from..].iter().take_while(|&&(w, _)| w == t) {
+        for &k in wrote.of(t) {
             if !std::mem::replace(&mut nil_done[k as usize], true) {
                 // Cluster `k` is key `k`'s `nil`.
                 for &r in cl.readers(k) {
@@ -77,4 +71,42 @@ pub(super) fn deadlines(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
         }
     }
     dl
+}
+
+/// Values grouped by transaction: those of transaction `t` are
+/// `items[start[t]..start[t + 1]]`.
+struct ByTransaction {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl ByTransaction {
+    fn of(&self, t: u32) -> &[u32] {
+        let t = t as usize;
+        match (self.start.get(t), self.start.get(t + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// Groups `(transaction, value)` pairs (transactions below `n`) by
+/// transaction, by a counting sort.
+fn by_transaction(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> ByTransaction {
+    let mut start = vec![0u32; n + 1];
+    let pairs = pairs.filter(|&(t, _)| (t as usize) < n);
+    for (t, _) in pairs.clone() {
+        start[t as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut next = start.clone();
+    let mut items = vec![0u32; start[n] as usize];
+    for (t, v) in pairs {
+        let at = &mut next[t as usize];
+        items[*at as usize] = v;
+        *at += 1;
+    }
+    ByTransaction { start, items }
 }
