@@ -8,6 +8,7 @@
 
 #[path = "common/robust.rs"]
 mod robust_common;
+use robust_common::opts;
 
 use ellery::robust::syntax::Model;
 use ellery::robust::{self, exec::CycleType, Engine, Loaded, Method, Options, Proof, Verdict};
@@ -22,16 +23,6 @@ fn program(name: &str) -> (PathBuf, Loaded) {
     let src = std::fs::read_to_string(&path).unwrap();
     let l = robust::load(&src).unwrap_or_else(|e| panic!("{name}: {e}"));
     (path, l)
-}
-
-fn opts(models: &[Model], k: usize, prove: Option<Method>, engine: Engine) -> Options {
-    Options {
-        models: models.to_vec(),
-        k,
-        prove,
-        engine,
-        timeout: Some(Duration::from_secs(60)),
-    }
 }
 
 /// The expected answer of one query.

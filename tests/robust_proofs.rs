@@ -8,9 +8,12 @@
 //! (default 4) under the same models. `ELLERY_ROBUST_PROOF_N` programs
 //! (default 60).
 
+#[path = "common/robust.rs"]
+mod robust_common;
+use robust_common::opts;
+
 use ellery::robust::syntax::Model::{self, *};
-use ellery::robust::{self, Engine, Loaded, Method, Options, Verdict};
-use std::time::Duration;
+use ellery::robust::{self, Engine, Loaded, Method, Verdict};
 
 /// The crate's seeded generator, drawing indices.
 struct Rng(ellery::gen::Rng);
@@ -73,16 +76,6 @@ fn counter_program(r: &mut Rng) -> String {
         s.push_str("}\n");
     }
     s
-}
-
-fn opts(models: &[Model], k: usize, prove: Option<Method>, engine: Engine) -> Options {
-    Options {
-        models: models.to_vec(),
-        k,
-        prove,
-        engine,
-        timeout: Some(Duration::from_secs(60)),
-    }
 }
 
 fn env(name: &str, default: usize) -> usize {

@@ -4,7 +4,7 @@
 use ellery::robust::exec::{axioms_hold_at, replay, Execution};
 use ellery::robust::syntax::Model;
 use ellery::robust::witness::Witness;
-use ellery::robust::{self, Engine, Loaded, Verdict};
+use ellery::robust::{self, Engine, Loaded, Method, Options, Verdict};
 
 /// Whether the execution (ar = slot order) is valid under `models` (and the
 /// file's annotations).
@@ -41,4 +41,16 @@ pub fn desc(l: &Loaded, name: &str, params: &[i64]) -> usize {
         .iter()
         .position(|d| d.txn == t && d.params == params)
         .unwrap_or_else(|| panic!("{name}{params:?}"))
+}
+
+/// Query options: `models`, up to `k` instances, `prove` by a method or
+/// not, on `engine`, with a generous timeout.
+pub fn opts(models: &[Model], k: usize, prove: Option<Method>, engine: Engine) -> Options {
+    Options {
+        models: models.to_vec(),
+        k,
+        prove,
+        engine,
+        timeout: Some(std::time::Duration::from_secs(60)),
+    }
 }
