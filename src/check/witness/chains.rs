@@ -684,9 +684,12 @@ fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders: Orders) -
     } else {
         Vec::new()
     };
+    // The same question as `reaches_cluster`, answered from real time
+    // where it can be: a `nil` cluster `y` (no writer) is never reached.
     let reaches = |g: &mut DynamicOrder, x: u32, y: u32, targets: &mut Vec<u32>| {
         let wx = cl.clusters[x as usize].writer;
         let by_real_time = wx != NO_WRITER
+            && cl.clusters[y as usize].writer != NO_WRITER
             && h.ops[wx as usize].op_type == OpType::Ok
             && latest.get(y as usize).is_some_and(|&l| l > wx);
         by_real_time || reaches_cluster(g, cl, x, y, targets)
