@@ -108,6 +108,35 @@ pub fn join<A: Send, B: Send>(
         let ra = a();
         return (ra, b());
     }
+    on_helper(helper, a, b)
+}
+
+/// Runs `a`, and `b` beside it on a helper thread when the budget has a
+/// core free; else `b` runs after `a` only when `after(&a's result)` says
+/// it is still wanted (`None` otherwise). For speculative work that costs
+/// nothing on a free core (`auto`'s witness beside the inference, issue
+/// 23). Only `b` crosses threads. Panics are re-raised as in [`join`].
+pub fn beside<A, B: Send>(
+    a: impl FnOnce() -> A,
+    b: impl FnOnce() -> B + Send,
+    after: impl FnOnce(&A) -> bool,
+) -> (A, Option<B>) {
+    let helper = Helpers::take(1);
+    if helper.count() == 0 {
+        let ra = a();
+        let rb = after(&ra).then(b);
+        return (ra, rb);
+    }
+    let (ra, rb) = on_helper(helper, a, b);
+    (ra, Some(rb))
+}
+
+/// `a` on this thread and `b` on a helper thread holding `helper`'s place.
+fn on_helper<A, B: Send>(
+    helper: Helpers,
+    a: impl FnOnce() -> A,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
     std::thread::scope(|s| {
         let hb = s.spawn(move || {
             let _helper = helper;
@@ -144,6 +173,27 @@ pub const SPLIT_FROM: usize = 1 << 16;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn beside_runs_the_second_when_a_core_is_free_or_when_still_wanted() {
+        let _c = Checking::start();
+        // Wanted after: always run, on a helper or after.
+        assert_eq!(beside(|| 1, || 2, |_| true), (1, Some(2)));
+        // Not wanted after: only a free core runs it; inside a join that
+        // took the last free place, it does not run.
+        let (a, b) = beside(|| 1, || 2, |&a| a != 1);
+        assert!(b.is_none() || b == Some(2), "{b:?}");
+        assert_eq!(a, 1);
+        let spent = cores() <= 2;
+        let (_, (x, y)) = join(|| 0, || beside(|| 3, || 4, |_| false));
+        assert_eq!(x, 3);
+        if spent {
+            assert_eq!(y, None);
+        }
+        let r =
+            crate::internal::catch(|| beside(|| 1, || -> u8 { panic!("beside failed") }, |_| true));
+        assert!(r.expect_err("re-raised").starts_with("beside failed"));
+    }
 
     #[test]
     fn join_returns_both_results_in_order_and_reraises_panics() {

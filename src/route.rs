@@ -514,25 +514,11 @@ fn rw_register_beside_chains(
             took,
         }
     };
-    let helper = crate::par::Helpers::take(1);
-    let ((inferred, inference), chains) = if helper.count() > 0 {
-        std::thread::scope(|s| {
-            let beside = s.spawn(move || {
-                let _helper = helper;
-                chains()
-            });
-            let inferred = infer();
-            match beside.join() {
-                Ok(c) => (inferred, Some(c)),
-                Err(payload) => std::panic::resume_unwind(payload),
-            }
-        })
-    } else {
-        drop(helper);
-        let inferred = infer();
-        let valid = matches!(&inferred.0, Ok(o) if o.validity == Validity::Valid);
-        (inferred, valid.then(chains))
-    };
+    let ((inferred, inference), chains) = crate::par::beside(
+        infer,
+        chains,
+        |(inferred, _)| matches!(inferred, Ok(o) if o.validity == Validity::Valid),
+    );
     let edges = match inference {
         Some(i) if !chains.as_ref().is_some_and(|c| c.confirmed) => i.all_edges(h),
         _ => Vec::new(),
