@@ -8,7 +8,7 @@
 
 #[path = "common/robust.rs"]
 mod robust_common;
-use robust_common::opts;
+use robust_common::{env_count, opts};
 
 use ellery::robust::syntax::Model;
 use ellery::robust::{self, exec::CycleType, Engine, Loaded, Method, Options, Proof, Verdict};
@@ -567,10 +567,7 @@ fn sat_agrees_with_the_enumerator_on_random_programs_with_abort() {
 }
 
 fn agree_on_random_programs(seed: u64, aborts: bool) {
-    let n: usize = std::env::var("ELLERY_ROBUST_RANDOM_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+    let n: usize = env_count("ELLERY_ROBUST_RANDOM_N", 40);
     let mut r = Rng::new(seed);
     let models = [Ec, Cc, Pc, Psi, Si, Ser];
     let mut with_abort = 0;
@@ -825,10 +822,7 @@ fn concrete_lost_update() {
 /// (SER ⊑ SI ⊑ PC ⊑ CC ⊑ EC, SI ⊑ PSI ⊑ EC), on random programs at k = 3.
 #[test]
 fn violations_propagate_to_weaker_models() {
-    let n: usize = std::env::var("ELLERY_ROBUST_RANDOM_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+    let n: usize = env_count("ELLERY_ROBUST_RANDOM_N", 40);
     let mut r = Rng::new(0xD1B5_4A32_D192_ED03);
     let weaker = [
         (Ser, Si),
@@ -1027,10 +1021,7 @@ fn courseware_name_lookup_skips_constant_names() {
 /// those rules are sound; `tpcc_abort_si_inductive` is what needs them.
 #[test]
 fn proofs_agree_with_the_enumerator_up_to_4_on_random_programs() {
-    let n: usize = std::env::var("ELLERY_ROBUST_RANDOM_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+    let n: usize = env_count("ELLERY_ROBUST_RANDOM_N", 40);
     let mut r = Rng::new(0x5EED_0019_F1F7_0004);
     let models: [&[Model]; 4] = [&[Si], &[Psi, Pc], &[Ser], &[Psi]];
     let mut proved = 0;

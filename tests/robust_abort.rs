@@ -9,11 +9,8 @@ mod robust_common;
 
 use ellery::robust::exec::{dense_dependencies, dependencies, replay, Dep, Edge, Execution};
 use ellery::robust::syntax::Model::{self, *};
-use ellery::robust::{
-    self, exec::CycleType, sat, witness, Engine, Loaded, Method, Options, Proof, Verdict,
-};
+use ellery::robust::{self, exec::CycleType, sat, witness, Engine, Loaded, Method, Proof, Verdict};
 use std::path::PathBuf;
-use std::time::Duration;
 
 fn program(name: &str) -> Loaded {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -42,13 +39,7 @@ enum Got {
 }
 
 fn check(l: &Loaded, models: &[Model], k: usize, prove: Option<Method>, e: Engine) -> Got {
-    let o = Options {
-        models: models.to_vec(),
-        k,
-        prove,
-        engine: e,
-        timeout: Some(Duration::from_secs(60)),
-    };
+    let o = robust_common::opts(models, k, prove, e);
     match robust::check(l, &o).verdict {
         Verdict::NotRobust(w) => {
             let names = w

@@ -13,7 +13,7 @@
 
 #[path = "common/robust.rs"]
 mod robust_common;
-use robust_common::opts;
+use robust_common::{env_count, opts};
 
 use ellery::robust::syntax::Model::{self, *};
 use ellery::robust::{self, Engine, Loaded, Method, Verdict};
@@ -81,17 +81,10 @@ fn counter_program(r: &mut Rng) -> String {
     s
 }
 
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 #[test]
 fn proofs_agree_with_the_enumerator_on_counter_programs() {
-    let n = env("ELLERY_ROBUST_PROOF_N", 60);
-    let k = env("ELLERY_ROBUST_PROOF_K", 4);
+    let n = env_count("ELLERY_ROBUST_PROOF_N", 60);
+    let k = env_count("ELLERY_ROBUST_PROOF_K", 4);
     let mut r = Rng(ellery::gen::Rng::new(0x5EED_0019_C0FF_EE11));
     // The first-writers rule needs the write-conflict axiom and prefix
     // consistency globally: si, psi with pc; psi alone and cc leave it off.

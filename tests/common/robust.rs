@@ -54,3 +54,12 @@ pub fn opts(models: &[Model], k: usize, prove: Option<Method>, engine: Engine) -
         timeout: Some(std::time::Duration::from_secs(60)),
     }
 }
+
+/// The number in environment variable `name` (a test's size knob), else
+/// `default`.
+pub fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
