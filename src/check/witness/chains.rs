@@ -379,29 +379,16 @@ fn facts(
 /// comparison sort looking the deadlines up was a tenth of the witness).
 fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
     let n = dl.len();
-    let bucket = |v: usize| -> usize {
-        match dl[v] {
+    let bucket = |v: usize| -> u32 {
+        let b = match dl[v] {
             d if d != deadlines::NONE && keep[v] && (d as usize) < n => {
                 2 * d as usize + usize::from(d as usize == v)
             }
             _ => 2 * v + 1,
-        }
+        };
+        b as u32
     };
-    // Bucket starts, then each vertex into its bucket.
-    let mut start = vec![0u32; 2 * n + 1];
-    for v in 0..n {
-        start[bucket(v) + 1] += 1;
-    }
-    for b in 1..start.len() {
-        start[b] += start[b - 1];
-    }
-    let mut order = vec![0u32; n];
-    for v in 0..n {
-        let b = bucket(v);
-        order[start[b] as usize] = v as u32;
-        start[b] += 1;
-    }
-    order
+    deadlines::grouped(2 * n + 1, (0..n).map(|v| (bucket(v), v as u32))).items
 }
 
 /// Backjumps allowed besides one per ten thousand writers: generated

@@ -37,11 +37,11 @@ pub(super) fn deadlines(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
     // Per transaction, the clusters it read and the keys it wrote, as
     // lists indexed by transaction (counting sorts: the deadlines are a
     // fixpoint, so the order within a list does not matter).
-    let read = by_transaction(
+    let read = grouped(
         n,
         (0..cl.clusters.len() as u32).flat_map(|c| cl.readers(c).iter().map(move |&r| (r, c))),
     );
-    let wrote = by_transaction(n, cl.clusters[cl.keys..].iter().map(|c| (c.writer, c.kid)));
+    let wrote = grouped(n, cl.clusters[cl.keys..].iter().map(|c| (c.writer, c.kid)));
     // A key's `nil` readers need lowering once: by its first writer settled.
     let mut nil_done = vec![false; cl.keys];
     let mut heap: BinaryHeap<Reverse<(u32, u32)>> = (0..n as u32)
@@ -73,15 +73,17 @@ pub(super) fn deadlines(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
     dl
 }
 
-/// Values grouped by transaction: those of transaction `t` are
-/// `items[start[t]..start[t + 1]]`.
-struct ByTransaction {
+/// Values grouped by a small key (a transaction, a bucket): those of key
+/// `t` are `items[start[t]..start[t + 1]]`, in the order they were given.
+pub(super) struct Grouped {
     start: Vec<u32>,
-    items: Vec<u32>,
+    /// The values, key by key.
+    pub(super) items: Vec<u32>,
 }
 
-impl ByTransaction {
-    fn of(&self, t: u32) -> &[u32] {
+impl Grouped {
+    /// The values of key `t` (none when `t` is out of range).
+    pub(super) fn of(&self, t: u32) -> &[u32] {
         let t = t as usize;
         match (self.start.get(t), self.start.get(t + 1)) {
             (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
@@ -90,9 +92,9 @@ impl ByTransaction {
     }
 }
 
-/// Groups `(transaction, value)` pairs (transactions below `n`) by
-/// transaction, by a counting sort.
-fn by_transaction(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> ByTransaction {
+/// Groups `(key, value)` pairs (keys below `n`; others are dropped) by key,
+/// by a counting sort: linear, and stable within a key.
+pub(super) fn grouped(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Grouped {
     let mut start = vec![0u32; n + 1];
     let pairs = pairs.filter(|&(t, _)| (t as usize) < n);
     for (t, _) in pairs.clone() {
@@ -108,5 +110,5 @@ fn by_transaction(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> 
         items[*at as usize] = v;
         *at += 1;
     }
-    ByTransaction { start, items }
+    Grouped { start, items }
 }
