@@ -49,7 +49,7 @@ fn mop_label(h: &History, m: &crate::model::Mop) -> String {
         MopFn::Write => "w".to_string(),
         MopFn::PredRead => "rp".to_string(),
         MopFn::PredWrite => "wp".to_string(),
-        MopFn::Other(a) => match h.atom_value(a) {
+        MopFn::Other(name) => match h.interner.fn_value(name) {
             crate::edn::Value::Keyword(k) => k.rsplit('/').next().unwrap_or(&k).to_string(),
             other => pr_str(&other),
         },

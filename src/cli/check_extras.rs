@@ -189,12 +189,12 @@ pub(super) fn workload_hint(chosen: ModelArg, h: &crate::model::History) -> Opti
 /// ellery checks.
 pub(super) fn multi_register(h: &crate::model::History) -> bool {
     use crate::model::MopFn;
-    let read = h.interner.lookup(&Value::kw("read"));
-    let write = h.interner.lookup(&Value::kw("write"));
+    let (read, write) = (Value::kw("read"), Value::kw("write"));
     h.ops.iter().any(|op| {
-        h.mops(op)
-            .iter()
-            .any(|m| matches!(m.f, MopFn::Other(a) if Some(a) == read || Some(a) == write))
+        h.mops(op).iter().any(|m| {
+            matches!(m.f, MopFn::Other(name)
+                if { let v = h.interner.fn_value(name); v == read || v == write })
+        })
     })
 }
 

@@ -525,7 +525,10 @@ impl<'s, 'b> Reader<'s, 'b> {
                 b"append" => MopFn::Append,
                 b"w" => MopFn::Write,
                 b"" => return Ok(None),
-                _ => MopFn::Other(self.cached(j, fe)?.0),
+                _ => {
+                    let (name, _) = parse_value_at(src, j)?;
+                    MopFn::Other(self.b.h.interner.fn_name(&name))
+                }
             };
             j = self.ws(fe)?;
             if matches!(src.get(j), None | Some(b')' | b']' | b'}')) {

@@ -549,7 +549,7 @@ impl Builder {
                 Value::Keyword(k) if k == "r" => MopFn::Read,
                 Value::Keyword(k) if k == "append" => MopFn::Append,
                 Value::Keyword(k) if k == "w" => MopFn::Write,
-                other => MopFn::Other(self.h.interner.atom(other)),
+                other => MopFn::Other(self.h.interner.fn_name(other)),
             };
             let key = self.h.interner.atom(&p[1]);
             let arg = match &p[2] {

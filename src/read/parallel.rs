@@ -316,6 +316,7 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
         Some(s) if !same => table[s],
         _ => a,
     };
+    let table_ref = &table;
     let (mops0, elements0) = (b.h.mops.len() as u32, b.h.elements.len() as u32);
     let others0 = b.h.other_values.len() as u32;
     let predicates0 = b.h.predicates.len() as u32;
@@ -344,7 +345,7 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
         mops.reserve_exact(p_mops.len());
         mops.extend(p_mops.iter().map(|m| Mop {
             f: match m.f {
-                MopFn::Other(a) => MopFn::Other(atom(a)),
+                MopFn::Other(name) if !same => MopFn::Other(name.absorbed(table_ref)),
                 f => f,
             },
             key: atom(m.key),
@@ -523,6 +524,51 @@ mod tests {
                     fingerprint(&many),
                     "seed {seed} parts {parts}"
                 );
+            }
+        }
+    }
+
+    /// Micro-op functions outside the built-ins keep one name per value on
+    /// every path, first seen in any part (issue 23 made names 4-byte
+    /// slots, which the join maps).
+    #[test]
+    fn other_functions_read_exactly_as_one_pass() {
+        let fns = [
+            "[:cas 1 [1 2]]",
+            "[:foo :k 1]",
+            "[:r 1 2]",
+            "[:bar 2 3]",
+            "[:foo :j nil]",
+        ];
+        let mut src = String::new();
+        for i in 0..200 {
+            let m = fns[(i / 40) % fns.len()];
+            let (p, t) = (i % 5, 2 * i);
+            src += &format!("{{:index {t}, :type :invoke, :process {p}, :f :txn, :value [{m}]}}\n");
+            src += &format!(
+                "{{:index {}, :type :ok, :process {p}, :f :txn, :value [{m}]}}\n",
+                t + 1
+            );
+        }
+        let src = src.into_bytes();
+        let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
+            .expect("reads");
+        let name = |h: &crate::model::History, i: usize| match h.mops[i].f {
+            MopFn::Other(n) => crate::edn::pr_str(&h.interner.fn_value(n)),
+            f => format!("{f:?}"),
+        };
+        let names: std::collections::BTreeSet<String> =
+            (0..one.mops.len()).map(|i| name(&one, i)).collect();
+        assert_eq!(
+            names.into_iter().collect::<Vec<_>>(),
+            [":bar", ":cas", ":foo", "Read"]
+        );
+        for parts in [2, 3, 7] {
+            assert!(cuts(&src, parts).len() >= parts - 1, "cut into {parts}");
+            let many = crate::read::read_edn_in_parts(src.clone(), "h", parts).expect("reads");
+            assert_eq!(fingerprint(&one), fingerprint(&many), "parts {parts}");
+            for i in 0..one.mops.len() {
+                assert_eq!(name(&one, i), name(&many, i), "parts {parts}, micro-op {i}");
             }
         }
     }

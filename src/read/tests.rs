@@ -29,7 +29,9 @@ fn value_text(h: &History, op: &Op) -> String {
                         MopFn::Read => ":r".to_string(),
                         MopFn::Append => ":append".to_string(),
                         MopFn::Write => ":w".to_string(),
-                        MopFn::Other(a) => format!("other {}", pr_str(&h.atom_value(a))),
+                        MopFn::Other(name) => {
+                            format!("other {}", pr_str(&h.interner.fn_value(name)))
+                        }
                         MopFn::PredRead | MopFn::PredWrite => {
                             return pr_str(&h.mop_value(m));
                         }

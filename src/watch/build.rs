@@ -114,7 +114,7 @@ fn push_mops(h: &mut History, map: &mut Remap, ms: &[WMop], unobserved: bool) ->
     let start = h.mops.len() as u32;
     for m in ms {
         let f = match m.f {
-            MopFn::Other(a) => MopFn::Other(map.atom(&mut h.interner, a)),
+            MopFn::Other(name) => MopFn::Other(h.interner.fn_name(&map.from.fn_value(name))),
             f => f,
         };
         let key = map.atom(&mut h.interner, m.key);

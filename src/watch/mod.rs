@@ -544,23 +544,28 @@ impl Watcher {
         xlate: &mut [Option<Atom>],
     ) -> Vec<WMop> {
         let interner = &mut self.store.interner;
-        let mut atom = |a: Atom| store_atom(interner, h, xlate, a);
         h.mops(op)
             .iter()
-            .map(|m| WMop {
-                f: match m.f {
-                    MopFn::Other(a) => MopFn::Other(atom(a)),
-                    f => f,
-                },
-                key: atom(m.key),
-                arg: match m.arg {
-                    // Predicates are refused when read (`ingest`).
-                    MopArg::Nil | MopArg::Pred(_) => Arg::Nil,
-                    MopArg::Atom(a) => Arg::Atom(atom(a)),
-                    MopArg::List { .. } => {
-                        Arg::List(h.list(m.arg).iter().map(|&a| atom(a)).collect())
+            .map(|m| {
+                let f = match m.f {
+                    MopFn::Other(name) => {
+                        MopFn::Other(interner.fn_name(&h.interner.fn_value(name)))
                     }
-                },
+                    f => f,
+                };
+                let mut atom = |a: Atom| store_atom(interner, h, xlate, a);
+                WMop {
+                    f,
+                    key: atom(m.key),
+                    arg: match m.arg {
+                        // Predicates are refused when read (`ingest`).
+                        MopArg::Nil | MopArg::Pred(_) => Arg::Nil,
+                        MopArg::Atom(a) => Arg::Atom(atom(a)),
+                        MopArg::List { .. } => {
+                            Arg::List(h.list(m.arg).iter().map(|&a| atom(a)).collect())
+                        }
+                    },
+                }
             })
             .collect()
     }

@@ -152,7 +152,7 @@ impl Store {
     pub fn mop_value(&self, m: &WMop) -> Value {
         // (Predicate micro-ops are refused when read: `Watcher::ingest`.)
         let f = match m.f {
-            MopFn::Other(a) => self.interner.value(a),
+            MopFn::Other(name) => self.interner.fn_value(name),
             f => Value::kw(f.keyword().unwrap_or_default()),
         };
         let arg = match &m.arg {
