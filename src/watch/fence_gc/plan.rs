@@ -36,8 +36,6 @@ pub(super) struct Plan {
     rt_end: Vec<Option<u64>>,
     /// Each process's transactions, in order (indices).
     seqs: Vec<Vec<usize>>,
-    /// Each transaction's process (index into `seqs`) and place in it.
-    place: Vec<(u32, u32)>,
     /// Writers of each key (indices), `nil` writers marked.
     key_writers: HashMap<Atom, (Vec<usize>, bool)>,
     /// Completed reads: (reader, key, value).
@@ -184,7 +182,6 @@ impl Plan {
             read_any: vec![false; n],
             rt_end: Vec::with_capacity(n),
             seqs: Vec::new(),
-            place: Vec::with_capacity(n),
             key_writers: HashMap::new(),
             reads: Vec::new(),
             read_from: Vec::new(),
@@ -232,7 +229,6 @@ impl Plan {
                 p.seqs.push(Vec::new());
                 p.seqs.len() - 1
             });
-            p.place.push((q as u32, p.seqs[q].len() as u32));
             p.seqs[q].push(i);
             for m in t.mops.iter().flatten() {
                 match (m.f, &m.arg) {
@@ -388,7 +384,7 @@ impl Plan {
         };
         // A base that makes no writer leave `F`; else a loose one; else one
         // that sends later, unordered writers out.
-        if let Some(b) = self.single_base(&order, cw, nw, k, false, c) {
+        if let Some(b) = self.single_base(&order, cw, nw, k, false) {
             return Some(b);
         }
         // A loose base: the writers no other writer in `F` follows, pairwise
@@ -399,7 +395,7 @@ impl Plan {
         // block is quadratic in the key's writers, and on active keys it
         // would always be thrown away.
         if !idle {
-            return self.single_base(&order, cw, nw, k, true, c);
+            return self.single_base(&order, cw, nw, k, true);
         }
         // Later writers are the likelier to follow `w`: look at them first.
         let mut top: Vec<usize> = cw
@@ -440,7 +436,7 @@ impl Plan {
         if ok {
             return Some((top, Vec::new()));
         }
-        self.single_base(&order, cw, nw, k, true, c)
+        self.single_base(&order, cw, nw, k, true)
     }
 
     /// The first `m` of `order` whose write precedes every write outside
@@ -453,10 +449,7 @@ impl Plan {
         nw: &[usize],
         k: Atom,
         allow_later: bool,
-        c: &[bool],
     ) -> Option<(Vec<usize>, Vec<usize>)> {
-        let mut best: Option<(usize, usize, Vec<usize>)> = None;
-        let mut tried = 0;
         for &m in order {
             // A crashed writer reaches nothing by real time: no base.
             if !self.ok[m] || !nw.iter().all(|&x| self.before(m, x, k)) {
@@ -475,49 +468,11 @@ impl Plan {
                 .copied()
                 .filter(|&w| w != m && !self.before(w, m, k))
                 .collect();
-            if !later.iter().all(|&x| self.before(m, x, k)) {
-                continue;
-            }
-            // Any such `m` is a base (parent module docs, (d)); the ones
-            // that leave take their process suffixes with them (b), so pick
-            // the `m` whose leavers take the fewest members, among the first
-            // few that qualify (the latest first, as before, on ties).
-            let cost = self.eviction_cost(&later, c);
-            if best.as_ref().is_none_or(|(bc, _, _)| cost < *bc) {
-                best = Some((cost, m, later));
-            }
-            tried += 1;
-            if cost == 0 || tried == Self::BASE_CHOICES {
-                break;
+            if later.iter().all(|&x| self.before(m, x, k)) {
+                return Some((vec![m], later));
             }
         }
-        best.map(|(_, m, later)| (vec![m], later))
-    }
-
-    /// At most this many qualifying bases are compared by
-    /// [`Plan::eviction_cost`] (each costs a pass over the key's writers).
-    const BASE_CHOICES: usize = 8;
-
-    /// How many members of `F` leave with `ws` by the prefix rule (b): per
-    /// process, the members from its earliest transaction in `ws` on, up
-    /// to the first that already left (counted up to a cap: only the order
-    /// of costs matters).
-    fn eviction_cost(&self, ws: &[usize], c: &[bool]) -> usize {
-        const CAP: usize = 4096;
-        let mut first: Vec<(u32, u32)> = ws.iter().map(|&w| self.place[w]).collect();
-        first.sort_unstable();
-        first.dedup_by_key(|x| x.0);
-        let mut cost = 0;
-        for (q, at) in first {
-            let Some(seq) = self.seqs.get(q as usize) else {
-                continue;
-            };
-            cost += (seq.iter().skip(at as usize))
-                .take(CAP)
-                .take_while(|&&i| c[i])
-                .count();
-        }
-        cost
+        None
     }
 
     /// Whether key `k` is *covered* (parent module docs): nobody outside
