@@ -160,6 +160,16 @@
 //! retained transactions as a plain history, which can carry no edge that
 //! is not an op's, so `F` must be something that can run first.
 //!
+//! That is also why some rounds forget nearly nothing on such streams
+//! although almost everything retained is frozen: fence windows overlap,
+//! so an eviction's process suffix (b) holds other keys' writers and
+//! readers of a key's forgotten state, whose eviction (e) sends that key's
+//! writers out, and so on through the retained history. Which writer the
+//! base rule (d) evicts decides, chaotically, where the chain stops (a
+//! cost-based choice helped one generated stream tenfold and ruined
+//! another), so no local choice fixes it; deleting from the middle of a
+//! session, as Cobra does, would.
+//!
 //! # Crashed transactions, and real time
 //!
 //! An `:info` transaction's reads are not observed and it precedes nothing
