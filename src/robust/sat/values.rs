@@ -55,7 +55,8 @@ pub(super) fn view_values(
         }
         let ki = e.keys.binary_search(&k).ok();
         if let Some(ki) = ki {
-            let once = written_once(an, axioms, k, init);
+            let once = crate::robust::rules::on(crate::robust::rules::WRITTEN_ONCE)
+                && written_once(an, axioms, k, init);
             for i in 0..n {
                 for b in (0..n).filter(|&b| b != i) {
                     let vbi = e.vw[ki][b][i];
@@ -225,6 +226,9 @@ pub(super) fn first_writers(
             .iter()
             .any(|a| a.scope == Scope::Global && ms.contains(&a.model))
     };
+    if !crate::robust::rules::on(crate::robust::rules::FIRST_WRITERS) {
+        return;
+    }
     let conflict = global(&[Model::Psi, Model::Si, Model::Ser]);
     let prefix = global(&[Model::Pc, Model::Si, Model::Ser]);
     if !(conflict && prefix) {
