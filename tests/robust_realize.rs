@@ -240,7 +240,7 @@ fn impossible_patterns_are_none() {
 /// Courseware with fresh ids (`courseware-fresh-si.rob`): the re-added
 /// student of `courseware-abort-si.rob`'s 6-edge path is gone, and no closed
 /// execution of edges + 1 instances has a chordless path of 4 to 7 edges
-/// (6 and 7 edges: hundreds of seconds, behind `ELLERY_ROBUST_REALIZE=1`).
+/// (6 and 7 edges: about 70 s, behind `ELLERY_ROBUST_REALIZE=1`).
 /// But a 7-instance one has a chordless 4-edge path: AddStudent(3,1) →wr
 /// Enroll(3,2) (takes course 2's seat) →wr Enroll(2,2) (finds it full,
 /// commits without writing) →rw RemStudent(2) →ww RemCourse(1) (both delete
