@@ -266,7 +266,7 @@ fn courseware_abort_si_shortest_path() {
         robust::prove_shortest_path(&l, &ax, 4, None),
         robust::ProofOutcome::Failed(
             "shortest-path: chordless dependency paths of every length up to 4 edges exist \
-             (the encoding allows RemStudent(2) -> RemCourse(2) -> RemStudent(3) -> RemStudent(3) -> Enroll(3,2))"
+             (the encoding allows Enroll(1,2) -> RemCourse(2) -> RemStudent(3) -> RemStudent(3) -> Enroll(3,2))"
                 .into()
         )
     );

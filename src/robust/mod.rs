@@ -37,6 +37,28 @@ pub mod sat;
 pub mod syntax;
 pub mod witness;
 
+/// Test-only switches, each turning one proof refinement off, so that a
+/// test can show the refinement matters (a proof it makes fails without
+/// it) and that the random cross-checks reach it. All off (every rule on)
+/// unless a test sets them; a test binary that sets them must run alone
+/// in its process (they are global). Not part of the interface.
+#[doc(hidden)]
+pub mod rules {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    /// The rules turned off, as a bit set of the constants below.
+    pub static OFF: AtomicU8 = AtomicU8::new(0);
+    /// *First writers* (`sat::values::first_writers`).
+    pub const FIRST_WRITERS: u8 = 1;
+    /// *An `IF a = b` branch pins `a`* (the abstract reading's refinement).
+    pub const IF_PINS: u8 = 2;
+    /// *Written once* (a two-valued key with one writer per execution).
+    pub const WRITTEN_ONCE: u8 = 4;
+    /// Whether `rule` is on.
+    pub fn on(rule: u8) -> bool {
+        OFF.load(Ordering::Relaxed) & rule == 0
+    }
+}
+
 use std::time::{Duration, Instant};
 use syntax::{Axiom, Model, Program, Scope};
 

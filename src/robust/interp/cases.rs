@@ -212,7 +212,9 @@ impl Exec<'_> {
     /// comes from ([`super::Footprint::facts`]).
     pub(super) fn refine(&mut self, c: &Cond, holds: bool) {
         match c {
-            Cond::Cmp(a, CmpOp::Eq, b) if holds => {
+            Cond::Cmp(a, CmpOp::Eq, b)
+                if holds && crate::robust::rules::on(crate::robust::rules::IF_PINS) =>
+            {
                 for (x, y) in [(a, b), (b, a)] {
                     if let (AV::Unknown, AV::Known(Some(v))) = (self.expr(x), self.expr(y)) {
                         if self.pinnable(x) {

@@ -17,8 +17,8 @@ use std::time::Instant;
 /// view holds v sees some writer w, possibly outside the slots; under a
 /// model that makes vis(w, a) ∧ vis(a, i) imply vis(w, i) for observer i
 /// (cc and psi by transitivity, pc and si since vis ⊆ ar, serializable
-/// when the pair (w, i) is surely in scope) i's view holds v too; (c)
-/// below.
+/// when the pair (w, i) is surely in scope) i's view holds v too; (c) and
+/// (d) below.
 pub(super) fn view_values(
     e: &mut Enc,
     an: &Analysis,
@@ -55,10 +55,18 @@ pub(super) fn view_values(
         }
         let ki = e.keys.binary_search(&k).ok();
         if let Some(ki) = ki {
+            let once = crate::robust::rules::on(crate::robust::rules::WRITTEN_ONCE)
+                && written_once(an, axioms, k, init);
             for i in 0..n {
                 for b in (0..n).filter(|&b| b != i) {
                     let vbi = e.vw[ki][b][i];
                     e.clause(&[!vbi, rv[i]]);
+                    if once {
+                        // (d) The key's one writer: if b writes it, a view
+                        // holding v sees b.
+                        let (wb, vbi) = (e.w[b][ki], e.vis[b][i]);
+                        e.clause(&[!wb, !rv[i], vbi]);
+                    }
                 }
             }
         }
@@ -97,6 +105,47 @@ pub(super) fn view_values(
         }
     }
     true
+}
+
+/// (d) Whether two-valued key `k` has at most one writer in every
+/// execution: every committed run that writes it (any descriptor, as the
+/// instances outside the slots may be any) holds the initial value in its
+/// view, and the write-conflict axiom (psi, si, serializable: global, or
+/// scoped to either type or to the pair) covers every pair of its writers'
+/// types. Of two writers one then sees the other, so its view holds v, not
+/// the initial value: no second writer commits. Then a view holding v has
+/// a visible writer, which is *the* writer: a slot that writes the key is
+/// visible to every slot whose view holds v. (An id created by an INSERT
+/// guarded by `IF old != NULL THEN ABORT` and never deleted: a view that
+/// finds the record sees its one creator.)
+fn written_once(an: &Analysis, axioms: &[Axiom], k: usize, init: Option<i64>) -> bool {
+    let mut types: Vec<usize> = Vec::new();
+    for d in 0..an.descs.len() {
+        for fp in open_cases(an, d) {
+            if fp.aborts || !fp.writes.contains_key(&k) {
+                continue;
+            }
+            if fp.views.get(&k) != Some(&init) {
+                return false;
+            }
+            types.push(an.descs[d].txn);
+        }
+    }
+    types.sort_unstable();
+    types.dedup();
+    let covers = |t1: usize, t2: usize| {
+        axioms.iter().any(|ax| {
+            matches!(ax.model, Model::Psi | Model::Si | Model::Ser)
+                && match ax.scope {
+                    Scope::Global => true,
+                    Scope::Type(t) => t == t1 || t == t2,
+                    Scope::Pair(x, y) => (x, y) == (t1, t2) || (y, x) == (t1, t2),
+                }
+        })
+    };
+    types
+        .iter()
+        .all(|&t1| types.iter().all(|&t2| covers(t1, t2)))
 }
 
 /// The next-version relation (Elle's: ww between consecutive writers of a
@@ -177,6 +226,9 @@ pub(super) fn first_writers(
             .iter()
             .any(|a| a.scope == Scope::Global && ms.contains(&a.model))
     };
+    if !crate::robust::rules::on(crate::robust::rules::FIRST_WRITERS) {
+        return;
+    }
     let conflict = global(&[Model::Psi, Model::Si, Model::Ser]);
     let prefix = global(&[Model::Pc, Model::Si, Model::Ser]);
     if !(conflict && prefix) {
