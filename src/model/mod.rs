@@ -124,6 +124,12 @@ impl Interner {
         FnName(slot as u32)
     }
 
+    /// The name a function value has if it was seen before: comparing
+    /// names, not values, needs no value per micro-op.
+    pub fn fn_lookup(&self, value: &Value) -> Option<FnName> {
+        self.slots.get(value).map(|&slot| FnName(slot as u32))
+    }
+
     /// The EDN value of a micro-op function's name.
     pub fn fn_value(&self, name: FnName) -> Value {
         self.values
@@ -211,6 +217,12 @@ pub enum MopFn {
 pub struct FnName(u32);
 
 impl FnName {
+    /// The name an interned atom stands for as a function (a keyword's
+    /// atom is always interned); `None` for an inline integer.
+    pub fn of(atom: Atom) -> Option<FnName> {
+        atom.interned_slot().map(|slot| FnName(slot as u32))
+    }
+
     /// This name in the interner that absorbed its own
     /// ([`Interner::absorb`] returned `table`).
     pub fn absorbed(self, table: &[Atom]) -> FnName {

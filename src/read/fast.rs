@@ -11,7 +11,7 @@
 use super::{bad_type, Builder, RawOp};
 use crate::edn::parse::{found, is_delim, line_col, parse_value_at, skip_form, skip_ws, token_end};
 use crate::edn::ParseError;
-use crate::model::{Atom, Mop, MopArg, MopFn, OpType, OpValue, Span};
+use crate::model::{Atom, FnName, Mop, MopArg, MopFn, OpType, OpValue, Span};
 use hashbrown::HashMap;
 
 /// Reads every op of an EDN history into `b`.
@@ -525,10 +525,11 @@ impl<'s, 'b> Reader<'s, 'b> {
                 b"append" => MopFn::Append,
                 b"w" => MopFn::Write,
                 b"" => return Ok(None),
-                _ => {
-                    let (name, _) = parse_value_at(src, j)?;
-                    MopFn::Other(self.b.h.interner.fn_name(&name))
-                }
+                // The raw-text cache, as for keys: no value per micro-op.
+                _ => match FnName::of(self.cached(j, fe)?.0) {
+                    Some(name) => MopFn::Other(name),
+                    None => return Ok(None),
+                },
             };
             j = self.ws(fe)?;
             if matches!(src.get(j), None | Some(b')' | b']' | b'}')) {
