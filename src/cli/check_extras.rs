@@ -189,12 +189,15 @@ pub(super) fn workload_hint(chosen: ModelArg, h: &crate::model::History) -> Opti
 /// ellery checks.
 pub(super) fn multi_register(h: &crate::model::History) -> bool {
     use crate::model::MopFn;
-    let (read, write) = (Value::kw("read"), Value::kw("write"));
+    let read = h.interner.fn_lookup(&Value::kw("read"));
+    let write = h.interner.fn_lookup(&Value::kw("write"));
+    if read.is_none() && write.is_none() {
+        return false;
+    }
     h.ops.iter().any(|op| {
-        h.mops(op).iter().any(|m| {
-            matches!(m.f, MopFn::Other(name)
-                if { let v = h.interner.fn_value(name); v == read || v == write })
-        })
+        h.mops(op)
+            .iter()
+            .any(|m| matches!(m.f, MopFn::Other(name) if Some(name) == read || Some(name) == write))
     })
 }
 
