@@ -64,8 +64,8 @@ pub(super) fn view_values(
                     if once {
                         // (d) The key's one writer: if b writes it, a view
                         // holding v sees b.
-                        let (wb, vbi) = (e.w[b][ki], e.vis[b][i]);
-                        e.clause(&[!wb, !rv[i], vbi]);
+                        let (b_writes, b_visible_to_i) = (e.w[b][ki], e.vis[b][i]);
+                        e.clause(&[!b_writes, !rv[i], b_visible_to_i]);
                     }
                 }
             }
