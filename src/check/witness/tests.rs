@@ -641,3 +641,60 @@ fn version_chains_order_writers_by_deadline() {
         assert_eq!(order.map(|o| replay(&h, &o, STRICT)), Some(Ok(())));
     }
 }
+
+/// Issue 23, the shape of the generated 200k history seed 3: `T` read
+/// `X`'s 1 and wrote 2 to key `A` (glued after 1) and an unread 9 to key
+/// `B`. Placing `X` places the glued 2 and so pins `T` in time; `P` (1 of
+/// `B`, 5 of `A`) and `W` (6 of `A`) are placed before `T`'s own turn,
+/// and `W`'s suggested place (after 2) puts `T` between `P` and `P`'s
+/// reader `Q`: no gap for 9. Taking `W` back is one backjump per copy, so
+/// 40 copies gave up (32 allowed). With `T`'s other clusters placed as soon
+/// as the glued 2 is, `W`'s bad place closes a cycle at once and the next
+/// one is taken: no backjump. The only witnesses run `X T P W Q`-like.
+#[test]
+fn version_chains_place_a_glued_writers_other_keys_at_once() {
+    let copies = 40;
+    let mut text = String::new();
+    for k in 0..copies {
+        let (a, b) = (2 * k, 2 * k + 1);
+        let p = |r: usize| 10 * k + r;
+        let x = format!("[[:w {a} 1]]");
+        let t = format!("[[:r {a} 1] [:w {a} 2] [:w {b} 9]]");
+        let w_p = format!("[[:w {b} 1] [:w {a} 5]]");
+        let w_w = format!("[[:w {a} 6]]");
+        let q = format!("[[:r {b} 1] [:r {a} 6]]");
+        for (ty, proc_, v) in [
+            ("invoke", p(0), x.clone()),
+            ("invoke", p(1), t.clone()),
+            ("invoke", p(2), w_p.clone()),
+            ("invoke", p(3), w_w.clone()),
+            ("invoke", p(4), q.clone()),
+            ("ok", p(2), w_p),
+            ("ok", p(0), x),
+            ("ok", p(3), w_w),
+            ("ok", p(4), q),
+            ("ok", p(1), t),
+        ] {
+            text.push_str(&format!(
+                "{{:type :{ty}, :process {proc_}, :f :txn, :value {v}}}\n"
+            ));
+        }
+    }
+    let h = history(&text);
+    let mut lines = Vec::new();
+    let order = by_version_chains_traced(&h, STRICT, &mut |l| lines.push(l));
+    assert_eq!(order.map(|o| replay(&h, &o, STRICT)), Some(Ok(())));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("placing done (160 of 160 writers at most, 0 backjumps)")),
+        "{lines:?}"
+    );
+    // One copy: a witness exists, and it is the chains' (up to the order
+    // of `X`, `T` and `P`'s place between them, all the brute force sees).
+    let one: String = text.lines().take(10).map(|l| format!("{l}\n")).collect();
+    let h = history(&one);
+    assert!(brute_force(&h, STRICT));
+    let order = by_version_chains(&h, STRICT).expect("a witness");
+    assert_eq!(replay(&h, &order, STRICT), Ok(()));
+}
