@@ -650,7 +650,7 @@ fn version_chains_order_writers_by_deadline() {
 /// reader `Q`: no gap for 9. Taking `W` back is one backjump per copy, so
 /// 40 copies gave up (32 allowed). With `T`'s other clusters placed as soon
 /// as the glued 2 is, `W`'s bad place closes a cycle at once and the next
-/// one is taken: no backjump. The only witnesses run `X T P W Q`-like.
+/// one is taken: no backjump. A witness: `X T P W Q` in each copy.
 #[test]
 fn version_chains_place_a_glued_writers_other_keys_at_once() {
     let copies = 40;
