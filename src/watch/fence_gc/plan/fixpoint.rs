@@ -82,8 +82,6 @@ struct Index {
     read_from_writer: Vec<Vec<u32>>,
     /// The reads each transaction made.
     reads_by: Vec<Vec<u32>>,
-    /// The reads of each key (indices into the sorted keys).
-    reads_of_key: Vec<Vec<u32>>,
     /// The keys each transaction writes or reads.
     touches: Vec<Vec<u32>>,
 }
@@ -98,7 +96,6 @@ impl Plan {
             next: vec![None; n],
             read_from_writer: vec![Vec::new(); n],
             reads_by: vec![Vec::new(); n],
-            reads_of_key: vec![Vec::new(); keys.len()],
             touches: vec![Vec::new(); n],
         };
         for seq in &self.seqs {
@@ -118,7 +115,6 @@ impl Plan {
             }
             if let Some(&ki) = key_index.get(&k) {
                 ix.touches[r].push(ki);
-                ix.reads_of_key[ki as usize].push(j as u32);
             }
         }
         ix
@@ -195,8 +191,8 @@ impl Plan {
                 cs.dirty[ki] = false;
                 let m = self.decide(gc, keys[ki], &mut cs);
                 if m != decided[ki] {
-                    decided[ki] = m;
-                    redecided.push(ki);
+                    let old = std::mem::replace(&mut decided[ki], m);
+                    redecided.push((ki, old));
                 }
             }
             self.non_base_readers(&keys, &decided, &redecided, (checked, mark), &mut cs);
@@ -246,21 +242,38 @@ impl Plan {
 
     /// (e) a member whose value of a key is not the key's base leaves when
     /// a reader outside read it. Looks at the reads of the readers that
-    /// left in `left` (log positions, before the bases were chosen) and at
-    /// every read of a key decided anew; a reader that left later is
+    /// left in `left` (log positions, before the bases were chosen) and,
+    /// for each key decided anew (with its previous decision), at the
+    /// reads of its previous single base; a reader that left later is
     /// looked at in the next pass, after its keys are decided again.
+    ///
+    /// Those are all the reads that can send a writer out: a read by a
+    /// reader that left before is looked at when it left (its fresh
+    /// window) and, if its writer was a member and did not leave then, the
+    /// read was of the value of the key's single base at that time. It can
+    /// only send its writer out once that base changes, which is when the
+    /// key is decided anew with that base as its previous decision.
+    /// (Looking at every read of the key, as the full passes do, only finds
+    /// writers that have left already.)
     fn non_base_readers(
         &self,
         keys: &[Atom],
         decided: &[Option<Vec<usize>>],
-        redecided: &[usize],
+        redecided: &[(usize, Option<Vec<usize>>)],
         left: (usize, usize),
         cs: &mut Candidates,
     ) {
         let ix = cs.ix;
         let fresh = (cs.log[left.0..left.1].iter()).flat_map(|&r| &ix.reads_by[r]);
-        let of_keys = (redecided.iter()).flat_map(|&ki| &ix.reads_of_key[ki]);
-        let to_check: Vec<u32> = fresh.chain(of_keys).copied().collect();
+        let of_old_bases = (redecided.iter())
+            .filter_map(|(ki, old)| match old.as_deref() {
+                Some(&[w]) => Some((keys[*ki], w)),
+                _ => None,
+            })
+            .flat_map(|(k, w)| {
+                (ix.read_from_writer[w].iter()).filter(move |&&j| self.reads[j as usize].1 == k)
+            });
+        let to_check: Vec<u32> = fresh.chain(of_old_bases).copied().collect();
         for j in to_check {
             let (r, k, v) = self.reads[j as usize];
             if cs.c[r] || cs.left_at[r] as usize >= left.1 {
