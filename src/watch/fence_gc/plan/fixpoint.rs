@@ -14,6 +14,7 @@
 //! this pass and the earlier ones in the next; a key's (d) decision depends
 //! only on its writers' and readers' membership.
 
+mod decide;
 #[cfg(test)]
 mod reference;
 
@@ -130,6 +131,7 @@ impl Plan {
         let mut keys: Vec<Atom> = self.key_writers.keys().copied().collect();
         keys.sort_unstable();
         let ix = self.index(&keys);
+        let mut kv = self.keys_view(&keys);
         let mut cs = Candidates {
             ix: &ix,
             scan: None,
@@ -189,7 +191,7 @@ impl Plan {
                 // Cleared first: what this decision sends out of `F`
                 // makes the key dirty again.
                 cs.dirty[ki] = false;
-                let m = self.decide(gc, keys[ki], &mut cs);
+                let m = self.decide(gc, keys[ki], ki, &mut kv, &mut cs);
                 if m != decided[ki] {
                     let old = std::mem::replace(&mut decided[ki], m);
                     redecided.push((ki, old));
@@ -292,54 +294,5 @@ impl Plan {
                 cs.out(w, 5);
             }
         }
-    }
-
-    /// (d) for key `k`: its base (empty: covered), or `None` when no
-    /// writer of it is in `F` or all of them had to leave.
-    fn decide(&self, gc: &FenceGc, k: Atom, cs: &mut Candidates) -> Option<Vec<usize>> {
-        let cover = gc.cover && !gc.realtime;
-        let idle = !gc.touched.contains_key(&k);
-        let (ws, nil_writer) = &self.key_writers[&k];
-        let mut cw: Vec<usize> = (ws.iter().copied())
-            .filter(|&w| cs.c[w] && !self.set_aside(w))
-            .collect();
-        if cw.is_empty() {
-            return None;
-        }
-        // (e) a reader outside of the key's state before `F`.
-        let nil_outside = (self.nil_readers.get(&k)).is_some_and(|rs| rs.iter().any(|&r| !cs.c[r]));
-        if *nil_writer || nil_outside {
-            cw.iter().for_each(|&w| cs.out(w, 3));
-            return None;
-        }
-        let mut nw: Vec<usize> = (ws.iter().copied())
-            .filter(|&w| !cs.c[w] && self.live[w] && !self.set_aside(w))
-            .collect();
-        if cover && self.covered(&cw, &nw, k, &cs.c) {
-            return Some(Vec::new());
-        }
-        // When no writer can be the base, the latest leaves `F` (it is the
-        // most likely to be unordered with what stays) and the others try
-        // again: one key's frontier does not drag its whole past out of `F`.
-        while let Some(&last) = cw.last() {
-            match self.base_of(&cw, &nw, k, &cs.c, idle) {
-                Some((m, later)) => {
-                    later.into_iter().for_each(|w| cs.out(w, 4));
-                    return Some(m);
-                }
-                None => {
-                    cs.out(last, 4);
-                    cw.pop();
-                    nw.push(last);
-                    // The writer that stays may cover the others (Cobra keeps
-                    // a key's last writers and deletes the writers they
-                    // overwrite).
-                    if cover && !cw.is_empty() && self.covered(&cw, &nw, k, &cs.c) {
-                        return Some(Vec::new());
-                    }
-                }
-            }
-        }
-        None
     }
 }
