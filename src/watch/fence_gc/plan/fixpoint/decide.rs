@@ -17,9 +17,10 @@
 //! * going down the key's writers from the latest, the writers above a
 //!   position that are no longer members, or that precede `m` (for the
 //!   single base), or that are ordered with `m` either way (for a base
-//!   that sends later writers out): a pointer per writer that moves down
-//!   only past such writers, and stays at the first one that blocks `m`
-//!   until it leaves.
+//!   that sends later writers out), or that `m` does not precede (for the
+//!   writers no other follows, on idle keys): a pointer per writer and
+//!   question that moves down only past such writers, and stays at the
+//!   first one that answers it until that one leaves `F`.
 //!
 //! Each decision is the same function of membership as the full passes'
 //! (`reference.rs`, which keeps the original code and which every test
@@ -63,10 +64,23 @@ pub(super) struct Keys {
     /// `frozen_log` it was compared with.
     witness: Vec<bool>,
     frozen_seen: Vec<u32>,
-    /// Downward pointers (one past the next slot to look at): for the
-    /// single base, and for a base that sends later writers out.
-    blocker: Vec<u32>,
-    unordered: Vec<u32>,
+    /// Downward pointers (one past the next slot to look at), one per
+    /// [`Scan`], and whether the slot below each answered it (it is then
+    /// asked again only once it left `F`).
+    ptr: [Vec<u32>; 3],
+    found: [Vec<bool>; 3],
+}
+
+/// What a downward pointer looks for: a member `s` other than `m` with...
+#[derive(Clone, Copy)]
+enum Scan {
+    /// `s` not known to precede `m` (no single base at `m`).
+    Blocker = 0,
+    /// `s` and `m` not known to be ordered either way (no base at `m`
+    /// that sends later writers out).
+    Unordered = 1,
+    /// `m` preceding `s` (`m` is not among the latest writers).
+    Follower = 2,
 }
 
 impl Plan {
@@ -89,8 +103,8 @@ impl Plan {
             out_bad: vec![false; total],
             witness: vec![false; total],
             frozen_seen: vec![0; total],
-            blocker: Vec::with_capacity(total),
-            unordered: Vec::with_capacity(total),
+            ptr: std::array::from_fn(|_| Vec::with_capacity(total)),
+            found: std::array::from_fn(|_| vec![false; total]),
         };
         v.rd.push(0);
         for k in keys {
@@ -109,8 +123,7 @@ impl Plan {
                 v.readers.extend_from_slice(rs);
                 v.rd.push(v.readers.len() as u32);
                 v.rewrote.push(self.rewrote.contains(&(w, *k)));
-                v.blocker.push(hi);
-                v.unordered.push(hi);
+                v.ptr.iter_mut().for_each(|p| p.push(hi));
             }
         }
         v.off.push(v.tx.len() as u32);
@@ -164,35 +177,33 @@ impl Plan {
         !v.out_bad[m_]
     }
 
-    /// Whether a member other than `m` does not precede `m` (`allow_later`:
-    /// nor follow it), looking down from the slot's pointer.
-    fn blocked(&self, v: &mut Keys, ki: usize, m: u32, c: &[bool], allow_later: bool) -> bool {
+    /// Whether some member other than `m` answers `q` (module docs),
+    /// looking down from `m`'s pointer for `q`.
+    fn scan(&self, v: &mut Keys, ki: usize, m: u32, c: &[bool], q: Scan) -> bool {
         let lo = v.off[ki];
-        let m_ = m as usize;
+        let (m_, q_) = (m as usize, q as usize);
         loop {
-            let at = if allow_later {
-                v.unordered[m_]
-            } else {
-                v.blocker[m_]
-            };
+            let at = v.ptr[q_][m_];
             if at <= lo {
                 return false;
             }
             let s = at - 1;
             let t = v.tx[s as usize];
             let member = c[t] && !self.set_aside(t);
-            if s != m
-                && member
-                && !self.slot_before(v, s, m)
-                && (!allow_later || !self.slot_before(v, m, s))
-            {
+            if member && v.found[q_][m_] {
                 return true;
             }
-            if allow_later {
-                v.unordered[m_] = s;
-            } else {
-                v.blocker[m_] = s;
+            v.found[q_][m_] = s != m
+                && member
+                && match q {
+                    Scan::Blocker => !self.slot_before(v, s, m),
+                    Scan::Unordered => !self.slot_before(v, s, m) && !self.slot_before(v, m, s),
+                    Scan::Follower => self.slot_before(v, m, s),
+                };
+            if v.found[q_][m_] {
+                return true;
             }
+            v.ptr[q_][m_] = s;
         }
     }
 
@@ -331,9 +342,12 @@ impl Plan {
     /// passes' (idle keys have few writers).
     fn loose_base(&self, v: &mut Keys, ki: usize, cw: &[u32], c: &[bool]) -> Option<Vec<u32>> {
         // Later writers are the likelier to follow `w`: look at them first.
-        let mut top: Vec<u32> = (cw.iter().copied())
-            .filter(|&w| !(cw.iter().rev()).any(|&x| x != w && self.slot_before(v, w, x)))
-            .collect();
+        let mut top: Vec<u32> = Vec::new();
+        for &w in cw {
+            if !self.scan(v, ki, w, c, Scan::Follower) {
+                top.push(w);
+            }
+        }
         // Close it: a writer not known to precede every member may be last
         // too.
         loop {
@@ -373,7 +387,12 @@ impl Plan {
             if !self.ok[v.tx[m as usize]] || !self.precedes_outside(v, ki, m) {
                 continue;
             }
-            if self.blocked(v, ki, m, c, allow_later) {
+            let q = if allow_later {
+                Scan::Unordered
+            } else {
+                Scan::Blocker
+            };
+            if self.scan(v, ki, m, c, q) {
                 continue;
             }
             let later = if allow_later {
