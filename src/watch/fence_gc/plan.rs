@@ -162,7 +162,7 @@ impl Closure {
 
 impl Plan {
     pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: Option<u64>) -> Plan {
-        // Long (about 145 lines): one pass filling every table, then the
+        // Long (about 130 lines): one pass filling every table, then the
         // read-derived facts (wr reach, crashed writers' readers) that need
         // all writers first.
         // Under real-time models a transaction that completed before every
@@ -170,17 +170,6 @@ impl Plan {
         // completed yet: what (a) needs, fences or not (parent module docs).
         let open = store.open.values().copied().min().unwrap_or(u64::MAX);
         let n = store.txns.len();
-        // Sized up front: growing the maps rehashed them several times.
-        let (mut n_writes, mut n_reads) = (0, 0);
-        for t in store.txns.values() {
-            for m in t.mops.iter().flatten() {
-                match m.f {
-                    MopFn::Write => n_writes += 1,
-                    MopFn::Read => n_reads += 1,
-                    _ => {}
-                }
-            }
-        }
         let mut p = Plan {
             starts: Vec::with_capacity(n),
             process: Vec::with_capacity(n),
@@ -194,13 +183,13 @@ impl Plan {
             rt_end: Vec::with_capacity(n),
             seqs: Vec::new(),
             key_writers: HashMap::new(),
-            reads: Vec::with_capacity(n_reads),
+            reads: Vec::new(),
             read_from: Vec::new(),
-            writer: HashMap::with_capacity(n_writes),
+            writer: HashMap::new(),
             nil_readers: HashMap::new(),
-            readers: HashMap::with_capacity(n_reads),
+            readers: HashMap::new(),
             read_by: vec![Vec::new(); n],
-            last_write: HashMap::with_capacity(n_writes),
+            last_write: HashMap::new(),
             rewrote: hashbrown::HashSet::new(),
             closure: None,
         };
