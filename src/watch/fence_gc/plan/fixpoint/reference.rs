@@ -1,6 +1,8 @@
 //! The fixpoint by full passes (test only): the oracle the worklist
 //! fixpoint must equal, transaction for transaction and base for base
-//! (`FenceGc::collect` compares them in every test build).
+//! (`FenceGc::collect` compares them in every test build). It keeps the
+//! rules' original code, base and covered keys included, which the
+//! worklist decides on its own tables (`decide.rs`).
 
 use super::super::Plan;
 use crate::model::Atom;
