@@ -14,6 +14,7 @@
 //! this pass and the earlier ones in the next; a key's (d) decision depends
 //! only on its writers' and readers' membership.
 
+mod decide;
 #[cfg(test)]
 mod reference;
 
@@ -82,8 +83,6 @@ struct Index {
     read_from_writer: Vec<Vec<u32>>,
     /// The reads each transaction made.
     reads_by: Vec<Vec<u32>>,
-    /// The reads of each key (indices into the sorted keys).
-    reads_of_key: Vec<Vec<u32>>,
     /// The keys each transaction writes or reads.
     touches: Vec<Vec<u32>>,
 }
@@ -98,7 +97,6 @@ impl Plan {
             next: vec![None; n],
             read_from_writer: vec![Vec::new(); n],
             reads_by: vec![Vec::new(); n],
-            reads_of_key: vec![Vec::new(); keys.len()],
             touches: vec![Vec::new(); n],
         };
         for seq in &self.seqs {
@@ -118,7 +116,6 @@ impl Plan {
             }
             if let Some(&ki) = key_index.get(&k) {
                 ix.touches[r].push(ki);
-                ix.reads_of_key[ki as usize].push(j as u32);
             }
         }
         ix
@@ -134,6 +131,7 @@ impl Plan {
         let mut keys: Vec<Atom> = self.key_writers.keys().copied().collect();
         keys.sort_unstable();
         let ix = self.index(&keys);
+        let mut kv = self.keys_view(&keys);
         let mut cs = Candidates {
             ix: &ix,
             scan: None,
@@ -193,10 +191,10 @@ impl Plan {
                 // Cleared first: what this decision sends out of `F`
                 // makes the key dirty again.
                 cs.dirty[ki] = false;
-                let m = self.decide(gc, keys[ki], &mut cs);
+                let m = self.decide(gc, keys[ki], ki, &mut kv, &mut cs);
                 if m != decided[ki] {
-                    decided[ki] = m;
-                    redecided.push(ki);
+                    let old = std::mem::replace(&mut decided[ki], m);
+                    redecided.push((ki, old));
                 }
             }
             self.non_base_readers(&keys, &decided, &redecided, (checked, mark), &mut cs);
@@ -246,21 +244,38 @@ impl Plan {
 
     /// (e) a member whose value of a key is not the key's base leaves when
     /// a reader outside read it. Looks at the reads of the readers that
-    /// left in `left` (log positions, before the bases were chosen) and at
-    /// every read of a key decided anew; a reader that left later is
+    /// left in `left` (log positions, before the bases were chosen) and,
+    /// for each key decided anew (with its previous decision), at the
+    /// reads of its previous single base; a reader that left later is
     /// looked at in the next pass, after its keys are decided again.
+    ///
+    /// Those are all the reads that can send a writer out: a read by a
+    /// reader that left before is looked at when it left (its fresh
+    /// window) and, if its writer was a member and did not leave then, the
+    /// read was of the value of the key's single base at that time. It can
+    /// only send its writer out once that base changes, which is when the
+    /// key is decided anew with that base as its previous decision.
+    /// (Looking at every read of the key, as the full passes do, only finds
+    /// writers that have left already.)
     fn non_base_readers(
         &self,
         keys: &[Atom],
         decided: &[Option<Vec<usize>>],
-        redecided: &[usize],
+        redecided: &[(usize, Option<Vec<usize>>)],
         left: (usize, usize),
         cs: &mut Candidates,
     ) {
         let ix = cs.ix;
         let fresh = (cs.log[left.0..left.1].iter()).flat_map(|&r| &ix.reads_by[r]);
-        let of_keys = (redecided.iter()).flat_map(|&ki| &ix.reads_of_key[ki]);
-        let to_check: Vec<u32> = fresh.chain(of_keys).copied().collect();
+        let of_old_bases = (redecided.iter())
+            .filter_map(|(ki, old)| match old.as_deref() {
+                Some(&[w]) => Some((keys[*ki], w)),
+                _ => None,
+            })
+            .flat_map(|(k, w)| {
+                (ix.read_from_writer[w].iter()).filter(move |&&j| self.reads[j as usize].1 == k)
+            });
+        let to_check: Vec<u32> = fresh.chain(of_old_bases).copied().collect();
         for j in to_check {
             let (r, k, v) = self.reads[j as usize];
             if cs.c[r] || cs.left_at[r] as usize >= left.1 {
@@ -279,54 +294,5 @@ impl Plan {
                 cs.out(w, 5);
             }
         }
-    }
-
-    /// (d) for key `k`: its base (empty: covered), or `None` when no
-    /// writer of it is in `F` or all of them had to leave.
-    fn decide(&self, gc: &FenceGc, k: Atom, cs: &mut Candidates) -> Option<Vec<usize>> {
-        let cover = gc.cover && !gc.realtime;
-        let idle = !gc.touched.contains_key(&k);
-        let (ws, nil_writer) = &self.key_writers[&k];
-        let mut cw: Vec<usize> = (ws.iter().copied())
-            .filter(|&w| cs.c[w] && !self.set_aside(w))
-            .collect();
-        if cw.is_empty() {
-            return None;
-        }
-        // (e) a reader outside of the key's state before `F`.
-        let nil_outside = (self.nil_readers.get(&k)).is_some_and(|rs| rs.iter().any(|&r| !cs.c[r]));
-        if *nil_writer || nil_outside {
-            cw.iter().for_each(|&w| cs.out(w, 3));
-            return None;
-        }
-        let mut nw: Vec<usize> = (ws.iter().copied())
-            .filter(|&w| !cs.c[w] && self.live[w] && !self.set_aside(w))
-            .collect();
-        if cover && self.covered(&cw, &nw, k, &cs.c) {
-            return Some(Vec::new());
-        }
-        // When no writer can be the base, the latest leaves `F` (it is the
-        // most likely to be unordered with what stays) and the others try
-        // again: one key's frontier does not drag its whole past out of `F`.
-        while let Some(&last) = cw.last() {
-            match self.base_of(&cw, &nw, k, &cs.c, idle) {
-                Some((m, later)) => {
-                    later.into_iter().for_each(|w| cs.out(w, 4));
-                    return Some(m);
-                }
-                None => {
-                    cs.out(last, 4);
-                    cw.pop();
-                    nw.push(last);
-                    // The writer that stays may cover the others (Cobra keeps
-                    // a key's last writers and deletes the writers they
-                    // overwrite).
-                    if cover && !cw.is_empty() && self.covered(&cw, &nw, k, &cs.c) {
-                        return Some(Vec::new());
-                    }
-                }
-            }
-        }
-        None
     }
 }
