@@ -418,13 +418,25 @@ struct SlotIndex {
 }
 
 impl SlotIndex {
-    fn new(h: &History, ids: &Ids, ext: &Ext, side: fn(&Ext, usize) -> &[Kv]) -> SlotIndex {
+    /// The index of `side` (external writes or reads); with `wanted`, of
+    /// the slots it marks only (the others look empty).
+    fn new(
+        h: &History,
+        ids: &Ids,
+        ext: &Ext,
+        side: fn(&Ext, usize) -> &[Kv],
+        wanted: Option<&[bool]>,
+    ) -> SlotIndex {
         let slots = *ids.base.last().expect("base has a final entry") as usize;
+        let want = |s: usize| wanted.is_none_or(|w| w.get(s).copied().unwrap_or(false));
         let mut at = vec![0u32; slots + 2];
         for (i, op) in h.ops.iter().enumerate() {
             if op.op_type == OpType::Ok {
                 for e in side(ext, i) {
-                    at[ids.slot(e.kid, e.vid) + 2] += 1;
+                    let s = ids.slot(e.kid, e.vid);
+                    if want(s) {
+                        at[s + 2] += 1;
+                    }
                 }
             }
         }
@@ -435,9 +447,12 @@ impl SlotIndex {
         for (i, op) in h.ops.iter().enumerate() {
             if op.op_type == OpType::Ok {
                 for e in side(ext, i) {
-                    let c = &mut at[ids.slot(e.kid, e.vid) + 1];
-                    ops[*c as usize] = i as u32;
-                    *c += 1;
+                    let s = ids.slot(e.kid, e.vid);
+                    if want(s) {
+                        let c = &mut at[s + 1];
+                        ops[*c as usize] = i as u32;
+                        *c += 1;
+                    }
                 }
             }
         }
@@ -565,8 +580,19 @@ fn data_edges(
         // Side by side when a core is free: the non-cycle cases on the
         // other thread are mostly done by now (issue 23).
         crate::par::join(
-            || SlotIndex::new(h, &ids, &ext, Ext::writes),
-            || SlotIndex::new(h, &ids, &ext, Ext::reads),
+            || SlotIndex::new(h, &ids, &ext, Ext::writes, None),
+            || {
+                // Readers matter only at the versions version edges leave
+                // (all at `nil` by default): the others are never indexed
+                // (issue 23: most reads are of values nothing follows).
+                let mut wanted = vec![false; ids.base.last().map_or(0, |&n| n as usize)];
+                for &k in &graphs.keys {
+                    for &(v1, _) in &graphs.edges[k as usize] {
+                        wanted[ids.slot(k, v1)] = true;
+                    }
+                }
+                SlotIndex::new(h, &ids, &ext, Ext::reads, Some(&wanted))
+            },
         )
     });
 
