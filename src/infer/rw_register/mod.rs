@@ -496,11 +496,12 @@ pub fn analyze_validated(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
     // The non-cycle checks need only the history: on a second core while
-    // this one builds the data edges (issue 23; the same result on one
+    // this one numbers the external reads and writes, the first step of
+    // the data edges and about as long (issue 23; the same result on one
     // thread). The order graph's edges are generated when the graph is
     // built (`Inference::order`), never listed.
-    let (main, cases) = crate::par::join(
-        || timed("data edges", || data_edges(h, opts)),
+    let ((ext, ids), cases) = crate::par::join(
+        || timed("external reads and writes", || Ext::new(h)),
         || {
             timed("non-cycle cases", || {
                 [
@@ -512,6 +513,7 @@ pub fn analyze_validated(
             })
         },
     );
+    let main = timed("data edges", || data_edges(h, opts, ext, ids));
     let (edges, mut vertices, cyclic, explainer) = main?;
     let [internal, g1a, g1b, lost] = cases;
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
@@ -553,13 +555,15 @@ fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// The data edges of [`analyze`] (wr, then ww and rw from the version
-/// graphs), the ops with a self-dependency (vertices without edges), the
+/// graphs) from the external reads and writes `ext` (numbered by `ids`), the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
 /// several writers, as in Elle.
 #[allow(clippy::type_complexity)]
 fn data_edges(
     h: &History,
     opts: &RwOptions,
+    ext: Ext,
+    ids: Ids,
 ) -> Result<
     (
         Vec<(u32, u32, Rels)>,
@@ -569,22 +573,16 @@ fn data_edges(
     ),
     Refusal,
 > {
-    let (ext, ids) = timed("external reads and writes", || Ext::new(h));
     let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
-    // Version graphs first, before the indexes exist (issue 23: each step
-    // holds as little as it can).
-    let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
-
-    // Indexes of ok ops' external writes and reads.
-    let (writers, readers) = timed("writer and reader indexes", || {
-        // Side by side when a core is free: the non-cycle cases on the
-        // other thread are mostly done by now (issue 23).
-        crate::par::join(
-            || SlotIndex::new(h, &ids, &ext, Ext::writes, None),
-            || {
-                // Readers matter only at the versions version edges leave
-                // (all at `nil` by default): the others are never indexed
-                // (issue 23: most reads are of values nothing follows).
+    // The version graphs (and then the reader index, which needs them)
+    // beside the writer index, on two cores when one is free (issue 23).
+    let ((graphs, cyclic, readers), writers) = crate::par::join(
+        || {
+            let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
+            // Readers matter only at the versions version edges leave (all
+            // at `nil` by default): the others are never indexed (most
+            // reads are of values nothing follows).
+            let readers = timed("reader index", || {
                 let mut wanted = vec![false; ids.base.last().map_or(0, |&n| n as usize)];
                 for &k in &graphs.keys {
                     for &(v1, _) in &graphs.edges[k as usize] {
@@ -592,9 +590,15 @@ fn data_edges(
                     }
                 }
                 SlotIndex::new(h, &ids, &ext, Ext::reads, Some(&wanted))
-            },
-        )
-    });
+            });
+            (graphs, cyclic, readers)
+        },
+        || {
+            timed("writer index", || {
+                SlotIndex::new(h, &ids, &ext, Ext::writes, None)
+            })
+        },
+    );
 
     // A big history's explainer computes its tables again if ever asked
     // (issue 23: memory), so each goes after the last step using it: the
