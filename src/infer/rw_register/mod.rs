@@ -466,12 +466,14 @@ impl SlotIndex {
 }
 
 mod cases;
+mod edges;
 mod explain;
 #[cfg(test)]
 mod tests;
 mod versions;
 
 pub(crate) use cases::{g1a_cases, g1b_cases, internal_cases};
+use edges::wr_edges;
 pub(crate) use explain::{version_step, wr_step};
 use explain::{RegisterExplainer, Tables, RECOMPUTE_TABLES_FROM};
 use versions::{version_graphs, VersionGraphs};
@@ -573,7 +575,6 @@ fn data_edges(
     ),
     Refusal,
 > {
-    let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
     // The version graphs (and then the reader index, which needs them)
     // beside the writer index, on two cores when one is free (issue 23).
     let ((graphs, cyclic, readers), writers) = crate::par::join(
@@ -609,45 +610,8 @@ fn data_edges(
         ext.writes = Vec::new();
         ext.w_at = Vec::new();
     }
-    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
-    let mut vertices: Vec<u32> = Vec::new();
-
     // wr edges; a read value with several writers is an error, as in Elle.
-    for i in 0..h.ops.len() {
-        if !is_ok(i) {
-            continue;
-        }
-        for e in ext.reads(i) {
-            match writers.get(ids.slot(e.kid, e.vid)) {
-                [] => {}
-                [w] => {
-                    if *w == i as u32 {
-                        vertices.push(*w);
-                    } else {
-                        edges.push((*w, i as u32, Rels::WR));
-                    }
-                }
-                ws => {
-                    let idx: Vec<String> = ws
-                        .iter()
-                        .map(|&w| h.ops[w as usize].index.to_string())
-                        .collect();
-                    let mut error = h.error_at(
-                        ws[1] as usize,
-                        format!(
-                            "expected each value to be written to a key at most once, but key {} had value {} written by more than one op (indices {}), and read at index {}",
-                            pr_str(&h.atom_value(ids.key(e.kid))),
-                            pr_str(&val_value(h, ids.val(e.kid, e.vid))),
-                            idx.join(", "),
-                            h.ops[i].index
-                        ),
-                    );
-                    error.kind = crate::error::InputErrorKind::RepeatedValues;
-                    return Err(error.into());
-                }
-            }
-        }
-    }
+    let (mut edges, mut vertices) = wr_edges(h, &ext, &ids, &writers, crate::par::SPLIT_FROM)?;
 
     let ext = (!big).then_some(ext);
     // ww and rw edges from the version graphs' direct edges.
