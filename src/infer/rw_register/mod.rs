@@ -557,7 +557,8 @@ fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// The data edges of [`analyze`] (wr, then ww and rw from the version
-/// graphs) from the external reads and writes `ext` (numbered by `ids`), the ops with a self-dependency (vertices without edges), the
+/// graphs) from the external reads and writes `ext` (numbered by `ids`),
+/// the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
 /// several writers, as in Elle.
 #[allow(clippy::type_complexity)]
