@@ -418,13 +418,25 @@ struct SlotIndex {
 }
 
 impl SlotIndex {
-    fn new(h: &History, ids: &Ids, ext: &Ext, side: fn(&Ext, usize) -> &[Kv]) -> SlotIndex {
+    /// The index of `side` (external writes or reads); with `wanted`, of
+    /// the slots it marks only (the others look empty).
+    fn new(
+        h: &History,
+        ids: &Ids,
+        ext: &Ext,
+        side: fn(&Ext, usize) -> &[Kv],
+        wanted: Option<&[bool]>,
+    ) -> SlotIndex {
         let slots = *ids.base.last().expect("base has a final entry") as usize;
+        let want = |s: usize| wanted.is_none_or(|w| w.get(s).copied().unwrap_or(false));
         let mut at = vec![0u32; slots + 2];
         for (i, op) in h.ops.iter().enumerate() {
             if op.op_type == OpType::Ok {
                 for e in side(ext, i) {
-                    at[ids.slot(e.kid, e.vid) + 2] += 1;
+                    let s = ids.slot(e.kid, e.vid);
+                    if want(s) {
+                        at[s + 2] += 1;
+                    }
                 }
             }
         }
@@ -435,9 +447,12 @@ impl SlotIndex {
         for (i, op) in h.ops.iter().enumerate() {
             if op.op_type == OpType::Ok {
                 for e in side(ext, i) {
-                    let c = &mut at[ids.slot(e.kid, e.vid) + 1];
-                    ops[*c as usize] = i as u32;
-                    *c += 1;
+                    let s = ids.slot(e.kid, e.vid);
+                    if want(s) {
+                        let c = &mut at[s + 1];
+                        ops[*c as usize] = i as u32;
+                        *c += 1;
+                    }
                 }
             }
         }
@@ -451,12 +466,14 @@ impl SlotIndex {
 }
 
 mod cases;
+mod edges;
 mod explain;
 #[cfg(test)]
 mod tests;
 mod versions;
 
 pub(crate) use cases::{g1a_cases, g1b_cases, internal_cases};
+use edges::wr_edges;
 pub(crate) use explain::{version_step, wr_step};
 use explain::{RegisterExplainer, Tables, RECOMPUTE_TABLES_FROM};
 use versions::{version_graphs, VersionGraphs};
@@ -481,11 +498,12 @@ pub fn analyze_validated(
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
     // The non-cycle checks need only the history: on a second core while
-    // this one builds the data edges (issue 23; the same result on one
+    // this one numbers the external reads and writes, the first step of
+    // the data edges and about as long (issue 23; the same result on one
     // thread). The order graph's edges are generated when the graph is
     // built (`Inference::order`), never listed.
-    let (main, cases) = crate::par::join(
-        || timed("data edges", || data_edges(h, opts)),
+    let ((ext, ids), cases) = crate::par::join(
+        || timed("external reads and writes", || Ext::new(h)),
         || {
             timed("non-cycle cases", || {
                 [
@@ -497,6 +515,7 @@ pub fn analyze_validated(
             })
         },
     );
+    let main = timed("data edges", || data_edges(h, opts, ext, ids));
     let (edges, mut vertices, cyclic, explainer) = main?;
     let [internal, g1a, g1b, lost] = cases;
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
@@ -538,13 +557,16 @@ fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// The data edges of [`analyze`] (wr, then ww and rw from the version
-/// graphs), the ops with a self-dependency (vertices without edges), the
+/// graphs) from the external reads and writes `ext` (numbered by `ids`),
+/// the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
 /// several writers, as in Elle.
 #[allow(clippy::type_complexity)]
 fn data_edges(
     h: &History,
     opts: &RwOptions,
+    ext: Ext,
+    ids: Ids,
 ) -> Result<
     (
         Vec<(u32, u32, Rels)>,
@@ -554,21 +576,31 @@ fn data_edges(
     ),
     Refusal,
 > {
-    let (ext, ids) = timed("external reads and writes", || Ext::new(h));
-    let is_ok = |i: usize| h.ops[i].op_type == OpType::Ok;
-    // Version graphs first, before the indexes exist (issue 23: each step
-    // holds as little as it can).
-    let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
-
-    // Indexes of ok ops' external writes and reads.
-    let (writers, readers) = timed("writer and reader indexes", || {
-        // Side by side when a core is free: the non-cycle cases on the
-        // other thread are mostly done by now (issue 23).
-        crate::par::join(
-            || SlotIndex::new(h, &ids, &ext, Ext::writes),
-            || SlotIndex::new(h, &ids, &ext, Ext::reads),
-        )
-    });
+    // The version graphs (and then the reader index, which needs them)
+    // beside the writer index, on two cores when one is free (issue 23).
+    let ((graphs, cyclic, readers), writers) = crate::par::join(
+        || {
+            let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
+            // Readers matter only at the versions version edges leave (all
+            // at `nil` by default): the others are never indexed (most
+            // reads are of values nothing follows).
+            let readers = timed("reader index", || {
+                let mut wanted = vec![false; ids.base.last().map_or(0, |&n| n as usize)];
+                for &k in &graphs.keys {
+                    for &(v1, _) in &graphs.edges[k as usize] {
+                        wanted[ids.slot(k, v1)] = true;
+                    }
+                }
+                SlotIndex::new(h, &ids, &ext, Ext::reads, Some(&wanted))
+            });
+            (graphs, cyclic, readers)
+        },
+        || {
+            timed("writer index", || {
+                SlotIndex::new(h, &ids, &ext, Ext::writes, None)
+            })
+        },
+    );
 
     // A big history's explainer computes its tables again if ever asked
     // (issue 23: memory), so each goes after the last step using it: the
@@ -579,45 +611,8 @@ fn data_edges(
         ext.writes = Vec::new();
         ext.w_at = Vec::new();
     }
-    let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
-    let mut vertices: Vec<u32> = Vec::new();
-
     // wr edges; a read value with several writers is an error, as in Elle.
-    for i in 0..h.ops.len() {
-        if !is_ok(i) {
-            continue;
-        }
-        for e in ext.reads(i) {
-            match writers.get(ids.slot(e.kid, e.vid)) {
-                [] => {}
-                [w] => {
-                    if *w == i as u32 {
-                        vertices.push(*w);
-                    } else {
-                        edges.push((*w, i as u32, Rels::WR));
-                    }
-                }
-                ws => {
-                    let idx: Vec<String> = ws
-                        .iter()
-                        .map(|&w| h.ops[w as usize].index.to_string())
-                        .collect();
-                    let mut error = h.error_at(
-                        ws[1] as usize,
-                        format!(
-                            "expected each value to be written to a key at most once, but key {} had value {} written by more than one op (indices {}), and read at index {}",
-                            pr_str(&h.atom_value(ids.key(e.kid))),
-                            pr_str(&val_value(h, ids.val(e.kid, e.vid))),
-                            idx.join(", "),
-                            h.ops[i].index
-                        ),
-                    );
-                    error.kind = crate::error::InputErrorKind::RepeatedValues;
-                    return Err(error.into());
-                }
-            }
-        }
-    }
+    let (mut edges, mut vertices) = wr_edges(h, &ext, &ids, &writers, crate::par::SPLIT_FROM)?;
 
     let ext = (!big).then_some(ext);
     // ww and rw edges from the version graphs' direct edges.

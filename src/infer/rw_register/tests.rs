@@ -439,3 +439,54 @@ fn validation_in_halves_reports_the_first_error() {
     }
     assert_eq!(errors, 4);
 }
+
+/// The wr edges cut in two halves are one pass's: the same edges in op
+/// order, and the first error in op order when values repeat in both.
+#[test]
+fn wr_edges_in_halves_are_one_passes() {
+    let ok = |p: usize, txn: &str| format!("{{:type :ok, :process {p}, :value [{txn}]}}\n");
+    let cases = [
+        // Edges in both halves, a self-read in the second.
+        [
+            ok(0, "[:w :x 1]"),
+            ok(1, "[:r :x 1] [:w :y 1]"),
+            ok(2, "[:r :y 1] [:w :x 2]"),
+            ok(3, "[:r :z 1] [:w :z 1] [:r :x 2]"),
+        ],
+        // A repeated value read in each half: the first half's read is
+        // the error.
+        [
+            ok(0, "[:w :x 1]"),
+            ok(1, "[:r :x 1]"),
+            ok(2, "[:w :x 1] [:w :y 2]"),
+            ok(3, "[:r :y 2] [:w :y 2]"),
+        ],
+        // Only in the second half.
+        [
+            ok(0, "[:w :x 1]"),
+            ok(1, "[:r :x 1]"),
+            ok(2, "[:w :y 2]"),
+            ok(3, "[:r :y 2] [:w :y 2]"),
+        ],
+    ];
+    let mut errors = Vec::new();
+    for ops in cases {
+        let text = ops.concat();
+        let h = read_history_bytes(text.into_bytes(), "t.edn", Format::Edn).expect("readable");
+        let (ext, ids) = Ext::new(&h);
+        let writers = SlotIndex::new(&h, &ids, &ext, Ext::writes, None);
+        let show = |r: Result<edges::Edges, Refusal>| match r {
+            Ok((e, v)) => format!("{e:?} {v:?}"),
+            Err(Refusal::Input(e)) => e.to_string(),
+            Err(_) => "refused".into(),
+        };
+        let whole = show(wr_edges(&h, &ext, &ids, &writers, usize::MAX));
+        let halves = show(wr_edges(&h, &ext, &ids, &writers, 0));
+        assert_eq!(halves, whole, "{ops:?}");
+        errors.push(whole);
+    }
+    assert!(errors[0].starts_with("[(0, 1, "), "{}", errors[0]);
+    assert!(errors[0].ends_with(" [3]"), "{}", errors[0]);
+    assert!(errors[1].contains("read at index 1"), "{}", errors[1]);
+    assert!(errors[2].contains("read at index 3"), "{}", errors[2]);
+}

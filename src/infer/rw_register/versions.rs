@@ -31,7 +31,11 @@ pub(super) fn cyclic_cases<'a>(
     let mut out = Vec::new();
     for &k in keys {
         let edges = edges_of(k);
-        if edges.is_empty() {
+        // Edges only out of `nil` (the initial-state source alone, the
+        // default) make a star, which has no cycle: no graph to build and
+        // search (issue 23: a key of a million-transaction history has
+        // hundreds of thousands of values).
+        if edges.iter().all(|&(a, b)| a == NIL && b != NIL) {
             continue;
         }
         let vals = &ids.vals[k as usize];
@@ -83,14 +87,16 @@ pub(super) fn cyclic_cases<'a>(
 /// the source finds them (which fixes the order keys are first seen).
 pub(super) type SourceEdges = Vec<(u32, u32, u32)>;
 
-/// `nil` precedes every value some `:ok` or `:info` op wrote or read, each
-/// (key, value) listed once, at its first appearance (the sources' edges
-/// are deduplicated anyway: listing each once halves this one, the biggest
-/// on a million transactions, issue 23).
-pub(super) fn initial_state_source(h: &History, ext: &Ext, ids: &Ids) -> SourceEdges {
-    let mut out = Vec::new();
+/// `nil` precedes every value some `:ok` or `:info` op wrote or read,
+/// bucketed by key directly: each key's values in id order are already
+/// sorted and distinct, so this source, the biggest on a million
+/// transactions, needs neither an edge list nor a sort (issue 23).
+pub(super) fn initial_state_source(h: &History, ext: &Ext, ids: &Ids) -> Bucketed {
+    let nk = ids.keys.len();
     let slots = ids.base.last().map_or(0, |&n| n as usize);
     let mut listed = vec![false; slots];
+    let mut order: Vec<u32> = Vec::new();
+    let mut at = vec![0u32; nk + 1];
     for (i, op) in h.ops.iter().enumerate() {
         if !matches!(op.op_type, OpType::Ok | OpType::Info) {
             continue;
@@ -102,11 +108,73 @@ pub(super) fn initial_state_source(h: &History, ext: &Ext, ids: &Ids) -> SourceE
         };
         for e in ext.writes(i).iter().chain(reads) {
             if e.vid != NIL && !std::mem::replace(&mut listed[ids.slot(e.kid, e.vid)], true) {
-                out.push((e.kid, NIL, e.vid));
+                let n = &mut at[e.kid as usize + 1];
+                if *n == 0 {
+                    order.push(e.kid);
+                }
+                *n += 1;
             }
         }
     }
-    out
+    for k in 0..nk {
+        at[k + 1] += at[k];
+    }
+    let mut edges = Vec::with_capacity(at[nk] as usize);
+    for k in 0..nk as u32 {
+        let base = ids.slot(k, 0);
+        let nv = ids.vals[k as usize].len();
+        for vid in 1..nv {
+            if listed[base + vid] {
+                edges.push((NIL, vid as u32));
+            }
+        }
+    }
+    Bucketed { order, at, edges }
+}
+
+/// A source's edges by key: key `k`'s are `edges[at[k]..at[k + 1]]`, sorted
+/// (perhaps with repeats); `order` lists the keys with edges in the order
+/// the source first found them (the order of Elle's merged map).
+pub(super) struct Bucketed {
+    order: Vec<u32>,
+    at: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+}
+
+impl Bucketed {
+    /// `edges` bucketed by key (`nk` keys), each key's sorted.
+    fn new(edges: SourceEdges, nk: usize) -> Bucketed {
+        let mut order: Vec<u32> = Vec::new();
+        let mut at = vec![0u32; nk + 1];
+        for &(k, _, _) in &edges {
+            if at[k as usize + 1] == 0 {
+                order.push(k);
+            }
+            at[k as usize + 1] += 1;
+        }
+        for k in 0..nk {
+            at[k + 1] += at[k];
+        }
+        let mut fill = at.clone();
+        let mut bucket = vec![(0u32, 0u32); edges.len()];
+        for &(k, a, b) in &edges {
+            bucket[fill[k as usize] as usize] = (a, b);
+            fill[k as usize] += 1;
+        }
+        drop(edges);
+        for &k in &order {
+            bucket[at[k as usize] as usize..at[k as usize + 1] as usize].sort_unstable();
+        }
+        Bucketed {
+            order,
+            at,
+            edges: bucket,
+        }
+    }
+
+    fn of(&self, k: u32) -> &[(u32, u32)] {
+        &self.edges[self.at[k as usize] as usize..self.at[k as usize + 1] as usize]
+    }
 }
 
 pub(super) fn wfr_source(h: &History, ext: &Ext) -> SourceEdges {
@@ -290,52 +358,36 @@ pub(super) fn version_graphs(
     }
     let mut in_graph = vec![false; nk];
     for name in names {
-        let edges = match name {
+        let mut source = match name {
             "initial-state" => initial_state_source(h, ext, ids),
-            "wfr-keys" => wfr_source(h, ext),
-            "sequential-keys" => sequential_source(h, ext),
-            _ => linearizable_source(h, ext, nk),
+            "wfr-keys" => Bucketed::new(wfr_source(h, ext), nk),
+            "sequential-keys" => Bucketed::new(sequential_source(h, ext), nk),
+            _ => Bucketed::new(linearizable_source(h, ext, nk), nk),
         };
-        // Bucket the edges by key (keeping the order keys first appear).
-        let mut order: Vec<u32> = Vec::new();
-        let mut at = vec![0u32; nk + 1];
-        for &(k, _, _) in &edges {
-            if at[k as usize + 1] == 0 {
-                order.push(k);
-            }
-            at[k as usize + 1] += 1;
-        }
-        for k in 0..nk {
-            at[k + 1] += at[k];
-        }
-        let mut fill = at.clone();
-        let mut bucket = vec![(0u32, 0u32); edges.len()];
-        for &(k, a, b) in &edges {
-            bucket[fill[k as usize] as usize] = (a, b);
-            fill[k as usize] += 1;
-        }
-        drop(edges);
         // Per key, the merged graph wherever the source adds an edge: only
         // those keys can have become cyclic.
         let mut merged: Vec<Option<Vec<(u32, u32)>>> = vec![None; nk];
         let mut fresh: Vec<(u32, u32)> = Vec::new();
-        for &k in &order {
-            let es = &mut bucket[at[k as usize] as usize..at[k as usize + 1] as usize];
-            es.sort_unstable();
+        for &k in &source.order {
             let old = &graphs.edges[k as usize];
             fresh.clear();
             let mut prev = None;
-            for &e in es.iter() {
+            for &e in source.of(k) {
                 if prev != Some(e) && old.binary_search(&e).is_err() {
                     fresh.push(e);
                 }
                 prev = Some(e);
             }
             if !fresh.is_empty() {
-                merged[k as usize] = Some(merge_sorted(old, &fresh));
+                merged[k as usize] = Some(if old.is_empty() {
+                    std::mem::take(&mut fresh)
+                } else {
+                    merge_sorted(old, &fresh)
+                });
             }
         }
-        drop(bucket);
+        let order = std::mem::take(&mut source.order);
+        drop(source);
         let mut trial_keys: Vec<u32> = graphs.keys.clone();
         for &k in &order {
             if !in_graph[k as usize] {
