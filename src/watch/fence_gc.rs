@@ -720,9 +720,7 @@ impl FenceGc {
             }
         }
         for s in rerender {
-            let t = &store.txns[&s];
-            let text = store.render_op(t, t.comp.as_ref().unwrap(), t.mops.as_deref());
-            store.txns.get_mut(&s).unwrap().comp.as_mut().unwrap().text = text;
+            store.rerender_completion(s);
         }
         self.bases.extend(new_bases);
     }
