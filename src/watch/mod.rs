@@ -589,11 +589,16 @@ impl Watcher {
         self.stats.rounds += 1;
         let workload = self.workload.unwrap_or(Workload::ListAppend);
         let (h, lines) = self.retained_history()?;
-        let opts = CheckOptions {
+        let mut opts = CheckOptions {
             workload: Some(workload),
             rw: self.opts.rw,
             ..self.opts.check.clone()
         };
+        if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+            // Which confirmation each round's check needed (a round that
+            // falls back to the SAT checker is the round with the peak).
+            opts.trace = Some(|line| eprintln!("ellery: timing: check: {line}"));
+        }
         let t0 = std::time::Instant::now();
         let outcome = route::check(&h, &opts);
         timing("check", t0);
