@@ -47,7 +47,8 @@ pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
     h.ops.reserve_exact(ops.len());
     h.pair.reserve_exact(ops.len());
     // Exactly: doubling left up to half of the largest array unused.
-    h.mops.reserve_exact(ops.iter().map(|(o, t)| mop_count(o, t)).sum());
+    h.mops
+        .reserve_exact(ops.iter().map(|(o, t)| mop_count(o, t)).sum());
     for (o, t) in ops {
         // The op's text where the store keeps it: the history shares the
         // store's buffer (ops need not be contiguous in it, only each on
