@@ -36,7 +36,7 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Long (about 940 lines, a test of the intake included): the watcher's op
+// Long (about 1000 lines, a test of the intake included): the watcher's op
 // intake feeds both collectors (list-append and fences), whose hooks sit
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.
@@ -324,7 +324,7 @@ impl Watcher {
         indexed: bool,
         xlate: &mut [Option<Atom>],
     ) -> Result<(), InputError> {
-        // Long (about 190 lines): one op's intake, in order (index check,
+        // Long (about 225 lines): one op's intake, in order (index check,
         // workload, text, pairing, collector hooks); each step uses the last.
         let op = &h.ops[i];
         let index = if indexed {
@@ -577,7 +577,7 @@ impl Watcher {
     /// Checks what is retained (with the ops read since the last round),
     /// reports what is new, then forgets what can be forgotten.
     pub fn round(&mut self) -> Result<Round, InputError> {
-        // Long (about 125 lines): check, filter what may be reported, then
+        // Long (about 145 lines): check, filter what may be reported, then
         // collect, in this order, on one round's state.
         let mut round = Round::default();
         for (t, case) in std::mem::take(&mut self.immediate) {
