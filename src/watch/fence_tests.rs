@@ -417,3 +417,53 @@ fn the_worklist_fixpoint_equals_full_passes_on_generated_streams() {
         assert!(forgotten >= least, "{seed} {model}: forgot {forgotten}");
     }
 }
+
+/// Op texts live in one buffer the round's history shares
+/// ([`store::Store::texts`]): through collection, reads rewritten to `nil`
+/// and compaction, each retained op's text is still its own (its `:index`
+/// and `:type`; a completion's `:value` is its current micro-ops), and
+/// after a round at most an eighth of the buffer is dead texts.
+#[test]
+fn op_texts_stay_their_ops_through_collection_and_compaction() {
+    use crate::gen::{generate_fenced, FenceOptions, GenOptions, Mode};
+    let opts = GenOptions {
+        workload: Workload::RwRegister,
+        mode: Mode::StrictSerializable,
+        txns: 3000,
+        processes: 5,
+        keys: 12,
+        seed: 1,
+        ..GenOptions::default()
+    };
+    let mut text = Vec::new();
+    generate_fenced(&opts, Some(FenceOptions { every: 5, key: -1 }), &mut text).unwrap();
+    let mut w = watcher("strong-session-serializable");
+    let mut forgotten = 0;
+    for chunk in text
+        .split_inclusive(|&b| b == b'\n')
+        .collect::<Vec<_>>()
+        .chunks(400)
+    {
+        w.ingest(chunk.concat()).unwrap();
+        forgotten += w.round().unwrap().collected.ok;
+        let mut live = 0;
+        for t in w.store.txns.values() {
+            for o in t.inv.iter().chain(t.comp.iter()) {
+                live += o.text.len as usize + 1;
+                let m = crate::edn::parse_one(w.store.text(o.text)).unwrap();
+                assert_eq!(m.get_kw("index"), Some(&Value::Int(o.index as i64)));
+                assert_eq!(m.get_kw("type"), Some(&Value::kw(o.op_type.name())));
+                if t.comp.as_ref().is_some_and(|c| c.pos == o.pos) {
+                    let ms = t.mops.iter().flatten().map(|m| w.store.mop_value(m));
+                    assert_eq!(m.get_kw("value"), Some(&Value::Vector(ms.collect())));
+                }
+            }
+        }
+        assert!(
+            w.store.texts.len() * 7 <= live * 8,
+            "{} {live}",
+            w.store.texts.len()
+        );
+    }
+    assert!(forgotten >= 2000, "forgot {forgotten}");
+}
