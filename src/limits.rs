@@ -219,6 +219,28 @@ pub fn tune_allocator() {
     }
 }
 
+/// Hands the C allocator's free pages back to the system (glibc's
+/// `malloc_trim`; nothing on other C libraries).
+///
+/// Blocks below [`tune_allocator`]'s threshold come from the heap, and
+/// glibc returns a freed page in its middle only when asked: `ellery
+/// watch` calls this after each round, whose check frees far more than
+/// the rounds keep, so that its resident size is what it holds, not the
+/// largest round's so far.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim only gives free pages back to the system,
+        // under the allocator's own locks; it takes no pointer.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

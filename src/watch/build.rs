@@ -38,7 +38,6 @@ pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
         ..History::default()
     };
     h.nil_atom = h.interner.atom(&Value::Nil);
-    let mut text = Vec::with_capacity(ops.iter().map(|(o, _)| o.text.len() + 1).sum());
     let mut lines = Vec::with_capacity(ops.len());
     let mut map = Remap {
         to: vec![None; store.interner.len()],
@@ -47,14 +46,18 @@ pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
     let mut open: hashbrown::HashMap<i64, u32> = hashbrown::HashMap::new();
     h.ops.reserve_exact(ops.len());
     h.pair.reserve_exact(ops.len());
+    // Exactly: doubling left up to half of the largest array unused.
+    h.mops
+        .reserve_exact(ops.iter().map(|(o, t)| mop_count(o, t)).sum());
     for (o, t) in ops {
+        // The op's text where the store keeps it: the history shares the
+        // store's buffer (ops need not be contiguous in it, only each on
+        // its own line).
         let span = Span {
-            start: text.len() as u64,
-            len: o.text.len() as u32,
+            start: o.text.at,
+            len: o.text.len,
             line: lines.len() as u32 + 1,
         };
-        text.extend_from_slice(&o.text);
-        text.push(b'\n');
         lines.push(o.line);
         let f = map.atom(&mut h.interner, t.f);
         let is_inv = o.op_type == crate::model::OpType::Invoke;
@@ -84,8 +87,17 @@ pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
             span,
         });
     }
-    h.source = SourceText::Bytes(std::sync::Arc::new(text));
+    h.source = SourceText::Bytes(store.texts.clone());
     Some((h, lines))
+}
+
+/// How many micro-ops [`history`] stores for an op.
+fn mop_count(o: &OpRec, t: &Txn) -> usize {
+    match (&o.shape, &t.mops) {
+        (Shape::Own(ms), _) => ms.len(),
+        (Shape::Txn, Some(ms)) => ms.len(),
+        _ => 0,
+    }
 }
 
 /// Store atoms as the new history's (integers are inline in both).

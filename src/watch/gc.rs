@@ -363,9 +363,7 @@ fn trim_reads(store: &mut Store, cuts: &HashMap<Atom, usize>) {
         }
     }
     for s in rerender {
-        let t = &store.txns[&s];
-        let text = store.render_op(t, t.comp.as_ref().unwrap(), t.mops.as_deref());
-        store.txns.get_mut(&s).unwrap().comp.as_mut().unwrap().text = text;
+        store.rerender_completion(s);
     }
 }
 

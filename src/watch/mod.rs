@@ -36,7 +36,7 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Long (about 940 lines, a test of the intake included): the watcher's op
+// Long (about 1000 lines, a test of the intake included): the watcher's op
 // intake feeds both collectors (list-append and fences), whose hooks sit
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.
@@ -324,7 +324,7 @@ impl Watcher {
         indexed: bool,
         xlate: &mut [Option<Atom>],
     ) -> Result<(), InputError> {
-        // Long (about 190 lines): one op's intake, in order (index check,
+        // Long (about 225 lines): one op's intake, in order (index check,
         // workload, text, pairing, collector hooks); each step uses the last.
         let op = &h.ops[i];
         let index = if indexed {
@@ -362,12 +362,12 @@ impl Watcher {
                 self.set_workload(wl);
             }
         }
-        let text: Box<[u8]> = if indexed && self.opts.format == Format::Edn {
-            h.source.slice(op.span).into_owned().into_boxed_slice()
+        // Into the store's text buffer once the op's final text is known (a
+        // collector may rewrite a completion's reads).
+        let text: std::borrow::Cow<[u8]> = if indexed && self.opts.format == Format::Edn {
+            h.source.slice(op.span)
         } else {
-            pr_str(&op_map_at(h, op, index))
-                .into_bytes()
-                .into_boxed_slice()
+            std::borrow::Cow::Owned(pr_str(&op_map_at(h, op, index)).into_bytes())
         };
         let pos = self.next_pos;
         self.next_pos += 1;
@@ -378,7 +378,7 @@ impl Watcher {
             index,
             time: op.time,
             op_type: op.op_type,
-            text,
+            text: store::TextRef::default(),
             line: op.span.line as u64 + self.lines_done,
             shape: if mops.is_some() {
                 store::Shape::Txn
@@ -423,6 +423,8 @@ impl Watcher {
                 )));
             }
             self.store.open.insert(op.process, pos);
+            let mut rec = rec;
+            rec.text = self.store.push_text(&text);
             self.store.txns.insert(
                 pos,
                 Txn {
@@ -453,6 +455,7 @@ impl Watcher {
             },
         };
         let mut rec = rec;
+        let mut rendered: Option<Box<[u8]>> = None;
         if let (Some(inv), Some(own), Some(comp)) = (t.inv.as_mut(), t.mops.as_deref(), &mops) {
             // Before any collector rewrites the completion's reads.
             if inv.shape == store::Shape::Txn {
@@ -489,7 +492,7 @@ impl Watcher {
             }
             if admitted.changed {
                 t.mops = None;
-                rec.text = self.store.render_op(&t, &rec, Some(ms));
+                rendered = Some(self.store.render_op(&t, &rec, Some(ms)));
             }
         }
         if let (Collector::Fence(g), Some(ms)) = (&mut self.collector, mops.as_mut()) {
@@ -528,9 +531,10 @@ impl Watcher {
             }
             if admitted.changed {
                 t.mops = None;
-                rec.text = self.store.render_op(&t, &rec, Some(ms));
+                rendered = Some(self.store.render_op(&t, &rec, Some(ms)));
             }
         }
+        rec.text = self.store.push_text(rendered.as_deref().unwrap_or(&text));
         t.mops = mops;
         t.comp = Some(rec);
         self.store.txns.insert(t.start(), t);
@@ -573,7 +577,7 @@ impl Watcher {
     /// Checks what is retained (with the ops read since the last round),
     /// reports what is new, then forgets what can be forgotten.
     pub fn round(&mut self) -> Result<Round, InputError> {
-        // Long (about 125 lines): check, filter what may be reported, then
+        // Long (about 145 lines): check, filter what may be reported, then
         // collect, in this order, on one round's state.
         let mut round = Round::default();
         for (t, case) in std::mem::take(&mut self.immediate) {
@@ -585,11 +589,16 @@ impl Watcher {
         self.stats.rounds += 1;
         let workload = self.workload.unwrap_or(Workload::ListAppend);
         let (h, lines) = self.retained_history()?;
-        let opts = CheckOptions {
+        let mut opts = CheckOptions {
             workload: Some(workload),
             rw: self.opts.rw,
             ..self.opts.check.clone()
         };
+        if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+            // Which confirmation each round's check needed (a round that
+            // falls back to the SAT checker is the round with the peak).
+            opts.trace = Some(|line| eprintln!("ellery: timing: check: {line}"));
+        }
         let t0 = std::time::Instant::now();
         let outcome = route::check(&h, &opts);
         timing("check", t0);
@@ -694,7 +703,13 @@ impl Watcher {
                 self.stats.forgotten_failed += round.collected.failed as u64;
             }
         }
+        // What was forgotten or rewritten leaves the text buffer (the
+        // round's history, which shared it, is gone).
+        self.store.compact();
         timing("collect", t0);
+        let t0 = std::time::Instant::now();
+        crate::limits::release_free_memory();
+        timing("release", t0);
         if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
             eprintln!(
                 "ellery: timing: forgot {} retained {}",
@@ -839,10 +854,24 @@ impl Watcher {
 fn timing(part: &str, since: std::time::Instant) {
     if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
         eprintln!(
-            "ellery: timing: {part} {:.3} s",
-            since.elapsed().as_secs_f64()
+            "ellery: timing: {part} {:.3} s{}",
+            since.elapsed().as_secs_f64(),
+            resident().map_or(String::new(), |r| format!(", resident {r}"))
         );
     }
+}
+
+/// The process's resident and peak resident size (Linux's
+/// `/proc/self/status`), for [`timing`]: where a round's memory goes.
+fn resident() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    Some(format!("{} (peak {})", field("VmRSS:")?, field("VmHWM:")?))
 }
 
 /// An op's map with its place in the whole stream as `:index` (the

@@ -2,10 +2,18 @@
 //! (invocation and completion), with what garbage collection needs (micro-ops
 //! over the watcher's own interned atoms, file positions) and the op texts
 //! that each round's check reads.
+//!
+//! The texts sit in one buffer ([`Store::texts`]), each followed by a
+//! newline, which a round's history shares as its source text (no copy of
+//! every retained op each round: on the 10M rw-register stream under
+//! `strong-session-serializable` that copy was about 35 MB of each round's
+//! peak). A forgotten or rewritten op's text stays in the buffer until
+//! [`Store::compact`] copies the live ones into a new one.
 
 use crate::edn::{pr_str, Value};
 use crate::model::{Atom, Interner, MopFn, OpType};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A micro-op's argument, over the watcher's interner.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,12 +48,22 @@ pub struct OpRec {
     pub time: i64,
     /// `:type`.
     pub op_type: OpType,
-    /// The EDN text the round checks read (the source line, or a rendering).
-    pub text: Box<[u8]>,
+    /// Where the EDN text the round checks read (the source line, or a
+    /// rendering) is in [`Store::texts`].
+    pub text: TextRef,
     /// Its line in the input (for errors found by a round's check).
     pub line: u64,
     /// Where its `:value`'s micro-ops are (for [`super::build`]).
     pub shape: Shape,
+}
+
+/// Where an op's text is in [`Store::texts`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextRef {
+    /// Its first byte.
+    pub at: u64,
+    /// Its length (the newline after it not counted).
+    pub len: u32,
 }
 
 /// Where an op's micro-ops are kept.
@@ -108,6 +126,9 @@ pub struct Store {
     /// Interned keys, values and `:f`s (integers are inline and cost
     /// nothing).
     pub interner: Interner,
+    /// Op texts, each followed by a newline (module docs); shared with the
+    /// history a round checks while it checks.
+    pub texts: Arc<Vec<u8>>,
 }
 
 impl Store {
@@ -120,14 +141,84 @@ impl Store {
             ops.extend(t.comp.iter());
         }
         ops.sort_unstable_by_key(|o| o.pos);
-        let mut out = Vec::with_capacity(ops.iter().map(|o| o.text.len() + 1).sum());
+        let mut out = Vec::with_capacity(ops.iter().map(|o| o.text.len as usize + 1).sum());
         let mut lines = Vec::with_capacity(ops.len());
         for o in ops {
-            out.extend_from_slice(&o.text);
+            out.extend_from_slice(self.text(o.text));
             out.push(b'\n');
             lines.push(o.line);
         }
         (out, lines)
+    }
+
+    /// Appends an op's text (and a newline) to [`Store::texts`]. The buffer
+    /// is copied only if a round's history still shares it, which never
+    /// happens: the round drops its history before ops are read again.
+    pub fn push_text(&mut self, text: &[u8]) -> TextRef {
+        let texts = Arc::make_mut(&mut self.texts);
+        let at = texts.len() as u64;
+        texts.extend_from_slice(text);
+        texts.push(b'\n');
+        TextRef {
+            at,
+            len: text.len().min(u32::MAX as usize) as u32,
+        }
+    }
+
+    /// An op's text (empty if the reference is out of range, which a
+    /// reference from this store never is).
+    pub fn text(&self, r: TextRef) -> &[u8] {
+        let at = r.at as usize;
+        self.texts.get(at..at + r.len as usize).unwrap_or(&[])
+    }
+
+    /// Replaces the completion text of the transaction starting at `start`
+    /// with a rendering of its fields and current micro-ops (garbage
+    /// collection trimmed its reads).
+    pub fn rerender_completion(&mut self, start: u64) {
+        let Some(t) = self.txns.get(&start) else {
+            return;
+        };
+        let Some(comp) = t.comp.as_ref() else {
+            return;
+        };
+        let text = self.render_op(t, comp, t.mops.as_deref());
+        let r = self.push_text(&text);
+        if let Some(c) = self.txns.get_mut(&start).and_then(|t| t.comp.as_mut()) {
+            c.text = r;
+        }
+    }
+
+    /// Copies the live texts (in stream order) into a new buffer when at
+    /// least an eighth of it is texts of forgotten or rewritten ops; call
+    /// after garbage collection, while no round's history shares it.
+    pub fn compact(&mut self) {
+        let live: usize = self
+            .txns
+            .values()
+            .flat_map(|t| t.inv.iter().chain(t.comp.iter()))
+            .map(|o| o.text.len as usize + 1)
+            .sum();
+        let total = self.texts.len();
+        if total.saturating_sub(live) * 8 <= total {
+            return;
+        }
+        let old = std::mem::take(&mut self.texts);
+        let mut recs: Vec<&mut OpRec> = self
+            .txns
+            .values_mut()
+            .flat_map(|t| t.inv.iter_mut().chain(t.comp.iter_mut()))
+            .collect();
+        recs.sort_unstable_by_key(|o| o.pos);
+        let mut out = Vec::with_capacity(live);
+        for o in recs {
+            let at = o.text.at as usize;
+            let at_new = out.len() as u64;
+            out.extend_from_slice(old.get(at..at + o.text.len as usize).unwrap_or(&[]));
+            out.push(b'\n');
+            o.text.at = at_new;
+        }
+        self.texts = Arc::new(out);
     }
 
     /// An op's EDN text from its fields (used when garbage collection trims
