@@ -404,12 +404,8 @@ fn the_worklist_fixpoint_equals_full_passes_on_generated_streams() {
         generate_fenced(&opts, Some(fences), &mut text).unwrap();
         let mut w = watcher(model);
         let mut forgotten = 0;
-        for chunk in text
-            .split_inclusive(|&b| b == b'\n')
-            .collect::<Vec<_>>()
-            .chunks(400)
-        {
-            w.ingest(chunk.concat()).unwrap();
+        for chunk in line_chunks(&text, 400) {
+            w.ingest(chunk).unwrap();
             let r = w.round().unwrap();
             assert!(r.new.is_empty(), "{seed} {model}: {:?}", r.new);
             forgotten += r.collected.ok;
@@ -439,12 +435,8 @@ fn op_texts_stay_their_ops_through_collection_and_compaction() {
     generate_fenced(&opts, Some(FenceOptions { every: 5, key: -1 }), &mut text).unwrap();
     let mut w = watcher("strong-session-serializable");
     let mut forgotten = 0;
-    for chunk in text
-        .split_inclusive(|&b| b == b'\n')
-        .collect::<Vec<_>>()
-        .chunks(400)
-    {
-        w.ingest(chunk.concat()).unwrap();
+    for chunk in line_chunks(&text, 400) {
+        w.ingest(chunk).unwrap();
         forgotten += w.round().unwrap().collected.ok;
         let mut live = 0;
         for t in w.store.txns.values() {
@@ -466,4 +458,11 @@ fn op_texts_stay_their_ops_through_collection_and_compaction() {
         );
     }
     assert!(forgotten >= 2000, "forgot {forgotten}");
+}
+
+/// `text` cut into pieces of `lines` whole lines each, as a stream arrives
+/// in rounds.
+fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
+    let all: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+    all.chunks(lines).map(|c| c.concat()).collect()
 }
