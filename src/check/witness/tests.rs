@@ -698,3 +698,43 @@ fn version_chains_place_a_glued_writers_other_keys_at_once() {
     let order = by_version_chains(&h, STRICT).expect("a witness");
     assert_eq!(replay(&h, &order, STRICT), Ok(()));
 }
+
+/// An unread writer with no gap blames only what pinned it. `U` (unread
+/// 2 of key 0) fits neither before `P`'s 1 (`P` precedes `U` in session)
+/// nor after it (`U` reaches `P`'s reader `Q` through `X`'s place after
+/// `V`'s 1 of key 1, which `U` read), nor after `Y`'s unread 3 (placed
+/// after 1, so `Q` precedes `Y`). Every cycle met names `X`, and those
+/// after 1 name `Y` too: backjumping to the latest blamed takes `Y` back,
+/// in vain, first. The paths that pin `U` name `X` only, so `U` goes in
+/// before `X`, which then takes its other place: one backjump. A witness
+/// (without real time): `X V P Q U Y`.
+#[test]
+fn version_chains_put_an_unread_writer_before_what_pinned_it() {
+    let txns = [
+        (1, "[[:w 0 1]]"),          // P
+        (3, "[[:w 1 1]]"),          // V
+        (2, "[[:w 1 2]]"),          // X
+        (4, "[[:w 0 3]]"),          // Y
+        (2, "[[:r 0 1]]"),          // Q
+        (1, "[[:r 1 1] [:w 0 2]]"), // U
+    ];
+    let mut text = String::new();
+    for (p, v) in txns {
+        for ty in ["invoke", "ok"] {
+            text.push_str(&format!(
+                "{{:type :{ty}, :process {p}, :f :txn, :value {v}}}\n"
+            ));
+        }
+    }
+    let h = history(&text);
+    assert!(brute_force(&h, LOOSE));
+    assert!(!brute_force(&h, STRICT));
+    let mut lines = Vec::new();
+    let order = by_version_chains_traced(&h, LOOSE, &mut |l| lines.push(l));
+    assert_eq!(order.map(|o| replay(&h, &o, LOOSE)), Some(Ok(())));
+    assert!(
+        lines.iter().any(|l| l
+            .contains("placing done (5 of 5 writers at most, 1 backjumps, last stuck at op 11)")),
+        "{lines:?}"
+    );
+}
