@@ -261,15 +261,10 @@ pub enum Base {
     Covered,
     /// The base writer's value.
     One(Atom),
-    /// The last forgotten writers were concurrent: their values (which one
-    /// is last is unknown).
-    Loose {
-        /// The values, two or more.
-        values: Box<[Atom]>,
-        /// A read of one showed which value is last (from then on the
-        /// verdict is the whole-history check's).
-        revealed: bool,
-    },
+    /// The last forgotten writers were concurrent: their values, two or
+    /// more (which one is last is unknown; a read of one leaves the verdict
+    /// to the whole-history check).
+    Loose(Box<[Atom]>),
 }
 
 impl Base {
@@ -278,10 +273,7 @@ impl Base {
         match (values.len(), values.first()) {
             (0, _) => Base::Covered,
             (1, Some(&v)) => Base::One(v),
-            _ => Base::Loose {
-                values: values.into_boxed_slice(),
-                revealed: false,
-            },
+            _ => Base::Loose(values.into_boxed_slice()),
         }
     }
 
@@ -291,7 +283,7 @@ impl Base {
         match self {
             Base::Covered => &[],
             Base::One(v) => std::slice::from_ref(v),
-            Base::Loose { values, .. } => values,
+            Base::Loose(values) => values,
         }
     }
 }
@@ -507,15 +499,14 @@ impl FenceGc {
                 }
                 continue;
             }
-            let Some(base) = self.bases.get_mut(&m.key) else {
+            let Some(base) = self.bases.get(&m.key) else {
                 continue;
             };
             if value.is_some_and(|v| base.values().contains(&v)) {
-                if let (Base::Loose { revealed, .. }, true) = (&mut *base, ok) {
+                if matches!(base, Base::Loose(_)) && ok {
                     // Which concurrent write was last is only known now; the
                     // collector no longer knows the other constraints on
                     // that order, so the whole history decides.
-                    *revealed = true;
                     out.deferred = true;
                 }
                 m.arg = Arg::Nil;
