@@ -325,6 +325,20 @@ pub struct Epochs {
     pub agree: Option<u64>,
 }
 
+/// A collection worked out beside a round's check ([`FenceGc::prepare`]),
+/// to be applied ([`FenceGc::apply`]) or dropped.
+#[derive(Default)]
+pub struct Prepared {
+    /// Failed transactions (starts): they leave whatever the plan says.
+    failed: Vec<u64>,
+    /// The plan, membership in `F`, each key's base writers, and the
+    /// epochs; `None` when nothing but the failed can leave.
+    forget: Option<Box<PlannedForget>>,
+}
+
+/// [`Prepared::forget`]'s parts.
+type PlannedForget = (Plan, Vec<bool>, HashMap<Atom, Vec<usize>>, Epochs);
+
 /// The fence collector's state.
 #[derive(Debug)]
 pub struct FenceGc {
@@ -571,7 +585,11 @@ impl FenceGc {
     pub fn epochs(&mut self, store: &Store) -> Epochs {
         self.number_fences();
         let mut by_proc: HashMap<i64, Vec<u64>> = HashMap::new();
-        for (&s, t) in &store.txns {
+        for (&s, t) in store
+            .txns
+            .iter()
+            .filter(|(_, t)| t.outcome() != OpType::Fail)
+        {
             by_proc.entry(t.process).or_default().push(s);
         }
         let mut out = Epochs::default();
@@ -608,30 +626,39 @@ impl FenceGc {
 
     /// Forgets what can be forgotten (module docs); returns how much.
     pub fn collect(&mut self, store: &mut Store) -> super::gc::Collected {
-        let mut done = super::gc::Collected::default();
+        let p = self.prepare(store);
+        self.apply(store, p)
+    }
+
+    /// What [`FenceGc::collect`] would forget from `store`, computed
+    /// without changing it, so that it can run beside the round's check
+    /// (which reads the same retained transactions) and be dropped if the
+    /// check finds an anomaly. Only this collector's bookkeeping moves on
+    /// (idle keys, fence numbers), which nothing but a collection reads,
+    /// and none follows a round that found an anomaly.
+    pub fn prepare(&mut self, store: &Store) -> Prepared {
         let (now, idle) = (self.now, self.loose_idle_ops);
         self.touched.retain(|_, t| now.saturating_sub(*t) < idle);
         if self.stopped {
-            return done;
+            return Prepared::default();
         }
         // Failed transactions have no edges; a later read of their writes is
-        // a read nobody retained wrote (rejected, or G1a in the round).
+        // a read nobody retained wrote (rejected, or G1a in the round). They
+        // leave first: the epochs and the plan skip them.
         let failed: Vec<u64> = store
             .txns
             .iter()
             .filter(|(_, t)| t.outcome() == OpType::Fail)
             .map(|(&s, _)| s)
             .collect();
-        for s in failed {
-            let t = store.txns.remove(&s).expect("retained");
-            self.unindex(s, &t);
-            done.failed += 1;
-        }
         let t0 = std::time::Instant::now();
         let ep = self.epochs(store);
         super::timing("collect: epochs", t0);
         if ep.agree.is_none() && !self.realtime {
-            return done;
+            return Prepared {
+                failed,
+                forget: None,
+            };
         }
         let t0 = std::time::Instant::now();
         let plan = Plan::new(store, self, &ep, ep.agree);
@@ -645,9 +672,27 @@ impl FenceGc {
             (member.clone(), bases.clone()),
             plan.fixpoint_by_full_passes(self)
         );
-        let t0 = std::time::Instant::now();
-        self.forget(store, &plan, &member, &bases, &ep, &mut done);
-        super::timing("collect: forget", t0);
+        Prepared {
+            failed,
+            forget: Some(Box::new((plan, member, bases, ep))),
+        }
+    }
+
+    /// Forgets what [`FenceGc::prepare`] found in the same `store`
+    /// (unchanged since); returns how much.
+    pub fn apply(&mut self, store: &mut Store, p: Prepared) -> super::gc::Collected {
+        let mut done = super::gc::Collected::default();
+        for s in p.failed {
+            let t = store.txns.remove(&s).expect("retained");
+            self.unindex(s, &t);
+            done.failed += 1;
+        }
+        if let Some(f) = p.forget {
+            let (plan, member, bases, ep) = *f;
+            let t0 = std::time::Instant::now();
+            self.forget(store, &plan, &member, &bases, &ep, &mut done);
+            super::timing("collect: forget", t0);
+        }
         done
     }
 

@@ -43,6 +43,7 @@
 pub mod build;
 pub mod fence_gc;
 pub mod gc;
+mod round_check;
 pub mod source;
 pub mod store;
 
@@ -587,37 +588,7 @@ impl Watcher {
         }
         self.new_ops = 0;
         self.stats.rounds += 1;
-        let workload = self.workload.unwrap_or(Workload::ListAppend);
-        let (h, lines) = self.retained_history()?;
-        let mut opts = CheckOptions {
-            workload: Some(workload),
-            rw: self.opts.rw,
-            ..self.opts.check.clone()
-        };
-        if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
-            // Which confirmation each round's check needed (a round that
-            // falls back to the SAT checker is the round with the peak).
-            opts.trace = Some(|line| eprintln!("ellery: timing: check: {line}"));
-        }
-        let t0 = std::time::Instant::now();
-        let outcome = route::check(&h, &opts);
-        timing("check", t0);
-        drop(h);
-        let outcome = outcome.map_err(|e| {
-            let text = e.to_string();
-            match e.into_input() {
-                Some(e) => self.unrender(e, &lines),
-                // Usage errors name no op: they are the options', whatever
-                // the history.
-                None => InputError {
-                    kind: Default::default(),
-                    file: self.opts.origin.clone(),
-                    line: 0,
-                    column: 0,
-                    message: text,
-                },
-            }
-        })?;
+        let (outcome, prepared) = self.check_and_plan()?;
         let mut empty = false;
         let mut valid = outcome.validity == Validity::Valid;
         // A read of a value whose writer is still pending is a read nobody
@@ -684,7 +655,10 @@ impl Watcher {
         if !self.flagged {
             if let Collector::Fence(g) = &mut self.collector {
                 g.now = self.next_pos;
-                round.collected = g.collect(&mut self.store);
+                round.collected = match prepared {
+                    Some(p) => g.apply(&mut self.store, p),
+                    None => g.collect(&mut self.store),
+                };
                 self.stats.forgotten += round.collected.ok as u64;
                 self.stats.forgotten_failed += round.collected.failed as u64;
                 if !g.numbered_any() && self.stats.txns >= 1000 && !self.no_fence_noted {

@@ -169,7 +169,10 @@ impl Plan {
         // pending invocation precedes, by real time, every transaction not
         // completed yet: what (a) needs, fences or not (parent module docs).
         let open = store.open.values().copied().min().unwrap_or(u64::MAX);
-        let n = store.txns.len();
+        // Failed transactions are not in the plan: they leave first
+        // ([`FenceGc::apply`]), so the indices are those of what is left.
+        let kept = || (store.txns.iter()).filter(|(_, t)| t.outcome() != OpType::Fail);
+        let n = kept().count();
         let mut p = Plan {
             starts: Vec::with_capacity(n),
             process: Vec::with_capacity(n),
@@ -195,7 +198,7 @@ impl Plan {
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
         let mut info_candidate = Vec::with_capacity(n);
-        for (i, (&s, t)) in store.txns.iter().enumerate() {
+        for (i, (&s, t)) in kept().enumerate() {
             let b = ep.bounds.get(&s).copied().unwrap_or((None, None));
             let outcome = t.outcome();
             let writes_nil = t

@@ -156,6 +156,9 @@ impl Plan {
         // How far (b) and (e) have looked into the log.
         let (mut prefixed, mut checked) = (0, 0);
         let mut passes = 0;
+        // How far (b)'s real-time rule has read the log, the earliest
+        // completion of an `:ok` leaver so far, and where its suffix starts.
+        let (mut rt_seen, mut first_end_outside, mut rt_cut) = (0, u64::MAX, n);
         loop {
             passes += 1;
             let before = cs.log.len();
@@ -168,17 +171,23 @@ impl Plan {
             }
             // (b) real time: whatever was invoked after a non-member
             // completed (its successors leave in the next pass, as there).
+            // That completion only moves earlier as the log grows, and
+            // indices are in start order, so what it sends out is a suffix
+            // that only grows: each pass reads the log's new entries and
+            // the suffix's new part (the same leavers, in the same order,
+            // as a scan of everything).
             if gc.realtime {
-                let first_end_outside = (cs.log.iter())
-                    .filter(|&&i| self.ok[i])
-                    .filter_map(|&i| self.span[i].1)
-                    .min()
-                    .unwrap_or(u64::MAX);
-                for i in 0..n {
-                    if self.span[i].0 > first_end_outside {
-                        cs.out(i, 1);
+                while let Some(&i) = cs.log.get(rt_seen) {
+                    rt_seen += 1;
+                    if let Some(e) = self.span[i].1.filter(|_| self.ok[i]) {
+                        first_end_outside = first_end_outside.min(e);
                     }
                 }
+                let cut = self.span.partition_point(|s| s.0 <= first_end_outside);
+                for i in cut..rt_cut {
+                    cs.out(i, 1);
+                }
+                rt_cut = rt_cut.min(cut);
             }
             self.scan_reads(&mut cs);
             // (d) the keys a leaver wrote or read.
