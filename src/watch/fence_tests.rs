@@ -460,6 +460,67 @@ fn op_texts_stay_their_ops_through_collection_and_compaction() {
     assert!(forgotten >= 2000, "forgot {forgotten}");
 }
 
+/// A collection prepared beside a round's check ([`fence_gc::FenceGc::
+/// prepare`], `round_check.rs`) reads the store without changing it, and
+/// plans as if the failed transactions had already left (the sequential
+/// collection removed them first): applied, it forgets what a collection
+/// of the store without them forgets, with the same bases.
+#[test]
+fn a_prepared_collection_leaves_the_store_alone_and_skips_failed_transactions() {
+    use crate::gen::{generate_fenced, FenceOptions, GenOptions, Mode};
+    let opts = GenOptions {
+        workload: Workload::RwRegister,
+        mode: Mode::StrictSerializable,
+        txns: 3000,
+        processes: 5,
+        keys: 12,
+        fail_fraction: 0.05,
+        seed: 3,
+        ..GenOptions::default()
+    };
+    let mut text = Vec::new();
+    generate_fenced(&opts, Some(FenceOptions { every: 5, key: -1 }), &mut text).unwrap();
+    let model = "strong-session-serializable";
+    let (mut w1, mut w2) = (watcher(model), watcher(model));
+    let (mut forgotten, mut failed) = (0, 0);
+    for chunk in line_chunks(&text, 400) {
+        w1.ingest(chunk.clone()).unwrap();
+        w2.ingest(chunk).unwrap();
+        let Watcher {
+            collector, store, ..
+        } = &mut w1;
+        let Collector::Fence(g1) = collector else {
+            panic!("expected the fence collector")
+        };
+        g1.now = w2.next_pos;
+        let before: Vec<u64> = store.txns.keys().copied().collect();
+        let texts = store.texts.len();
+        let p = g1.prepare(store);
+        assert_eq!(store.txns.keys().copied().collect::<Vec<_>>(), before);
+        assert_eq!(store.texts.len(), texts);
+        let fails = (store.txns.values())
+            .filter(|t| t.outcome() == OpType::Fail)
+            .count();
+        let done1 = g1.apply(store, p);
+        assert_eq!(done1.failed, fails);
+        let Watcher {
+            collector, store, ..
+        } = &mut w2;
+        let Collector::Fence(g2) = collector else {
+            panic!("expected the fence collector")
+        };
+        g2.now = g1.now;
+        store.txns.retain(|_, t| t.outcome() != OpType::Fail);
+        let done2 = g2.collect(store);
+        assert_eq!(done1.ok, done2.ok);
+        assert_eq!(starts(&w1), starts(&w2));
+        assert_eq!(fence_gc(&mut w1).bases, fence_gc(&mut w2).bases);
+        forgotten += done1.ok;
+        failed += fails;
+    }
+    assert!(forgotten >= 2000 && failed > 0, "{forgotten} {failed}");
+}
+
 /// `text` cut into pieces of `lines` whole lines each, as a stream arrives
 /// in rounds.
 fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
