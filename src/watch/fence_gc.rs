@@ -208,7 +208,7 @@
 //! says so, and names Cobra's model, `strong-session-serializable`, whose
 //! rounds are collected).
 
-// Long (about 760 lines): the safety argument above and the fixpoint
+// Long (about 790 lines): the safety argument above and the fixpoint
 // conditions below that implement it are kept together on purpose.
 
 mod plan;
