@@ -200,3 +200,129 @@ fn atoms(mops: &[WMop], f: MopFn) -> Vec<(Atom, Atom)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Final, WatchOptions, Watcher};
+    use super::HOLD_MAX;
+    use crate::model::Workload;
+    use crate::route::Validity;
+
+    fn watcher() -> Watcher {
+        Watcher::new(WatchOptions::for_tests(Some(Workload::RwRegister)))
+    }
+
+    fn op(w: &mut Watcher, index: u64, ty: &str, p: i64, value: &str) {
+        let line =
+            format!("{{:index {index}, :type :{ty}, :process {p}, :f :txn, :value {value}}}\n");
+        w.ingest(line.into_bytes()).unwrap();
+    }
+
+    fn types(r: &super::super::Round) -> Vec<&str> {
+        r.new.iter().map(|(t, _)| t.as_str()).collect()
+    }
+
+    /// Process 1 reads `x = 1` while its writer (process 0) is pending: the
+    /// read, process 1's later transaction, and process 2's read of that
+    /// transaction's write wait; the round sees none of them (no read
+    /// nobody wrote, nothing suppressed); once the writer completes they
+    /// are fed, and the next round checks them: valid, and the final map
+    /// needs no re-check (before, the first round left the read out of
+    /// what it reported and the whole history had to be re-checked).
+    #[test]
+    fn a_read_of_a_pending_write_waits_for_the_writer() {
+        let mut w = watcher();
+        op(&mut w, 0, "invoke", 0, "[[:w 1 1]]");
+        op(&mut w, 1, "invoke", 1, "[[:r 1 nil]]");
+        op(&mut w, 2, "ok", 1, "[[:r 1 1]]");
+        assert_eq!(w.held(), 1);
+        op(&mut w, 3, "invoke", 1, "[[:w 2 1]]");
+        op(&mut w, 4, "ok", 1, "[[:w 2 1]]");
+        op(&mut w, 5, "invoke", 2, "[[:r 2 nil]]");
+        op(&mut w, 6, "ok", 2, "[[:r 2 1]]");
+        assert_eq!(w.held(), 4);
+        let r = w.round().unwrap();
+        assert!(r.new.is_empty(), "{:?}", r.new);
+        assert!(!w.suppressed);
+        op(&mut w, 7, "ok", 0, "[[:w 1 1]]");
+        assert_eq!(w.held(), 0);
+        assert_eq!(w.retained(), 4);
+        let r = w.round().unwrap();
+        assert!(r.new.is_empty(), "{:?}", r.new);
+        assert!(!w.suppressed);
+        let last = r.outcome.unwrap();
+        assert_eq!(last.validity, Validity::Valid);
+        match w.finish(Some(last)) {
+            Final::Outcome(o) => assert_eq!(o.validity, Validity::Valid),
+            Final::Valid => {}
+            other => panic!("expected a valid map without a re-check, got {other:?}"),
+        }
+    }
+
+    /// A held read of a write that aborts is a genuine G1a once the writer
+    /// fails; a read of a value nobody writes is not held at all.
+    #[test]
+    fn reads_of_aborted_or_unwritten_values_are_still_g1a() {
+        let mut w = watcher();
+        op(&mut w, 0, "invoke", 0, "[[:w 1 1]]");
+        op(&mut w, 1, "invoke", 1, "[[:r 1 nil]]");
+        op(&mut w, 2, "ok", 1, "[[:r 1 1]]");
+        assert_eq!(w.held(), 1);
+        op(&mut w, 3, "fail", 0, "[[:w 1 1]]");
+        assert_eq!(w.held(), 0);
+        assert_eq!(types(&w.round().unwrap()), ["G1a"]);
+
+        let mut w = watcher();
+        op(&mut w, 0, "invoke", 0, "[[:w 1 1]]");
+        op(&mut w, 1, "invoke", 1, "[[:r 1 nil]]");
+        op(&mut w, 2, "ok", 1, "[[:r 1 9]]");
+        assert_eq!(w.held(), 0);
+        assert_eq!(types(&w.round().unwrap()), ["G1a"]);
+    }
+
+    /// A writer that crashes (`:info`) may have taken effect: its reader is
+    /// fed and nothing is reported. One that never completes: the read is
+    /// fed at end of input, the round leaves it out of what it reports, and
+    /// the whole history decides.
+    #[test]
+    fn a_crashed_or_never_completed_writer_releases_its_readers() {
+        let mut w = watcher();
+        op(&mut w, 0, "invoke", 0, "[[:w 1 1]]");
+        op(&mut w, 1, "invoke", 1, "[[:r 1 nil]]");
+        op(&mut w, 2, "ok", 1, "[[:r 1 1]]");
+        op(&mut w, 3, "info", 0, "[[:w 1 1]]");
+        assert_eq!(w.held(), 0);
+        assert!(w.round().unwrap().new.is_empty());
+
+        let mut w = watcher();
+        op(&mut w, 0, "invoke", 0, "[[:w 1 1]]");
+        op(&mut w, 1, "invoke", 1, "[[:r 1 nil]]");
+        op(&mut w, 2, "ok", 1, "[[:r 1 1]]");
+        assert!(w.round().unwrap().new.is_empty());
+        assert_eq!(w.new_ops(), 0);
+        w.end_of_input().unwrap();
+        assert_eq!((w.held(), w.new_ops()), (0, 1));
+        assert_eq!(w.retained(), 2);
+        assert!(w.round().unwrap().new.is_empty());
+        assert!(w.suppressed);
+        assert!(matches!(w.finish(None), Final::Recheck(_)));
+    }
+
+    /// A writer that stays pending holds at most `HOLD_MAX` ops: then
+    /// everything held is fed, in order.
+    #[test]
+    fn holding_is_bounded() {
+        let mut w = watcher();
+        op(&mut w, 0, "invoke", 0, "[[:w 1 1]]");
+        op(&mut w, 1, "invoke", 1, "[[:r 1 nil]]");
+        op(&mut w, 2, "ok", 1, "[[:r 1 1]]");
+        let mut most = 0;
+        for i in 0..(HOLD_MAX as u64 / 2 + 10) {
+            op(&mut w, 3 + 2 * i, "invoke", 1, &format!("[[:w 2 {i}]]"));
+            op(&mut w, 4 + 2 * i, "ok", 1, &format!("[[:w 2 {i}]]"));
+            most = most.max(w.held());
+        }
+        assert!(most + 2 >= HOLD_MAX && most <= HOLD_MAX, "{most}");
+        assert!(w.held() < 30, "{}", w.held());
+    }
+}
