@@ -198,7 +198,7 @@ mod tests {
         let ops = |h: &History| {
             let op = |o: &crate::model::Op| {
                 let text = h.source.slice(o.span).into_owned();
-                let mut o = o.clone();
+                let mut o = *o;
                 o.span.start = 0;
                 (o, text)
             };

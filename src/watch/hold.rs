@@ -16,8 +16,11 @@
 //! What must go with it, so that each round checks a sound sub-history:
 //! * its process's later ops (session order: the store would otherwise see
 //!   a second invocation of a pending process);
-//! * readers of its own writes: its transaction is pending to the store,
-//!   so they are held by the same rule.
+//! * readers of its own writes, and of the writes of its process's held
+//!   later invocations: these transactions are pending to the store (or
+//!   not even invoked yet), so such readers are held by the same rule, and
+//!   none reaches the store reading a value no retained transaction wrote
+//!   (which collection would take for a read of a forgotten version).
 //!
 //! Bound: at most [`HOLD_MAX`] ops are held; beyond that (a writer that
 //! stays pending for good, without even a crash) everything held is fed in

@@ -36,7 +36,7 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Long (about 1000 lines, a test of the intake included): the watcher's op
+// Long (about 1080 lines, a test of the intake included): the watcher's op
 // intake feeds both collectors (list-append and fences), whose hooks sit
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.
@@ -334,8 +334,8 @@ impl Watcher {
         xlate: &mut [Option<Atom>],
         held: Option<(u64, u64)>,
     ) -> Result<(), InputError> {
-        // Long (about 235 lines): one op's intake, in order (index check,
-        // workload, text, pairing, collector hooks); each step uses the last.
+        // Long (about 250 lines): one op's intake, in order (index check,
+        // workload, text, holding back, pairing, collector hooks); each step uses the last.
         let op = &h.ops[i];
         let index = if indexed {
             op.index
@@ -399,6 +399,8 @@ impl Watcher {
             if self.hold.take(&self.store, op.process, op.op_type, m, || {
                 (pos, line, text.to_vec().into_boxed_slice())
             }) {
+                // Completions count when read (the progress line).
+                self.stats.txns += u64::from(op.op_type != OpType::Invoke);
                 return Ok(());
             }
         }
@@ -473,7 +475,7 @@ impl Watcher {
             }
             return Ok(());
         }
-        self.stats.txns += 1;
+        self.stats.txns += u64::from(held.is_none());
         let start = self.store.open.remove(&op.process);
         let mut t = match start.and_then(|s| self.store.txns.remove(&s)) {
             Some(t) => t,
@@ -699,8 +701,10 @@ impl Watcher {
         let mut valid = outcome.validity == Validity::Valid;
         // A read of a value whose writer is still pending is a read nobody
         // wrote (G1a) to the round's check, yet the writer may complete
-        // later (Cobra buffers such reads): not reported, and not a reason
-        // to stop collecting, until the writer ends.
+        // later. Such reads are held back until it does ([`hold`]); one
+        // reaches a round only when holding hit its bound or at end of
+        // input (a writer that never completed): not reported, and not a
+        // reason to stop collecting, until the writer ends.
         let pending = self.pending_writes();
         self.suppressed = false;
         let mut left = 0usize;
