@@ -15,58 +15,65 @@ const ROUNDS: usize = 2;
 /// `B`'s writer. Only clusters whose spans (first invocation to last
 /// completion among their members) overlap are compared: real time orders
 /// the others already. False when a forced order closes a cycle.
-pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders: Orders) -> bool {
-    let inv = |t: u32| h.invocation_of(t as usize).unwrap_or(t as usize) as u32;
-    let end = |t: u32| match h.ops[t as usize].op_type {
-        OpType::Ok => t,
-        _ => h.ops.len() as u32,
+pub(super) fn propagate(
+    h: &History,
+    cl: &Clusters,
+    g: &mut DynamicOrder,
+    orders: Orders,
+    ok: &[bool],
+) -> bool {
+    // Every member is a kept completion, so its invocation is its pair
+    // (read from the dense pairing table, not the ops: most of this
+    // phase's cache misses were there).
+    let inv = |t: u32| match h.pair.get(t as usize) {
+        Some(&p) if p != crate::model::NO_OP => p,
+        _ => t,
     };
-    // Per cluster: its span.
-    let span: Vec<(u32, u32)> = (0..cl.clusters.len() as u32)
-        .map(|c| {
-            let w = cl.clusters[c as usize].writer;
-            let members = cl
-                .readers(c)
-                .iter()
-                .copied()
-                .chain((w != NO_WRITER).then_some(w));
-            let start = if w == NO_WRITER {
-                0
-            } else {
-                members.clone().map(inv).min().unwrap_or(0)
-            };
-            (start, members.map(end).max().unwrap_or(0))
-        })
-        .collect();
-    // Per cluster, the latest invocation among its members: with real
-    // time, an `:ok` writer that completed before it reaches that member
-    // through the instants' chain (see [`facts`]), and most forced orders
-    // are such (the search would find the same answer, at a cost).
-    let latest: Vec<u32> = if orders.real_time {
-        (0..cl.clusters.len() as u32)
-            .map(|c| {
-                let w = cl.clusters[c as usize].writer;
-                cl.readers(c)
-                    .iter()
-                    .copied()
-                    .chain((w != NO_WRITER).then_some(w))
-                    .map(inv)
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect()
+    let is_ok = |t: u32| ok.get(t as usize).copied().unwrap_or(false);
+    let n = h.ops.len() as u32;
+    // Per cluster: its span and, with real time, the latest invocation
+    // among its members: an `:ok` writer that completed before it reaches
+    // that member through the instants' chain (see [`facts`]), and most
+    // forced orders are such (the search would find the same answer, at a
+    // cost).
+    let mut span: Vec<(u32, u32)> = Vec::with_capacity(cl.clusters.len());
+    let mut latest: Vec<u32> = Vec::with_capacity(if orders.real_time {
+        cl.clusters.len()
     } else {
-        Vec::new()
-    };
-    // The same question as `reaches_cluster`, answered from real time
-    // where it can be: a `nil` cluster `y` (no writer) is never reached.
-    let reaches = |g: &mut DynamicOrder, x: u32, y: u32, targets: &mut Vec<u32>| {
+        0
+    });
+    for c in 0..cl.clusters.len() as u32 {
+        let w = cl.clusters[c as usize].writer;
+        let (mut first, mut last, mut end) = (u32::MAX, 0, 0);
+        for m in cl
+            .readers(c)
+            .iter()
+            .copied()
+            .chain((w != NO_WRITER).then_some(w))
+        {
+            let i = inv(m);
+            first = first.min(i);
+            last = last.max(i);
+            end = end.max(if is_ok(m) { m } else { n });
+        }
+        let start = if w == NO_WRITER || first == u32::MAX {
+            0
+        } else {
+            first
+        };
+        span.push((start, end));
+        if orders.real_time {
+            latest.push(last);
+        }
+    }
+    // The question of `reaches_cluster` where real time answers it (a
+    // `nil` cluster `y`, with no writer, is never reached).
+    let by_real_time = |x: u32, y: u32| {
         let wx = cl.clusters[x as usize].writer;
-        let by_real_time = wx != NO_WRITER
+        wx != NO_WRITER
             && cl.clusters[y as usize].writer != NO_WRITER
-            && h.ops[wx as usize].op_type == OpType::Ok
-            && latest.get(y as usize).is_some_and(|&l| l > wx);
-        by_real_time || reaches_cluster(g, cl, x, y, targets)
+            && is_ok(wx)
+            && latest.get(y as usize).is_some_and(|&l| l > wx)
     };
     let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
     for c in 0..cl.clusters.len() as u32 {
@@ -98,10 +105,16 @@ pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders
                     if forced[pair - 1] != 0 {
                         continue;
                     }
-                    for (bit, x, y) in [(1u8, a, b), (2, b, a)] {
-                        if !reaches(g, x, y, &mut targets) {
-                            continue;
-                        }
+                    // Both ways by real time before either by a search:
+                    // when one way holds, the other cannot (in a history
+                    // that has a witness), so its search is saved.
+                    let ways = [(1u8, a, b), (2, b, a)];
+                    let way = ways.into_iter().find(|&(_, x, y)| by_real_time(x, y));
+                    let way = way.or_else(|| {
+                        ways.into_iter()
+                            .find(|&(_, x, y)| reaches_cluster(g, cl, x, y, &mut targets))
+                    });
+                    if let Some((bit, x, y)) = way {
                         forced[pair - 1] |= bit;
                         changed = true;
                         let (wx, wy) = (
@@ -118,7 +131,6 @@ pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders
                                 return false;
                             }
                         }
-                        break;
                     }
                 }
             }
