@@ -273,7 +273,7 @@ pub fn by_version_chains_traced(
     lap("deadlines computed", trace);
     let mut g = facts(h, &cl, &keep, &ok, orders, &dl)?;
     lap("facts added", trace);
-    if !propagate(h, &cl, &mut g, orders, &ok) {
+    if !propagate(h, &cl, &mut g, orders, &ok, &dl) {
         lap("propagation closed a cycle", trace);
         return None;
     }

@@ -15,12 +15,18 @@ const ROUNDS: usize = 2;
 /// `B`'s writer. Only clusters whose spans (first invocation to last
 /// completion among their members) overlap are compared: real time orders
 /// the others already. False when a forced order closes a cycle.
+///
+/// With real time, most such orders need no search: `A`'s writer precedes
+/// the transaction that completed at its deadline `dl` (see
+/// [`deadlines`](super::deadlines::deadlines)), so it precedes every member
+/// of `B` invoked after that completion.
 pub(super) fn propagate(
     h: &History,
     cl: &Clusters,
     g: &mut DynamicOrder,
     orders: Orders,
     ok: &[bool],
+    dl: &[u32],
 ) -> bool {
     // Every member is a kept completion, so its invocation is its pair
     // (read from the dense pairing table, not the ops: most of this
@@ -30,12 +36,16 @@ pub(super) fn propagate(
         _ => t,
     };
     let is_ok = |t: u32| ok.get(t as usize).copied().unwrap_or(false);
+    let deadline = |t: u32| {
+        dl.get(t as usize)
+            .copied()
+            .filter(|&d| d != super::deadlines::NONE)
+    };
     let n = h.ops.len() as u32;
     // Per cluster: its span and, with real time, the latest invocation
-    // among its members: an `:ok` writer that completed before it reaches
-    // that member through the instants' chain (see [`facts`]), and most
-    // forced orders are such (the search would find the same answer, at a
-    // cost).
+    // among its members: a writer whose deadline is before it precedes
+    // that member (most forced orders are such; a search finds them at a
+    // cost, and only those the graph's edges show).
     let mut span: Vec<(u32, u32)> = Vec::with_capacity(cl.clusters.len());
     let mut latest: Vec<u32> = Vec::with_capacity(if orders.real_time {
         cl.clusters.len()
@@ -72,8 +82,7 @@ pub(super) fn propagate(
         let wx = cl.clusters[x as usize].writer;
         wx != NO_WRITER
             && cl.clusters[y as usize].writer != NO_WRITER
-            && is_ok(wx)
-            && latest.get(y as usize).is_some_and(|&l| l > wx)
+            && deadline(wx).is_some_and(|d| latest.get(y as usize).is_some_and(|&l| l > d))
     };
     let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
     for c in 0..cl.clusters.len() as u32 {
