@@ -28,54 +28,12 @@ pub(super) fn propagate(
     ok: &[bool],
     dl: &[u32],
 ) -> bool {
-    // Every member is a kept completion, so its invocation is its pair
-    // (read from the dense pairing table, not the ops: most of this
-    // phase's cache misses were there).
-    let inv = |t: u32| match h.pair.get(t as usize) {
-        Some(&p) if p != crate::model::NO_OP => p,
-        _ => t,
-    };
-    let is_ok = |t: u32| ok.get(t as usize).copied().unwrap_or(false);
     let deadline = |t: u32| {
         dl.get(t as usize)
             .copied()
             .filter(|&d| d != super::deadlines::NONE)
     };
-    let n = h.ops.len() as u32;
-    // Per cluster: its span and, with real time, the latest invocation
-    // among its members: a writer whose deadline is before it precedes
-    // that member (most forced orders are such; a search finds them at a
-    // cost, and only those the graph's edges show).
-    let mut span: Vec<(u32, u32)> = Vec::with_capacity(cl.clusters.len());
-    let mut latest: Vec<u32> = Vec::with_capacity(if orders.real_time {
-        cl.clusters.len()
-    } else {
-        0
-    });
-    for c in 0..cl.clusters.len() as u32 {
-        let w = cl.clusters[c as usize].writer;
-        let (mut first, mut last, mut end) = (u32::MAX, 0, 0);
-        for m in cl
-            .readers(c)
-            .iter()
-            .copied()
-            .chain((w != NO_WRITER).then_some(w))
-        {
-            let i = inv(m);
-            first = first.min(i);
-            last = last.max(i);
-            end = end.max(if is_ok(m) { m } else { n });
-        }
-        let start = if w == NO_WRITER || first == u32::MAX {
-            0
-        } else {
-            first
-        };
-        span.push((start, end));
-        if orders.real_time {
-            latest.push(last);
-        }
-    }
+    let (span, latest) = spans(h, cl, orders, ok);
     // The question of `reaches_cluster` where real time answers it (a
     // `nil` cluster `y`, with no writer, is never reached).
     let by_real_time = |x: u32, y: u32| {
@@ -149,6 +107,54 @@ pub(super) fn propagate(
         }
     }
     true
+}
+
+/// Per cluster: its span (first invocation to last completion among its
+/// members, an `:info` one completing never) and, with real time, the
+/// latest invocation among its members: a writer whose deadline is before
+/// it precedes that member (most forced orders are such; a search finds
+/// them at a cost, and only those the graph's edges show).
+fn spans(h: &History, cl: &Clusters, orders: Orders, ok: &[bool]) -> (Vec<(u32, u32)>, Vec<u32>) {
+    // Every member is a kept completion, so its invocation is its pair
+    // (read from the dense pairing table, not the ops: most of this
+    // phase's cache misses were there).
+    let inv = |t: u32| match h.pair.get(t as usize) {
+        Some(&p) if p != crate::model::NO_OP => p,
+        _ => t,
+    };
+    let is_ok = |t: u32| ok.get(t as usize).copied().unwrap_or(false);
+    let n = h.ops.len() as u32;
+    let mut span: Vec<(u32, u32)> = Vec::with_capacity(cl.clusters.len());
+    let mut latest: Vec<u32> = Vec::with_capacity(if orders.real_time {
+        cl.clusters.len()
+    } else {
+        0
+    });
+    for c in 0..cl.clusters.len() as u32 {
+        let w = cl.clusters[c as usize].writer;
+        let (mut first, mut last, mut end) = (u32::MAX, 0, 0);
+        for m in cl
+            .readers(c)
+            .iter()
+            .copied()
+            .chain((w != NO_WRITER).then_some(w))
+        {
+            let i = inv(m);
+            first = first.min(i);
+            last = last.max(i);
+            end = end.max(if is_ok(m) { m } else { n });
+        }
+        let start = if w == NO_WRITER || first == u32::MAX {
+            0
+        } else {
+            first
+        };
+        span.push((start, end));
+        if orders.real_time {
+            latest.push(last);
+        }
+    }
+    (span, latest)
 }
 
 /// Whether cluster `a` must come before cluster `b`: a `nil` always does;
