@@ -132,16 +132,13 @@ impl Clusters {
                 readers: 0..0,
             })
             .collect();
-        let mut by_value: HashMap<(u32, Atom), u32> = HashMap::with_capacity(writes.len());
+        let by_value = ByValue::new(keys, &writes, clusters.len())?;
         // A writer's clusters are consecutive (`writes` lists each
         // transaction's together): its first one, for finding the cluster of
         // a writer and key without a map.
         let mut first_of: Vec<u32> = vec![NO_WRITER; h.ops.len()];
-        for (kid, v, t) in writes {
+        for (kid, _, t) in writes {
             let c = clusters.len() as u32;
-            if by_value.insert((kid, v), c).is_some() {
-                return None;
-            }
             if first_of[t as usize] == NO_WRITER {
                 first_of[t as usize] = c;
             }
@@ -158,7 +155,7 @@ impl Clusters {
         for &(kid, v, _) in &reads {
             let c = match v {
                 None => kid,
-                Some(v) => *by_value.get(&(kid, v))?,
+                Some(v) => by_value.get(kid, v)?,
             };
             cluster_of.push(c);
             count[c as usize + 1] += 1;
@@ -236,6 +233,57 @@ impl Clusters {
     pub(super) fn readers(&self, c: u32) -> &[u32] {
         let r = &self.clusters[c as usize].readers;
         &self.readers[r.start as usize..r.end as usize]
+    }
+}
+
+/// The cluster of each written value, by key: a key's values sorted, so a
+/// lookup is a binary search within its key's. Keys are written and read
+/// close in time, so a key's values stay in the cache; a hash map of every
+/// `(key, value)` missed it on most lookups (a quarter of building the
+/// clusters).
+struct ByValue {
+    /// Where each key's values start in `items`, and the end.
+    start: Vec<u32>,
+    /// Per key, its values and their clusters, sorted by value.
+    items: Vec<(Atom, u32)>,
+}
+
+impl ByValue {
+    /// The values of `writes` (key, value, writer), whose clusters are
+    /// numbered from `first` in that order; `None` when a key has a value
+    /// twice.
+    fn new(keys: usize, writes: &[(u32, Atom, u32)], first: usize) -> Option<ByValue> {
+        let mut start = vec![0u32; keys + 1];
+        for &(kid, _, _) in writes {
+            *start.get_mut(kid as usize + 1)? += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut items = vec![(Atom::default(), 0u32); writes.len()];
+        for (i, &(kid, v, _)) in writes.iter().enumerate() {
+            let at = next.get_mut(kid as usize)?;
+            *items.get_mut(*at as usize)? = (v, (first + i) as u32);
+            *at += 1;
+        }
+        for k in 0..keys {
+            let values = &mut items[start[k] as usize..start[k + 1] as usize];
+            values.sort_unstable_by_key(|&(v, _)| v);
+            if values.windows(2).any(|w| w[0].0 == w[1].0) {
+                return None;
+            }
+        }
+        Some(ByValue { start, items })
+    }
+
+    /// The cluster that wrote `v` to key `kid`.
+    fn get(&self, kid: u32, v: Atom) -> Option<u32> {
+        let k = kid as usize;
+        let (&a, &b) = (self.start.get(k)?, self.start.get(k + 1)?);
+        let values = self.items.get(a as usize..b as usize)?;
+        let i = values.binary_search_by_key(&v, |&(x, _)| x).ok()?;
+        Some(values[i].1)
     }
 }
 
