@@ -40,7 +40,7 @@
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
 
-// Long (about 820 lines): the phases (clusters, facts, placing) share the
+// Long (about 870 lines): the phases (clusters, facts, placing) share the
 // cluster view and the dynamic order; they read best in one place, in the
 // order they run. Propagation, which only adds facts, is in `propagate.rs`.
 
