@@ -177,7 +177,13 @@ fn check_transactional(
             validate(h, workload)?;
             use crate::check::sat::{self, Misread};
             let exact = opts.confirm_with_sat;
-            let misread = exact.then(|| sat::inference_misreads(h)).flatten();
+            // Elle's G1a/G1b cases, when the scan computed them, go to
+            // the inference (issue 23: computed once).
+            let (misread, dirty) = if exact {
+                sat::inference_misreads_keeping_cases(h)
+            } else {
+                (None, None)
+            };
             let why = if !exact {
                 None
             } else if sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
@@ -207,7 +213,7 @@ fn check_transactional(
                     );
                     opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
                     let (inferred, edges, chains) =
-                        rw_register_beside_chains(h, opts, witness_orders(h, opts));
+                        rw_register_beside_chains(h, opts, witness_orders(h, opts), dirty);
                     auto_register(h, opts, inferred, &edges, chains)
                 }
                 Err(r) => refused(h, r),
@@ -489,14 +495,15 @@ fn rw_register_beside_chains(
     h: &History,
     opts: &CheckOptions,
     orders: Option<crate::check::witness::Orders>,
+    dirty: Option<crate::check::sat::ElleDirtyCases>,
 ) -> (Result<Outcome, InputError>, Edges, Option<Chains>) {
     let Some(orders) = orders else {
-        let (inferred, edges) = rw_register_keeping_edges(h, opts, true);
+        let (inferred, edges) = rw_register_keeping_edges(h, opts, true, dirty);
         return (inferred, edges, None);
     };
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    let infer = || match rw_register::analyze_validated(h, extra_graph(opts), &opts.rw) {
+    let infer = || match rw_register::analyze_knowing(h, extra_graph(opts), &opts.rw, dirty) {
         Ok(inference) => (
             Ok(check_inferred(h, opts, &inference, clock)),
             Some(inference),
@@ -747,7 +754,7 @@ fn starting(opts: &CheckOptions, phase: &str) {
 /// with Elle's rw-register options (`opts.rw`). Fails on input Elle's
 /// checker throws on (see [`rw_register::analyze`]).
 fn check_rw_register(history: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
-    rw_register_keeping_edges(history, opts, false).0
+    rw_register_keeping_edges(history, opts, false, None).0
 }
 
 /// [`check_rw_register`] for a history with predicate micro-ops
@@ -770,20 +777,22 @@ type Edges = Vec<(u32, u32, crate::graph::Rels)>;
 
 /// [`check_rw_register`], also returning the inference's edges when
 /// `auto` calls (empty when it refused) for its serial witness; `auto`
-/// also ran `validate` already.
+/// also ran `validate` already, and may have Elle's G1a/G1b cases
+/// (`dirty`).
 fn rw_register_keeping_edges(
     history: &History,
     opts: &CheckOptions,
     auto: bool,
+    dirty: Option<crate::check::sat::ElleDirtyCases>,
 ) -> (Result<Outcome, InputError>, Edges) {
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    let analyze = if auto {
-        rw_register::analyze_validated
+    let analyzed = if auto {
+        rw_register::analyze_knowing(history, extra_graph(opts), &opts.rw, dirty)
     } else {
-        rw_register::analyze
+        rw_register::analyze(history, extra_graph(opts), &opts.rw)
     };
-    match analyze(history, extra_graph(opts), &opts.rw) {
+    match analyzed {
         // Only `auto_register`'s serial witness reads the edges, and only
         // up to its size limit: a bigger history's edge list goes once the
         // graph holds them, and its real-time edges are never listed
@@ -1048,7 +1057,7 @@ mod tests {
             orders,
             Some(crate::check::witness::Orders { real_time: true })
         );
-        let (o, edges, chains) = rw_register_beside_chains(&valid, &opts, orders);
+        let (o, edges, chains) = rw_register_beside_chains(&valid, &opts, orders, None);
         assert_eq!(o.expect("checked").validity, Validity::Valid);
         let chains = chains.expect("the chains ran");
         assert!(chains.confirmed);
@@ -1070,7 +1079,7 @@ mod tests {
              {:type :ok, :process 2, :f :txn, :value [[:r 1 1] [:r 2 2]]}\n",
         );
         let (o, edges, chains) =
-            rw_register_beside_chains(&skew, &opts, witness_orders(&skew, &opts));
+            rw_register_beside_chains(&skew, &opts, witness_orders(&skew, &opts), None);
         assert_eq!(o.expect("checked").validity, Validity::Valid);
         assert!(!chains.expect("the chains ran").confirmed);
         assert!(!edges.is_empty());
@@ -1083,7 +1092,7 @@ mod tests {
             ..CheckOptions::default()
         };
         assert_eq!(witness_orders(&valid, &weak), None);
-        let (_, edges, chains) = rw_register_beside_chains(&valid, &weak, None);
+        let (_, edges, chains) = rw_register_beside_chains(&valid, &weak, None, None);
         assert!(chains.is_none());
         assert!(!edges.is_empty());
     }

@@ -278,6 +278,10 @@ fn watch_loop(
         if !(due || ended) {
             continue;
         }
+        if ended {
+            // Held reads of writes that never completed are checked too.
+            w.end_of_input().map_err(|e| e.to_string())?;
+        }
         if ended && w.new_ops() == 0 && last.is_some() {
             if show {
                 eprint!("\r\x1b[2K");

@@ -90,15 +90,25 @@ fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
 /// parallel): finish `b` with [`Builder::finish_numbered`].
 pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
     let cuts = cuts(src, parts);
-    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1).is_some()
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1, || ()).is_some()
 }
 
 /// Reads `src` (which starts at file offset `base` and line `line`), cut
 /// at `cuts`, into `b`: the parts on their own threads, each indexing,
-/// pairing and numbering the lines of its own ops, then joined in order.
-/// Returns the line after `src`. `None` when a part does not read cleanly
-/// or the parts do not join (`b` is then to be thrown away).
-fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder, line: u32) -> Option<u32> {
+/// pairing and numbering the lines of its own ops, then joined in order
+/// while `beside_joins` runs on the thread the last part was read on (the
+/// block reader reads the next block there: the joins are one thread's
+/// work). Returns the line after `src` and what `beside_joins` returned.
+/// `None` when a part does not read cleanly (`beside_joins` then does not
+/// run) or the parts do not join (`b` is then to be thrown away).
+fn read_parts<R: Send>(
+    src: &[u8],
+    base: u64,
+    cuts: &[usize],
+    b: &mut Builder,
+    line: u32,
+    beside_joins: impl FnOnce() -> R + Send,
+) -> Option<(u32, R)> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
     for &c in cuts {
@@ -118,7 +128,7 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder, line: u32)
     // or more. The first is read on this thread straight into `b`, which
     // continues it as the one-thread reader would (its pairing and indices
     // included): only the later parts are copied in by `join`.
-    let (first, parts): (Option<u32>, Option<Vec<(Builder, u32)>>) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
@@ -132,44 +142,56 @@ fn read_parts(src: &[u8], base: u64, cuts: &[usize], b: &mut Builder, line: u32)
             .map(|()| number_lines(&mut b.h.ops[first_new..], &src[start..end], base, line));
         // Every thread joined (a panic in one is its part's `None`), then
         // the first `None` fails the read.
-        let joined: Option<Vec<(Builder, u32)>> = handles
+        let parts: Option<Vec<(Builder, u32)>> = handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
             .collect::<Vec<_>>()
             .into_iter()
             .collect();
-        (first, joined)
-    });
-    let mut line = first?;
-    for (part, lines) in parts? {
-        join(b, part, line - 1)?;
-        line += lines;
-    }
-    Some(line)
+        let (mut line, parts) = (first?, parts?);
+        // The part threads are done: their places are free for this one.
+        let beside = scope.spawn(beside_joins);
+        let mut joined = Some(());
+        for (part, lines) in parts {
+            joined = join(b, part, line - 1);
+            if joined.is_none() {
+                break;
+            }
+            line += lines;
+        }
+        let r = match beside.join() {
+            Ok(r) => r,
+            Err(payload) => std::panic::resume_unwind(payload),
+        };
+        joined.map(|()| (line, r))
+    })
 }
 
 /// From this many micro-ops in a part, the join copies it on two threads
 /// (below, a thread costs more than it saves).
 const JOIN_ON_TWO_THREADS: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
-/// How many bytes of a big file to hold at once when reading it in blocks.
-pub(super) const BLOCK_BYTES: usize = 64 << 20;
+/// The most bytes of a big file read in one block. Two blocks are held at
+/// once: the next is read while the joins of this one's parts run.
+pub(super) const BLOCK_BYTES: usize = 32 << 20;
 
-/// Reads a big one-op-per-line EDN file in blocks of [`BLOCK_BYTES`] (each
-/// cut into `parts` parts read in parallel; `None`: [`parts_for`], the
-/// thread budget's), so the
-/// file's text is never in memory whole (it is re-read by span to print
-/// ops). `None` when the file is not
-/// one op per line or anything goes wrong (a parse error, an index or
-/// pairing error, an I/O error): the caller then reads it whole, which
-/// reports the first error with its exact line and column.
+/// Reads a big one-op-per-line EDN file in blocks of up to `block_bytes`
+/// (each cut into `parts` parts read in parallel; `None`: [`parts_for`],
+/// the thread budget's), so the file's text is never in memory whole (it
+/// is re-read by span to print ops). With two parts or more, the next
+/// block is read from the file while this one's parts are joined (one
+/// thread's work), so only the first block's reading has no other work
+/// beside it; that block is a quarter of the others (it grows when its
+/// first line is longer). `None` when the file is not one op per line or
+/// anything goes wrong (a parse error, an index or pairing error, an I/O
+/// error): the caller then reads it whole, which reports the first error
+/// with its exact line and column.
 pub(super) fn read_file(
     path: &std::path::Path,
     origin: &str,
     block_bytes: usize,
     parts: Option<usize>,
 ) -> Option<History> {
-    use std::io::Read;
     let mut file = std::fs::File::open(path).ok()?;
     let mut b = Builder::new(
         std::sync::Arc::new(Vec::new()),
@@ -177,25 +199,10 @@ pub(super) fn read_file(
         crate::model::Format::Edn,
     );
     let _reading = crate::par::Checking::start();
-    let mut block: Vec<u8> = Vec::with_capacity(block_bytes);
+    let (mut block, mut next) = (Vec::new(), Vec::new());
+    let mut eof = fill(&mut file, &mut block, (block_bytes / 4).max(1))?;
     let (mut base, mut line) = (0u64, 1u32);
-    let mut eof = false;
-    while !eof {
-        let have = block.len();
-        block.resize(have.max(block_bytes), 0);
-        let mut filled = have;
-        while filled < block.len() {
-            match file.read(&mut block[filled..]) {
-                Ok(0) => {
-                    eof = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return None,
-            }
-        }
-        block.truncate(filled);
+    loop {
         // Whole lines only; the rest starts the next block.
         let end = if eof {
             block.len()
@@ -203,9 +210,13 @@ pub(super) fn read_file(
             memchr::memrchr(b'\n', &block).map_or(0, |p| p + 1)
         };
         if end == 0 && !eof {
-            return None; // a line longer than a block
+            if block.len() >= block_bytes {
+                return None; // a line longer than a block
+            }
+            eof = fill(&mut file, &mut block, block_bytes)?;
+            continue;
         }
-        let text = &block[..end];
+        let (text, rest) = block.split_at(end);
         if base == 0 && !starts_with_op(text) {
             return None;
         }
@@ -222,17 +233,46 @@ pub(super) fn read_file(
         } else {
             Vec::new()
         };
-        let first_new = b.h.ops.len();
-        line = if cut.is_empty() {
-            fast::read_block(text, base, &mut b).ok()?;
-            number_lines(&mut b.h.ops[first_new..], text, base, line)
-        } else {
-            read_parts(text, base, &cut, &mut b, line)?
+        // The next block: this one's unfinished line, then the file's
+        // next bytes. `Some(true)`: it is the file's last.
+        let file = &mut file;
+        let next_block = &mut next;
+        let mut read_next = move || -> Option<bool> {
+            if eof {
+                return Some(true);
+            }
+            next_block.clear();
+            next_block.extend_from_slice(rest);
+            fill(file, next_block, block_bytes)
         };
+        let first_new = b.h.ops.len();
+        let next_eof;
+        (line, next_eof) = if cut.is_empty() {
+            fast::read_block(text, base, &mut b).ok()?;
+            let after = number_lines(&mut b.h.ops[first_new..], text, base, line);
+            (after, read_next())
+        } else {
+            read_parts(text, base, &cut, &mut b, line, read_next)?
+        };
+        if eof {
+            break;
+        }
+        eof = next_eof?;
         base += end as u64;
-        block.drain(..end);
+        std::mem::swap(&mut block, &mut next);
     }
     Some(b.finish_numbered())
+}
+
+/// Appends `file`'s next bytes to `buf` until it holds `want` bytes or the
+/// file ends (without zeroing the buffer first); `Some(true)` when the file
+/// ended, `None` on an I/O error.
+fn fill(file: &mut std::fs::File, buf: &mut Vec<u8>, want: usize) -> Option<bool> {
+    use std::io::Read;
+    let more = want.saturating_sub(buf.len());
+    buf.reserve_exact(more);
+    let got = file.take(more as u64).read_to_end(buf).ok()?;
+    Some(got < more)
 }
 
 /// Whether `text` (after whitespace) starts with an op map.
@@ -729,6 +769,23 @@ mod tests {
             .expect("reads");
         let whole = crate::read::read_edn_file_in_blocks(&long, 32).expect("whole read");
         assert_eq!(fingerprint(&one), fingerprint(&whole));
+        // The first block is a quarter of the others: a first line longer
+        // than that grows it (not refused); blocks that end exactly where
+        // the file does, or one byte before or after, read it all.
+        let n = src.len();
+        for block in [
+            3 * n / 2,
+            4 * n,
+            4 * n - 4,
+            4 * n + 4,
+            n,
+            n - 1,
+            n + 1,
+            2 * n,
+        ] {
+            let many = read_file(&long, "long", block, None).expect("read in blocks");
+            assert_eq!(fingerprint(&one), fingerprint(&many), "block {block}");
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 

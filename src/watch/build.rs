@@ -193,7 +193,18 @@ mod tests {
         let (rendered, rlines) = w.store.render();
         let read = crate::read::read_history_bytes(rendered, "t", Format::Edn).unwrap();
         assert_eq!(lines, rlines);
-        assert_eq!(built.ops, read.ops);
+        // Equal up to where each op's text is: a held op's text is pushed
+        // to the store's buffer when it is fed, after later ops' (`hold`).
+        let ops = |h: &History| {
+            let op = |o: &crate::model::Op| {
+                let text = h.source.slice(o.span).into_owned();
+                let mut o = *o;
+                o.span.start = 0;
+                (o, text)
+            };
+            h.ops.iter().map(op).collect::<Vec<_>>()
+        };
+        assert_eq!(ops(&built), ops(&read));
         assert_eq!(built.pair, read.pair);
         // Micro-ops equal up to where their lists are stored (the reader
         // shares a prefix read's elements with the longest list so far).

@@ -36,13 +36,14 @@
 //! transaction writes: reported as a read nobody wrote, `G1a`, though the
 //! whole history may be fine under models without real time).
 
-// Long (about 1000 lines, a test of the intake included): the watcher's op
+// Long (about 1080 lines, a test of the intake included): the watcher's op
 // intake feeds both collectors (list-append and fences), whose hooks sit
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.
 pub mod build;
 pub mod fence_gc;
 pub mod gc;
+pub mod hold;
 mod round_check;
 pub mod source;
 pub mod store;
@@ -168,6 +169,8 @@ pub struct Watcher {
     no_fence_noted: bool,
     /// The last round left out reads of pending writes (see `round`).
     suppressed: bool,
+    /// Completions that read a pending write, held back ([`hold`]).
+    hold: hold::Hold,
     /// Notes for the user (each said once).
     pub notes: Vec<String>,
 }
@@ -196,6 +199,7 @@ impl Watcher {
             stats: Stats::default(),
             no_fence_noted: false,
             suppressed: false,
+            hold: hold::Hold::default(),
             notes: Vec::new(),
         };
         if let Some(wl) = workload {
@@ -311,7 +315,12 @@ impl Watcher {
         // The fragment's atoms as the store's, each looked up once.
         let mut xlate = vec![None; h.interner.len()];
         for i in 0..h.ops.len() {
-            self.add_op(&h, i, indexed, &mut xlate)?;
+            self.add_op(&h, i, indexed, &mut xlate, None)?;
+            if self.hold.len() > hold::HOLD_MAX {
+                self.feed_held(true)?;
+            } else if self.hold.wake {
+                self.feed_held(false)?;
+            }
         }
         self.dense_base += (h.ops.len() + h.non_client_ops) as u64;
         self.lines_done += lines;
@@ -324,23 +333,26 @@ impl Watcher {
         i: usize,
         indexed: bool,
         xlate: &mut [Option<Atom>],
+        held: Option<(u64, u64)>,
     ) -> Result<(), InputError> {
-        // Long (about 225 lines): one op's intake, in order (index check,
-        // workload, text, pairing, collector hooks); each step uses the last.
+        // Long (about 250 lines): one op's intake, in order (index check,
+        // workload, text, holding back, pairing, collector hooks); each step uses the last.
         let op = &h.ops[i];
         let index = if indexed {
             op.index
         } else {
             self.dense_base + op.index
         };
-        if indexed && i == 0 {
+        if indexed && i == 0 && held.is_none() {
             if let Some(last) = self.last_index.filter(|&l| index <= l) {
                 return Err(self.shift(h.error_at(i, format!(
                     "expected an op with an :index greater than the previous op's ({last}), found :index {index} (ops must be in :index order, each once)"
                 ))));
             }
         }
-        self.last_index = Some(index);
+        if held.is_none() {
+            self.last_index = Some(index);
+        }
         let mops = match op.value {
             OpValue::Mops { .. } => Some(self.convert_mops(h, op, xlate)),
             _ => {
@@ -365,22 +377,41 @@ impl Watcher {
         }
         // Into the store's text buffer once the op's final text is known (a
         // collector may rewrite a completion's reads).
-        let text: std::borrow::Cow<[u8]> = if indexed && self.opts.format == Format::Edn {
+        // (A held op's text is EDN with its `:index`.)
+        let edn = held.is_some() || self.opts.format == Format::Edn;
+        let text: std::borrow::Cow<[u8]> = if indexed && edn {
             h.source.slice(op.span)
         } else {
             std::borrow::Cow::Owned(pr_str(&op_map_at(h, op, index)).into_bytes())
         };
-        let pos = self.next_pos;
-        self.next_pos += 1;
-        self.stats.ops += 1;
-        self.new_ops += 1;
+        let pos = match held {
+            Some((pos, _)) => pos,
+            None => {
+                self.next_pos += 1;
+                self.stats.ops += 1;
+                self.new_ops += 1;
+                self.next_pos - 1
+            }
+        };
+        let line = held.map_or(op.span.line as u64 + self.lines_done, |(_, l)| l);
+        if held.is_none() {
+            let m = mops.as_deref();
+            let text = &text;
+            if self.hold.take(&self.store, op.process, op.op_type, m, || {
+                (pos, line, text.to_vec().into_boxed_slice())
+            }) {
+                // Completions count when read (the progress line).
+                self.stats.txns += u64::from(op.op_type != OpType::Invoke);
+                return Ok(());
+            }
+        }
         let rec = OpRec {
             pos,
             index,
             time: op.time,
             op_type: op.op_type,
             text: store::TextRef::default(),
-            line: op.span.line as u64 + self.lines_done,
+            line,
             shape: if mops.is_some() {
                 store::Shape::Txn
             } else {
@@ -390,12 +421,14 @@ impl Watcher {
         let f = store_atom(&mut self.store.interner, h, xlate, op.f);
         if let Collector::List(g) = &mut self.collector {
             for m in mops.iter().flatten() {
-                g.touched.insert(m.key, pos);
+                let t = g.touched.entry(m.key).or_insert(pos);
+                *t = (*t).max(pos);
             }
         }
         if let Collector::Fence(g) = &mut self.collector {
             for m in mops.iter().flatten() {
-                g.touched.insert(m.key, pos);
+                let t = g.touched.entry(m.key).or_insert(pos);
+                *t = (*t).max(pos);
             }
             if let Some(late) = g.saw_process(op.process).filter(|_| !self.deferred) {
                 self.deferred = true;
@@ -443,7 +476,7 @@ impl Watcher {
             }
             return Ok(());
         }
-        self.stats.txns += 1;
+        self.stats.txns += u64::from(held.is_none());
         let start = self.store.open.remove(&op.process);
         let mut t = match start.and_then(|s| self.store.txns.remove(&s)) {
             Some(t) => t,
@@ -538,8 +571,54 @@ impl Watcher {
         rec.text = self.store.push_text(rendered.as_deref().unwrap_or(&text));
         t.mops = mops;
         t.comp = Some(rec);
+        self.hold.completed(t.start());
         self.store.txns.insert(t.start(), t);
         Ok(())
+    }
+
+    /// Feeds the held ops that may be fed now (`all`: every one, in stream
+    /// order), each at its own place in the stream ([`hold`]).
+    fn feed_held(&mut self, all: bool) -> Result<(), InputError> {
+        self.hold.wake = false;
+        loop {
+            let next = if all {
+                self.hold.pop_front()
+            } else {
+                self.hold.next_ready(&self.store)
+            };
+            let Some(op) = next else { break };
+            let (line, origin) = (op.line, self.opts.origin.clone());
+            let at = move |mut e: InputError| {
+                e.line = line.min(u32::MAX as u64) as u32;
+                e.file = origin.clone();
+                e
+            };
+            let mut text = op.text.into_vec();
+            text.push(b'\n');
+            let (h, _) =
+                crate::read::read_fragment(text, &self.opts.origin, Format::Edn).map_err(&at)?;
+            let mut xlate = vec![None; h.interner.len()];
+            if !h.ops.is_empty() {
+                self.add_op(&h, 0, true, &mut xlate, Some((op.pos, op.line)))
+                    .map_err(&at)?;
+            }
+        }
+        self.hold.wake = false;
+        Ok(())
+    }
+
+    /// Feeds every held op ([`hold`]): call at end of input, before the
+    /// last round.
+    pub fn end_of_input(&mut self) -> Result<(), InputError> {
+        let n = self.hold.len() as u64;
+        self.feed_held(true)?;
+        self.new_ops += n;
+        Ok(())
+    }
+
+    /// Ops held back from rounds now ([`hold`]).
+    pub fn held(&self) -> usize {
+        self.hold.len()
     }
 
     fn convert_mops(
@@ -593,8 +672,10 @@ impl Watcher {
         let mut valid = outcome.validity == Validity::Valid;
         // A read of a value whose writer is still pending is a read nobody
         // wrote (G1a) to the round's check, yet the writer may complete
-        // later (Cobra buffers such reads): not reported, and not a reason
-        // to stop collecting, until the writer ends.
+        // later. Such reads are held back until it does ([`hold`]); one
+        // reaches a round only when holding hit its bound or at end of
+        // input (a writer that never completed): not reported, and not a
+        // reason to stop collecting, until the writer ends.
         let pending = self.pending_writes();
         self.suppressed = false;
         let mut left = 0usize;

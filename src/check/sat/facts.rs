@@ -283,16 +283,26 @@ fn lost_updates(h: &History, writers: &Writers) -> Vec<Value> {
 /// after the transaction's own write, and take a failed transaction's
 /// intermediate write for a G1b) differ from the exact ones.
 pub fn elle_dirty_reads_differ(h: &History) -> bool {
+    elle_dirty_cases_differ(h).0
+}
+
+/// Elle's G1a and G1b cases (`g1a-cases`, `g1b-cases`), in the order and
+/// form the rw-register inference reports them.
+pub type ElleDirtyCases = [Vec<Value>; 2];
+
+/// [`elle_dirty_reads_differ`], and Elle's cases it computed (the
+/// inference reports them: issue 23, computed once).
+fn elle_dirty_cases_differ(h: &History) -> (bool, ElleDirtyCases) {
     use crate::infer::rw_register::{g1a_cases, g1b_cases};
     let (elle_a, elle_b) = (g1a_cases(h), g1b_cases(h));
     if elle_a.is_empty() && elle_b.is_empty() {
         // Then no exact case either: an exact one needs a failed or
         // intermediate writer, which Elle's cases would name too, or a
         // never-written value (see `inference_misreads`).
-        return false;
+        return (false, [elle_a, elle_b]);
     }
     let (a, b) = dirty_read_cases(h);
-    a != elle_a || b != elle_b
+    (a != elle_a || b != elle_b, [elle_a, elle_b])
 }
 
 /// Whether some value is written to a key by two transactions (`:ok`,
@@ -432,22 +442,35 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> (
 /// writes it again, which Elle's lost-update check counts as a
 /// read-modify-write.
 pub fn inference_misreads(h: &History) -> Option<Misread> {
+    misreads_splitting_from(h, crate::par::SPLIT_FROM).0
+}
+
+/// [`inference_misreads`], and Elle's G1a/G1b cases when it computed them
+/// (a failed or intermediate write exists), for the inference to report
+/// rather than compute again ([`crate::infer::rw_register::analyze_knowing`]).
+pub fn inference_misreads_keeping_cases(h: &History) -> (Option<Misread>, Option<ElleDirtyCases>) {
     misreads_splitting_from(h, crate::par::SPLIT_FROM)
 }
 
-/// [`inference_misreads`], the reads cut in two from `split` ops on.
-fn misreads_splitting_from(h: &History, split: usize) -> Option<Misread> {
+/// [`inference_misreads_keeping_cases`], the reads cut in two from `split`
+/// ops on.
+fn misreads_splitting_from(h: &History, split: usize) -> (Option<Misread>, Option<ElleDirtyCases>) {
     let f = scan(h, true, split);
     if f.repeat {
-        return Some(Misread::RepeatedValues);
+        return (Some(Misread::RepeatedValues), None);
     }
     if f.thin_air {
-        return Some(Misread::ThinAir);
+        return (Some(Misread::ThinAir), None);
     }
-    if f.dirty_writes && elle_dirty_reads_differ(h) {
-        return Some(Misread::ElleDirtyReads);
+    let mut cases = None;
+    if f.dirty_writes {
+        let (differ, elle) = elle_dirty_cases_differ(h);
+        if differ {
+            return (Some(Misread::ElleDirtyReads), None);
+        }
+        cases = Some(elle);
     }
-    f.own_write_read.then_some(Misread::OwnWriteRead)
+    (f.own_write_read.then_some(Misread::OwnWriteRead), cases)
 }
 
 /// What the inference gets wrong about a history ([`inference_misreads`]).
@@ -520,7 +543,7 @@ mod tests {
             let h = history(&ops);
             let whole = misreads_splitting_from(&h, usize::MAX);
             assert_eq!(misreads_splitting_from(&h, 0), whole, "{ops:?}");
-            whole
+            whole.0
         };
         let clean = "[[:w 7 1] [:r 7 1]]";
         type Case<'a> = (Vec<(&'a str, String)>, Option<Misread>);
@@ -569,5 +592,33 @@ mod tests {
         for (ops, want) in cases {
             assert_eq!(misread(ops.clone()), want, "{ops:?}");
         }
+    }
+
+    /// Where a failed or intermediate write exists and Elle's dirty-read
+    /// cases are the exact ones, the scan keeps Elle's cases, and the
+    /// inference given them reports what it finds itself (issue 23: they
+    /// are computed once); without such a write there is nothing to keep.
+    #[test]
+    fn the_scan_keeps_elle_dirty_cases_for_the_inference() {
+        use crate::infer::rw_register::{analyze_knowing, analyze_validated, g1a_cases, g1b_cases};
+        let h = history(&[
+            ("ok", "[[:w 7 1] [:r 7 1]]"),
+            ("fail", "[[:w 3 1]]"),
+            ("ok", "[[:r 3 1] [:w 4 1] [:w 4 2]]"),
+            ("ok", "[[:r 4 1] [:r 7 1]]"),
+        ]);
+        let (misread, cases) = inference_misreads_keeping_cases(&h);
+        assert_eq!(misread, None);
+        let elle = [g1a_cases(&h), g1b_cases(&h)];
+        assert_eq!((elle[0].len(), elle[1].len()), (1, 1));
+        assert_eq!(cases.as_ref(), Some(&elle));
+        let opts = crate::infer::rw_register::RwOptions::default();
+        let extra = crate::infer::txn::ExtraGraph::None;
+        let given = analyze_knowing(&h, extra, &opts, cases).expect("inferred");
+        let computed = analyze_validated(&h, extra, &opts).expect("inferred");
+        assert_eq!(given.anomalies, computed.anomalies);
+        assert!(given.anomalies.contains("G1a") && given.anomalies.contains("G1b"));
+        let clean = history(&[("ok", "[[:w 7 1]]"), ("ok", "[[:r 7 1]]")]);
+        assert_eq!(inference_misreads_keeping_cases(&clean), (None, None));
     }
 }

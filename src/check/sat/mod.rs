@@ -63,7 +63,8 @@ use build::build_within;
 pub use elle::{check_history, constraints, decides, orders_sessions, strongest, Constraint};
 use encode::{encode, two_width_clauses};
 pub use facts::{
-    dirty_read_cases, elle_dirty_reads_differ, inference_misreads, values_repeat, Misread,
+    dirty_read_cases, elle_dirty_reads_differ, inference_misreads,
+    inference_misreads_keeping_cases, values_repeat, ElleDirtyCases, Misread,
 };
 pub use history::{reg_history, reg_history_with_predicates};
 use polygraph::to_cycle;

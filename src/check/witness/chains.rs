@@ -40,7 +40,7 @@
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
 
-// Long (about 770 lines): the phases (clusters, facts, placing) share the
+// Long (about 870 lines): the phases (clusters, facts, placing) share the
 // cluster view and the dynamic order; they read best in one place, in the
 // order they run. Propagation, which only adds facts, is in `propagate.rs`.
 
@@ -132,16 +132,13 @@ impl Clusters {
                 readers: 0..0,
             })
             .collect();
-        let mut by_value: HashMap<(u32, Atom), u32> = HashMap::with_capacity(writes.len());
+        let by_value = ByValue::new(keys, &writes, clusters.len())?;
         // A writer's clusters are consecutive (`writes` lists each
         // transaction's together): its first one, for finding the cluster of
         // a writer and key without a map.
         let mut first_of: Vec<u32> = vec![NO_WRITER; h.ops.len()];
-        for (kid, v, t) in writes {
+        for (kid, _, t) in writes {
             let c = clusters.len() as u32;
-            if by_value.insert((kid, v), c).is_some() {
-                return None;
-            }
             if first_of[t as usize] == NO_WRITER {
                 first_of[t as usize] = c;
             }
@@ -158,7 +155,7 @@ impl Clusters {
         for &(kid, v, _) in &reads {
             let c = match v {
                 None => kid,
-                Some(v) => *by_value.get(&(kid, v))?,
+                Some(v) => by_value.get(kid, v)?,
             };
             cluster_of.push(c);
             count[c as usize + 1] += 1;
@@ -226,9 +223,67 @@ impl Clusters {
         self.first_of.get(t as usize).copied().unwrap_or(NO_WRITER)
     }
 
+    /// Cluster `head` and the versions glued after it, in order.
+    fn segment(&self, head: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(Some(head), |&s| {
+            Some(self.succ[s as usize]).filter(|&s| s != NO_WRITER)
+        })
+    }
+
     pub(super) fn readers(&self, c: u32) -> &[u32] {
         let r = &self.clusters[c as usize].readers;
         &self.readers[r.start as usize..r.end as usize]
+    }
+}
+
+/// The cluster of each written value, by key: a key's values sorted, so a
+/// lookup is a binary search within its key's. Keys are written and read
+/// close in time, so a key's values stay in the cache; a hash map of every
+/// `(key, value)` missed it on most lookups (a quarter of building the
+/// clusters).
+struct ByValue {
+    /// Where each key's values start in `items`, and the end.
+    start: Vec<u32>,
+    /// Per key, its values and their clusters, sorted by value.
+    items: Vec<(Atom, u32)>,
+}
+
+impl ByValue {
+    /// The values of `writes` (key, value, writer), whose clusters are
+    /// numbered from `first` in that order; `None` when a key has a value
+    /// twice.
+    fn new(keys: usize, writes: &[(u32, Atom, u32)], first: usize) -> Option<ByValue> {
+        let mut start = vec![0u32; keys + 1];
+        for &(kid, _, _) in writes {
+            *start.get_mut(kid as usize + 1)? += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut items = vec![(Atom::default(), 0u32); writes.len()];
+        for (i, &(kid, v, _)) in writes.iter().enumerate() {
+            let at = next.get_mut(kid as usize)?;
+            *items.get_mut(*at as usize)? = (v, (first + i) as u32);
+            *at += 1;
+        }
+        for k in 0..keys {
+            let values = &mut items[start[k] as usize..start[k + 1] as usize];
+            values.sort_unstable_by_key(|&(v, _)| v);
+            if values.windows(2).any(|w| w[0].0 == w[1].0) {
+                return None;
+            }
+        }
+        Some(ByValue { start, items })
+    }
+
+    /// The cluster that wrote `v` to key `kid`.
+    fn get(&self, kid: u32, v: Atom) -> Option<u32> {
+        let k = kid as usize;
+        let (&a, &b) = (self.start.get(k)?, self.start.get(k + 1)?);
+        let values = self.items.get(a as usize..b as usize)?;
+        let i = values.binary_search_by_key(&v, |&(x, _)| x).ok()?;
+        Some(values[i].1)
     }
 }
 
@@ -253,7 +308,10 @@ pub fn by_version_chains_traced(
             clock.elapsed().as_secs_f64()
         ));
     };
-    let mut keep: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
+    // Which ops are `:ok`, read once: the later phases ask it of scattered
+    // ops, and an op is many times the size of a flag.
+    let ok: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
+    let mut keep = ok.clone();
     for i in read_infos(h) {
         keep[i as usize] = true;
     }
@@ -261,16 +319,15 @@ pub fn by_version_chains_traced(
     lap("clusters built", trace);
     let dl = deadlines(h, &cl, &keep);
     lap("deadlines computed", trace);
-    let mut g = facts(h, &cl, &keep, orders, &dl)?;
+    let mut g = facts(h, &cl, &keep, &ok, orders, &dl)?;
     lap("facts added", trace);
-    if !propagate(h, &cl, &mut g, orders) {
+    if !propagate(h, &cl, &mut g, orders, &ok, &dl) {
         lap("propagation closed a cycle", trace);
         return None;
     }
     lap("forced orders propagated", trace);
     // Clusters by their writer's deadline (the latest it can have taken
     // effect): mostly each goes at the end of its chain.
-    let mut todo: Vec<u32> = (cl.keys as u32..cl.clusters.len() as u32).collect();
     // Writers nobody reads last: their writes fit in any gap between two
     // clusters, so the read clusters (the real constraints) choose first.
     // A writer's clusters stay together (see below).
@@ -278,10 +335,22 @@ pub fn by_version_chains_traced(
     for c in &cl.clusters[cl.keys..] {
         read[c.writer as usize] |= !c.readers.is_empty();
     }
-    todo.sort_unstable_by_key(|&c| {
+    // By (unread, deadline, writer, cluster): a counting sort by the first
+    // two (a deadline is a position, or none), fed the clusters in index
+    // order, which is writer order (a comparison sort looking the flags
+    // and deadlines up was a tenth of the chains).
+    let n = h.ops.len();
+    let bucket = |c: u32| -> u32 {
         let w = cl.clusters[c as usize].writer as usize;
-        (!read[w], dl[w], w)
-    });
+        let d = dl.get(w).map_or(n, |&d| (d as usize).min(n));
+        let unread = !read.get(w).copied().unwrap_or(false);
+        (usize::from(unread) * (n + 1) + d) as u32
+    };
+    let todo: Vec<u32> = deadlines::grouped(
+        2 * (n + 1),
+        (cl.keys as u32..cl.clusters.len() as u32).map(|c| (bucket(c), c)),
+    )
+    .items;
     drop(read);
     let mut groups: Vec<&[u32]> = todo
         .chunk_by(|&a, &b| cl.clusters[a as usize].writer == cl.clusters[b as usize].writer)
@@ -334,6 +403,7 @@ fn facts(
     h: &History,
     cl: &Clusters,
     keep: &[bool],
+    ok: &[bool],
     orders: Orders,
     dl: &[u32],
 ) -> Option<DynamicOrder> {
@@ -350,20 +420,37 @@ fn facts(
     let mut g = DynamicOrder::with_order(&order);
     drop(order);
     if orders.real_time {
-        let mut instants: Vec<u32> = (0..h.ops.len())
-            .filter(|&t| keep[t])
-            .map(|t| h.invocation_of(t).unwrap_or(t) as u32)
+        // A kept op is a completion: its invocation is its pair, if any.
+        let invocation = |t: usize| match h.pair.get(t) {
+            Some(&p) if p != crate::model::NO_OP => Some(p),
+            _ => None,
+        };
+        // The instants in increasing order, marked by position (distinct:
+        // an invocation pairs with one completion), and the next one after
+        // each completion found by a cursor (completions come in order).
+        let mut instant = vec![false; h.ops.len()];
+        for t in (0..h.ops.len()).filter(|&t| keep[t]) {
+            let i = invocation(t).map_or(t, |i| i as usize);
+            if let Some(x) = instant.get_mut(i) {
+                *x = true;
+            }
+        }
+        let instants: Vec<u32> = (0..h.ops.len() as u32)
+            .filter(|&i| instant[i as usize])
             .collect();
-        instants.sort_unstable();
+        drop(instant);
         for w in instants.windows(2) {
             g.add_edge(w[0], w[1], FACT).ok()?;
         }
+        let mut next = 0;
         for t in (0..h.ops.len()).filter(|&t| keep[t]) {
-            if let Some(i) = h.invocation_of(t) {
-                g.add_edge(i as u32, t as u32, FACT).ok()?;
+            if let Some(i) = invocation(t) {
+                g.add_edge(i, t as u32, FACT).ok()?;
             }
-            if h.ops[t].op_type == OpType::Ok {
-                let next = instants.partition_point(|&i| i as usize <= t);
+            if ok[t] {
+                while instants.get(next).is_some_and(|&i| i as usize <= t) {
+                    next += 1;
+                }
                 if let Some(&i) = instants.get(next) {
                     g.add_edge(t as u32, i, FACT).ok()?;
                 }
@@ -371,7 +458,7 @@ fn facts(
         }
     }
     let mut last: HashMap<i64, u32> = HashMap::new();
-    for t in (0..h.ops.len()).filter(|&t| keep[t] && h.ops[t].op_type == OpType::Ok) {
+    for t in (0..h.ops.len()).filter(|&t| keep[t] && ok[t]) {
         if let Some(p) = last.insert(h.ops[t].process, t as u32) {
             g.add_edge(p, t as u32, FACT).ok()?;
         }
@@ -485,6 +572,9 @@ impl Placer<'_> {
                 .map_or(NO_WRITER, |&c| self.cl.clusters[c as usize].writer);
             // An unread writer with no gap: blame only what pinned it.
             let explained = match self.explain(groups[i]) {
+                // Only facts pin it (no group's place is on either path):
+                // no backjump can leave it a gap.
+                Some(why) if why.is_empty() => return false,
                 Some(why) => {
                     self.conflicts = why;
                     true
@@ -573,21 +663,23 @@ impl Placer<'_> {
         while cl.pred[head as usize] != NO_WRITER && !self.placed[cl.pred[head as usize] as usize] {
             head = cl.pred[head as usize];
         }
-        let mut segment = vec![head];
-        while let Some(&s) =
-            Some(&cl.succ[*segment.last().unwrap() as usize]).filter(|&&s| s != NO_WRITER)
-        {
-            segment.push(s);
-        }
+        // Followed through `succ` each time it is needed, not collected:
+        // this runs once per cluster and try.
+        let segment = || cl.segment(head);
+        let seg_len = segment().count();
         let anchored = cl.pred[head as usize] != NO_WRITER;
         // Writers along a chain are in order (ww edges), so the suggested
         // place is after the last writer the current order puts before `c`'s.
         let p = self.g.position(cl.clusters[c as usize].writer);
         let chain = &self.chains[kid];
+        let before = |d: u32| self.g.position(cl.clusters[d as usize].writer) < p;
         let suggested = if anchored {
             1
+        } else if chain.len() > 1 && chain.last().is_some_and(|&d| before(d)) {
+            // Mostly the end (writers come by deadline): no search.
+            chain.len()
         } else {
-            1 + chain[1..].partition_point(|&d| self.g.position(cl.clusters[d as usize].writer) < p)
+            1 + chain[1..].partition_point(|&d| before(d))
         };
         let len = chain.len();
         for i in 0..if anchored { 1 } else { TRIES } {
@@ -616,24 +708,23 @@ impl Placer<'_> {
             let mark = self.g.edge_count();
             // prev → segment[0] → … → next, without a list per try.
             let mut from = prev;
-            let linked = segment.iter().copied().chain(next).all(|to| {
+            let linked = segment().chain(next).all(|to| {
                 let ok = self.link(from, to);
                 from = to;
                 ok
             });
             if linked {
-                self.chains[kid].splice(at..at, segment.iter().copied());
-                for &s in &segment {
+                self.chains[kid].splice(at..at, segment());
+                for s in segment() {
                     self.placed[s as usize] = true;
                 }
-                self.inserts
-                    .push((kid as u32, at as u32, segment.len() as u32));
+                self.inserts.push((kid as u32, at as u32, seg_len as u32));
                 // A glued version's writer is now pinned in time by this
                 // segment: its other clusters go in now, while their chains
                 // can still make room (placed with its own group, later,
                 // such a writer found no gap: seed 3 at 200,000).
                 let more = if own > 0 {
-                    self.partners(&segment, c, rest)
+                    self.partners(head, c, rest)
                 } else {
                     None
                 };
@@ -645,10 +736,10 @@ impl Placer<'_> {
                     return true;
                 }
                 self.inserts.pop();
-                for &s in &segment {
+                for s in segment() {
                     self.placed[s as usize] = false;
                 }
-                self.chains[kid].drain(at..at + segment.len());
+                self.chains[kid].drain(at..at + seg_len);
             }
             while self.g.edge_count() > mark {
                 self.g.pop_edge();
@@ -718,13 +809,14 @@ impl Placer<'_> {
         None
     }
 
-    /// `rest` and the unplaced clusters of the other writers of `segment`
-    /// (versions glued to `c`'s), or `None` when there are none.
-    fn partners(&self, segment: &[u32], c: u32, rest: &[u32]) -> Option<Vec<u32>> {
+    /// `rest` and the unplaced clusters of the other writers of the segment
+    /// from `head` (versions glued to `c`'s), or `None` when there are
+    /// none.
+    fn partners(&self, head: u32, c: u32, rest: &[u32]) -> Option<Vec<u32>> {
         let cl = self.cl;
         let mut more: Option<Vec<u32>> = None;
         let writer = cl.clusters[c as usize].writer;
-        for &s in segment {
+        for s in cl.segment(head) {
             let w = cl.clusters[s as usize].writer;
             let first = cl.first_of(w);
             if w == writer || first == NO_WRITER {

@@ -497,6 +497,18 @@ pub fn analyze_validated(
     extra: ExtraGraph,
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
+    analyze_knowing(h, extra, opts, None)
+}
+
+/// [`analyze_validated`], given Elle's G1a and G1b cases ([`g1a_cases`],
+/// [`g1b_cases`]) when the caller has them already (`auto`'s misread scan
+/// computes them: issue 23, one pass over the reads fewer).
+pub fn analyze_knowing(
+    h: &History,
+    extra: ExtraGraph,
+    opts: &RwOptions,
+    dirty: Option<[Vec<Value>; 2]>,
+) -> Result<Inference<'static>, Refusal> {
     // The non-cycle checks need only the history: on a second core while
     // this one numbers the external reads and writes, the first step of
     // the data edges and about as long (issue 23; the same result on one
@@ -506,12 +518,8 @@ pub fn analyze_validated(
         || timed("external reads and writes", || Ext::new(h)),
         || {
             timed("non-cycle cases", || {
-                [
-                    internal_cases(h),
-                    g1a_cases(h),
-                    g1b_cases(h),
-                    lost_updates(h, MopFn::Write),
-                ]
+                let [g1a, g1b] = dirty.unwrap_or_else(|| [g1a_cases(h), g1b_cases(h)]);
+                [internal_cases(h), g1a, g1b, lost_updates(h, MopFn::Write)]
             })
         },
     );

@@ -15,58 +15,32 @@ const ROUNDS: usize = 2;
 /// `B`'s writer. Only clusters whose spans (first invocation to last
 /// completion among their members) overlap are compared: real time orders
 /// the others already. False when a forced order closes a cycle.
-pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders: Orders) -> bool {
-    let inv = |t: u32| h.invocation_of(t as usize).unwrap_or(t as usize) as u32;
-    let end = |t: u32| match h.ops[t as usize].op_type {
-        OpType::Ok => t,
-        _ => h.ops.len() as u32,
+///
+/// With real time, most such orders need no search: `A`'s writer precedes
+/// the transaction that completed at its deadline `dl` (see
+/// [`deadlines`](super::deadlines::deadlines)), so it precedes every member
+/// of `B` invoked after that completion.
+pub(super) fn propagate(
+    h: &History,
+    cl: &Clusters,
+    g: &mut DynamicOrder,
+    orders: Orders,
+    ok: &[bool],
+    dl: &[u32],
+) -> bool {
+    let deadline = |t: u32| {
+        dl.get(t as usize)
+            .copied()
+            .filter(|&d| d != super::deadlines::NONE)
     };
-    // Per cluster: its span.
-    let span: Vec<(u32, u32)> = (0..cl.clusters.len() as u32)
-        .map(|c| {
-            let w = cl.clusters[c as usize].writer;
-            let members = cl
-                .readers(c)
-                .iter()
-                .copied()
-                .chain((w != NO_WRITER).then_some(w));
-            let start = if w == NO_WRITER {
-                0
-            } else {
-                members.clone().map(inv).min().unwrap_or(0)
-            };
-            (start, members.map(end).max().unwrap_or(0))
-        })
-        .collect();
-    // Per cluster, the latest invocation among its members: with real
-    // time, an `:ok` writer that completed before it reaches that member
-    // through the instants' chain (see [`facts`]), and most forced orders
-    // are such (the search would find the same answer, at a cost).
-    let latest: Vec<u32> = if orders.real_time {
-        (0..cl.clusters.len() as u32)
-            .map(|c| {
-                let w = cl.clusters[c as usize].writer;
-                cl.readers(c)
-                    .iter()
-                    .copied()
-                    .chain((w != NO_WRITER).then_some(w))
-                    .map(inv)
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    // The same question as `reaches_cluster`, answered from real time
-    // where it can be: a `nil` cluster `y` (no writer) is never reached.
-    let reaches = |g: &mut DynamicOrder, x: u32, y: u32, targets: &mut Vec<u32>| {
+    let (span, latest) = spans(h, cl, orders, ok);
+    // The question of `reaches_cluster` where real time answers it (a
+    // `nil` cluster `y`, with no writer, is never reached).
+    let by_real_time = |x: u32, y: u32| {
         let wx = cl.clusters[x as usize].writer;
-        let by_real_time = wx != NO_WRITER
+        wx != NO_WRITER
             && cl.clusters[y as usize].writer != NO_WRITER
-            && h.ops[wx as usize].op_type == OpType::Ok
-            && latest.get(y as usize).is_some_and(|&l| l > wx);
-        by_real_time || reaches_cluster(g, cl, x, y, targets)
+            && deadline(wx).is_some_and(|d| latest.get(y as usize).is_some_and(|&l| l > d))
     };
     let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
     for c in 0..cl.clusters.len() as u32 {
@@ -98,10 +72,16 @@ pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders
                     if forced[pair - 1] != 0 {
                         continue;
                     }
-                    for (bit, x, y) in [(1u8, a, b), (2, b, a)] {
-                        if !reaches(g, x, y, &mut targets) {
-                            continue;
-                        }
+                    // Both ways by real time before either by a search:
+                    // when one way holds, the other cannot (in a history
+                    // that has a witness), so its search is saved.
+                    let ways = [(1u8, a, b), (2, b, a)];
+                    let way = ways.into_iter().find(|&(_, x, y)| by_real_time(x, y));
+                    let way = way.or_else(|| {
+                        ways.into_iter()
+                            .find(|&(_, x, y)| reaches_cluster(g, cl, x, y, &mut targets))
+                    });
+                    if let Some((bit, x, y)) = way {
                         forced[pair - 1] |= bit;
                         changed = true;
                         let (wx, wy) = (
@@ -118,7 +98,6 @@ pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders
                                 return false;
                             }
                         }
-                        break;
                     }
                 }
             }
@@ -128,6 +107,54 @@ pub(super) fn propagate(h: &History, cl: &Clusters, g: &mut DynamicOrder, orders
         }
     }
     true
+}
+
+/// Per cluster: its span (first invocation to last completion among its
+/// members, an `:info` one completing never) and, with real time, the
+/// latest invocation among its members: a writer whose deadline is before
+/// it precedes that member (most forced orders are such; a search finds
+/// them at a cost, and only those the graph's edges show).
+fn spans(h: &History, cl: &Clusters, orders: Orders, ok: &[bool]) -> (Vec<(u32, u32)>, Vec<u32>) {
+    // Every member is a kept completion, so its invocation is its pair
+    // (read from the dense pairing table, not the ops: most of this
+    // phase's cache misses were there).
+    let inv = |t: u32| match h.pair.get(t as usize) {
+        Some(&p) if p != crate::model::NO_OP => p,
+        _ => t,
+    };
+    let is_ok = |t: u32| ok.get(t as usize).copied().unwrap_or(false);
+    let n = h.ops.len() as u32;
+    let mut span: Vec<(u32, u32)> = Vec::with_capacity(cl.clusters.len());
+    let mut latest: Vec<u32> = Vec::with_capacity(if orders.real_time {
+        cl.clusters.len()
+    } else {
+        0
+    });
+    for c in 0..cl.clusters.len() as u32 {
+        let w = cl.clusters[c as usize].writer;
+        let (mut first, mut last, mut end) = (u32::MAX, 0, 0);
+        for m in cl
+            .readers(c)
+            .iter()
+            .copied()
+            .chain((w != NO_WRITER).then_some(w))
+        {
+            let i = inv(m);
+            first = first.min(i);
+            last = last.max(i);
+            end = end.max(if is_ok(m) { m } else { n });
+        }
+        let start = if w == NO_WRITER || first == u32::MAX {
+            0
+        } else {
+            first
+        };
+        span.push((start, end));
+        if orders.real_time {
+            latest.push(last);
+        }
+    }
+    (span, latest)
 }
 
 /// Whether cluster `a` must come before cluster `b`: a `nil` always does;
