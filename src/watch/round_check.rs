@@ -11,13 +11,25 @@
 //! check then finds the budget spent and runs its own parts in turn, so
 //! the process never runs more threads than `ELLERY_THREADS` (or the
 //! machine) allows. What is forgotten, and every output, is the same
-//! either way: the plan is a function of the store alone.
+//! either way: the plan is a function of the store alone. Rounds over
+//! [`BESIDE_MAX_TXNS`] transactions plan after the check, to bound memory.
 
 use super::fence_gc::Prepared;
 use super::{timing, Collector, Watcher};
 use crate::error::InputError;
 use crate::model::Workload;
 use crate::route::{self, CheckOptions, Outcome};
+
+/// The largest round (retained transactions, new ones included) whose
+/// collection plan runs beside its check. The plan and the check's
+/// history and inference each take memory in proportion to the round, so
+/// side by side they raise a round's peak by the plan's share: on the 10M
+/// stream of the README, rounds of up to 167k transactions peaked at
+/// 256 MB one after the other but at 354 MB side by side. Bigger rounds,
+/// the rare ones after collection stalls, run the plan after the check,
+/// which keeps the peak under issue 17's 300 MB; most rounds are smaller
+/// and keep the second core's gain.
+const BESIDE_MAX_TXNS: usize = 100_000;
 
 impl Watcher {
     /// Builds and checks the round's history and, when this round may
@@ -26,6 +38,11 @@ impl Watcher {
     pub(super) fn check_and_plan(&mut self) -> Result<(Outcome, Option<Prepared>), InputError> {
         let speculate = !self.flagged && matches!(self.collector, Collector::Fence(_));
         if !speculate {
+            return Ok((self.check_round()?, None));
+        }
+        if self.store.txns.len() > BESIDE_MAX_TXNS {
+            // Too big to hold both at once (`BESIDE_MAX_TXNS`): the plan
+            // follows in `collect`, after the check's memory is freed.
             return Ok((self.check_round()?, None));
         }
         // Out of `self` while the helper thread works on it, so that the
