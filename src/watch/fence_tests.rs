@@ -55,6 +55,25 @@ fn fence_gc(w: &mut Watcher) -> &mut fence_gc::FenceGc {
     }
 }
 
+/// A generated 3000-transaction rw-register stream of 5 processes on 12
+/// keys with a fence every 5 transactions, `fail` of them failed.
+fn fenced_stream(seed: u64, fail: f64) -> Vec<u8> {
+    use crate::gen::{generate_fenced, FenceOptions, GenOptions, Mode};
+    let opts = GenOptions {
+        workload: Workload::RwRegister,
+        mode: Mode::StrictSerializable,
+        txns: 3000,
+        processes: 5,
+        keys: 12,
+        fail_fraction: fail,
+        seed,
+        ..GenOptions::default()
+    };
+    let mut text = Vec::new();
+    generate_fenced(&opts, Some(FenceOptions { every: 5, key: -1 }), &mut text).unwrap();
+    text
+}
+
 fn starts(w: &Watcher) -> Vec<u64> {
     w.store.txns.keys().copied().collect()
 }
@@ -421,18 +440,7 @@ fn the_worklist_fixpoint_equals_full_passes_on_generated_streams() {
 /// after a round at most an eighth of the buffer is dead texts.
 #[test]
 fn op_texts_stay_their_ops_through_collection_and_compaction() {
-    use crate::gen::{generate_fenced, FenceOptions, GenOptions, Mode};
-    let opts = GenOptions {
-        workload: Workload::RwRegister,
-        mode: Mode::StrictSerializable,
-        txns: 3000,
-        processes: 5,
-        keys: 12,
-        seed: 1,
-        ..GenOptions::default()
-    };
-    let mut text = Vec::new();
-    generate_fenced(&opts, Some(FenceOptions { every: 5, key: -1 }), &mut text).unwrap();
+    let text = fenced_stream(1, 0.0);
     let mut w = watcher("strong-session-serializable");
     let mut forgotten = 0;
     for chunk in line_chunks(&text, 400) {
@@ -467,19 +475,7 @@ fn op_texts_stay_their_ops_through_collection_and_compaction() {
 /// of the store without them forgets, with the same bases.
 #[test]
 fn a_prepared_collection_leaves_the_store_alone_and_skips_failed_transactions() {
-    use crate::gen::{generate_fenced, FenceOptions, GenOptions, Mode};
-    let opts = GenOptions {
-        workload: Workload::RwRegister,
-        mode: Mode::StrictSerializable,
-        txns: 3000,
-        processes: 5,
-        keys: 12,
-        fail_fraction: 0.05,
-        seed: 3,
-        ..GenOptions::default()
-    };
-    let mut text = Vec::new();
-    generate_fenced(&opts, Some(FenceOptions { every: 5, key: -1 }), &mut text).unwrap();
+    let text = fenced_stream(3, 0.05);
     let model = "strong-session-serializable";
     let (mut w1, mut w2) = (watcher(model), watcher(model));
     let (mut forgotten, mut failed) = (0, 0);
