@@ -46,8 +46,10 @@ pub(super) struct WatchArgs {
     /// line), cobra (a directory of Cobra logs, read once).
     #[arg(short = 'f', long, value_enum)]
     format: Option<Format>,
-    /// Run a round after at least N new ops (lines).
-    #[arg(long = "round", value_name = "N", default_value_t = 20000)]
+    /// Run a round after at least N new ops (lines). Each round re-checks
+    /// what is retained, so rounds of 50,000 ops cost 20-35% less CPU than
+    /// rounds of 20,000 (README, watch) for a little more memory.
+    #[arg(long = "round", value_name = "N", default_value_t = 50000)]
     round: u64,
     /// Also run a round every T ms when new ops arrived.
     #[arg(long = "round-ms", value_name = "T")]
