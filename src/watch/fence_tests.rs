@@ -58,8 +58,14 @@ fn fence_gc(w: &mut Watcher) -> &mut fence_gc::FenceGc {
 /// A generated 3000-transaction rw-register stream of 5 processes on 12
 /// keys with a fence every 5 transactions, `fail` of them failed.
 fn fenced_stream(seed: u64, fail: f64) -> Vec<u8> {
+    fenced_stream_with(seed, fail, Vec::new())
+}
+
+/// [`fenced_stream`] with `faults` injected.
+fn fenced_stream_with(seed: u64, fail: f64, faults: Vec<crate::gen::Fault>) -> Vec<u8> {
     use crate::gen::{generate_fenced, FenceOptions, GenOptions, Mode};
     let opts = GenOptions {
+        faults,
         workload: Workload::RwRegister,
         mode: Mode::StrictSerializable,
         txns: 3000,
@@ -515,6 +521,56 @@ fn a_prepared_collection_leaves_the_store_alone_and_skips_failed_transactions() 
         failed += fails;
     }
     assert!(forgotten >= 2000 && failed > 0, "{forgotten} {failed}");
+}
+
+/// The collection planned beside a round's check (`round_check.rs`:
+/// [`fence_gc::FenceGc::prepare`], then `apply`) and the one run after it
+/// ([`fence_gc::FenceGc::collect`]) forget the same transactions round by
+/// round, report the same anomalies and end in the same final map, on
+/// valid streams and on streams with an anomaly (after which neither
+/// collects).
+#[test]
+fn planning_beside_the_check_forgets_what_planning_after_it_forgets() {
+    use crate::gen::Fault;
+    let model = "strong-session-serializable";
+    let streams = [
+        (1, vec![]),
+        (2, vec![]),
+        (4, vec![Fault::LostUpdate]),
+        (5, vec![Fault::WriteSkew]),
+    ];
+    let (mut forgotten, mut flagged) = (0, 0);
+    for (seed, faults) in streams {
+        let text = fenced_stream_with(seed, 0.05, faults);
+        let (mut beside, mut after) = (watcher(model), watcher(model));
+        after.plan_beside_max_txns = 0;
+        let mut last = (None, None);
+        let chunks = line_chunks(&text, 300);
+        let n = chunks.len();
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            beside.ingest(chunk.clone()).unwrap();
+            after.ingest(chunk).unwrap();
+            if i + 1 == n {
+                beside.end_of_input().unwrap();
+                after.end_of_input().unwrap();
+            }
+            let (b, a) = (beside.round().unwrap(), after.round().unwrap());
+            assert_eq!(
+                (b.collected.ok, b.collected.failed),
+                (a.collected.ok, a.collected.failed),
+                "seed {seed}, round {i}"
+            );
+            assert_eq!(starts(&beside), starts(&after), "seed {seed}, round {i}");
+            assert_eq!(b.new, a.new, "seed {seed}, round {i}");
+            forgotten += b.collected.ok;
+            last = (b.outcome, a.outcome);
+        }
+        flagged += usize::from(beside.flagged);
+        let (b, a) = (beside.finish(last.0), after.finish(last.1));
+        assert_eq!(format!("{b:?}"), format!("{a:?}"), "seed {seed}");
+    }
+    // Both kinds of stream were seen: collection ran, and anomalies stopped it.
+    assert!(forgotten >= 2000 && flagged == 2, "{forgotten} {flagged}");
 }
 
 /// `text` cut into pieces of `lines` whole lines each, as a stream arrives

@@ -171,6 +171,9 @@ pub struct Watcher {
     suppressed: bool,
     /// Completions that read a pending write, held back ([`hold`]).
     hold: hold::Hold,
+    /// Rounds of more transactions than this plan their collection after
+    /// the check ([`round_check`]; tests set 0 to compare both ways).
+    plan_beside_max_txns: usize,
     /// Notes for the user (each said once).
     pub notes: Vec<String>,
 }
@@ -198,6 +201,7 @@ impl Watcher {
             new_ops: 0,
             stats: Stats::default(),
             no_fence_noted: false,
+            plan_beside_max_txns: round_check::BESIDE_MAX_TXNS,
             suppressed: false,
             hold: hold::Hold::default(),
             notes: Vec::new(),

@@ -29,7 +29,7 @@ use crate::route::{self, CheckOptions, Outcome};
 /// the rare ones after collection stalls, run the plan after the check,
 /// which keeps the peak under issue 17's 300 MB; most rounds are smaller
 /// and keep the second core's gain.
-const BESIDE_MAX_TXNS: usize = 100_000;
+pub(super) const BESIDE_MAX_TXNS: usize = 100_000;
 
 impl Watcher {
     /// Builds and checks the round's history and, when this round may
@@ -40,7 +40,7 @@ impl Watcher {
         if !speculate {
             return Ok((self.check_round()?, None));
         }
-        if self.store.txns.len() > BESIDE_MAX_TXNS {
+        if self.store.txns.len() > self.plan_beside_max_txns {
             // Too big to hold both at once (`BESIDE_MAX_TXNS`): the plan
             // follows in `collect`, after the check's memory is freed.
             return Ok((self.check_round()?, None));
