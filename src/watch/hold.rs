@@ -13,6 +13,17 @@
 //! Fed later, it keeps its place in the stream (position, line), so the
 //! rounds' histories and real-time order are those of the input.
 //!
+//! While it is held, its reads are unknown to collection, which may
+//! forget a writer it read from (one that completed while the completion
+//! still waits for another). That is the slow completion's case, and
+//! exact for the same reason: the held transaction's process issued it
+//! after that process's last completed fence, so every forgotten writer
+//! `w` (`nf(w) ≤ agree`) reaches it; fed later, its read of `w`'s value is
+//! a read of the key's base (rewritten to `nil`, as for any reader) or is
+//! rejected as a read of a collected version, rightly: `w` reaches the
+//! base, which overwrote `w`'s value and reaches the reader
+//! ([`super::fence_gc`], "Why it is safe").
+//!
 //! What must go with it, so that each round checks a sound sub-history:
 //! * its process's later ops (session order: the store would otherwise see
 //!   a second invocation of a pending process);
