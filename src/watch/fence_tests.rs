@@ -579,3 +579,54 @@ fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
     let all: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
     all.chunks(lines).map(|c| c.concat()).collect()
 }
+
+/// A completion held back ([`hold`]) reads a forgotten write: process 2's
+/// `C` read `y = 10` (b0's) and `z = 1` from `P`, still pending, so `C` is
+/// held while a round forgets b0 and b1 (base `y = 11`). Fed when `P`
+/// completes, its read of b0's value is rejected at once, rightly: b1
+/// overwrote it and reaches `C` through the fences (b1 → FB2 → FC2 → `C`),
+/// a G-single with session order. Fed at once instead, `C` would stop
+/// collection before b0 could be forgotten.
+#[test]
+fn a_held_completion_reading_a_write_forgotten_meanwhile_is_rejected() {
+    let fenced = [
+        (0, "[[:r -1 nil] [:w -1 1]]"), // FA1, epoch 0
+        (1, "[[:r -1 1] [:w -1 2]]"),   // FB1, 1
+        (2, "[[:r -1 2] [:w -1 3]]"),   // FC1, 2
+        (3, "[[:r -1 3] [:w -1 4]]"),   // FD1, 3
+        (1, "[[:w 20 10]]"),            // b0
+        (1, "[[:r 20 10] [:w 20 11]]"), // b1
+        (0, "[[:r -1 4] [:w -1 5]]"),   // FA2, 4
+        (1, "[[:r -1 5] [:w -1 6]]"),   // FB2, 5
+        (2, "[[:r -1 6] [:w -1 7]]"),   // FC2, 6
+        (3, "[[:r -1 7] [:w -1 8]]"),   // FD2, 7
+        (0, "[[:r -1 8] [:w -1 9]]"),   // FA3, 8: agree = 5
+    ];
+    let mut w = watcher("strong-session-serializable");
+    let mut text = history(&fenced, 0);
+    text.extend_from_slice(
+        b"{:index 22, :type :invoke, :process 3, :f :txn, :value [[:w 30 1]]}\n\
+          {:index 23, :type :invoke, :process 2, :f :txn, :value [[:r 20 nil] [:r 30 nil]]}\n\
+          {:index 24, :type :ok, :process 2, :f :txn, :value [[:r 20 10] [:r 30 1]]}\n",
+    );
+    w.ingest(text).unwrap();
+    assert_eq!(w.held(), 1);
+    let r = w.round().unwrap();
+    assert!(r.new.is_empty(), "{:?}", r.new);
+    // FA1, FA2, FB1, b0, b1, FB2, FC1, FD1.
+    assert_eq!(r.collected.ok, 8);
+    assert!(!starts(&w).contains(&8), "b0 forgotten");
+    w.ingest(b"{:index 25, :type :ok, :process 3, :f :txn, :value [[:w 30 1]]}\n".to_vec())
+        .unwrap();
+    assert_eq!(w.held(), 0);
+    let r = w.round().unwrap();
+    let new: Vec<String> = r
+        .new
+        .iter()
+        .map(|(t, c)| format!("{t} {}", pr_str(c)))
+        .collect();
+    assert_eq!(
+        new,
+        vec![format!("{COLLECTED_READ} {{:op {{:index 24, :time -1, :type :ok, :process 2, :f :txn, :value [[:r 20 10] [:r 30 1]]}}, :key 20, :value 10}}")]
+    );
+}
