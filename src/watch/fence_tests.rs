@@ -334,11 +334,7 @@ fn covered_keys_collect_the_fence_ladder() {
     ];
     w.ingest(history(&more, 200)).unwrap();
     let r = w.round().unwrap();
-    let cases: Vec<String> = r
-        .new
-        .iter()
-        .map(|(t, c)| format!("{t} {}", pr_str(c)))
-        .collect();
+    let cases = rendered(&r);
     assert_eq!(
         cases,
         vec![
@@ -573,6 +569,14 @@ fn planning_beside_the_check_forgets_what_planning_after_it_forgets() {
     assert!(forgotten >= 2000 && flagged == 2, "{forgotten} {flagged}");
 }
 
+/// A round's new anomalies as `type case` lines.
+fn rendered(r: &Round) -> Vec<String> {
+    r.new
+        .iter()
+        .map(|(t, c)| format!("{t} {}", pr_str(c)))
+        .collect()
+}
+
 /// `text` cut into pieces of `lines` whole lines each, as a stream arrives
 /// in rounds.
 fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
@@ -620,11 +624,7 @@ fn a_held_completion_reading_a_write_forgotten_meanwhile_is_rejected() {
         .unwrap();
     assert_eq!(w.held(), 0);
     let r = w.round().unwrap();
-    let new: Vec<String> = r
-        .new
-        .iter()
-        .map(|(t, c)| format!("{t} {}", pr_str(c)))
-        .collect();
+    let new = rendered(&r);
     assert_eq!(
         new,
         vec![format!("{COLLECTED_READ} {{:op {{:index 24, :time -1, :type :ok, :process 2, :f :txn, :value [[:r 20 10] [:r 30 1]]}}, :key 20, :value 10}}")]
