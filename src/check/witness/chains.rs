@@ -24,18 +24,22 @@
 //! together, by a small depth-first search, since the place chosen in one
 //! key pins where the writer can go in the others. Writers are taken by
 //! deadline (the latest point they can have taken effect, see
-//! [`deadlines`]), those nobody reads last, and the order that suggests
-//! the places starts as the deadlines. When a writer finds no place, the
+//! [`deadlines`]), those nobody reads a little later (twice the mean
+//! span of a transaction past their deadline, [`unread_lag`]), and the
+//! order that suggests the places starts as the deadlines. When a writer finds no place, the
 //! latest earlier writer whose edges closed one of the cycles is taken
 //! back with everything after it and tries another place
-//! (conflict-directed backjumping, within a budget). An unread writer with
+//! (conflict-directed backjumping, within a budget; what is banned is that
+//! writer's whole placing, not each of its places). An unread writer with
 //! no gap (a cluster of its key has a writer that reaches it and a reader
 //! it reaches) blames only the groups on those two paths, and goes in just
-//! before the latest of them instead.
+//! before the latest of them instead, once: a writer so moved is
+//! backjumped to, not jumped over again.
 //!
 //! Generated strict-serializable histories of 3,000 to 200,000
-//! transactions are confirmed this way (at 200,000, seeds 1, 2 and 3 with
-//! 1, 1 and 4 backjumps). It is still a heuristic: when it gives up, the
+//! transactions are confirmed this way (at 200,000 with 10 processes,
+//! seeds 1, 2 and 3 with 1 to 3 backjumps; with 20 and 50 processes, seed
+//! 1, with 55 and 152). It is still a heuristic: when it gives up, the
 //! other candidates and then the SAT checker decide. When every cluster has a
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
@@ -328,26 +332,30 @@ pub fn by_version_chains_traced(
     lap("forced orders propagated", trace);
     // Clusters by their writer's deadline (the latest it can have taken
     // effect): mostly each goes at the end of its chain.
-    // Writers nobody reads last: their writes fit in any gap between two
-    // clusters, so the read clusters (the real constraints) choose first.
+    // Writers nobody reads a little later: their writes fit in any gap
+    // between two clusters, so the read clusters of the transactions
+    // around them (the real constraints) choose first. Placed after every
+    // read one (as before 28 Nov), a backjump from such a writer reached
+    // back over all of them, and with 20 processes or more placing gave up.
     // A writer's clusters stay together (see below).
     let mut read = vec![false; h.ops.len()];
     for c in &cl.clusters[cl.keys..] {
         read[c.writer as usize] |= !c.readers.is_empty();
     }
-    // By (unread, deadline, writer, cluster): a counting sort by the first
-    // two (a deadline is a position, or none), fed the clusters in index
+    // By (deadline, lagged when unread; writer, cluster): a counting sort
+    // by the first (a position, or none), fed the clusters in index
     // order, which is writer order (a comparison sort looking the flags
     // and deadlines up was a tenth of the chains).
     let n = h.ops.len();
+    let lag = unread_lag(h, &ok);
     let bucket = |c: u32| -> u32 {
         let w = cl.clusters[c as usize].writer as usize;
         let d = dl.get(w).map_or(n, |&d| (d as usize).min(n));
         let unread = !read.get(w).copied().unwrap_or(false);
-        (usize::from(unread) * (n + 1) + d) as u32
+        (if unread { (d + lag).min(n) } else { d }) as u32
     };
     let todo: Vec<u32> = deadlines::grouped(
-        2 * (n + 1),
+        n + 1,
         (cl.keys as u32..cl.clusters.len() as u32).map(|c| (bucket(c), c)),
     )
     .items;
@@ -365,6 +373,8 @@ pub fn by_version_chains_traced(
         conflicts: std::collections::BTreeSet::new(),
         inserts: Vec::new(),
         banned: HashSet::new(),
+        group_start: 0,
+        moved: HashSet::new(),
         backjumped: 0,
         furthest: 0,
         stuck: NO_WRITER,
@@ -394,6 +404,24 @@ pub fn by_version_chains_traced(
             .filter(|&v| keep[v as usize])
             .collect(),
     )
+}
+
+/// How far past its deadline an unread writer is placed: a few times the
+/// mean span (invocation to completion, in positions) of the `:ok`
+/// transactions, so that the read clusters of the transactions concurrent
+/// with it are in their chains by then (they decide its gaps), yet a
+/// backjump from it does not reach far back.
+fn unread_lag(h: &History, ok: &[bool]) -> usize {
+    let (mut total, mut count) = (0usize, 0usize);
+    for t in (0..h.ops.len()).filter(|&t| ok[t]) {
+        if let Some(&i) = h.pair.get(t) {
+            if i != crate::model::NO_OP && (i as usize) < t {
+                total += t - i as usize;
+                count += 1;
+            }
+        }
+    }
+    2 * total / count.max(1) + 1
 }
 
 /// The graph of what no choice decides: session order, real-time order
@@ -497,9 +525,9 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
     deadlines::grouped(2 * n + 1, (0..n).map(|v| (bucket(v), v as u32))).items
 }
 
-/// Backjumps allowed besides one per ten thousand writers: generated
-/// histories need a few at most after [`propagate`] (200,000
-/// transactions, seeds 1 and 2: 0 and 4). When the culprit lies far back,
+/// Backjumps allowed besides one per thousand writers: generated
+/// histories with 10 processes need a few at most after [`propagate`]
+/// (200,000 transactions, seeds 1 and 2: 1 and 3), with 50 processes 152. When the culprit lies far back,
 /// blame walks back one writer at a time and the search thrashes (seed 3:
 /// an unread writer finds no gap, and 190 backjumps fail too), so a small
 /// budget keeps a failure cheap.
@@ -509,8 +537,9 @@ const BACKJUMPS: usize = 32;
 /// up (a depth-first search over the places of each).
 const GROUP_TRIES: usize = 256;
 
-/// A segment's insertion into a chain: key, index, length.
-type Insert = (u32, u32, u32);
+/// A segment's insertion into a chain: key, index, length, and the
+/// clusters it went between (the one before it and its head).
+type Insert = (u32, u32, u32, (u32, u32));
 
 /// The chains being built and the graph that keeps them acyclic.
 struct Placer<'c> {
@@ -529,9 +558,16 @@ struct Placer<'c> {
     /// The insertions of the groups placed so far and of the current one,
     /// in order (a stack: a backjump pops them).
     inserts: Vec<Insert>,
-    /// Places taken back by a backjump: in this group, a segment's head
-    /// may not directly follow this cluster.
-    banned: HashSet<(u32, u32, u32)>,
+    /// Places taken back by a backjump, per group: each is one whole
+    /// placing of the group (per segment, the clusters it went between), which
+    /// that group may not take again. Banning each segment's place on its
+    /// own also banned places that were right: a cluster whose chain has one
+    /// gap then never went in again.
+    banned: HashSet<(u32, Vec<(u32, u32)>)>,
+    /// Writers an explanation moved before an earlier group.
+    moved: HashSet<u32>,
+    /// Where the current group's insertions start in `inserts`.
+    group_start: usize,
     /// Backjumps taken so far (for `--verbose`).
     backjumped: usize,
     /// The most groups placed at once (for `--verbose`).
@@ -548,7 +584,7 @@ impl Placer<'_> {
         // Per placed group: the edge count and the length of
         // `self.inserts` (one stack for all groups) before it.
         let mut log: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
-        let mut backjumps = groups.len() / 10_000 + BACKJUMPS;
+        let mut backjumps = groups.len() / 1_000 + BACKJUMPS;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
         // A writer's clusters are placed together: the places of one key pin
         // where the writer can go in the others. When a group finds no place,
@@ -561,6 +597,7 @@ impl Placer<'_> {
             let inserted = self.inserts.len();
             self.budget = GROUP_TRIES;
             self.group = i as u32;
+            self.group_start = inserted;
             self.conflicts.clear();
             if self.place(groups[i], groups[i].len()) {
                 log.push((mark, inserted));
@@ -593,11 +630,22 @@ impl Placer<'_> {
             };
             backjumps = left;
             self.backjumped += 1;
-            if explained {
+            // A writer moved before `j` by an earlier explanation is not
+            // jumped over again: two unread writers that each leave the
+            // other no gap would trade places for ever (the generated
+            // 200,000-transaction history with 20 processes). Backjumping
+            // to it instead lets it try its other gaps, then blames further
+            // back.
+            let writer_of = |g: &[u32]| g.first().map(|&c| self.cl.clusters[c as usize].writer);
+            let moved = writer_of(groups[j as usize]).is_some_and(|w| self.moved.contains(&w));
+            if explained && !moved {
+                if let Some(w) = writer_of(groups[i]) {
+                    self.moved.insert(w);
+                }
                 // The unread writer goes in before the latest group that
                 // pinned it, which then has to leave it a gap (that group's
                 // place was not wrong as such, so it is not banned).
-                self.banned.retain(|&(g, _, _)| g < j);
+                self.banned.retain(|(g, _)| *g < j);
                 inherited.retain(|&g, _| g < j);
                 let j = j as usize;
                 self.undo_to(&mut log, j, false);
@@ -605,7 +653,7 @@ impl Placer<'_> {
                 continue;
             }
             // Groups after `j` start afresh; `j` inherits the rest of the blame.
-            self.banned.retain(|&(g, _, _)| g <= j);
+            self.banned.retain(|(g, _)| *g <= j);
             inherited.retain(|&g, _| g <= j);
             inherited.entry(j).or_default().extend(blamed);
             self.undo_to(&mut log, j as usize, true);
@@ -620,15 +668,15 @@ impl Placer<'_> {
             let Some((mark, inserted)) = log.pop() else {
                 break;
             };
+            if ban && log.len() == j {
+                let placing = self.placing(inserted);
+                self.banned.insert((j as u32, placing));
+            }
             while self.inserts.len() > inserted {
-                let Some((kid, at, len)) = self.inserts.pop() else {
+                let Some((kid, at, len, _)) = self.inserts.pop() else {
                     break;
                 };
                 let (kid, at, len) = (kid as usize, at as usize, len as usize);
-                if ban && log.len() == j {
-                    let chain = &self.chains[kid];
-                    self.banned.insert((j as u32, chain[at - 1], chain[at]));
-                }
                 for c in self.chains[kid].drain(at..at + len) {
                     self.placed[c as usize] = false;
                 }
@@ -649,7 +697,12 @@ impl Placer<'_> {
     /// runs out (the graph and chains are then as before).
     fn place(&mut self, group: &[u32], own: usize) -> bool {
         let Some((&c, rest)) = group.split_first() else {
-            return true;
+            // Every cluster has a place: unless a backjump took this very
+            // placing back.
+            return self.banned.is_empty()
+                || !self
+                    .banned
+                    .contains(&(self.group, self.placing(self.group_start)));
         };
         let own_rest = own.saturating_sub(1);
         if self.placed[c as usize] {
@@ -673,7 +726,7 @@ impl Placer<'_> {
         let p = self.g.position(cl.clusters[c as usize].writer);
         let chain = &self.chains[kid];
         let before = |d: u32| self.g.position(cl.clusters[d as usize].writer) < p;
-        let suggested = if anchored {
+        let after_writers = if anchored {
             1
         } else if chain.len() > 1 && chain.last().is_some_and(|&d| before(d)) {
             // Mostly the end (writers come by deadline): no search.
@@ -681,6 +734,7 @@ impl Placer<'_> {
         } else {
             1 + chain[1..].partition_point(|&d| before(d))
         };
+        let suggested = if anchored { 1 } else { after_writers };
         let len = chain.len();
         for i in 0..if anchored { 1 } else { TRIES } {
             // suggested, +1, -1, +2, -2, …
@@ -700,9 +754,7 @@ impl Placer<'_> {
             let prev = self.chains[kid][at - 1];
             let next = self.chains[kid].get(at).copied();
             // A segment never goes between two glued versions.
-            if next.is_some_and(|n| cl.pred[n as usize] != NO_WRITER)
-                || self.banned.contains(&(self.group, prev, head))
-            {
+            if next.is_some_and(|n| cl.pred[n as usize] != NO_WRITER) {
                 continue;
             }
             let mark = self.g.edge_count();
@@ -718,7 +770,8 @@ impl Placer<'_> {
                 for s in segment() {
                     self.placed[s as usize] = true;
                 }
-                self.inserts.push((kid as u32, at as u32, seg_len as u32));
+                self.inserts
+                    .push((kid as u32, at as u32, seg_len as u32, (prev, head)));
                 // A glued version's writer is now pinned in time by this
                 // segment: its other clusters go in now, while their chains
                 // can still make room (placed with its own group, later,
@@ -750,6 +803,14 @@ impl Placer<'_> {
 }
 
 impl Placer<'_> {
+    /// The placing made by the insertions from `start` on: the places
+    /// they took, sorted.
+    fn placing(&self, start: usize) -> Vec<(u32, u32)> {
+        let mut places: Vec<(u32, u32)> = self.inserts[start..].iter().map(|i| i.3).collect();
+        places.sort_unstable();
+        places
+    }
+
     /// Why an unread, unglued cluster of `group` has no gap in its chain:
     /// a cluster `C` of its key whose writer reaches the cluster's writer
     /// `u`, which reaches one of `C`'s readers (`u` would overwrite `C`'s
