@@ -525,13 +525,20 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
     deadlines::grouped(2 * n + 1, (0..n).map(|v| (bucket(v), v as u32))).items
 }
 
-/// Backjumps allowed besides one per thousand writers: generated
+/// Backjumps allowed besides one per hundred writers: generated
 /// histories with 10 processes need a few at most after [`propagate`]
-/// (200,000 transactions, seeds 1 and 2: 1 and 3), with 50 processes 152. When the culprit lies far back,
+/// (200,000 transactions, seeds 1 and 2: 1 and 3), with 50 processes 152,
+/// with 100 processes 557 (in 0.23 s: unread writers placed near their
+/// deadlines keep backjumps short). What bounds a failure's cost is the
+/// groups taken back in all: at most as many as there are, plus
+/// [`UNDO_SLACK`]. When the culprit lies far back,
 /// blame walks back one writer at a time and the search thrashes (seed 3:
 /// an unread writer finds no gap, and 190 backjumps fail too), so a small
 /// budget keeps a failure cheap.
 const BACKJUMPS: usize = 32;
+
+/// Groups the backjumps may take back besides one per group.
+const UNDO_SLACK: usize = 10_000;
 
 /// Places a writer's clusters may try in all before the candidate gives
 /// up (a depth-first search over the places of each).
@@ -584,13 +591,16 @@ impl Placer<'_> {
         // Per placed group: the edge count and the length of
         // `self.inserts` (one stack for all groups) before it.
         let mut log: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
-        let mut backjumps = groups.len() / 1_000 + BACKJUMPS;
+        let mut backjumps = groups.len() / 100 + BACKJUMPS;
+        // Groups a backjump may take back in all: what placing every group
+        // once more costs.
+        let mut undo_budget = groups.len() + UNDO_SLACK;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
         // A writer's clusters are placed together: the places of one key pin
         // where the writer can go in the others. When a group finds no place,
         // the latest earlier group whose edges closed one of the cycles is
         // taken back (with everything after it) and its place banned:
-        // conflict-directed backjumping, within a budget (`BACKJUMPS`).
+        // conflict-directed backjumping, within budgets (`BACKJUMPS`, `UNDO_SLACK`).
         while log.len() < groups.len() {
             let i = log.len();
             let mark = self.g.edge_count();
@@ -625,10 +635,13 @@ impl Placer<'_> {
             let Some(j) = blamed.pop_last() else {
                 return false;
             };
-            let Some(left) = backjumps.checked_sub(1) else {
+            let (Some(left), Some(undo_left)) = (
+                backjumps.checked_sub(1),
+                undo_budget.checked_sub(i - j as usize),
+            ) else {
                 return false;
             };
-            backjumps = left;
+            (backjumps, undo_budget) = (left, undo_left);
             self.backjumped += 1;
             // A writer moved before `j` by an earlier explanation is not
             // jumped over again: two unread writers that each leave the
