@@ -622,24 +622,30 @@ fn confirmations_are_never_refuted_by_the_brute_force() {
 /// the graph candidate).
 #[test]
 fn version_chains_order_writers_by_deadline() {
-    use crate::gen::{generate, GenOptions, Mode};
     for seed in [35, 77] {
-        let opts = GenOptions {
-            workload: crate::model::Workload::RwRegister,
-            mode: Mode::StrictSerializable,
-            txns: 200,
-            processes: 20,
-            keys: 3,
-            seed,
-            ..GenOptions::default()
-        };
-        let mut out = Vec::new();
-        generate(&opts, &mut out).expect("generated");
-        let h = history(&String::from_utf8(out).expect("utf-8"));
+        let h = generated_rw(200, 20, 3, seed);
         let order = by_version_chains(&h, STRICT);
         assert!(order.is_some(), "seed {seed}: the chains gave up");
         assert_eq!(order.map(|o| replay(&h, &o, STRICT)), Some(Ok(())));
     }
+}
+
+/// A strict-serializable rw-register history from `ellery gen`'s
+/// simulator (valid).
+fn generated_rw(txns: usize, processes: usize, keys: usize, seed: u64) -> History {
+    use crate::gen::{generate, GenOptions, Mode};
+    let opts = GenOptions {
+        workload: crate::model::Workload::RwRegister,
+        mode: Mode::StrictSerializable,
+        txns,
+        processes,
+        keys,
+        seed,
+        ..GenOptions::default()
+    };
+    let mut out = Vec::new();
+    generate(&opts, &mut out).expect("generated");
+    history(&String::from_utf8(out).expect("utf-8"))
 }
 
 /// Issue 23, the shape of the generated 200k history seed 3: `T` read
@@ -754,20 +760,8 @@ fn version_chains_put_an_unread_writer_before_what_pinned_it() {
 ///   out (130,425 of 152,992).
 #[test]
 fn version_chains_place_histories_with_many_processes() {
-    use crate::gen::{generate, GenOptions, Mode};
     for (txns, processes, seed) in [(5_000, 20, 1), (5_000, 100, 6), (200_000, 20, 1)] {
-        let opts = GenOptions {
-            workload: crate::model::Workload::RwRegister,
-            mode: Mode::StrictSerializable,
-            txns,
-            processes,
-            keys: 10,
-            seed,
-            ..GenOptions::default()
-        };
-        let mut out = Vec::new();
-        generate(&opts, &mut out).expect("generated");
-        let h = history(&String::from_utf8(out).expect("utf-8"));
+        let h = generated_rw(txns, processes, 10, seed);
         let mut lines = Vec::new();
         let order = by_version_chains_traced(&h, STRICT, &mut |l| lines.push(l));
         let placing = lines.iter().find(|l| l.contains("placing"));
