@@ -372,7 +372,7 @@ pub fn by_version_chains_traced(
         group: 0,
         conflicts: std::collections::BTreeSet::new(),
         inserts: Vec::new(),
-        banned: HashSet::new(),
+        banned: HashMap::new(),
         group_start: 0,
         moved: HashSet::new(),
         backjumped: 0,
@@ -406,8 +406,8 @@ pub fn by_version_chains_traced(
     )
 }
 
-/// How far past its deadline an unread writer is placed: a few times the
-/// mean span (invocation to completion, in positions) of the `:ok`
+/// How far past its deadline an unread writer is placed: twice the mean
+/// span (invocation to completion, in positions) of the `:ok`
 /// transactions, so that the read clusters of the transactions concurrent
 /// with it are in their chains by then (they decide its gaps), yet a
 /// backjump from it does not reach far back.
@@ -531,10 +531,9 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
 /// with 100 processes 557 (in 0.23 s: unread writers placed near their
 /// deadlines keep backjumps short). What bounds a failure's cost is the
 /// groups taken back in all: at most as many as there are, plus
-/// [`UNDO_SLACK`]. When the culprit lies far back,
-/// blame walks back one writer at a time and the search thrashes (seed 3:
-/// an unread writer finds no gap, and 190 backjumps fail too), so a small
-/// budget keeps a failure cheap.
+/// [`UNDO_SLACK`]: when the culprit lies far back, blame walks back one
+/// writer at a time and the search thrashes (seed 3 with 10 processes,
+/// before unread writers were explained: 190 backjumps failed).
 const BACKJUMPS: usize = 32;
 
 /// Groups the backjumps may take back besides one per group.
@@ -570,7 +569,7 @@ struct Placer<'c> {
     /// that group may not take again. Banning each segment's place on its
     /// own also banned places that were right: a cluster whose chain has one
     /// gap then never went in again.
-    banned: HashSet<(u32, Vec<(u32, u32)>)>,
+    banned: HashMap<u32, Vec<Vec<(u32, u32)>>>,
     /// Writers an explanation moved before an earlier group.
     moved: HashSet<u32>,
     /// Where the current group's insertions start in `inserts`.
@@ -637,7 +636,7 @@ impl Placer<'_> {
             };
             let (Some(left), Some(undo_left)) = (
                 backjumps.checked_sub(1),
-                undo_budget.checked_sub(i - j as usize),
+                undo_budget.checked_sub(i.saturating_sub(j as usize)),
             ) else {
                 return false;
             };
@@ -658,7 +657,7 @@ impl Placer<'_> {
                 // The unread writer goes in before the latest group that
                 // pinned it, which then has to leave it a gap (that group's
                 // place was not wrong as such, so it is not banned).
-                self.banned.retain(|(g, _)| *g < j);
+                self.banned.retain(|&g, _| g < j);
                 inherited.retain(|&g, _| g < j);
                 let j = j as usize;
                 self.undo_to(&mut log, j, false);
@@ -666,7 +665,7 @@ impl Placer<'_> {
                 continue;
             }
             // Groups after `j` start afresh; `j` inherits the rest of the blame.
-            self.banned.retain(|(g, _)| *g <= j);
+            self.banned.retain(|&g, _| g <= j);
             inherited.retain(|&g, _| g <= j);
             inherited.entry(j).or_default().extend(blamed);
             self.undo_to(&mut log, j as usize, true);
@@ -683,7 +682,7 @@ impl Placer<'_> {
             };
             if ban && log.len() == j {
                 let placing = self.placing(inserted);
-                self.banned.insert((j as u32, placing));
+                self.banned.entry(j as u32).or_default().push(placing);
             }
             while self.inserts.len() > inserted {
                 let Some((kid, at, len, _)) = self.inserts.pop() else {
@@ -712,10 +711,10 @@ impl Placer<'_> {
         let Some((&c, rest)) = group.split_first() else {
             // Every cluster has a place: unless a backjump took this very
             // placing back.
-            return self.banned.is_empty()
-                || !self
-                    .banned
-                    .contains(&(self.group, self.placing(self.group_start)));
+            return match self.banned.get(&self.group) {
+                None => true,
+                Some(bans) => !bans.contains(&self.placing(self.group_start)),
+            };
         };
         let own_rest = own.saturating_sub(1);
         if self.placed[c as usize] {
@@ -739,7 +738,7 @@ impl Placer<'_> {
         let p = self.g.position(cl.clusters[c as usize].writer);
         let chain = &self.chains[kid];
         let before = |d: u32| self.g.position(cl.clusters[d as usize].writer) < p;
-        let after_writers = if anchored {
+        let suggested = if anchored {
             1
         } else if chain.len() > 1 && chain.last().is_some_and(|&d| before(d)) {
             // Mostly the end (writers come by deadline): no search.
@@ -747,7 +746,6 @@ impl Placer<'_> {
         } else {
             1 + chain[1..].partition_point(|&d| before(d))
         };
-        let suggested = if anchored { 1 } else { after_writers };
         let len = chain.len();
         for i in 0..if anchored { 1 } else { TRIES } {
             // suggested, +1, -1, +2, -2, …
