@@ -570,7 +570,9 @@ struct Placer<'c> {
     /// own also banned places that were right: a cluster whose chain has one
     /// gap then never went in again.
     banned: HashMap<u32, Vec<Vec<(u32, u32)>>>,
-    /// Writers an explanation moved before an earlier group.
+    /// Writers an explanation ever moved before an earlier group (kept
+    /// when a backjump takes the move back: such a writer is backjumped
+    /// to from then on, which only trades a rotation for a backjump).
     moved: HashSet<u32>,
     /// Where the current group's insertions start in `inserts`.
     group_start: usize,
