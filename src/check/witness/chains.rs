@@ -13,10 +13,10 @@
 //! topological order ([`DynamicOrder`]). A place that would close a cycle
 //! is taken back and the neighbouring places are tried.
 //!
-//! What steers the places: first, [`propagate`] adds the version orders
+//! What steers the places: first, [`Propagation`] adds the version orders
 //! the graph already forces (a cluster whose writer reaches a member of
-//! another of the same key comes wholly before it), a few rounds, before
-//! any choice. A transaction that read a key and then wrote it writes the
+//! another of the same key comes wholly before it), one round before any
+//! choice, and a second (then placing again) only when placing gives up. A transaction that read a key and then wrote it writes the
 //! version right after the one it read, so such versions go in together,
 //! as one segment, and the glued version's writer, pinned in time by it,
 //! has its other clusters placed at once. A writer's clusters (one per
@@ -51,7 +51,7 @@
 use super::deadlines::{self, deadlines};
 use super::*;
 use crate::graph::dynamic_order::DynamicOrder;
-use propagate::propagate;
+use propagate::Propagation;
 
 mod propagate;
 
@@ -325,19 +325,65 @@ pub fn by_version_chains_traced(
     lap("deadlines computed", trace);
     let mut g = facts(h, &cl, &keep, &ok, orders, &dl)?;
     lap("facts added", trace);
-    if !propagate(h, &cl, &mut g, orders, &ok, &dl) {
+    // One round of propagation, then placing; only when placing gives up
+    // a second round (which needs about as long again as the first) and
+    // placing again: on the generated 200k histories with 10 to 50
+    // processes the first round is enough, and placing after it costs
+    // less than the second round (issue 23: `auto` at the inference's
+    // price); with 100 processes placing needs the second round, and its
+    // first try gives up quickly (about 2% of the chains there).
+    let mut prop = Propagation::new(h, &cl, orders, &ok, &dl);
+    let Some(mut changed) = prop.round(&mut g) else {
         lap("propagation closed a cycle", trace);
         return None;
-    }
-    lap("forced orders propagated", trace);
-    // Clusters by their writer's deadline (the latest it can have taken
-    // effect): mostly each goes at the end of its chain.
-    // Writers nobody reads a little later: their writes fit in any gap
-    // between two clusters, so the read clusters of the transactions
-    // around them (the real constraints) choose first. Placed after every
-    // read one (as before 28 Nov), a backjump from such a writer reached
-    // back over all of them, and with 20 processes or more placing gave up.
-    // A writer's clusters stay together (see below).
+    };
+    lap("forced orders propagated (round 1)", trace);
+    let todo = placing_order(h, &cl, &ok, &dl);
+    let g = loop {
+        let mark = g.edge_count();
+        let (placed, mut back) = place_all(&cl, g, &todo, &mut |line| lap(&line, trace));
+        if placed {
+            break back;
+        }
+        // Placing's edges taken back: the graph is the propagation's again
+        // (its order differs, which no round depends on).
+        while back.edge_count() > mark {
+            back.pop_edge();
+        }
+        g = back;
+        if !changed || prop.rounds >= propagate::ROUNDS {
+            return None;
+        }
+        changed = match prop.round(&mut g) {
+            Some(true) => true,
+            Some(false) => return None,
+            None => {
+                lap("propagation closed a cycle", trace);
+                return None;
+            }
+        };
+        lap(
+            &format!("forced orders propagated (round {})", prop.rounds),
+            trace,
+        );
+    };
+    Some(
+        g.order()
+            .into_iter()
+            .filter(|&v| keep[v as usize])
+            .collect(),
+    )
+}
+
+/// The clusters in the order they are placed: by their writer's deadline
+/// (the latest it can have taken effect), so mostly each goes at the end
+/// of its chain. Writers nobody reads a little later: their writes fit in
+/// any gap between two clusters, so the read clusters of the transactions
+/// around them (the real constraints) choose first. Placed after every
+/// read one (as before 28 Nov), a backjump from such a writer reached
+/// back over all of them, and with 20 processes or more placing gave up.
+/// A writer's clusters stay together (see [`place_all`]).
+fn placing_order(h: &History, cl: &Clusters, ok: &[bool], dl: &[u32]) -> Vec<u32> {
     let mut read = vec![false; h.ops.len()];
     for c in &cl.clusters[cl.keys..] {
         read[c.writer as usize] |= !c.readers.is_empty();
@@ -347,25 +393,35 @@ pub fn by_version_chains_traced(
     // order, which is writer order (a comparison sort looking the flags
     // and deadlines up was a tenth of the chains).
     let n = h.ops.len();
-    let lag = unread_lag(h, &ok);
+    let lag = unread_lag(h, ok);
     let bucket = |c: u32| -> u32 {
         let w = cl.clusters[c as usize].writer as usize;
         let d = dl.get(w).map_or(n, |&d| (d as usize).min(n));
         let unread = !read.get(w).copied().unwrap_or(false);
         (if unread { (d + lag).min(n) } else { d }) as u32
     };
-    let todo: Vec<u32> = deadlines::grouped(
+    deadlines::grouped(
         n + 1,
         (cl.keys as u32..cl.clusters.len() as u32).map(|c| (bucket(c), c)),
     )
-    .items;
-    drop(read);
+    .items
+}
+
+/// Places every cluster of `todo` (in [`placing_order`]) into its chain,
+/// a writer's clusters as one group; whether every group found a place,
+/// and the graph (with the places' edges).
+fn place_all(
+    cl: &Clusters,
+    g: DynamicOrder,
+    todo: &[u32],
+    lap: &mut dyn FnMut(String),
+) -> (bool, DynamicOrder) {
     let mut groups: Vec<&[u32]> = todo
         .chunk_by(|&a, &b| cl.clusters[a as usize].writer == cl.clusters[b as usize].writer)
         .collect();
     let mut p = Placer {
         g,
-        cl: &cl,
+        cl,
         chains: (0..cl.keys as u32).map(|k| vec![k]).collect(),
         budget: 0,
         placed: (0..cl.clusters.len()).map(|c| c < cl.keys).collect(),
@@ -380,30 +436,18 @@ pub fn by_version_chains_traced(
         stuck: NO_WRITER,
     };
     let placed = p.run(&mut groups);
-    lap(
-        &format!(
-            "placing {} ({} of {} writers at most, {} backjumps{})",
-            if placed { "done" } else { "gave up" },
-            p.furthest,
-            groups.len(),
-            p.backjumped,
-            match p.stuck {
-                NO_WRITER => String::new(),
-                w => format!(", last stuck at op {w}"),
-            }
-        ),
-        trace,
-    );
-    if !placed {
-        return None;
-    }
-    let g = p.g;
-    Some(
-        g.order()
-            .into_iter()
-            .filter(|&v| keep[v as usize])
-            .collect(),
-    )
+    lap(format!(
+        "placing {} ({} of {} writers at most, {} backjumps{})",
+        if placed { "done" } else { "gave up" },
+        p.furthest,
+        groups.len(),
+        p.backjumped,
+        match p.stuck {
+            NO_WRITER => String::new(),
+            w => format!(", last stuck at op {w}"),
+        }
+    ));
+    (placed, p.g)
 }
 
 /// How far past its deadline an unread writer is placed: twice the mean
@@ -526,10 +570,11 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
 }
 
 /// Backjumps allowed besides one per hundred writers: generated
-/// histories with 10 processes need a few at most after [`propagate`]
-/// (200,000 transactions, seeds 1 and 2: 1 and 3), with 50 processes 152,
-/// with 100 processes 557 (in 0.23 s: unread writers placed near their
-/// deadlines keep backjumps short). What bounds a failure's cost is the
+/// histories of 200,000 transactions need, after one round of
+/// [`Propagation`], 10 to 14 with 10 processes (seeds 1 to 3), 361 with
+/// 20 and 575 with 50 (seed 1), and with 100 processes, after two rounds,
+/// 555 (in 0.14 s: unread writers placed near their deadlines keep
+/// backjumps short; after one round that history gives up within 0.05 s). What bounds a failure's cost is the
 /// groups taken back in all: at most as many as there are, plus
 /// [`UNDO_SLACK`]: when the culprit lies far back, blame walks back one
 /// writer at a time and the search thrashes (seed 3 with 10 processes,

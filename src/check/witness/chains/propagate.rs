@@ -1,112 +1,139 @@
-//! The version orders the graph forces before any choice ([`propagate`]),
+//! The version orders the graph forces before any choice ([`Propagation`]),
 //! the version chains' second phase.
 
 use super::*;
 
-/// Rounds of [`propagate`]: each can force orders the previous one's
-/// edges imply. Two suffice on the generated 200k histories (seeds 1 and
-/// 2 give up with one) and a third re-asked every pair still unordered
-/// (about a third of the propagation) for nothing there.
-const ROUNDS: usize = 2;
+/// Rounds of [`Propagation`] at most: each can force orders the previous
+/// one's edges imply. On the generated 200k histories one round lets
+/// placing succeed with 10 processes (and with 20 and 50, at more
+/// backjumps), but with 100 it gives up; a second round is then run and
+/// placing tried again ([`super::by_version_chains`]). A third re-asked
+/// every pair still unordered (about a third of the propagation) for
+/// nothing there.
+pub(super) const ROUNDS: usize = 2;
 
-/// Adds the version orders the graph already forces, before any choice:
-/// when cluster `A`'s writer reaches a member of cluster `B` (same key),
-/// `B` cannot come wholly before `A`, so `A`'s writer and readers precede
+/// The version orders the graph already forces, before any choice: when
+/// cluster `A`'s writer reaches a member of cluster `B` (same key), `B`
+/// cannot come wholly before `A`, so `A`'s writer and readers precede
 /// `B`'s writer. Only clusters whose spans (first invocation to last
 /// completion among their members) overlap are compared: real time orders
-/// the others already. False when a forced order closes a cycle.
+/// the others already. Run a round at a time ([`Propagation::round`]).
 ///
 /// With real time, most such orders need no search: `A`'s writer precedes
 /// the transaction that completed at its deadline `dl` (see
 /// [`deadlines`](super::deadlines::deadlines)), so it precedes every member
 /// of `B` invoked after that completion.
-pub(super) fn propagate(
-    h: &History,
-    cl: &Clusters,
-    g: &mut DynamicOrder,
-    orders: Orders,
-    ok: &[bool],
-    dl: &[u32],
-) -> bool {
-    let deadline = |t: u32| {
-        dl.get(t as usize)
-            .copied()
-            .filter(|&d| d != super::deadlines::NONE)
-    };
-    let (span, latest) = spans(h, cl, orders, ok);
-    // The question of `reaches_cluster` where real time answers it (a
-    // `nil` cluster `y`, with no writer, is never reached).
-    let by_real_time = |x: u32, y: u32| {
+pub(super) struct Propagation<'a> {
+    cl: &'a Clusters,
+    dl: &'a [u32],
+    span: Vec<(u32, u32)>,
+    latest: Vec<u32>,
+    /// Each key's clusters, by span.
+    by_key: Vec<Vec<u32>>,
+    /// Per overlapping pair, in the order every round meets them: bit 0
+    /// when the first was forced before the second, bit 1 the other way (a
+    /// hash set of pairs cost more than all the searches).
+    forced: Vec<u8>,
+    targets: Vec<u32>,
+    /// Rounds run so far.
+    pub(super) rounds: usize,
+}
+
+impl<'a> Propagation<'a> {
+    pub(super) fn new(
+        h: &History,
+        cl: &'a Clusters,
+        orders: Orders,
+        ok: &[bool],
+        dl: &'a [u32],
+    ) -> Propagation<'a> {
+        let (span, latest) = spans(h, cl, orders, ok);
+        let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
+        for c in 0..cl.clusters.len() as u32 {
+            by_key[cl.clusters[c as usize].kid as usize].push(c);
+        }
+        for list in &mut by_key {
+            list.sort_unstable_by_key(|&c| span[c as usize]);
+        }
+        Propagation {
+            cl,
+            dl,
+            span,
+            latest,
+            by_key,
+            forced: Vec::new(),
+            targets: Vec::new(),
+            rounds: 0,
+        }
+    }
+
+    /// The question of [`reaches_cluster`] where real time answers it (a
+    /// `nil` cluster `y`, with no writer, is never reached).
+    fn by_real_time(&self, x: u32, y: u32) -> bool {
+        let cl = self.cl;
         let wx = cl.clusters[x as usize].writer;
+        let deadline = (self.dl.get(wx as usize).copied()).filter(|&d| d != super::deadlines::NONE);
         wx != NO_WRITER
             && cl.clusters[y as usize].writer != NO_WRITER
-            && deadline(wx).is_some_and(|d| latest.get(y as usize).is_some_and(|&l| l > d))
-    };
-    let mut by_key: Vec<Vec<u32>> = vec![Vec::new(); cl.keys];
-    for c in 0..cl.clusters.len() as u32 {
-        by_key[cl.clusters[c as usize].kid as usize].push(c);
+            && deadline.is_some_and(|d| self.latest.get(y as usize).is_some_and(|&l| l > d))
     }
-    for list in &mut by_key {
-        list.sort_unstable_by_key(|&c| span[c as usize]);
-    }
-    // Per overlapping pair, in the order every round meets them: bit 0 when
-    // the first was forced before the second, bit 1 the other way (a
-    // hash set of pairs cost more than all the searches).
-    let mut forced: Vec<u8> = Vec::new();
-    let mut targets: Vec<u32> = Vec::new();
-    for _ in 0..ROUNDS {
+
+    /// One round over every overlapping pair: `Some(changed)`, or `None`
+    /// when a forced order closes a cycle.
+    pub(super) fn round(&mut self, g: &mut DynamicOrder) -> Option<bool> {
+        self.rounds += 1;
+        let cl = self.cl;
         let mut changed = false;
         let mut pair = 0;
-        for list in &by_key {
+        for list in &self.by_key {
             for (i, &a) in list.iter().enumerate() {
                 for &b in list[i + 1..]
                     .iter()
-                    .take_while(|&&b| span[b as usize].0 < span[a as usize].1)
+                    .take_while(|&&b| self.span[b as usize].0 < self.span[a as usize].1)
                 {
-                    if pair == forced.len() {
-                        forced.push(0);
+                    if pair == self.forced.len() {
+                        self.forced.push(0);
                     }
                     pair += 1;
                     // Once forced one way, the other way would close a
                     // cycle in an acyclic graph: never.
-                    if forced[pair - 1] != 0 {
+                    if self.forced[pair - 1] != 0 {
                         continue;
                     }
                     // Both ways by real time before either by a search:
                     // when one way holds, the other cannot (in a history
                     // that has a witness), so its search is saved.
                     let ways = [(1u8, a, b), (2, b, a)];
-                    let way = ways.into_iter().find(|&(_, x, y)| by_real_time(x, y));
+                    let way = ways.into_iter().find(|&(_, x, y)| self.by_real_time(x, y));
+                    let targets = &mut self.targets;
                     let way = way.or_else(|| {
                         ways.into_iter()
-                            .find(|&(_, x, y)| reaches_cluster(g, cl, x, y, &mut targets))
+                            .find(|&(_, x, y)| reaches_cluster(g, cl, x, y, targets))
                     });
-                    if let Some((bit, x, y)) = way {
-                        forced[pair - 1] |= bit;
-                        changed = true;
-                        let (wx, wy) = (
-                            cl.clusters[x as usize].writer,
-                            cl.clusters[y as usize].writer,
-                        );
-                        if wy == NO_WRITER {
-                            // Nothing goes before a `nil`: a cycle.
-                            return false;
-                        }
-                        let before = (wx != NO_WRITER).then_some(wx).into_iter();
-                        for m in before.chain(cl.readers(x).iter().copied()) {
-                            if m != wy && g.add_edge(m, wy, FACT).is_err() {
-                                return false;
-                            }
+                    let Some((bit, x, y)) = way else {
+                        continue;
+                    };
+                    self.forced[pair - 1] |= bit;
+                    changed = true;
+                    let (wx, wy) = (
+                        cl.clusters[x as usize].writer,
+                        cl.clusters[y as usize].writer,
+                    );
+                    if wy == NO_WRITER {
+                        // Nothing goes before a `nil`: a cycle.
+                        return None;
+                    }
+                    let before = (wx != NO_WRITER).then_some(wx).into_iter();
+                    for m in before.chain(cl.readers(x).iter().copied()) {
+                        if m != wy && g.add_edge(m, wy, FACT).is_err() {
+                            return None;
                         }
                     }
                 }
             }
         }
-        if !changed {
-            break;
-        }
+        Some(changed)
     }
-    true
 }
 
 /// Per cluster: its span (first invocation to last completion among its
