@@ -163,21 +163,16 @@ impl Hold {
     }
 
     /// The pending transactions (starts) of other processes that write one
-    /// of `reads`: a scan of the pending invocations in the store (at most
-    /// one per process) and of the held ones.
+    /// of `reads`: a scan of what the pending invocations in the store
+    /// write ([`Store::open_writes`]; at most one invocation per process)
+    /// and of the held ones.
     fn pending_writers(&self, store: &Store, process: i64, reads: &[(Atom, Atom)]) -> Vec<u64> {
         let mut out = Vec::new();
         if reads.is_empty() {
             return out;
         }
-        for (&p, &s) in &store.open {
-            let Some(t) = store.txns.get(&s).filter(|_| p != process) else {
-                continue;
-            };
-            let writes = t.mops.iter().flatten().any(|m| {
-                m.f == MopFn::Write && matches!(m.arg, Arg::Atom(v) if reads.contains(&(m.key, v)))
-            });
-            if writes {
+        for &(p, s, k, v) in &store.open_writes {
+            if p != process && reads.contains(&(k, v)) && out.last() != Some(&s) {
                 out.push(s);
             }
         }

@@ -135,9 +135,10 @@ enum Collector {
 }
 
 /// After a round, free pages go back to the system only when the process
-/// holds at least this much ([`crate::limits::release_free_memory`]):
-/// below it they serve the next round without faulting in again. Well
-/// under issue 17's 300 MB peak; the 10M stream's rounds hold 40–120 MB.
+/// holds at least this much ([`crate::limits::release_free_memory`]), or
+/// when the next round will be big: below it they serve the next round
+/// without faulting in again. The 10M stream's rounds hold 40–120 MB;
+/// its peak is a big round's, under issue 17's 300 MB.
 const KEEP_FREE_BELOW_BYTES: u64 = 160 << 20;
 
 /// The anomaly type of a read that contradicts a forgotten prefix (a stale
@@ -467,6 +468,11 @@ impl Watcher {
                 )));
             }
             self.store.open.insert(op.process, pos);
+            for m in mops.iter().flatten() {
+                if let (MopFn::Write, Arg::Atom(v)) = (m.f, &m.arg) {
+                    (self.store.open_writes).push((op.process, pos, m.key, *v));
+                }
+            }
             let mut rec = rec;
             rec.text = self.store.push_text(&text);
             self.store.txns.insert(
@@ -488,6 +494,9 @@ impl Watcher {
         }
         self.stats.txns += u64::from(held.is_none());
         let start = self.store.open.remove(&op.process);
+        if start.is_some() {
+            (self.store.open_writes).retain(|w| w.0 != op.process);
+        }
         let mut t = match start.and_then(|s| self.store.txns.remove(&s)) {
             Some(t) => t,
             None => Txn {
@@ -773,7 +782,10 @@ impl Watcher {
         self.store.compact();
         timing("collect", t0);
         let t0 = std::time::Instant::now();
-        crate::limits::release_free_memory(KEEP_FREE_BELOW_BYTES);
+        // A big round next (a collection stall piled transactions up) is
+        // the one with the peak: it starts from what is held.
+        let big_next = self.store.txns.len() >= self.plan_beside_max_txns / 4 * 3;
+        crate::limits::release_free_memory(if big_next { 0 } else { KEEP_FREE_BELOW_BYTES });
         timing("release", t0);
         if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
             eprintln!(

@@ -123,6 +123,11 @@ pub struct Store {
     pub txns: BTreeMap<u64, Txn>,
     /// The pending transaction (start position) of each process.
     pub open: hashbrown::HashMap<i64, u64>,
+    /// What the pending transactions write: `(process, start, key,
+    /// value)`, kept with `open` so that an op is checked against them
+    /// without looking each pending transaction up ([`super::hold`] asks
+    /// for every completion that read something).
+    pub open_writes: Vec<(i64, u64, Atom, Atom)>,
     /// Interned keys, values and `:f`s (integers are inline and cost
     /// nothing).
     pub interner: Interner,
