@@ -6,11 +6,13 @@
 //! ([`Rels`]): ww, wr, rw, their predicate forms, process and realtime.
 
 pub mod dynamic_order;
+mod grouped;
 pub mod path;
 mod rels;
 pub mod scc;
 pub mod search;
 
+pub use grouped::{grouped, Grouped};
 pub use rels::Rels;
 
 /// A directed graph in compressed sparse row form. Parallel edges are merged

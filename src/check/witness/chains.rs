@@ -400,7 +400,7 @@ fn placing_order(h: &History, cl: &Clusters, ok: &[bool], dl: &[u32]) -> Vec<u32
         let unread = !read.get(w).copied().unwrap_or(false);
         (if unread { (d + lag).min(n) } else { d }) as u32
     };
-    deadlines::grouped(
+    crate::graph::grouped(
         n + 1,
         (cl.keys as u32..cl.clusters.len() as u32).map(|c| (bucket(c), c)),
     )
@@ -566,7 +566,7 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
         };
         b as u32
     };
-    deadlines::grouped(2 * n + 1, (0..n).map(|v| (bucket(v), v as u32))).items
+    crate::graph::grouped(2 * n + 1, (0..n).map(|v| (bucket(v), v as u32))).items
 }
 
 /// Backjumps allowed besides one per hundred writers: generated

@@ -3,6 +3,7 @@
 //! doc argues safe).
 
 use super::{Epochs, FenceGc};
+use crate::graph::{grouped, Grouped};
 use crate::model::{Atom, MopFn, OpType};
 use crate::watch::store::{Arg, Store};
 use hashbrown::HashMap;
@@ -51,7 +52,7 @@ pub(super) struct Plan {
     readers: HashMap<(Atom, Atom), Vec<usize>>,
     /// The writers each transaction read from (reach through wr).
     /// (Indexed densely: `reach_wr` asks it for every pair it tries.)
-    read_by: Vec<Vec<usize>>,
+    read_by: Grouped,
     /// The last value each transaction wrote to each key.
     pub(super) last_write: HashMap<(usize, Atom), Atom>,
     /// (transaction, key) pairs written more than once by the transaction.
@@ -90,8 +91,8 @@ impl Closure {
 
     /// `None` when the graph has a cycle (the round then reported an
     /// anomaly; collection does not run) or has too many processes.
-    fn new(seqs: &[Vec<usize>], read_by: &[Vec<usize>], ok: &[bool]) -> Option<Closure> {
-        let n = read_by.len();
+    fn new(seqs: &[Vec<usize>], read_by: &Grouped, ok: &[bool]) -> Option<Closure> {
+        let n = ok.len();
         let chains = seqs.len();
         if chains > Self::MAX_CHAINS || chains == 0 {
             return None;
@@ -108,21 +109,18 @@ impl Closure {
                 }
             }
         }
-        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (r, ws) in read_by.iter().enumerate() {
-            if !ok[r] {
-                continue;
-            }
-            for &w in ws {
-                if w != r {
-                    readers[w].push(r as u32);
-                }
-            }
-        }
+        let readers = grouped(
+            n,
+            (0..n as u32)
+                .filter(|&r| ok[r as usize])
+                .flat_map(|r| read_by.of(r).iter().map(move |&w| (w, r)))
+                .filter(|&(w, r)| w != r),
+        );
         let succ = |v: u32| {
             let v = v as usize;
             let s = next[v];
-            readers[v]
+            readers
+                .of(v as u32)
                 .iter()
                 .copied()
                 .chain((s != u32::MAX).then_some(s))
@@ -191,7 +189,7 @@ impl Plan {
             writer: HashMap::new(),
             nil_readers: HashMap::new(),
             readers: HashMap::new(),
-            read_by: vec![Vec::new(); n],
+            read_by: Grouped::default(),
             last_write: HashMap::new(),
             rewrote: hashbrown::HashSet::new(),
             closure: None,
@@ -273,11 +271,11 @@ impl Plan {
         p.read_from = (p.reads.iter())
             .map(|&(_, k, v)| v.and_then(|v| p.writer.get(&(k, v)).copied()))
             .collect();
-        for (&(r, _, _), w) in p.reads.iter().zip(&p.read_from) {
-            if let Some(w) = *w {
-                p.read_by[r].push(w);
-            }
-        }
+        p.read_by = grouped(
+            n,
+            (p.reads.iter().zip(&p.read_from))
+                .filter_map(|(&(r, _, _), w)| Some((r as u32, (*w)? as u32))),
+        );
         // Read by another `:ok` transaction (an `:info` one's reads are not
         // observed; its own reads order nothing).
         for (kv, rs) in &p.readers {
@@ -331,6 +329,6 @@ impl Plan {
 
     /// `a ~> b`, also through `b` reading a value `a` wrote.
     fn reach_wr(&self, a: usize, b: usize) -> bool {
-        self.reach(a, b) || self.read_by[b].contains(&a)
+        self.reach(a, b) || self.read_by.of(b as u32).contains(&(a as u32))
     }
 }

@@ -19,6 +19,7 @@ mod decide;
 mod reference;
 
 use super::Plan;
+use crate::graph::{grouped, Grouped};
 use crate::model::Atom;
 use crate::watch::fence_gc::FenceGc;
 use hashbrown::HashMap;
@@ -60,12 +61,12 @@ impl Candidates<'_> {
             self.left_at[i] = self.log.len() as u32;
             self.log.push(i);
             self.why[rule] += 1;
-            for &k in &self.ix.touches[i] {
+            for &k in self.ix.touches.of(i as u32) {
                 self.dirty[k as usize] = true;
             }
             // Its readers: (c) looks at them later in this scan if the
             // scan has not passed them yet, else in the next.
-            for &j in &self.ix.read_from_writer[i] {
+            for &j in self.ix.read_from_writer.of(i as u32) {
                 match &mut self.scan {
                     Some((at, heap)) if j > *at => heap.push(std::cmp::Reverse(j)),
                     _ => self.next_scan.push(j),
@@ -75,16 +76,17 @@ impl Candidates<'_> {
     }
 }
 
-/// What the rules look up by transaction, read and key.
+/// What the rules look up by transaction, read and key (the lists in
+/// compressed rows: one allocation each, not one per transaction).
 struct Index {
     /// Each transaction's successor in its process.
     next: Vec<Option<usize>>,
     /// The reads (indices into `Plan::reads`) of each writer's values.
-    read_from_writer: Vec<Vec<u32>>,
+    read_from_writer: Grouped,
     /// The reads each transaction made.
-    reads_by: Vec<Vec<u32>>,
+    reads_by: Grouped,
     /// The keys each transaction writes or reads.
-    touches: Vec<Vec<u32>>,
+    touches: Grouped,
 }
 
 impl Plan {
@@ -93,32 +95,25 @@ impl Plan {
         let key_index: HashMap<Atom, u32> = (keys.iter().enumerate())
             .map(|(i, k)| (*k, i as u32))
             .collect();
-        let mut ix = Index {
-            next: vec![None; n],
-            read_from_writer: vec![Vec::new(); n],
-            reads_by: vec![Vec::new(); n],
-            touches: vec![Vec::new(); n],
-        };
+        let mut next = vec![None; n];
         for seq in &self.seqs {
             for w in seq.windows(2) {
-                ix.next[w[0]] = Some(w[1]);
+                next[w[0]] = Some(w[1]);
             }
         }
-        for (k, (ws, _)) in &self.key_writers {
-            for &w in ws {
-                ix.touches[w].push(key_index[k]);
-            }
+        let reads = || self.reads.iter().zip(&self.read_from).enumerate();
+        let written = (self.key_writers.iter())
+            .flat_map(|(k, (ws, _))| ws.iter().map(|&w| (w as u32, key_index[k])));
+        let read = reads().filter_map(|(_, (&(r, k, _), _))| Some((r as u32, *key_index.get(&k)?)));
+        Index {
+            next,
+            read_from_writer: grouped(
+                n,
+                reads().filter_map(|(j, (_, w))| Some(((*w)? as u32, j as u32))),
+            ),
+            reads_by: grouped(n, reads().map(|(j, (&(r, _, _), _))| (r as u32, j as u32))),
+            touches: grouped(n, written.chain(read)),
         }
-        for (j, (&(r, k, _), w)) in self.reads.iter().zip(&self.read_from).enumerate() {
-            ix.reads_by[r].push(j as u32);
-            if let Some(w) = *w {
-                ix.read_from_writer[w].push(j as u32);
-            }
-            if let Some(&ki) = key_index.get(&k) {
-                ix.touches[r].push(ki);
-            }
-        }
-        ix
     }
 
     /// The largest `F` (membership per index) and each collected key's
@@ -275,14 +270,15 @@ impl Plan {
         cs: &mut Candidates,
     ) {
         let ix = cs.ix;
-        let fresh = (cs.log[left.0..left.1].iter()).flat_map(|&r| &ix.reads_by[r]);
+        let fresh = (cs.log[left.0..left.1].iter()).flat_map(|&r| ix.reads_by.of(r as u32));
         let of_old_bases = (redecided.iter())
             .filter_map(|(ki, old)| match old.as_deref() {
                 Some(&[w]) => Some((keys[*ki], w)),
                 _ => None,
             })
             .flat_map(|(k, w)| {
-                (ix.read_from_writer[w].iter()).filter(move |&&j| self.reads[j as usize].1 == k)
+                (ix.read_from_writer.of(w as u32).iter())
+                    .filter(move |&&j| self.reads[j as usize].1 == k)
             });
         let to_check: Vec<u32> = fresh.chain(of_old_bases).copied().collect();
         for j in to_check {
