@@ -537,16 +537,28 @@ fn facts(
     }
     drop(last);
     // Each writer before its readers: facts, added first so that the
-    // order the places are chosen by already has them.
+    // order the places are chosen by already has them (unless real time
+    // has them already: most reads are of values written long before).
     for c in cl.keys as u32..cl.clusters.len() as u32 {
         let w = cl.clusters[c as usize].writer;
         for &r in cl.readers(c) {
-            if r != w {
+            if r != w && !implied_by_real_time(h, ok, orders, w, r) {
                 g.add_edge(w, r, FACT).ok()?;
             }
         }
     }
     Some(g)
+}
+
+/// Whether [`facts`]' real-time edges already lead from kept `from` to
+/// kept `to`: `from` completed `:ok` before `to` was invoked, so its edge
+/// to the next instant and the chain of instants reach `to`'s invocation.
+/// An edge `from → to` would add nothing (and cost an insertion and a
+/// slot that every search walks past).
+fn implied_by_real_time(h: &History, ok: &[bool], orders: Orders, from: u32, to: u32) -> bool {
+    orders.real_time
+        && ok.get(from as usize).copied().unwrap_or(false)
+        && matches!(h.pair.get(to as usize), Some(&i) if i != crate::model::NO_OP && from < i)
 }
 
 /// The order [`facts`] starts from: by `(deadline, whether the deadline is
