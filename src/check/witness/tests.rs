@@ -759,12 +759,12 @@ fn version_chains_put_an_unread_writer_before_what_pinned_it() {
 ///   other no gap, were moved before each other until the backjumps ran
 ///   out (130,425 of 152,992).
 ///
-/// With today's code each rule is still needed here (checked by turning
-/// it off, 28 Nov): banning each place on its own fails 5,000 / 100 / 6
-/// (2,204 of 3,817); unread writers placed after every read one, or a
-/// moved writer jumped over again, fail 200,000 / 20 / 1 (103,816 and
-/// 95,061 of 152,992). The first history fails with the code before all
-/// three.
+/// Each rule is still needed here (checked by turning it off): banning
+/// each place on its own fails 5,000 / 100 / 6 (2,204 of 3,817; 28 Nov);
+/// unread writers placed after every read one, or a moved writer jumped
+/// over again, fail 200,000 / 20 / 1 (29 Nov, with one round of
+/// propagation before the first placing: 96,643 and 95,061 of 152,992
+/// there). The first history fails with the code before all three.
 #[test]
 fn version_chains_place_histories_with_many_processes() {
     for (txns, processes, seed) in [(5_000, 20, 1), (5_000, 100, 6), (200_000, 20, 1)] {
