@@ -131,6 +131,52 @@ pub fn beside<A, B: Send>(
     (ra, Some(rb))
 }
 
+/// The result of the `b` of [`start_beside`]: running on a helper thread,
+/// or not started (no core was free), to run when asked for.
+pub enum Later<'scope, B> {
+    /// Running on a helper thread.
+    Running(std::thread::ScopedJoinHandle<'scope, B>),
+    /// Not started.
+    Deferred(Box<dyn FnOnce() -> B + 'scope>),
+}
+
+impl<B> Later<'_, B> {
+    /// `b`'s result: waits for the helper, or runs `b` now. A panic on the
+    /// helper is re-raised here.
+    pub fn get(self) -> B {
+        match self {
+            Later::Running(handle) => match handle.join() {
+                Ok(b) => b,
+                Err(payload) => std::panic::resume_unwind(payload),
+            },
+            Later::Deferred(b) => b(),
+        }
+    }
+}
+
+/// Starts `b` on a helper thread when the budget has a core free, and runs
+/// `a` with it: `a` asks for `b`'s result with [`Later::get`] (which runs
+/// `b` then if it was not started) or never does (a started `b` is still
+/// waited for before this returns). For speculative work started before
+/// it is known to be wanted (`auto`'s witness beside its first steps,
+/// issue 23). Only `b` crosses threads.
+pub fn start_beside<A, B: Send>(
+    b: impl FnOnce() -> B + Send,
+    a: impl FnOnce(Later<'_, B>) -> A,
+) -> A {
+    let helper = Helpers::take(1);
+    if helper.count() == 0 {
+        return a(Later::Deferred(Box::new(b)));
+    }
+    std::thread::scope(|s| {
+        let handle = s.spawn(move || {
+            let _helper = helper;
+            b()
+        });
+        a(Later::Running(handle))
+    })
+}
+
 /// `a` on this thread and `b` on a helper thread holding `helper`'s place.
 fn on_helper<A, B: Send>(
     helper: Helpers,
@@ -193,6 +239,33 @@ mod tests {
         let r =
             crate::internal::catch(|| beside(|| 1, || -> u8 { panic!("beside failed") }, |_| true));
         assert!(r.expect_err("re-raised").starts_with("beside failed"));
+    }
+
+    #[test]
+    fn start_beside_gives_the_result_when_asked_and_runs_deferred_work_only_then() {
+        let _c = Checking::start();
+        assert_eq!(start_beside(|| 2, |later| 1 + later.get()), 3);
+        // Not asked for: a started `b` still ends before the return; a
+        // deferred one never runs.
+        let ran = std::sync::atomic::AtomicBool::new(false);
+        let set = || ran.store(true, std::sync::atomic::Ordering::SeqCst);
+        let (_, started) = join(
+            || 0,
+            || start_beside(set, |later| matches!(later, Later::Running(_))),
+        );
+        assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), started);
+        if cores() <= 2 {
+            assert!(!started, "inside a join on two cores no place is free");
+        }
+        let r = crate::internal::catch(|| {
+            start_beside(
+                || -> u8 { panic!("started beside failed") },
+                |later| later.get(),
+            )
+        });
+        assert!(r
+            .expect_err("re-raised")
+            .starts_with("started beside failed"));
     }
 
     #[test]

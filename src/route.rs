@@ -175,62 +175,93 @@ fn check_transactional(
         ),
         Algorithm::Auto => {
             validate(h, workload)?;
-            use crate::check::sat::{self, Misread};
-            let exact = opts.confirm_with_sat;
-            // Elle's G1a/G1b cases, when the scan computed them, go to
-            // the inference (issue 23: computed once).
-            let (misread, dirty) = if exact {
-                sat::inference_misreads_keeping_cases(h)
-            } else {
-                (None, None)
-            };
-            let why = if !exact {
-                None
-            } else if sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
-                // Elle orders a version a transaction read before the one it
-                // wrote, which only G1c-free models guarantee.
-                Some("the models forbid no G1c cycle, which the inference's version orders assume; the exact check is cheap here")
-            } else {
-                misread
-                    .filter(|&m| m != Misread::OwnWriteRead)
-                    .map(Misread::reason)
-            };
-            if let Some(why) = why {
-                opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
-                return sat::check_history(h, opts);
-            }
-            let outcome = match check_mini(
-                h,
-                opts,
-                workload,
-                "auto: every committed transaction is a mini-transaction with unique values",
-            ) {
-                Ok(o) => Ok(o),
-                Err(Refusal::NotApplicable(e)) => {
-                    let why = format!(
-                        "auto: the op at index {} is why the mini-transaction path does not apply: {}",
-                        h.ops[e.pos].index, e.reason
-                    );
-                    opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
-                    let (inferred, edges, chains) =
-                        rw_register_beside_chains(h, opts, witness_orders(h, opts), dirty);
-                    auto_register(h, opts, inferred, &edges, chains)
+            let orders = witness_orders(h, opts);
+            // Where the first ops already show that the MT path does not
+            // apply, the version chains start now, beside the misread scan
+            // as well as the inference (that scan was a tenth of `auto` on
+            // a generated 200k history; issue 23).
+            match orders.filter(|_| mini::refused_early(h, workload, EARLY_PROBE_OPS)) {
+                Some(orders) => crate::par::start_beside(
+                    || chains_witness(h, orders),
+                    |later| auto_rw_register(h, opts, workload, ChainsFrom::Started(later)),
+                ),
+                None => {
+                    let chains = orders.map_or(ChainsFrom::Skipped, ChainsFrom::Beside);
+                    auto_rw_register(h, opts, workload, chains)
                 }
-                Err(r) => refused(h, r),
-            }?;
-            if misread == Some(Misread::OwnWriteRead) && reports(&outcome, "lost-update") {
-                opts.say(|| {
-                    format!(
-                        "{}: algorithm sat (auto: {})",
-                        h.origin,
-                        Misread::OwnWriteRead.reason()
-                    )
-                });
-                return sat::check_history(h, opts);
             }
-            Ok(outcome)
         }
     }
+}
+
+/// Ops `auto` looks at for a shape the MT path refuses before it starts
+/// the version chains early: histories that are no MT histories mostly
+/// show it at their first transactions.
+const EARLY_PROBE_OPS: usize = 1_000;
+
+/// `auto` on an rw-register history: the exact checker where the misread
+/// scan says the inference's version orders cannot be trusted, else the MT
+/// path where it applies, else the inference confirmed by a serial witness
+/// or the exact checker ([`auto_register`]).
+fn auto_rw_register(
+    h: &History,
+    opts: &CheckOptions,
+    workload: Workload,
+    chains: ChainsFrom<'_>,
+) -> Result<Outcome, InputError> {
+    use crate::check::sat::{self, Misread};
+    let exact = opts.confirm_with_sat;
+    // Elle's G1a/G1b cases, when the scan computed them, go to
+    // the inference (issue 23: computed once).
+    let (misread, dirty) = if exact {
+        sat::inference_misreads_keeping_cases(h)
+    } else {
+        (None, None)
+    };
+    let why = if !exact {
+        None
+    } else if sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
+        // Elle orders a version a transaction read before the one it
+        // wrote, which only G1c-free models guarantee.
+        Some("the models forbid no G1c cycle, which the inference's version orders assume; the exact check is cheap here")
+    } else {
+        misread
+            .filter(|&m| m != Misread::OwnWriteRead)
+            .map(Misread::reason)
+    };
+    if let Some(why) = why {
+        opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
+        return sat::check_history(h, opts);
+    }
+    let outcome = match check_mini(
+        h,
+        opts,
+        workload,
+        "auto: every committed transaction is a mini-transaction with unique values",
+    ) {
+        Ok(o) => Ok(o),
+        Err(Refusal::NotApplicable(e)) => {
+            let why = format!(
+                "auto: the op at index {} is why the mini-transaction path does not apply: {}",
+                h.ops[e.pos].index, e.reason
+            );
+            opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
+            let (inferred, edges, chains) = rw_register_beside_chains(h, opts, chains, dirty);
+            auto_register(h, opts, inferred, &edges, chains)
+        }
+        Err(r) => refused(h, r),
+    }?;
+    if misread == Some(Misread::OwnWriteRead) && reports(&outcome, "lost-update") {
+        opts.say(|| {
+            format!(
+                "{}: algorithm sat (auto: {})",
+                h.origin,
+                Misread::OwnWriteRead.reason()
+            )
+        });
+        return sat::check_history(h, opts);
+    }
+    Ok(outcome)
 }
 
 /// `auto` on a list-append MT history (issue 23): the MT path's answer
@@ -485,22 +516,45 @@ struct Chains {
     took: f64,
 }
 
-/// The rw-register inference ([`check_rw_register`]) and, with `orders`,
-/// the version-chain witness beside it on a free core (it needs nothing
-/// from the inference; issue 23: `auto` at the inference's price). On one
-/// core the witness runs after the inference, and only on a valid verdict.
-/// The inference's edges are listed only when the other candidates may
-/// need them (the chains did not confirm).
+/// Where `auto`'s version-chain witness comes from.
+enum ChainsFrom<'scope> {
+    /// None (`auto` would not look for a witness).
+    Skipped,
+    /// Run beside the inference, with these orders.
+    Beside(crate::check::witness::Orders),
+    /// Started already ([`crate::par::start_beside`]).
+    Started(crate::par::Later<'scope, Chains>),
+}
+
+/// The version-chain witness, timed, with its `--verbose` lines kept.
+fn chains_witness(h: &History, orders: crate::check::witness::Orders) -> Chains {
+    let clock = std::time::Instant::now();
+    let mut lines = Vec::new();
+    let confirmed = crate::check::witness::confirm_by_chains(h, orders, &mut |l| lines.push(l));
+    let took = clock.elapsed().as_secs_f64();
+    Chains {
+        confirmed,
+        lines,
+        took,
+    }
+}
+
+/// The rw-register inference ([`check_rw_register`]) and the version-chain
+/// witness, which needs nothing from it (issue 23: `auto` at the
+/// inference's price): started already, or beside it on a free core. On
+/// one core the witness runs after the inference, and only on a valid
+/// verdict. The inference's edges are listed only when the other
+/// candidates may need them (the chains did not confirm).
 fn rw_register_beside_chains(
     h: &History,
     opts: &CheckOptions,
-    orders: Option<crate::check::witness::Orders>,
+    chains: ChainsFrom<'_>,
     dirty: Option<crate::check::sat::ElleDirtyCases>,
 ) -> (Result<Outcome, InputError>, Edges, Option<Chains>) {
-    let Some(orders) = orders else {
+    if let ChainsFrom::Skipped = chains {
         let (inferred, edges) = rw_register_keeping_edges(h, opts, true, dirty);
         return (inferred, edges, None);
-    };
+    }
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
     let infer = || match rw_register::analyze_knowing(h, extra_graph(opts), &opts.rw, dirty) {
@@ -510,22 +564,23 @@ fn rw_register_beside_chains(
         ),
         Err(r) => (refused(h, r), None),
     };
-    let chains = || {
-        let clock = std::time::Instant::now();
-        let mut lines = Vec::new();
-        let confirmed = crate::check::witness::confirm_by_chains(h, orders, &mut |l| lines.push(l));
-        let took = clock.elapsed().as_secs_f64();
-        Chains {
-            confirmed,
-            lines,
-            took,
+    let valid = |(inferred, _): &(Result<Outcome, InputError>, _)| matches!(inferred, Ok(o) if o.validity == Validity::Valid);
+    let ((inferred, inference), chains) = match chains {
+        ChainsFrom::Skipped => unreachable!("returned above"),
+        ChainsFrom::Beside(orders) => {
+            crate::par::beside(infer, || chains_witness(h, orders), valid)
+        }
+        ChainsFrom::Started(later) => {
+            let done = infer();
+            // Started chains are waited for (they may confirm); deferred
+            // ones run only on a valid verdict.
+            let chains = match later {
+                crate::par::Later::Deferred(_) if !valid(&done) => None,
+                later => Some(later.get()),
+            };
+            (done, chains)
         }
     };
-    let ((inferred, inference), chains) = crate::par::beside(
-        infer,
-        chains,
-        |(inferred, _)| matches!(inferred, Ok(o) if o.validity == Validity::Valid),
-    );
     let edges = match inference {
         Some(i) if !chains.as_ref().is_some_and(|c| c.confirmed) => i.all_edges(h),
         _ => Vec::new(),
@@ -1043,6 +1098,25 @@ mod tests {
     /// listed; when they fail (write skew the inference misses), the edges
     /// are there for the other candidates; without a confirmation to make,
     /// the chains do not run.
+    /// `auto` starts the version chains before its misread scan only where
+    /// the first ops show the MT path cannot apply (a blind write); an MT
+    /// history keeps both cores for that path.
+    #[test]
+    fn auto_starts_the_chains_early_only_where_the_mt_path_cannot_apply() {
+        let blind = history(
+            "{:type :invoke, :process 0, :f :txn, :value [[:w 1 1]]}\n\
+             {:type :ok, :process 0, :f :txn, :value [[:w 1 1]]}\n",
+        );
+        let mt = history(
+            "{:type :invoke, :process 0, :f :txn, :value [[:r 1 nil] [:w 1 1]]}\n\
+             {:type :ok, :process 0, :f :txn, :value [[:r 1 nil] [:w 1 1]]}\n",
+        );
+        let early = |h| mini::refused_early(h, Workload::RwRegister, EARLY_PROBE_OPS);
+        assert!(early(&blind));
+        assert!(!early(&mt));
+        assert!(!mini::refused_early(&blind, Workload::RwRegister, 0));
+    }
+
     #[test]
     fn chains_run_beside_the_inference_and_edges_only_when_they_fail() {
         let opts = CheckOptions::default();
@@ -1057,7 +1131,15 @@ mod tests {
             orders,
             Some(crate::check::witness::Orders { real_time: true })
         );
-        let (o, edges, chains) = rw_register_beside_chains(&valid, &opts, orders, None);
+        let beside = |h, orders: Option<_>, opts| {
+            rw_register_beside_chains(
+                h,
+                opts,
+                orders.map_or(ChainsFrom::Skipped, ChainsFrom::Beside),
+                None,
+            )
+        };
+        let (o, edges, chains) = beside(&valid, orders, &opts);
         assert_eq!(o.expect("checked").validity, Validity::Valid);
         let chains = chains.expect("the chains ran");
         assert!(chains.confirmed);
@@ -1078,11 +1160,22 @@ mod tests {
              {:type :invoke, :process 2, :f :txn, :value [[:r 1 nil] [:r 2 nil]]}\n\
              {:type :ok, :process 2, :f :txn, :value [[:r 1 1] [:r 2 2]]}\n",
         );
-        let (o, edges, chains) =
-            rw_register_beside_chains(&skew, &opts, witness_orders(&skew, &opts), None);
+        let (o, edges, chains) = beside(&skew, witness_orders(&skew, &opts), &opts);
         assert_eq!(o.expect("checked").validity, Validity::Valid);
         assert!(!chains.expect("the chains ran").confirmed);
         assert!(!edges.is_empty());
+        // Started before the inference (`auto` on a history that shows at
+        // once that the MT path does not apply): the same answers.
+        for (h, confirmed) in [(&valid, true), (&skew, false)] {
+            let orders = witness_orders(h, &opts).expect("confirmation applies");
+            let (o, edges, chains) = crate::par::start_beside(
+                || chains_witness(h, orders),
+                |later| rw_register_beside_chains(h, &opts, ChainsFrom::Started(later), None),
+            );
+            assert_eq!(o.expect("checked").validity, Validity::Valid);
+            assert_eq!(chains.expect("the chains ran").confirmed, confirmed);
+            assert_eq!(edges.is_empty(), confirmed);
+        }
         // `--algorithm infer`'s models need no confirmation.
         let weak = CheckOptions {
             expectations: crate::check::result::Expectations {
@@ -1092,7 +1185,7 @@ mod tests {
             ..CheckOptions::default()
         };
         assert_eq!(witness_orders(&valid, &weak), None);
-        let (_, edges, chains) = rw_register_beside_chains(&valid, &weak, None, None);
+        let (_, edges, chains) = beside(&valid, None, &weak);
         assert!(chains.is_none());
         assert!(!edges.is_empty());
     }

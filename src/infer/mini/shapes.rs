@@ -49,8 +49,13 @@ pub(super) fn check_shape(h: &History, w: Workload, mops: &[Mop]) -> Result<(), 
 /// history mostly says so at its first transactions (issue 23: key ids for
 /// all of a 1M-transaction history's micro-ops were made first).
 pub(super) fn check_shapes(h: &History, w: Workload) -> Option<NotMini> {
+    check_shapes_upto(h, w, h.ops.len())
+}
+
+/// [`check_shapes`] on the ops before `upto` only.
+pub(super) fn check_shapes_upto(h: &History, w: Workload, upto: usize) -> Option<NotMini> {
     let not = |pos: usize, reason: String| Some(NotMini { pos, reason });
-    for (i, op) in h.ops.iter().enumerate() {
+    for (i, op) in h.ops.iter().enumerate().take(upto) {
         if let crate::model::OpValue::Other(_) = op.value {
             return not(i, "its value is not a vector of micro-ops".into());
         }
