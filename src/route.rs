@@ -44,7 +44,7 @@
 //! point call it; the algorithms below it share their option and outcome
 //! types through [`crate::check::outcome`], not through this module.
 
-// Long (about 1,080 lines with its tests): the per-workload hooks sit next to the one check
+// Long (about 1,200 lines with its tests): the per-workload hooks sit next to the one check
 // tail, `check_inferred`, that they call; their logic lives in the
 // algorithms' own modules.
 
@@ -180,7 +180,7 @@ fn check_transactional(
             // apply, the version chains start now, beside the misread scan
             // as well as the inference (that scan was a tenth of `auto` on
             // a generated 200k history; issue 23).
-            match orders.filter(|_| mini::refused_early(h, workload, EARLY_PROBE_OPS)) {
+            match orders.filter(|_| mini::shapes::refused_early(h, workload, EARLY_PROBE_OPS)) {
                 Some(orders) => crate::par::start_beside(
                     || chains_witness(h, orders),
                     |later| auto_rw_register(h, opts, workload, ChainsFrom::Started(later)),
@@ -1093,11 +1093,6 @@ mod tests {
         assert_eq!(lines.len(), 3, "{lines:?}");
     }
 
-    /// `auto`'s version chains beside the inference (issue 23): they
-    /// confirm a valid history, and then the inference's edges are not
-    /// listed; when they fail (write skew the inference misses), the edges
-    /// are there for the other candidates; without a confirmation to make,
-    /// the chains do not run.
     /// `auto` starts the version chains before its misread scan only where
     /// the first ops show the MT path cannot apply (a blind write); an MT
     /// history keeps both cores for that path.
@@ -1111,12 +1106,21 @@ mod tests {
             "{:type :invoke, :process 0, :f :txn, :value [[:r 1 nil] [:w 1 1]]}\n\
              {:type :ok, :process 0, :f :txn, :value [[:r 1 nil] [:w 1 1]]}\n",
         );
-        let early = |h| mini::refused_early(h, Workload::RwRegister, EARLY_PROBE_OPS);
+        let early = |h| mini::shapes::refused_early(h, Workload::RwRegister, EARLY_PROBE_OPS);
         assert!(early(&blind));
         assert!(!early(&mt));
-        assert!(!mini::refused_early(&blind, Workload::RwRegister, 0));
+        assert!(!mini::shapes::refused_early(
+            &blind,
+            Workload::RwRegister,
+            0
+        ));
     }
 
+    /// `auto`'s version chains beside the inference (issue 23): they
+    /// confirm a valid history, and then the inference's edges are not
+    /// listed; when they fail (write skew the inference misses), the edges
+    /// are there for the other candidates; without a confirmation to make,
+    /// the chains do not run. Started before the inference, the same.
     #[test]
     fn chains_run_beside_the_inference_and_edges_only_when_they_fail() {
         let opts = CheckOptions::default();

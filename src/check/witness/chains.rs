@@ -16,8 +16,9 @@
 //! What steers the places: first, [`Propagation`] adds the version orders
 //! the graph already forces (a cluster whose writer reaches a member of
 //! another of the same key comes wholly before it), one round before any
-//! choice, and a second (then placing again) only when placing gives up. A transaction that read a key and then wrote it writes the
-//! version right after the one it read, so such versions go in together,
+//! choice, and a second (then placing again) only when placing gives up.
+//! A transaction that read a key and then wrote it writes the version
+//! right after the one it read, so such versions go in together,
 //! as one segment, and the glued version's writer, pinned in time by it,
 //! has its other clusters placed at once. A writer's clusters (one per
 //! key it writes) are placed
@@ -44,7 +45,7 @@
 //! place, the topological order maintained is a serial witness; the
 //! replay still judges it.
 
-// Long (about 870 lines): the phases (clusters, facts, placing) share the
+// Long (about 1,000 lines): the phases (clusters, facts, placing) share the
 // cluster view and the dynamic order; they read best in one place, in the
 // order they run. Propagation, which only adds facts, is in `propagate.rs`.
 

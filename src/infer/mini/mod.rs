@@ -74,7 +74,7 @@ pub mod elle_subgraph;
 mod explain;
 mod info;
 mod lists;
-mod shapes;
+pub mod shapes;
 mod versions;
 
 use boundary::placed_pairs;
@@ -83,7 +83,7 @@ use edges::{data_edges, push_succ};
 use explain::MiniExplainer;
 use info::attach_info;
 use lists::{append_pred, check_list, list_thin_air};
-use shapes::{check_shapes, check_shapes_upto, note_writes};
+use shapes::{check_shapes, note_writes};
 use versions::Versions;
 
 /// Why a history is not an MT history the fast path can decide: the
@@ -262,13 +262,6 @@ pub fn immediate_for(models: Option<&[&str]>, anomalies: &[&str]) -> bool {
                 .iter()
                 .any(|p| a.starts_with(p))
         })
-}
-
-/// Whether one of the first `ops` ops already shows that `h` is no MT
-/// history of workload `w` (so [`analyze`] refuses it): a cheap probe,
-/// since such a history mostly says so at its first transactions.
-pub fn refused_early(h: &History, w: Workload, ops: usize) -> bool {
-    check_shapes_upto(h, w, ops).is_some()
 }
 
 /// [`analyze`], saying whether the checked models make every

@@ -52,8 +52,15 @@ pub(super) fn check_shapes(h: &History, w: Workload) -> Option<NotMini> {
     check_shapes_upto(h, w, h.ops.len())
 }
 
+/// Whether one of the first `ops` ops already shows that `h` is no MT
+/// history of workload `w` (so [`super::analyze`] refuses it): a cheap
+/// probe, since such a history mostly says so at its first transactions.
+pub fn refused_early(h: &History, w: Workload, ops: usize) -> bool {
+    check_shapes_upto(h, w, ops).is_some()
+}
+
 /// [`check_shapes`] on the ops before `upto` only.
-pub(super) fn check_shapes_upto(h: &History, w: Workload, upto: usize) -> Option<NotMini> {
+fn check_shapes_upto(h: &History, w: Workload, upto: usize) -> Option<NotMini> {
     let not = |pos: usize, reason: String| Some(NotMini { pos, reason });
     for (i, op) in h.ops.iter().enumerate().take(upto) {
         if let crate::model::OpValue::Other(_) = op.value {
