@@ -22,16 +22,16 @@ use crate::model::{
 /// `None` when some retained op's `:value` is not a micro-op vector (the
 /// caller renders and reads those).
 pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
-    let mut ops: Vec<(&OpRec, &Txn)> = Vec::with_capacity(store.txns.len() * 2);
+    // By position, the key kept beside each op (sorting through the
+    // pointers missed the cache on most comparisons).
+    let mut keyed: Vec<(u64, &OpRec, &Txn)> = Vec::with_capacity(store.txns.len() * 2);
     for t in store.txns.values() {
-        if let Some(o) = &t.inv {
-            ops.push((o, t));
-        }
-        if let Some(o) = &t.comp {
-            ops.push((o, t));
+        for o in t.inv.iter().chain(&t.comp) {
+            keyed.push((o.pos, o, t));
         }
     }
-    ops.sort_unstable_by_key(|(o, _)| o.pos);
+    keyed.sort_unstable_by_key(|&(pos, _, _)| pos);
+    let ops: Vec<(&OpRec, &Txn)> = keyed.into_iter().map(|(_, o, t)| (o, t)).collect();
     let mut h = History {
         origin: origin.to_string(),
         format: Format::Edn,
