@@ -544,7 +544,7 @@ fn chains_witness(h: &History, orders: crate::check::witness::Orders) -> Chains 
 /// inference's price): started already, or beside it on a free core. On
 /// one core the witness runs after the inference, and only on a valid
 /// verdict. The inference's edges are listed only when the other
-/// candidates may need them (the chains did not confirm).
+/// candidates may need them (a valid verdict the chains did not confirm).
 fn rw_register_beside_chains(
     h: &History,
     opts: &CheckOptions,
@@ -572,17 +572,18 @@ fn rw_register_beside_chains(
         }
         ChainsFrom::Started(later) => {
             let done = infer();
-            // Started chains are waited for (they may confirm); deferred
-            // ones run only on a valid verdict.
-            let chains = match later {
-                crate::par::Later::Deferred(_) if !valid(&done) => None,
-                later => Some(later.get()),
-            };
+            // Only a valid verdict asks for the chains (a deferred witness
+            // runs then); otherwise started ones finish beside what
+            // follows (the exact checker, say) and are dropped.
+            let chains = valid(&done).then(|| later.get());
             (done, chains)
         }
     };
+    // Only a valid verdict's confirmation reads them ([`auto_register`]).
+    let wanted = matches!(&inferred, Ok(o) if o.validity == Validity::Valid)
+        && !chains.as_ref().is_some_and(|c| c.confirmed);
     let edges = match inference {
-        Some(i) if !chains.as_ref().is_some_and(|c| c.confirmed) => i.all_edges(h),
+        Some(i) if wanted => i.all_edges(h),
         _ => Vec::new(),
     };
     (inferred, edges, chains)

@@ -24,14 +24,13 @@ use crate::model::{
 pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
     // By position, the key kept beside each op (sorting through the
     // pointers missed the cache on most comparisons).
-    let mut keyed: Vec<(u64, &OpRec, &Txn)> = Vec::with_capacity(store.txns.len() * 2);
+    let mut ops: Vec<(u64, &OpRec, &Txn)> = Vec::with_capacity(store.txns.len() * 2);
     for t in store.txns.values() {
         for o in t.inv.iter().chain(&t.comp) {
-            keyed.push((o.pos, o, t));
+            ops.push((o.pos, o, t));
         }
     }
-    keyed.sort_unstable_by_key(|&(pos, _, _)| pos);
-    let ops: Vec<(&OpRec, &Txn)> = keyed.into_iter().map(|(_, o, t)| (o, t)).collect();
+    ops.sort_unstable_by_key(|&(pos, _, _)| pos);
     let mut h = History {
         origin: origin.to_string(),
         format: Format::Edn,
@@ -48,8 +47,8 @@ pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
     h.pair.reserve_exact(ops.len());
     // Exactly: doubling left up to half of the largest array unused.
     h.mops
-        .reserve_exact(ops.iter().map(|(o, t)| mop_count(o, t)).sum());
-    for (o, t) in ops {
+        .reserve_exact(ops.iter().map(|(_, o, t)| mop_count(o, t)).sum());
+    for (_, o, t) in ops {
         // The op's text where the store keeps it: the history shares the
         // store's buffer (ops need not be contiguous in it, only each on
         // its own line).
