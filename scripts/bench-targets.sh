@@ -54,7 +54,16 @@ report() { # LABEL: median seconds, median MB, verdict
 }
 labels=(la1m rw1m p10-auto p10-infer p100-auto p100-infer)
 for l in "${labels[@]}" f1m-sss; do rm -f "$tmp/ellery-t-$l.runs"; done
-echo "load before: $(load)"
+# How many cores two busy processes really get (2.00: two free cores;
+# 1.00: they share one, as on 29 Nov 05:00 UTC, when every parallel
+# phase gained nothing): read the figures below with it.
+cores_at_once() {
+  local spin='BEGIN { for (i = 0; i < 3e7; i++) x += i }' a b c
+  a=$(date +%s.%N); awk "$spin"; b=$(date +%s.%N)
+  awk "$spin" & awk "$spin"; wait; c=$(date +%s.%N)
+  awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", 2 * (b - a) / (c - b) }'
+}
+echo "load before: $(load); cores usable at once: $(cores_at_once)"
 for _ in $(seq "$runs"); do
   run la1m "$BIN" check -q --output summary "$tmp/ellery-t-la1m.edn"
   run rw1m "$BIN" check -q --output summary "$tmp/ellery-t-rw1m.edn"
@@ -83,4 +92,4 @@ runs=$wruns
 report f1m-sss
 t=$(col f1m-sss 1)
 awk -v t="$t" 'BEGIN { printf "fenced 1M stream, strong-session-serializable: %.0f transactions/s\n", 1000000 / t }'
-echo "load after: $(load)"
+echo "load after: $(load); cores usable at once: $(cores_at_once)"

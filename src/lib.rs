@@ -33,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod batch;
 pub mod check;
 pub mod cli;

@@ -17,6 +17,9 @@
 //! the graph already forces (a cluster whose writer reaches a member of
 //! another of the same key comes wholly before it), one round before any
 //! choice, and a second (then placing again) only when placing gives up.
+//! With few transactions at once (a mean span of at most
+//! [`QUICK_MAX_SPAN`] positions) placing is first tried without
+//! propagation, within fewer backjumps.
 //! A transaction that read a key and then wrote it writes the version
 //! right after the one it read, so such versions go in together,
 //! as one segment, and the glued version's writer, pinned in time by it,
@@ -26,7 +29,7 @@
 //! key pins where the writer can go in the others. Writers are taken by
 //! deadline (the latest point they can have taken effect, see
 //! [`deadlines`]), those nobody reads a little later (twice the mean
-//! span of a transaction past their deadline, [`unread_lag`]), and the
+//! span of a transaction past their deadline, [`spans_total`]), and the
 //! order that suggests the places starts as the deadlines. When a writer finds no place, the
 //! latest earlier writer whose edges closed one of the cycles is taken
 //! back with everything after it and tries another place
@@ -326,54 +329,82 @@ pub fn by_version_chains_traced(
     lap("deadlines computed", trace);
     let mut g = facts(h, &cl, &keep, &ok, orders, &dl)?;
     lap("facts added", trace);
-    // One round of propagation, then placing; only when placing gives up
-    // a second round (which needs about as long again as the first) and
-    // placing again: on the generated 200k histories with 10 to 50
-    // processes the first round is enough, and placing after it costs
-    // less than the second round (issue 23: `auto` at the inference's
-    // price); with 100 processes placing needs the second round, and its
-    // first try gives up quickly (about 2% of the chains there).
-    let mut prop = Propagation::new(h, &cl, orders, &ok, &dl);
-    let Some(mut changed) = prop.round(&mut g) else {
-        lap("propagation closed a cycle", trace);
-        return None;
+    let (span_total, spans) = spans_total(h, &ok);
+    let todo = placing_order(h, &cl, &dl, 2 * span_total / spans.max(1) + 1);
+    let kept = |g: DynamicOrder| -> Vec<u32> {
+        g.order()
+            .into_iter()
+            .filter(|&v| keep[v as usize])
+            .collect()
     };
-    lap("forced orders propagated (round 1)", trace);
-    let todo = placing_order(h, &cl, &ok, &dl);
-    let g = loop {
-        let mark = g.edge_count();
-        let (placed, mut back) = place_all(&cl, g, &todo, &mut |line| lap(&line, trace));
+    // With few transactions at once, placing mostly needs no propagation:
+    // a quick try first, within fewer backjumps (issue 23: on the
+    // generated 200k histories with 10 processes it succeeds with 0 to 405
+    // backjumps, 0.02 to 0.09 s sooner than after a round of propagation;
+    // from 20 processes on it gives up, so it is not tried there).
+    if span_total <= QUICK_MAX_SPAN * spans {
+        let (placed, back) = try_placing(&cl, g, &todo, QUICK_WRITERS_PER_BACKJUMP, &mut |l| {
+            lap(&l, trace)
+        });
         if placed {
-            break back;
-        }
-        // Placing's edges taken back: the graph is the propagation's again
-        // (its order differs, which no round depends on).
-        while back.edge_count() > mark {
-            back.pop_edge();
+            return Some(kept(back));
         }
         g = back;
-        if !changed || prop.rounds >= propagate::ROUNDS {
+    }
+    // Then a round of propagation and placing; only when placing gives up
+    // a second round (which needs about as long again as the first) and
+    // placing again: on the generated 200k histories with 20 and 50
+    // processes the first round is enough, and placing after it costs
+    // less than the second round; with 100 processes placing needs the
+    // second round, and its first try gives up quickly (about 2% of the
+    // chains there).
+    let mut prop = Propagation::new(h, &cl, orders, &ok, &dl);
+    loop {
+        let Some(changed) = prop.round(&mut g) else {
+            lap("propagation closed a cycle", trace);
             return None;
-        }
-        changed = match prop.round(&mut g) {
-            Some(true) => true,
-            Some(false) => return None,
-            None => {
-                lap("propagation closed a cycle", trace);
-                return None;
-            }
         };
         lap(
             &format!("forced orders propagated (round {})", prop.rounds),
             trace,
         );
-    };
-    Some(
-        g.order()
-            .into_iter()
-            .filter(|&v| keep[v as usize])
-            .collect(),
-    )
+        // A later round that forced nothing leaves placing as it failed.
+        if prop.rounds > 1 && !changed {
+            return None;
+        }
+        let (placed, back) =
+            try_placing(&cl, g, &todo, WRITERS_PER_BACKJUMP, &mut |l| lap(&l, trace));
+        if placed {
+            return Some(kept(back));
+        }
+        g = back;
+        if !changed || prop.rounds >= propagate::ROUNDS {
+            return None;
+        }
+    }
+}
+
+/// The most mean span (in positions, invocation to completion) at which
+/// placing is tried before any propagation: about 13 processes (a
+/// generated history's mean span is about 1.2 times its processes).
+const QUICK_MAX_SPAN: usize = 16;
+
+/// [`place_all`], with the graph as it was when a group found no place
+/// (placing's edges taken back; its order differs, which nothing after
+/// depends on).
+fn try_placing(
+    cl: &Clusters,
+    g: DynamicOrder,
+    todo: &[u32],
+    writers_per_backjump: usize,
+    lap: &mut dyn FnMut(String),
+) -> (bool, DynamicOrder) {
+    let mark = g.edge_count();
+    let (placed, mut back) = place_all(cl, g, todo, writers_per_backjump, lap);
+    while !placed && back.edge_count() > mark {
+        back.pop_edge();
+    }
+    (placed, back)
 }
 
 /// The clusters in the order they are placed: by their writer's deadline
@@ -384,7 +415,7 @@ pub fn by_version_chains_traced(
 /// read one (as before 28 Nov), a backjump from such a writer reached
 /// back over all of them, and with 20 processes or more placing gave up.
 /// A writer's clusters stay together (see [`place_all`]).
-fn placing_order(h: &History, cl: &Clusters, ok: &[bool], dl: &[u32]) -> Vec<u32> {
+fn placing_order(h: &History, cl: &Clusters, dl: &[u32], lag: usize) -> Vec<u32> {
     let mut read = vec![false; h.ops.len()];
     for c in &cl.clusters[cl.keys..] {
         read[c.writer as usize] |= !c.readers.is_empty();
@@ -394,7 +425,6 @@ fn placing_order(h: &History, cl: &Clusters, ok: &[bool], dl: &[u32]) -> Vec<u32
     // order, which is writer order (a comparison sort looking the flags
     // and deadlines up was a tenth of the chains).
     let n = h.ops.len();
-    let lag = unread_lag(h, ok);
     let bucket = |c: u32| -> u32 {
         let w = cl.clusters[c as usize].writer as usize;
         let d = dl.get(w).map_or(n, |&d| (d as usize).min(n));
@@ -415,6 +445,7 @@ fn place_all(
     cl: &Clusters,
     g: DynamicOrder,
     todo: &[u32],
+    writers_per_backjump: usize,
     lap: &mut dyn FnMut(String),
 ) -> (bool, DynamicOrder) {
     let mut groups: Vec<&[u32]> = todo
@@ -436,7 +467,7 @@ fn place_all(
         furthest: 0,
         stuck: NO_WRITER,
     };
-    let placed = p.run(&mut groups);
+    let placed = p.run(&mut groups, writers_per_backjump);
     lap(format!(
         "placing {} ({} of {} writers at most, {} backjumps{})",
         if placed { "done" } else { "gave up" },
@@ -451,12 +482,13 @@ fn place_all(
     (placed, p.g)
 }
 
-/// How far past its deadline an unread writer is placed: twice the mean
-/// span (invocation to completion, in positions) of the `:ok`
-/// transactions, so that the read clusters of the transactions concurrent
-/// with it are in their chains by then (they decide its gaps), yet a
-/// backjump from it does not reach far back.
-fn unread_lag(h: &History, ok: &[bool]) -> usize {
+/// The spans (invocation to completion, in positions) of the `:ok`
+/// transactions: their sum and count. Unread writers are placed twice the
+/// mean past their deadline ([`placing_order`]), so that the read
+/// clusters of the transactions concurrent with them are in their chains
+/// by then (they decide their gaps), yet a backjump from one does not
+/// reach far back.
+fn spans_total(h: &History, ok: &[bool]) -> (usize, usize) {
     let (mut total, mut count) = (0usize, 0usize);
     for t in (0..h.ops.len()).filter(|&t| ok[t]) {
         if let Some(&i) = h.pair.get(t) {
@@ -466,7 +498,7 @@ fn unread_lag(h: &History, ok: &[bool]) -> usize {
             }
         }
     }
-    2 * total / count.max(1) + 1
+    (total, count)
 }
 
 /// The graph of what no choice decides: session order, real-time order
@@ -594,6 +626,15 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
 /// before unread writers were explained: 190 backjumps failed).
 const BACKJUMPS: usize = 32;
 
+/// Writers per backjump allowed besides [`BACKJUMPS`].
+const WRITERS_PER_BACKJUMP: usize = 100;
+
+/// The same for the quick try before any propagation (see
+/// [`by_version_chains`]): the generated 200k history with 10 processes
+/// and seed 1 needs 405 backjumps there, this allows 543; with 20
+/// processes it would give up only after 1,561 (0.12 s).
+const QUICK_WRITERS_PER_BACKJUMP: usize = 300;
+
 /// Groups the backjumps may take back besides one per group.
 const UNDO_SLACK: usize = 10_000;
 
@@ -646,14 +687,15 @@ impl Placer<'_> {
     /// Places every group in turn (see the comment inside); false when a
     /// group finds no place and no earlier one is to blame, or the
     /// backjumps run out.
-    fn run(&mut self, groups: &mut [&[u32]]) -> bool {
+    fn run(&mut self, groups: &mut [&[u32]], writers_per_backjump: usize) -> bool {
         // Per placed group: the edge count and the length of
         // `self.inserts` (one stack for all groups) before it.
         let mut log: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
-        let mut backjumps = groups.len() / 100 + BACKJUMPS;
+        let mut backjumps = groups.len() / writers_per_backjump + BACKJUMPS;
         // Groups a backjump may take back in all: what placing every group
-        // once more costs.
-        let mut undo_budget = groups.len() + UNDO_SLACK;
+        // once more costs (a third of that for the quick try).
+        let mut undo_budget =
+            groups.len() * WRITERS_PER_BACKJUMP / writers_per_backjump + UNDO_SLACK;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
         // A writer's clusters are placed together: the places of one key pin
         // where the writer can go in the others. When a group finds no place,

@@ -779,15 +779,18 @@ fn version_chains_place_histories_with_many_processes() {
     }
 }
 
-/// Issue 23: one round of propagation, then placing; a second round only
-/// when placing gives up. With 20 processes (5,000 transactions, seed 1)
-/// one round is enough (the 200k history with 10 processes: chains 0.26 s
-/// instead of 0.29 s); with 100 processes, seed 6, placing after one round
-/// gives up, and after the second it places every writer.
+/// Issue 23: with few transactions at once, placing first without
+/// propagation (10 processes: done at once, or with 3 hot keys, seed 4,
+/// given up and done after a round); with more, one round of propagation,
+/// then placing; a second round only when placing gives up. With 20
+/// processes (5,000 transactions, seed 1) one round is enough (the 200k
+/// history with 10 processes: chains 0.26 s instead of 0.29 s); with 100
+/// processes, seed 6, placing after one round gives up, and after the
+/// second it places every writer.
 #[test]
 fn version_chains_propagate_again_only_when_placing_gives_up() {
-    let phases = |processes, seed| {
-        let h = generated_rw(5_000, processes, 10, seed);
+    let phases = |processes, keys, seed| {
+        let h = generated_rw(5_000, processes, keys, seed);
         let mut lines = Vec::new();
         let order = by_version_chains_traced(&h, STRICT, &mut |l| lines.push(l));
         let order = order.unwrap_or_else(|| panic!("{processes} processes: {lines:?}"));
@@ -805,12 +808,21 @@ fn version_chains_propagate_again_only_when_placing_gives_up() {
             })
             .collect::<Vec<_>>()
     };
+    assert_eq!(phases(10, 10, 1), ["placing done"]);
     assert_eq!(
-        phases(20, 1),
+        phases(10, 3, 4),
+        [
+            "placing gave up",
+            "forced orders propagated (round",
+            "placing done"
+        ]
+    );
+    assert_eq!(
+        phases(20, 10, 1),
         ["forced orders propagated (round", "placing done"]
     );
     assert_eq!(
-        phases(100, 6),
+        phases(100, 10, 6),
         [
             "forced orders propagated (round",
             "placing gave up",

@@ -1,0 +1,92 @@
+//! The binary's allocator: the system's, with big blocks backed by huge
+//! pages where the kernel offers them on request.
+//!
+//! A check builds its tables once and touches each page of them: with 4 KB
+//! pages, faulting them in was a fifth of the CPU of `ellery check` on a
+//! 200k-transaction rw-register history (page faults, their memory-cgroup
+//! charges and unmapping; `perf`, 29 Nov), most of it under the reader's
+//! growing tables. Linux hands out 2 MB pages for a region marked
+//! `MADV_HUGEPAGE` when `/sys/kernel/mm/transparent_hugepage/enabled` is
+//! `madvise` (the common default) or `always`: one fault per 2 MB instead of
+//! 512. Only blocks of at least [`ADVISE_FROM_BYTES`] are marked; glibc maps
+//! those on their own ([`crate::limits::tune_allocator`]), so a mark covers
+//! one block's mapping and is dropped with it. Elsewhere (other systems, THP
+//! `never`) the mark is refused and nothing changes.
+//!
+//! ```
+//! use ellery::alloc::BigPages;
+//! // In a binary: #[global_allocator] static ALLOC: BigPages = BigPages;
+//! let a = BigPages;
+//! let layout = std::alloc::Layout::from_size_align(8 << 20, 8).unwrap();
+//! unsafe {
+//!     let p = std::alloc::GlobalAlloc::alloc(&a, layout);
+//!     assert!(!p.is_null());
+//!     p.write(7);
+//!     std::alloc::GlobalAlloc::dealloc(&a, p, layout);
+//! }
+//! ```
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// Blocks at least this large are marked for huge pages: big enough that
+/// the 2 MB granularity adds little to what they hold.
+pub const ADVISE_FROM_BYTES: usize = 4 << 20;
+
+/// [`System`], marking big blocks for huge pages (see the module docs).
+pub struct BigPages;
+
+// SAFETY: every call is forwarded to `System` unchanged; the mark only sets
+// an advisory flag on memory this allocator just handed out.
+unsafe impl GlobalAlloc for BigPages {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        advise(p, layout.size());
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        advise(p, layout.size());
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        // A block that grew past the bound, or moved, is marked again (a
+        // moved mapping keeps its mark; marking twice is harmless).
+        advise(p, new_size);
+        p
+    }
+}
+
+/// Marks the pages of the block at `p` of `len` bytes for huge pages, when
+/// it is at least [`ADVISE_FROM_BYTES`].
+fn advise(p: *mut u8, len: usize) {
+    if p.is_null() || len < ADVISE_FROM_BYTES {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        /// Linux's `MADV_HUGEPAGE`.
+        const MADV_HUGEPAGE: i32 = 14;
+        const PAGE: usize = 4096;
+        // The whole pages of the block: glibc's mapping of a big block
+        // starts a header before it, on a page boundary, so these are its
+        // pages (marking the mapping whole keeps it one mapping, which a
+        // later `mremap` of the block needs).
+        let start = p as usize & !(PAGE - 1);
+        let end = (p as usize + len + PAGE - 1) & !(PAGE - 1);
+        // SAFETY: the range lies within memory this process owns (the
+        // block just allocated); MADV_HUGEPAGE changes no contents.
+        unsafe {
+            madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+        }
+    }
+}
