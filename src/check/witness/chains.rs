@@ -562,10 +562,16 @@ fn facts(
             }
         }
     }
+    // Session order, where real time does not imply it already (with real
+    // time it always does: a process's previous `:ok` transaction
+    // completed before it invoked the next; the edges only lengthened
+    // every search).
     let mut last: HashMap<i64, u32> = HashMap::new();
     for t in (0..h.ops.len()).filter(|&t| keep[t] && ok[t]) {
         if let Some(p) = last.insert(h.ops[t].process, t as u32) {
-            g.add_edge(p, t as u32, FACT).ok()?;
+            if !implied_by_real_time(h, ok, orders, p, t as u32) {
+                g.add_edge(p, t as u32, FACT).ok()?;
+            }
         }
     }
     drop(last);
