@@ -339,7 +339,7 @@ pub fn by_version_chains_traced(
     };
     // With few transactions at once, placing mostly needs no propagation:
     // a quick try first, within fewer backjumps (issue 23: on the
-    // generated 200k histories with 10 processes it succeeds with 0 to 405
+    // generated 200k histories with 10 processes it succeeds with 0 to 460
     // backjumps, 0.02 to 0.09 s sooner than after a round of propagation;
     // from 20 processes on it gives up, so it is not tried there).
     if span_total <= QUICK_MAX_SPAN * spans {
@@ -622,10 +622,11 @@ fn initial_order(dl: &[u32], keep: &[bool]) -> Vec<u32> {
 
 /// Backjumps allowed besides one per hundred writers: generated
 /// histories of 200,000 transactions need, after one round of
-/// [`Propagation`], 10 to 14 with 10 processes (seeds 1 to 3), 361 with
-/// 20 and 575 with 50 (seed 1), and with 100 processes, after two rounds,
-/// 555 (in 0.14 s: unread writers placed near their deadlines keep
-/// backjumps short; after one round that history gives up within 0.05 s). What bounds a failure's cost is the
+/// [`Propagation`], 322 with 20 processes and 726 with 50 (seed 1), and
+/// with 100 processes, after two rounds, 542 (in 0.2 s: unread writers
+/// placed near their deadlines keep backjumps short; after one round that
+/// history gives up within 0.08 s; 29 Nov, once session order was left to
+/// real time). What bounds a failure's cost is the
 /// groups taken back in all: at most as many as there are, plus
 /// [`UNDO_SLACK`]: when the culprit lies far back, blame walks back one
 /// writer at a time and the search thrashes (seed 3 with 10 processes,
@@ -636,10 +637,10 @@ const BACKJUMPS: usize = 32;
 const WRITERS_PER_BACKJUMP: usize = 100;
 
 /// The same for the quick try before any propagation (see
-/// [`by_version_chains`]): the generated 200k history with 10 processes
-/// and seed 1 needs 405 backjumps there, this allows 543; with 20
-/// processes it would give up only after 1,561 (0.12 s).
-const QUICK_WRITERS_PER_BACKJUMP: usize = 300;
+/// [`by_version_chains`]): the generated 200k histories with 10 processes
+/// need 0 to 460 backjumps there (seeds 1 to 7), this allows 798; with 20
+/// processes (not tried there) it gave up only after 1,561 (0.12 s).
+const QUICK_WRITERS_PER_BACKJUMP: usize = 200;
 
 /// Groups the backjumps may take back besides one per group.
 const UNDO_SLACK: usize = 10_000;
@@ -699,7 +700,7 @@ impl Placer<'_> {
         let mut log: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
         let mut backjumps = groups.len() / writers_per_backjump + BACKJUMPS;
         // Groups a backjump may take back in all: what placing every group
-        // once more costs (a third of that for the quick try).
+        // once more costs (half of that for the quick try).
         let mut undo_budget =
             groups.len() * WRITERS_PER_BACKJUMP / writers_per_backjump + UNDO_SLACK;
         let mut inherited: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
