@@ -343,7 +343,7 @@ pub fn by_version_chains_traced(
     // backjumps, 0.02 to 0.09 s sooner than after a round of propagation;
     // from 20 processes on it gives up, so it is not tried there).
     if span_total <= QUICK_MAX_SPAN * spans {
-        let (placed, back) = try_placing(&cl, g, &todo, QUICK_WRITERS_PER_BACKJUMP, &mut |l| {
+        let (placed, back) = place_all(&cl, g, &todo, QUICK_WRITERS_PER_BACKJUMP, &mut |l| {
             lap(&l, trace)
         });
         if placed {
@@ -373,7 +373,7 @@ pub fn by_version_chains_traced(
             return None;
         }
         let (placed, back) =
-            try_placing(&cl, g, &todo, WRITERS_PER_BACKJUMP, &mut |l| lap(&l, trace));
+            place_all(&cl, g, &todo, WRITERS_PER_BACKJUMP, &mut |l| lap(&l, trace));
         if placed {
             return Some(kept(back));
         }
@@ -388,24 +388,6 @@ pub fn by_version_chains_traced(
 /// placing is tried before any propagation: about 13 processes (a
 /// generated history's mean span is about 1.2 times its processes).
 const QUICK_MAX_SPAN: usize = 16;
-
-/// [`place_all`], with the graph as it was when a group found no place
-/// (placing's edges taken back; its order differs, which nothing after
-/// depends on).
-fn try_placing(
-    cl: &Clusters,
-    g: DynamicOrder,
-    todo: &[u32],
-    writers_per_backjump: usize,
-    lap: &mut dyn FnMut(String),
-) -> (bool, DynamicOrder) {
-    let mark = g.edge_count();
-    let (placed, mut back) = place_all(cl, g, todo, writers_per_backjump, lap);
-    while !placed && back.edge_count() > mark {
-        back.pop_edge();
-    }
-    (placed, back)
-}
 
 /// The clusters in the order they are placed: by their writer's deadline
 /// (the latest it can have taken effect), so mostly each goes at the end
@@ -440,7 +422,9 @@ fn placing_order(h: &History, cl: &Clusters, dl: &[u32], lag: usize) -> Vec<u32>
 
 /// Places every cluster of `todo` (in [`placing_order`]) into its chain,
 /// a writer's clusters as one group; whether every group found a place,
-/// and the graph (with the places' edges).
+/// and the graph: with the places' edges, or as it was when a group found
+/// none (placing's edges taken back; its order differs, which nothing
+/// after depends on).
 fn place_all(
     cl: &Clusters,
     g: DynamicOrder,
@@ -467,6 +451,7 @@ fn place_all(
         furthest: 0,
         stuck: NO_WRITER,
     };
+    let mark = p.g.edge_count();
     let placed = p.run(&mut groups, writers_per_backjump);
     lap(format!(
         "placing {} ({} of {} writers at most, {} backjumps{})",
@@ -479,6 +464,9 @@ fn place_all(
             w => format!(", last stuck at op {w}"),
         }
     ));
+    while !placed && p.g.edge_count() > mark {
+        p.g.pop_edge();
+    }
     (placed, p.g)
 }
 
