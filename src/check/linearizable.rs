@@ -79,7 +79,7 @@ pub enum Algorithm {
     Search,
 }
 
-/// Options for [`check_registers`].
+/// Options for [`check_key`] and `check_history`.
 #[derive(Clone, Debug)]
 pub struct LinOptions {
     /// Which algorithm to use.

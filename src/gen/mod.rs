@@ -32,7 +32,7 @@ pub use rng::Rng;
 use std::io;
 
 /// Which kind of objects the simulated database stores: the checker's
-/// workloads, one enum (`-w` maps it to clap in [`cli`]). Knossos-style CAS
+/// workloads, one enum (`-w` maps it to clap in [`cli`](crate::cli)). Knossos-style CAS
 /// registers come from a linearizable register (`jepsen.independent` tuples
 /// with several keys); modes do not apply to them, and of the faults only
 /// stale-read, lost-update and aborted-read (see the [`cas`] module).

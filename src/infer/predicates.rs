@@ -2,7 +2,7 @@
 //! histories with `:rp`/`:wp` micro-ops, issue 18), where they are certain.
 //!
 //! The inference reads the history's item view
-//! ([`crate::check::sat::inference_view`]): a returned row is a read of
+//! (`crate::check::sat::inference_view`): a returned row is a read of
 //! its value, a `:wp` writes its value to the rows it matched, and an
 //! unreturned row whose version is certain (every value written to the key
 //! matches, so only the initial `nil` does not) is a read of `nil`. With
@@ -93,7 +93,7 @@ impl PairExplainer for PredicateExplainer<'_> {
 }
 
 /// The rw-register inference of a history with predicate micro-ops: its
-/// inference on `view` (from [`crate::check::sat::inference_view`], with
+/// inference on `view` (from `crate::check::sat::inference_view`, with
 /// `origin`), whose explanations name the predicates of `h`. Check with
 /// `view` as the history (it prints ops from `h`'s source text).
 pub fn analyze<'h>(

@@ -1,8 +1,8 @@
 //! Reading Jepsen histories (EDN or elle-cli JSON) into the shared model.
 //!
-//! EDN goes through a dedicated streaming reader ([`fast`]) that scans bytes
+//! EDN goes through a dedicated streaming reader (`fast`) that scans bytes
 //! and only builds generic [`Value`]s for odd values; JSON goes through the
-//! generic JSON parser (it is rare and small). Both feed one [`Builder`], so
+//! generic JSON parser (it is rare and small). Both feed one `Builder`, so
 //! op semantics (indices, pairing, micro-op extraction) are defined once.
 
 // Long (about 705 lines): the one `Builder` (indices, pairing, micro-op

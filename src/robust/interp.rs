@@ -12,7 +12,7 @@
 //! fields of the matching records; UPDATE writes, DELETE writes `Alive = 0`,
 //! INSERT writes `Alive = 1` and the given fields. The abstract reading
 //! can also be split by case (a MIN/MAX result, a looked-up key's value;
-//! [`cases`]): [`analysis`] runs it once per case. The two readings share
+//! `cases`): `analysis` runs it once per case. The two readings share
 //! one interpreter, so they cannot disagree.
 
 use super::syntax::{Agg, ArithOp, CmpOp, Cond, Expr, Pred, Program, Stmt};

@@ -8,7 +8,7 @@
 //! φ_dep) and ww *forced* both ways (two writers of a key are ordered by
 //! ar), rw forced when the writer is ar-after the reader; the keys one
 //! statement execution writes written together; in the proofs, the view
-//! values of two-valued keys tied to visibility ([`values`]); the model's
+//! values of two-valued keys tied to visibility (`values`); the model's
 //! axioms over vis/ar; and a query. Exactly-one choices use a ladder past
 //! a few literals, and the deadline is checked while encoding.
 //!

@@ -10,7 +10,7 @@
 //! Wfences chain through the fence key: each reads the value the previous
 //! one wrote (the first reads `nil`). A fence's epoch is its place in that
 //! chain (0, 1, 2, …), assigned by following the chain from the last fence
-//! numbered ([`FenceGc::tail`]), by the values a fence read and wrote when
+//! numbered (`FenceGc::tail`), by the values a fence read and wrote when
 //! it arrived (reads are rewritten later, see below). A fence that does not
 //! extend the chain (a fork: two fences read the same value, a lost update
 //! the round reports) gets no epoch and counts as an ordinary transaction.

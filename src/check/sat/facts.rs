@@ -433,7 +433,7 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> (
 }
 
 /// Why Elle's rw-register inference would misread `h`, if it would: one
-/// pass over the writes and one over the committed reads ([`scan`]), with
+/// pass over the writes and one over the committed reads (`scan`), with
 /// Elle's own dirty-read cases compared to the exact ones only when a
 /// failed or intermediate write exists. The reasons, in the order checked:
 /// written values repeat ([`values_repeat`]); a read returns a value nobody

@@ -2,7 +2,7 @@
 //! written values, and snapshot isolation: a polygraph (Cobra) /
 //! hyper-polygraph (VeriStrong) built from the history, pruned to a fixpoint
 //! with bit-row reachability, then solved by `batsat` with an incremental
-//! acyclicity theory ([`theory`]: a dynamic topological order that explains
+//! acyclicity theory (`theory`: a dynamic topological order that explains
 //! each conflict by the reasons of the cycle's edges).
 //!
 //! Model (the VeriStrong digest, `shared/notes/seed-004-veristrong.md`):
@@ -92,7 +92,7 @@ pub enum RwMop {
     PredRead {
         /// The key.
         key: u64,
-        /// The predicate micro-op (an index into [`History::predicates`]).
+        /// The predicate micro-op (an index into [`History::predicates`](crate::model::History::predicates)).
         pred: u32,
         /// What the predicate said of the key.
         seen: PredSeen,
@@ -108,9 +108,9 @@ pub struct RegTxn {
     pub ops: Vec<RwMop>,
     /// `true` for `:ok`; `false` for `:info` (may or may not have happened).
     pub committed: bool,
-    /// The position of its completion in [`History::ops`] (for reports).
+    /// The position of its completion in [`History::ops`](crate::model::History::ops) (for reports).
     pub index: u64,
-    /// The position of its invocation in [`History::ops`] (its completion's
+    /// The position of its invocation in [`History::ops`](crate::model::History::ops) (its completion's
     /// when unknown). Only a hint: with [`Self::index`] it estimates when
     /// the transaction took effect, which guides the solver's first guesses.
     pub invoked: u64,
@@ -292,7 +292,7 @@ pub enum EdgeKind {
         key: u64,
         /// The value of the version seen.
         value: RegValue,
-        /// The predicate micro-op (index of [`History::predicates`]).
+        /// The predicate micro-op (index of [`History::predicates`](crate::model::History::predicates)).
         pred: u32,
     },
     /// The source's predicate micro-op `pred` saw `via`'s version of `key`,

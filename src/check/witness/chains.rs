@@ -302,7 +302,7 @@ impl ByValue {
 /// A candidate order: every key's version order completed into a chain
 /// (see the module docs), with process order and, with
 /// `orders.real_time`, real-time order. `None` when some cluster finds no
-/// place within [`TRIES`], or a read has no unique writer.
+/// place within `TRIES`, or a read has no unique writer.
 pub fn by_version_chains(h: &History, orders: Orders) -> Option<Vec<u32>> {
     by_version_chains_traced(h, orders, &mut |_| {})
 }

@@ -500,8 +500,8 @@ pub fn analyze_validated(
     analyze_knowing(h, extra, opts, None)
 }
 
-/// [`analyze_validated`], given Elle's G1a and G1b cases ([`g1a_cases`],
-/// [`g1b_cases`]) when the caller has them already (`auto`'s misread scan
+/// [`analyze_validated`], given Elle's G1a and G1b cases (`g1a_cases`,
+/// `g1b_cases`) when the caller has them already (`auto`'s misread scan
 /// computes them: issue 23, one pass over the reads fewer).
 pub fn analyze_knowing(
     h: &History,
