@@ -79,7 +79,7 @@ pub enum Algorithm {
     Search,
 }
 
-/// Options for [`check_key`] and `check_history`.
+/// Options for [`check_key`], [`check_keys`] and [`check_history`].
 #[derive(Clone, Debug)]
 pub struct LinOptions {
     /// Which algorithm to use.
