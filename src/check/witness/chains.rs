@@ -555,9 +555,11 @@ fn facts(
         }
     }
     // Session order, where real time does not imply it already (with real
-    // time it always does: a process's previous `:ok` transaction
-    // completed before it invoked the next; the edges only lengthened
-    // every search).
+    // time it does whenever a process invoked its next transaction after
+    // its previous `:ok` one completed, as every history the reader
+    // accepts does; the check is made per edge all the same, since a
+    // history is untrusted). The implied edges only lengthened every
+    // search.
     let mut last: HashMap<i64, u32> = HashMap::new();
     for t in (0..h.ops.len()).filter(|&t| keep[t] && ok[t]) {
         if let Some(p) = last.insert(h.ops[t].process, t as u32) {
