@@ -17,7 +17,13 @@ use ellery::model::Format;
 use std::str::FromStr;
 use std::time::Instant;
 
+/// The allocator `ellery check` runs with ([`ellery::alloc`]), so the
+/// figures are the binary's.
+#[global_allocator]
+static ALLOC: ellery::alloc::BigPages = ellery::alloc::BigPages;
+
 fn main() {
+    ellery::limits::tune_allocator();
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
         eprintln!("usage: read_throughput FILE [ellery|edn-rs] [RUNS]");
