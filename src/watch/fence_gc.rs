@@ -722,10 +722,7 @@ impl FenceGc {
     ) {
         let mut new_bases: HashMap<Atom, Base> = HashMap::new();
         for (&k, ms) in bases {
-            let values = ms
-                .iter()
-                .filter_map(|&i| plan.last_write.get(&(i, k)).copied())
-                .collect();
+            let values = ms.iter().filter_map(|&i| plan.last_write(i, k)).collect();
             new_bases.insert(k, Base::of(values));
         }
         // Only crashed transactions nobody read are set aside: look those

@@ -9,6 +9,10 @@ use crate::watch::store::{Arg, Store};
 use hashbrown::HashMap;
 
 mod fixpoint;
+#[cfg(test)]
+mod old_tables;
+#[cfg(test)]
+use old_tables::OldTables;
 
 /// One collection's view of the retained transactions (indexed in start
 /// order).
@@ -37,30 +41,61 @@ pub(super) struct Plan {
     rt_end: Vec<Option<u64>>,
     /// Each process's transactions, in order (indices).
     seqs: Vec<Vec<usize>>,
-    /// Writers of each key (indices), `nil` writers marked.
-    key_writers: HashMap<Atom, (Vec<usize>, bool)>,
+    /// The keys written or read, in first use; [`Plan::key_id`] maps back.
+    keys: Vec<Atom>,
+    key_id: HashMap<Atom, u32>,
+    /// Per key: its writers in start order, each with the last value it
+    /// wrote there.
+    key_writers: Vec<Vec<Slot>>,
+    /// Per key: whether some writer wrote `nil` (or a list) to it.
+    nil_writer: Vec<bool>,
+    /// Per key: the `:ok` readers of `nil`.
+    nil_readers: Grouped,
+    /// The (key, value) pairs written or read, numbered densely: every
+    /// later question about a value is an index, not a hash lookup.
+    value_id: HashMap<(Atom, Atom), u32>,
+    /// Each value's atom.
+    value_atom: Vec<Atom>,
+    /// Each value's writer (the latest in start order, then in the
+    /// transaction; [`NONE`]: no retained writer).
+    value_writer: Vec<u32>,
+    /// Each value's `:ok` readers, in start order.
+    value_readers: Grouped,
     /// Completed reads: (reader, key, value).
     reads: Vec<(usize, Atom, Option<Atom>)>,
+    /// The key (index into `keys`) and value ([`NONE`]: `nil`) of each of
+    /// `reads`.
+    read_key: Vec<u32>,
+    read_value: Vec<u32>,
     /// The writer of each of `reads` (`None`: `nil`, or no retained
     /// writer): looked up once, since every fixpoint pass asks.
     read_from: Vec<Option<usize>>,
-    /// Writer index of (key, value).
-    writer: HashMap<(Atom, Atom), usize>,
-    /// Readers of `nil` per key.
-    nil_readers: HashMap<Atom, Vec<usize>>,
-    /// `:ok` readers of each (key, value).
-    readers: HashMap<(Atom, Atom), Vec<usize>>,
     /// The writers each transaction read from (reach through wr).
     /// (Indexed densely: `reach_wr` asks it for every pair it tries.)
     read_by: Grouped,
-    /// The last value each transaction wrote to each key.
-    pub(super) last_write: HashMap<(usize, Atom), Atom>,
-    /// (transaction, key) pairs written more than once by the transaction.
-    rewrote: hashbrown::HashSet<(usize, Atom)>,
     /// Transitive reach through session order and reads (module docs of
     /// [`Closure`]); `None` under real-time models or when it does not
     /// apply.
     closure: Option<Closure>,
+    /// The tables as hash maps, built the way they were before the dense
+    /// ones: the full-pass oracle (`fixpoint/reference.rs`) reads these,
+    /// and every test build checks the dense tables against them.
+    #[cfg(test)]
+    old: OldTables,
+}
+
+/// "None" in the dense `u32` tables.
+const NONE: u32 = u32::MAX;
+
+/// One writer of a key.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// The writer (transaction index).
+    tx: usize,
+    /// The last value it wrote to the key ([`NONE`]: only `nil` or lists).
+    value: u32,
+    /// It wrote a value to the key more than once.
+    rewrote: bool,
 }
 
 /// Reach in the retained transactions' graph of session order and
@@ -160,7 +195,7 @@ impl Closure {
 
 impl Plan {
     pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: Option<u64>) -> Plan {
-        // Long (about 130 lines): one pass filling every table, then the
+        // Long (about 120 lines): one pass filling every table, then the
         // read-derived facts (wr reach, crashed writers' readers) that need
         // all writers first.
         // Under real-time models a transaction that completed before every
@@ -183,19 +218,29 @@ impl Plan {
             read_any: vec![false; n],
             rt_end: Vec::with_capacity(n),
             seqs: Vec::new(),
-            key_writers: HashMap::new(),
-            reads: Vec::new(),
+            keys: Vec::new(),
+            key_id: HashMap::new(),
+            key_writers: Vec::new(),
+            nil_writer: Vec::new(),
+            nil_readers: Grouped::default(),
+            value_id: HashMap::with_capacity(2 * n),
+            value_atom: Vec::with_capacity(2 * n),
+            value_writer: Vec::with_capacity(2 * n),
+            value_readers: Grouped::default(),
+            reads: Vec::with_capacity(2 * n),
+            read_key: Vec::with_capacity(2 * n),
+            read_value: Vec::with_capacity(2 * n),
             read_from: Vec::new(),
-            writer: HashMap::new(),
-            nil_readers: HashMap::new(),
-            readers: HashMap::new(),
             read_by: Grouped::default(),
-            last_write: HashMap::new(),
-            rewrote: hashbrown::HashSet::new(),
             closure: None,
+            #[cfg(test)]
+            old: OldTables::default(),
         };
         let mut seq_of: HashMap<i64, usize> = HashMap::new();
         let mut info_candidate = Vec::with_capacity(n);
+        // (key, `:ok` reader of `nil`) and (value, `:ok` reader), grouped
+        // once every key and value is numbered.
+        let (mut nil_reads, mut value_reads) = (Vec::new(), Vec::with_capacity(2 * n));
         for (i, (&s, t)) in kept().enumerate() {
             let b = ep.bounds.get(&s).copied().unwrap_or((None, None));
             let outcome = t.outcome();
@@ -232,20 +277,30 @@ impl Plan {
             });
             p.seqs[q].push(i);
             for m in t.mops.iter().flatten() {
+                #[cfg(test)]
+                p.old.add(i, outcome, m);
                 match (m.f, &m.arg) {
                     (MopFn::Write, a) if outcome != OpType::Fail => {
-                        let e = p.key_writers.entry(m.key).or_default();
-                        if e.0.last() != Some(&i) {
-                            e.0.push(i);
+                        let kid = p.key(m.key);
+                        let ws = &mut p.key_writers[kid as usize];
+                        if ws.last().is_none_or(|w| w.tx != i) {
+                            ws.push(Slot {
+                                tx: i,
+                                value: NONE,
+                                rewrote: false,
+                            });
                         }
                         match a {
                             Arg::Atom(v) => {
-                                p.writer.insert((m.key, *v), i);
-                                if p.last_write.insert((i, m.key), *v).is_some() {
-                                    p.rewrote.insert((i, m.key));
+                                let vid = p.value(m.key, *v);
+                                p.value_writer[vid as usize] = i as u32;
+                                let w = p.key_writers[kid as usize].last_mut();
+                                if let Some(w) = w {
+                                    w.rewrote |= w.value != NONE;
+                                    w.value = vid;
                                 }
                             }
-                            _ => e.1 = true,
+                            _ => p.nil_writer[kid as usize] = true,
                         }
                     }
                     (MopFn::Read, a) if matches!(outcome, OpType::Ok | OpType::Info) => {
@@ -253,23 +308,27 @@ impl Plan {
                             Arg::Atom(v) => Some(*v),
                             _ => None,
                         };
+                        let kid = p.key(m.key);
+                        let vid = v.map_or(NONE, |v| p.value(m.key, v));
                         p.reads.push((i, m.key, v));
-                        match v {
-                            None if outcome == OpType::Ok => {
-                                p.nil_readers.entry(m.key).or_default().push(i)
+                        p.read_key.push(kid);
+                        p.read_value.push(vid);
+                        if outcome == OpType::Ok {
+                            match v {
+                                None => nil_reads.push((kid, i as u32)),
+                                Some(_) => value_reads.push((vid, i as u32)),
                             }
-                            Some(v) if outcome == OpType::Ok => {
-                                p.readers.entry((m.key, v)).or_default().push(i)
-                            }
-                            _ => {}
                         }
                     }
                     _ => {}
                 }
             }
         }
-        p.read_from = (p.reads.iter())
-            .map(|&(_, k, v)| v.and_then(|v| p.writer.get(&(k, v)).copied()))
+        p.nil_readers = grouped(p.keys.len(), nil_reads.iter().copied());
+        p.value_readers = grouped(p.value_atom.len(), value_reads.iter().copied());
+        p.read_from = (p.read_value.iter())
+            .map(|&vid| p.value_writer.get(vid as usize).filter(|&&w| w != NONE))
+            .map(|w| w.map(|&w| w as usize))
             .collect();
         p.read_by = grouped(
             n,
@@ -278,13 +337,13 @@ impl Plan {
         );
         // Read by another `:ok` transaction (an `:info` one's reads are not
         // observed; its own reads order nothing).
-        for (kv, rs) in &p.readers {
-            let Some(&w) = p.writer.get(kv) else { continue };
-            if !p.info[w] {
+        for (vid, &w) in p.value_writer.iter().enumerate() {
+            let w = w as usize;
+            if w == NONE as usize || !p.info[w] {
                 continue;
             }
-            for &r in rs.iter().filter(|&&r| r != w) {
-                let e = p.span[r].1;
+            for &r in (p.value_readers.of(vid as u32).iter()).filter(|&&r| r as usize != w) {
+                let e = p.span[r as usize].1;
                 if gc.realtime && e.is_some() {
                     p.rt_end[w] = p.rt_end[w].min(e).or(e);
                 }
@@ -294,12 +353,57 @@ impl Plan {
         for (i, cand) in info_candidate.into_iter().enumerate() {
             p.eligible[i] |= cand && p.read_any[i];
         }
+        #[cfg(test)]
+        p.check_tables();
         if gc.closure && !gc.realtime {
             let t0 = std::time::Instant::now();
             p.closure = Closure::new(&p.seqs, &p.read_by, &p.ok);
             crate::watch::timing("collect: closure", t0);
         }
         p
+    }
+
+    /// Key `k`'s index, numbering it if new.
+    fn key(&mut self, k: Atom) -> u32 {
+        let next = self.keys.len() as u32;
+        let kid = *self.key_id.entry(k).or_insert(next);
+        if kid == next {
+            self.keys.push(k);
+            self.key_writers.push(Vec::new());
+            self.nil_writer.push(false);
+        }
+        kid
+    }
+
+    /// Value `v` of key `k`'s index, numbering it if new.
+    fn value(&mut self, k: Atom, v: Atom) -> u32 {
+        let next = self.value_atom.len() as u32;
+        let vid = *self.value_id.entry((k, v)).or_insert(next);
+        if vid == next {
+            self.value_atom.push(v);
+            self.value_writer.push(NONE);
+        }
+        vid
+    }
+
+    /// Key `k`'s writer slots, in start order (none when nobody wrote it).
+    #[cfg(test)]
+    fn writers_of_key(&self, k: Atom) -> &[Slot] {
+        (self.key_id.get(&k)).map_or(&[], |&kid| &self.key_writers[kid as usize])
+    }
+
+    /// The last value transaction `w` wrote to key `k` (`None`: it wrote
+    /// none, or only `nil`).
+    pub(super) fn last_write(&self, w: usize, k: Atom) -> Option<Atom> {
+        let vid = self.last_write_id(w, *self.key_id.get(&k)?);
+        (vid != NONE).then(|| self.value_atom[vid as usize])
+    }
+
+    /// [`Plan::last_write`] by key index, as a value index ([`NONE`]: none).
+    fn last_write_id(&self, w: usize, kid: u32) -> u32 {
+        let ws = &self.key_writers[kid as usize];
+        ws.binary_search_by_key(&w, |s| s.tx)
+            .map_or(NONE, |at| ws[at].value)
     }
 
     /// Whether `w`'s writes are set aside: `w` crashed and nobody read any

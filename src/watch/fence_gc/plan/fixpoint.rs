@@ -89,12 +89,37 @@ struct Index {
     touches: Grouped,
 }
 
+/// The written keys in the order the fixpoint decides them (their atoms'
+/// order, as the full passes'), and where each key of the plan falls in it.
+pub(super) struct KeyOrder {
+    /// The keys' atoms, sorted.
+    pub(super) atoms: Vec<Atom>,
+    /// Each one's index in `Plan::keys`.
+    pub(super) kids: Vec<u32>,
+    /// For each of `Plan::keys`, its place in `atoms` (`u32::MAX`: never
+    /// written).
+    pub(super) place: Vec<u32>,
+}
+
 impl Plan {
-    fn index(&self, keys: &[Atom]) -> Index {
-        let n = self.starts.len();
-        let key_index: HashMap<Atom, u32> = (keys.iter().enumerate())
-            .map(|(i, k)| (*k, i as u32))
+    fn key_order(&self) -> KeyOrder {
+        let mut kids: Vec<u32> = (0..self.keys.len() as u32)
+            .filter(|&kid| !self.key_writers[kid as usize].is_empty())
             .collect();
+        kids.sort_unstable_by_key(|&kid| self.keys[kid as usize]);
+        let mut place = vec![u32::MAX; self.keys.len()];
+        for (ki, &kid) in kids.iter().enumerate() {
+            place[kid as usize] = ki as u32;
+        }
+        KeyOrder {
+            atoms: kids.iter().map(|&kid| self.keys[kid as usize]).collect(),
+            kids,
+            place,
+        }
+    }
+
+    fn index(&self, keys: &KeyOrder) -> Index {
+        let n = self.starts.len();
         let mut next = vec![None; n];
         for seq in &self.seqs {
             for w in seq.windows(2) {
@@ -102,9 +127,12 @@ impl Plan {
             }
         }
         let reads = || self.reads.iter().zip(&self.read_from).enumerate();
-        let written = (self.key_writers.iter())
-            .flat_map(|(k, (ws, _))| ws.iter().map(|&w| (w as u32, key_index[k])));
-        let read = reads().filter_map(|(_, (&(r, k, _), _))| Some((r as u32, *key_index.get(&k)?)));
+        let written = (keys.kids.iter().enumerate()).flat_map(|(ki, &kid)| {
+            (self.key_writers[kid as usize].iter()).map(move |w| (w.tx as u32, ki as u32))
+        });
+        let read = (self.read_key.iter().enumerate())
+            .map(|(j, &kid)| (self.reads[j].0 as u32, keys.place[kid as usize]))
+            .filter(|&(_, ki)| ki != u32::MAX);
         Index {
             next,
             read_from_writer: grouped(
@@ -123,10 +151,14 @@ impl Plan {
         gc: &FenceGc,
     ) -> (Vec<bool>, HashMap<Atom, Vec<usize>>) {
         let n = self.starts.len();
-        let mut keys: Vec<Atom> = self.key_writers.keys().copied().collect();
-        keys.sort_unstable();
-        let ix = self.index(&keys);
-        let mut kv = self.keys_view(&keys);
+        let order = self.key_order();
+        let keys = &order.atoms[..];
+        let t0 = std::time::Instant::now();
+        let ix = self.index(&order);
+        crate::watch::timing("fixpoint: index", t0);
+        let t0 = std::time::Instant::now();
+        let mut kv = self.keys_view(&order.kids);
+        crate::watch::timing("fixpoint: keys view", t0);
         let mut cs = Candidates {
             ix: &ix,
             scan: None,
@@ -195,13 +227,13 @@ impl Plan {
                 // Cleared first: what this decision sends out of `F`
                 // makes the key dirty again.
                 cs.dirty[ki] = false;
-                let m = self.decide(gc, keys[ki], ki, &mut kv, &mut cs);
+                let m = self.decide(gc, (keys[ki], order.kids[ki]), ki, &mut kv, &mut cs);
                 if m != decided[ki] {
                     let old = std::mem::replace(&mut decided[ki], m);
                     redecided.push((ki, old));
                 }
             }
-            self.non_base_readers(&keys, &decided, &redecided, (checked, mark), &mut cs);
+            self.non_base_readers(&order, &decided, &redecided, (checked, mark), &mut cs);
             checked = mark;
             if cs.log.len() == before {
                 break;
@@ -263,7 +295,7 @@ impl Plan {
     /// writers that have left already.)
     fn non_base_readers(
         &self,
-        keys: &[Atom],
+        keys: &KeyOrder,
         decided: &[Option<Vec<usize>>],
         redecided: &[(usize, Option<Vec<usize>>)],
         left: (usize, usize),
@@ -273,29 +305,27 @@ impl Plan {
         let fresh = (cs.log[left.0..left.1].iter()).flat_map(|&r| ix.reads_by.of(r as u32));
         let of_old_bases = (redecided.iter())
             .filter_map(|(ki, old)| match old.as_deref() {
-                Some(&[w]) => Some((keys[*ki], w)),
+                Some(&[w]) => Some((keys.kids[*ki], w)),
                 _ => None,
             })
-            .flat_map(|(k, w)| {
+            .flat_map(|(kid, w)| {
                 (ix.read_from_writer.of(w as u32).iter())
-                    .filter(move |&&j| self.reads[j as usize].1 == k)
+                    .filter(move |&&j| self.read_key[j as usize] == kid)
             });
         let to_check: Vec<u32> = fresh.chain(of_old_bases).copied().collect();
         for j in to_check {
-            let (r, k, v) = self.reads[j as usize];
+            let r = self.reads[j as usize].0;
             if cs.c[r] || cs.left_at[r] as usize >= left.1 {
                 continue;
             }
             let Some(w) = self.read_from[j as usize] else {
                 continue;
             };
-            let base = keys
-                .binary_search(&k)
-                .ok()
-                .and_then(|ki| decided[ki].as_ref());
-            let base_value =
-                (base.filter(|m| m[..] == [w])).and_then(|_| self.last_write.get(&(w, k)));
-            if cs.c[w] && base_value != v.as_ref() {
+            let kid = self.read_key[j as usize];
+            let base = (decided.get(keys.place[kid as usize] as usize)).and_then(Option::as_ref);
+            // Values of one key: the same index is the same value.
+            let base_value = (base.filter(|m| m[..] == [w])).map(|_| self.last_write_id(w, kid));
+            if cs.c[w] && base_value != Some(self.read_value[j as usize]) {
                 cs.out(w, 5);
             }
         }

@@ -84,21 +84,23 @@ enum Scan {
 }
 
 impl Plan {
-    /// The dense tables of `keys` (sorted, as the fixpoint's).
-    pub(super) fn keys_view(&self, keys: &[Atom]) -> Keys {
-        let total: usize = (self.key_writers.values()).map(|(ws, _)| ws.len()).sum();
+    /// The dense tables of `kids` (keys' indices in the plan, in the
+    /// fixpoint's order).
+    pub(super) fn keys_view(&self, kids: &[u32]) -> Keys {
+        let slots = |kid: u32| &self.key_writers[kid as usize][..];
+        let total: usize = kids.iter().map(|&kid| slots(kid).len()).sum();
         let mut v = Keys {
-            off: Vec::with_capacity(keys.len() + 1),
+            off: Vec::with_capacity(kids.len() + 1),
             tx: Vec::with_capacity(total),
-            nil_writer: Vec::with_capacity(keys.len()),
+            nil_writer: Vec::with_capacity(kids.len()),
             rd: Vec::with_capacity(total + 1),
             readers: Vec::new(),
             rewrote: Vec::with_capacity(total),
             logged: vec![false; total],
             out_log: vec![0; total],
-            out_len: vec![0; keys.len()],
+            out_len: vec![0; kids.len()],
             frozen_log: vec![0; total],
-            frozen_len: vec![0; keys.len()],
+            frozen_len: vec![0; kids.len()],
             out_seen: vec![0; total],
             out_bad: vec![false; total],
             witness: vec![false; total],
@@ -107,22 +109,18 @@ impl Plan {
             found: std::array::from_fn(|_| vec![false; total]),
         };
         v.rd.push(0);
-        for k in keys {
+        for &kid in kids {
             v.off.push(v.tx.len() as u32);
-            let Some((ws, nil)) = self.key_writers.get(k) else {
-                v.nil_writer.push(false);
-                continue;
-            };
-            v.nil_writer.push(*nil);
-            let hi = (v.tx.len() + ws.len()) as u32;
-            for &w in ws {
-                v.tx.push(w);
-                let rs = (self.last_write.get(&(w, *k)))
-                    .and_then(|x| self.readers.get(&(*k, *x)))
-                    .map_or(&[][..], |rs| &rs[..]);
-                v.readers.extend_from_slice(rs);
+            v.nil_writer.push(self.nil_writer[kid as usize]);
+            let hi = (v.tx.len() + slots(kid).len()) as u32;
+            for w in slots(kid) {
+                v.tx.push(w.tx);
+                if w.value != super::super::NONE {
+                    let rs = self.value_readers.of(w.value);
+                    v.readers.extend(rs.iter().map(|&r| r as usize));
+                }
                 v.rd.push(v.readers.len() as u32);
-                v.rewrote.push(self.rewrote.contains(&(w, *k)));
+                v.rewrote.push(w.rewrote);
                 v.ptr.iter_mut().for_each(|p| p.push(hi));
             }
         }
@@ -213,7 +211,7 @@ impl Plan {
     pub(super) fn decide(
         &self,
         gc: &FenceGc,
-        k: Atom,
+        (k, kid): (Atom, u32),
         ki: usize,
         v: &mut Keys,
         cs: &mut Candidates,
@@ -231,7 +229,7 @@ impl Plan {
             return None;
         }
         // (e) a reader outside of the key's state before `F`.
-        let nil_outside = (self.nil_readers.get(&k)).is_some_and(|rs| rs.iter().any(|&r| !cs.c[r]));
+        let nil_outside = (self.nil_readers.of(kid).iter()).any(|&r| !cs.c[r as usize]);
         if v.nil_writer[ki] || nil_outside {
             cw.iter().for_each(|&s| cs.out(v.tx[s as usize], 3));
             return None;

@@ -60,7 +60,7 @@ impl Plan {
                     continue;
                 }
                 if let Some(v) = v {
-                    match self.writer.get(&(k, v)) {
+                    match self.old.writer.get(&(k, v)) {
                         Some(&w) if c[w] => {}
                         _ => out(&mut c, r, 2),
                     }
@@ -69,10 +69,10 @@ impl Plan {
             // (d) a base per key; (e) nil readers outside.
             let c_at_bases = c.clone();
             let mut bases: HashMap<Atom, Vec<usize>> = HashMap::new();
-            let mut keys: Vec<&Atom> = self.key_writers.keys().collect();
+            let mut keys: Vec<&Atom> = self.old.key_writers.keys().collect();
             keys.sort_unstable();
             for k in keys {
-                let (ws, nil_writer) = &self.key_writers[k];
+                let (ws, nil_writer) = &self.old.key_writers[k];
                 let cw: Vec<usize> = ws
                     .iter()
                     .copied()
@@ -82,6 +82,7 @@ impl Plan {
                     continue;
                 }
                 let nil_outside = self
+                    .old
                     .nil_readers
                     .get(k)
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]));
@@ -137,11 +138,11 @@ impl Plan {
                     again = true;
                     continue;
                 }
-                if let Some(&w) = v.and_then(|v| self.writer.get(&(k, v))) {
+                if let Some(&w) = v.and_then(|v| self.old.writer.get(&(k, v))) {
                     let base_value = bases
                         .get(&k)
                         .filter(|m| m[..] == [w])
-                        .and_then(|_| self.last_write.get(&(w, k)));
+                        .and_then(|_| self.old.last_write.get(&(w, k)));
                     if c[w] && base_value != v.as_ref() {
                         out(&mut c, w, 5);
                     }
@@ -163,9 +164,10 @@ impl Plan {
             return true;
         }
         let readers = |t: usize| {
-            self.last_write
+            self.old
+                .last_write
                 .get(&(t, k))
-                .and_then(|v| self.readers.get(&(k, *v)))
+                .and_then(|v| self.old.readers.get(&(k, *v)))
                 .into_iter()
                 .flatten()
                 .copied()
@@ -193,9 +195,10 @@ impl Plan {
             .rev()
             .copied()
             .filter(|&w| {
-                self.last_write
+                self.old
+                    .last_write
                     .get(&(w, k))
-                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .and_then(|v| self.old.readers.get(&(k, *v)))
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
             })
             .collect();
@@ -250,9 +253,10 @@ impl Plan {
                 .iter()
                 .all(|&t| nw.iter().all(|&x| self.before(t, x, k)))
             && !top.iter().any(|&t| {
-                self.last_write
+                self.old
+                    .last_write
                     .get(&(t, k))
-                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .and_then(|v| self.old.readers.get(&(k, *v)))
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
             });
         if ok {
@@ -315,11 +319,12 @@ impl Plan {
         // Only the last value each writer wrote is indexed: a writer that
         // wrote `k` twice (an intermediate value) is not covered.
         let read_outside = cw.iter().any(|&w| {
-            self.rewrote.contains(&(w, k))
+            self.old.rewrote.contains(&(w, k))
                 || self
+                    .old
                     .last_write
                     .get(&(w, k))
-                    .and_then(|v| self.readers.get(&(k, *v)))
+                    .and_then(|v| self.old.readers.get(&(k, *v)))
                     .is_some_and(|rs| rs.iter().any(|&r| !c[r]))
         });
         // The latest writers are the likeliest to fail: try them first.
