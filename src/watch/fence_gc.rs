@@ -319,8 +319,12 @@ pub struct Admitted {
 /// Epochs of one collection (exposed for tests).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Epochs {
-    /// Per retained transaction (start): (`pf`, `nf`).
-    pub bounds: HashMap<u64, (Option<u64>, Option<u64>)>,
+    /// Per retained transaction that did not fail, in start order (the
+    /// plan's indices): (`pf`, `nf`). A vector, not a map by start: the
+    /// plan reads it for every transaction of every collection.
+    pub bounds: Vec<(Option<u64>, Option<u64>)>,
+    /// Those transactions' starts.
+    pub starts: Vec<u64>,
     /// The smallest last-fence epoch of the live processes (`None`: −∞).
     pub agree: Option<u64>,
 }
@@ -584,15 +588,15 @@ impl FenceGc {
     /// Each retained transaction's (`pf`, `nf`), and `agree` (module docs).
     pub fn epochs(&mut self, store: &Store) -> Epochs {
         self.number_fences();
-        let mut by_proc: HashMap<i64, Vec<u64>> = HashMap::new();
-        for (&s, t) in store
-            .txns
-            .iter()
-            .filter(|(_, t)| t.outcome() != OpType::Fail)
-        {
-            by_proc.entry(t.process).or_default().push(s);
-        }
         let mut out = Epochs::default();
+        // Each process's transactions, as indices into `out.starts`.
+        let mut by_proc: HashMap<i64, Vec<usize>> = HashMap::new();
+        let kept = (store.txns.iter()).filter(|(_, t)| t.outcome() != OpType::Fail);
+        for (i, (&s, t)) in kept.enumerate() {
+            by_proc.entry(t.process).or_default().push(i);
+            out.starts.push(s);
+        }
+        out.bounds = vec![(None, None); out.starts.len()];
         let mut agree: Option<Option<u64>> = None;
         // Processes with no retained transaction keep their last fence.
         for (p, info) in &self.procs {
@@ -601,21 +605,23 @@ impl FenceGc {
                 agree = Some(agree.map_or(e, |a: Option<u64>| a.min(e)));
             }
         }
-        for (p, starts) in &by_proc {
-            let own = |s: &u64| self.fences.get(s).and_then(|f| f.epoch);
+        for (p, txns) in &by_proc {
+            let own = |i: usize| self.fences.get(&out.starts[i]).and_then(|f| f.epoch);
             let mut pf = self.procs.get(p).and_then(|i| i.forgotten_pf);
-            let mut pfs = Vec::with_capacity(starts.len());
-            for s in starts {
-                pf = own(s).or(pf);
+            let mut pfs = Vec::with_capacity(txns.len());
+            for &i in txns {
+                pf = own(i).or(pf);
                 pfs.push(pf);
             }
             let mut nf = None;
-            for (s, pf) in starts.iter().zip(pfs).rev() {
-                nf = own(s).or(nf);
-                out.bounds.insert(*s, (pf, nf));
+            for (&i, pf) in txns.iter().zip(pfs).rev() {
+                nf = own(i).or(nf);
+                out.bounds[i] = (pf, nf);
             }
-            if !self.procs.get(p).is_some_and(|i| i.crashed) {
-                let last = out.bounds[starts.last().unwrap()].0;
+            if let (false, Some(&last)) =
+                (self.procs.get(p).is_some_and(|i| i.crashed), txns.last())
+            {
+                let last = out.bounds[last].0;
                 agree = Some(agree.map_or(last, |a: Option<u64>| a.min(last)));
             }
         }
@@ -751,7 +757,7 @@ impl FenceGc {
                 kept.push((s, t));
                 continue;
             }
-            let pf = ep.bounds.get(&s).and_then(|b| b.0);
+            let pf = ep.bounds.get(i).and_then(|b| b.0);
             let p = self.procs.entry(t.process).or_default();
             p.forgotten_pf = p.forgotten_pf.max(pf);
             self.unindex(s, &t);

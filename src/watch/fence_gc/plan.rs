@@ -242,7 +242,8 @@ impl Plan {
         // once every key and value is numbered.
         let (mut nil_reads, mut value_reads) = (Vec::new(), Vec::with_capacity(2 * n));
         for (i, (&s, t)) in kept().enumerate() {
-            let b = ep.bounds.get(&s).copied().unwrap_or((None, None));
+            debug_assert_eq!(ep.starts.get(i), Some(&s));
+            let b = ep.bounds.get(i).copied().unwrap_or((None, None));
             let outcome = t.outcome();
             let writes_nil = t
                 .mops
