@@ -18,7 +18,6 @@ use old_tables::OldTables;
 /// order).
 pub(super) struct Plan {
     pub(super) starts: Vec<u64>,
-    process: Vec<i64>,
     /// (`pf`, `nf`).
     bounds: Vec<(Option<u64>, Option<u64>)>,
     /// Start and completion positions (`None`: pending).
@@ -77,6 +76,10 @@ pub(super) struct Plan {
     /// [`Closure`]); `None` under real-time models or when it does not
     /// apply.
     closure: Option<Closure>,
+    /// What [`Plan::reach`] reads of each transaction, side by side: the
+    /// fixpoint asks it for pairs of one key's writers, scattered over the
+    /// round, and one cache line per transaction beats five tables.
+    facts: Vec<ReachFacts>,
     /// The tables as hash maps, built the way they were before the dense
     /// ones: the full-pass oracle (`fixpoint/reference.rs`) reads these,
     /// and every test build checks the dense tables against them.
@@ -86,6 +89,23 @@ pub(super) struct Plan {
 
 /// "None" in the dense `u32` tables.
 const NONE: u32 = u32::MAX;
+
+/// One transaction's facts for [`Plan::reach`], encoded so that each rule
+/// is one comparison.
+#[derive(Clone, Copy)]
+struct ReachFacts {
+    /// Its process's chain (index into `Plan::seqs`) and place in it.
+    chain: u32,
+    pos: u32,
+    /// `rt_end` (`u64::MAX`: never).
+    rt_end: u64,
+    /// Its start position.
+    start: u64,
+    /// `pf + 1` (0: none) and `nf + 1` (`u64::MAX`: none), so that
+    /// `nf <= pf` holds exactly when both exist and it holds.
+    pf: u64,
+    nf: u64,
+}
 
 /// One writer of a key.
 #[derive(Clone, Copy)]
@@ -108,11 +128,8 @@ struct Slot {
 /// [`Plan::reach`] miss: fewer writers look concurrent, so fewer leave `F`
 /// for want of a base (the "known gap" of the parent module). Used only
 /// under session-only models (real time keeps its own rule there).
+/// (A transaction's chain and position are in [`ReachFacts`].)
 struct Closure {
-    /// Each transaction's process chain (index into `Plan::seqs`).
-    seq: Vec<u32>,
-    /// Each transaction's position in its chain.
-    pos: Vec<u32>,
     /// Chains.
     chains: usize,
     /// `first[a * chains + q]`: the first position of chain `q` that `a`
@@ -176,20 +193,13 @@ impl Closure {
                 }
             }
         }
-        Some(Closure {
-            seq,
-            pos,
-            chains,
-            first,
-        })
+        Some(Closure { chains, first })
     }
 
-    /// `a ~> b` (a path of at least one edge, or `a == b`).
-    fn reaches(&self, a: usize, b: usize) -> bool {
-        let q = self.seq[b] as usize;
-        self.first
-            .get(a * self.chains + q)
-            .is_some_and(|&f| f <= self.pos[b])
+    /// `a ~> b` (a path of at least one edge, or `a == b`) for the `b` at
+    /// position `pos` of chain `chain`.
+    fn reaches_at(&self, a: usize, chain: u32, pos: u32) -> bool {
+        (self.first.get(a * self.chains + chain as usize)).is_some_and(|&f| f <= pos)
     }
 }
 
@@ -208,7 +218,6 @@ impl Plan {
         let n = kept().count();
         let mut p = Plan {
             starts: Vec::with_capacity(n),
-            process: Vec::with_capacity(n),
             bounds: Vec::with_capacity(n),
             span: Vec::with_capacity(n),
             eligible: Vec::with_capacity(n),
@@ -233,6 +242,7 @@ impl Plan {
             read_from: Vec::new(),
             read_by: Grouped::default(),
             closure: None,
+            facts: Vec::new(),
             #[cfg(test)]
             old: OldTables::default(),
         };
@@ -254,7 +264,6 @@ impl Plan {
                 matches!(m.arg, Arg::List(_)) || m.f != MopFn::Read && m.f != MopFn::Write
             });
             p.starts.push(s);
-            p.process.push(t.process);
             p.bounds.push(b);
             p.span.push((s, t.end()));
             let plain = t.mops.is_some() && !writes_nil && !lists;
@@ -356,6 +365,21 @@ impl Plan {
         }
         #[cfg(test)]
         p.check_tables();
+        p.facts = (0..n)
+            .map(|i| ReachFacts {
+                chain: 0,
+                pos: 0,
+                rt_end: p.rt_end[i].unwrap_or(u64::MAX),
+                start: p.span[i].0,
+                pf: p.bounds[i].0.map_or(0, |e| e.saturating_add(1)),
+                nf: p.bounds[i].1.map_or(u64::MAX, |e| e.saturating_add(1)),
+            })
+            .collect();
+        for (q, seq) in p.seqs.iter().enumerate() {
+            for (j, &i) in seq.iter().enumerate() {
+                (p.facts[i].chain, p.facts[i].pos) = (q as u32, j as u32);
+            }
+        }
         if gc.closure && !gc.realtime {
             let t0 = std::time::Instant::now();
             p.closure = Closure::new(&p.seqs, &p.read_by, &p.ok);
@@ -418,18 +442,16 @@ impl Plan {
 
     /// `a ~> b` by the rules of the module docs.
     fn reach(&self, a: usize, b: usize) -> bool {
-        if self.process[a] == self.process[b] {
+        let (x, y) = (&self.facts[a], &self.facts[b]);
+        if x.chain == y.chain {
             return a < b;
         }
-        if self.rt_end[a].is_some_and(|e| e < self.span[b].0) {
-            return true;
-        }
-        if let (Some(nf), Some(pf)) = (self.bounds[a].1, self.bounds[b].0) {
-            if nf <= pf {
-                return true;
-            }
-        }
-        a != b && self.closure.as_ref().is_some_and(|c| c.reaches(a, b))
+        x.rt_end < y.start
+            || x.nf <= y.pf
+            || self
+                .closure
+                .as_ref()
+                .is_some_and(|c| c.reaches_at(a, y.chain, y.pos))
     }
 
     /// `a ~> b`, also through `b` reading a value `a` wrote.
