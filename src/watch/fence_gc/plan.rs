@@ -5,7 +5,7 @@
 use super::{Epochs, FenceGc};
 use crate::graph::{grouped, Grouped};
 use crate::model::{Atom, MopFn, OpType};
-use crate::watch::store::{Arg, Store};
+use crate::watch::store::{Arg, Store, WMop};
 use hashbrown::HashMap;
 
 mod fixpoint;
@@ -205,7 +205,8 @@ impl Closure {
 
 impl Plan {
     pub(super) fn new(store: &Store, gc: &FenceGc, ep: &Epochs, agree: Option<u64>) -> Plan {
-        // Long (about 120 lines): one pass filling every table, then the
+        // Long (about 120 lines): one pass filling the per-transaction tables
+        // (the per-key and per-value ones in `add_mop`), then the
         // read-derived facts (wr reach, crashed writers' readers) that need
         // all writers first.
         // Under real-time models a transaction that completed before every
@@ -287,51 +288,7 @@ impl Plan {
             });
             p.seqs[q].push(i);
             for m in t.mops.iter().flatten() {
-                #[cfg(test)]
-                p.old.add(i, outcome, m);
-                match (m.f, &m.arg) {
-                    (MopFn::Write, a) if outcome != OpType::Fail => {
-                        let kid = p.key(m.key);
-                        let ws = &mut p.key_writers[kid as usize];
-                        if ws.last().is_none_or(|w| w.tx != i) {
-                            ws.push(Slot {
-                                tx: i,
-                                value: NONE,
-                                rewrote: false,
-                            });
-                        }
-                        match a {
-                            Arg::Atom(v) => {
-                                let vid = p.value(m.key, *v);
-                                p.value_writer[vid as usize] = i as u32;
-                                let w = p.key_writers[kid as usize].last_mut();
-                                if let Some(w) = w {
-                                    w.rewrote |= w.value != NONE;
-                                    w.value = vid;
-                                }
-                            }
-                            _ => p.nil_writer[kid as usize] = true,
-                        }
-                    }
-                    (MopFn::Read, a) if matches!(outcome, OpType::Ok | OpType::Info) => {
-                        let v = match a {
-                            Arg::Atom(v) => Some(*v),
-                            _ => None,
-                        };
-                        let kid = p.key(m.key);
-                        let vid = v.map_or(NONE, |v| p.value(m.key, v));
-                        p.reads.push((i, m.key, v));
-                        p.read_key.push(kid);
-                        p.read_value.push(vid);
-                        if outcome == OpType::Ok {
-                            match v {
-                                None => nil_reads.push((kid, i as u32)),
-                                Some(_) => value_reads.push((vid, i as u32)),
-                            }
-                        }
-                    }
-                    _ => {}
-                }
+                p.add_mop(i, outcome, m, &mut nil_reads, &mut value_reads);
             }
         }
         p.nil_readers = grouped(p.keys.len(), nil_reads.iter().copied());
@@ -365,27 +322,90 @@ impl Plan {
         }
         #[cfg(test)]
         p.check_tables();
-        p.facts = (0..n)
-            .map(|i| ReachFacts {
-                chain: 0,
-                pos: 0,
-                rt_end: p.rt_end[i].unwrap_or(u64::MAX),
-                start: p.span[i].0,
-                pf: p.bounds[i].0.map_or(0, |e| e.saturating_add(1)),
-                nf: p.bounds[i].1.map_or(u64::MAX, |e| e.saturating_add(1)),
-            })
-            .collect();
-        for (q, seq) in p.seqs.iter().enumerate() {
-            for (j, &i) in seq.iter().enumerate() {
-                (p.facts[i].chain, p.facts[i].pos) = (q as u32, j as u32);
-            }
-        }
+        p.facts = p.reach_facts();
         if gc.closure && !gc.realtime {
             let t0 = std::time::Instant::now();
             p.closure = Closure::new(&p.seqs, &p.read_by, &p.ok);
             crate::watch::timing("collect: closure", t0);
         }
         p
+    }
+
+    /// Adds transaction `i`'s micro-op `m` to the key and value tables;
+    /// `:ok` reads of `nil` and of values go to `nil_reads` and
+    /// `value_reads`, to be grouped once everything is numbered.
+    fn add_mop(
+        &mut self,
+        i: usize,
+        outcome: OpType,
+        m: &WMop,
+        nil_reads: &mut Vec<(u32, u32)>,
+        value_reads: &mut Vec<(u32, u32)>,
+    ) {
+        #[cfg(test)]
+        self.old.add(i, outcome, m);
+        match (m.f, &m.arg) {
+            (MopFn::Write, a) if outcome != OpType::Fail => {
+                let kid = self.key(m.key);
+                let ws = &mut self.key_writers[kid as usize];
+                if ws.last().is_none_or(|w| w.tx != i) {
+                    ws.push(Slot {
+                        tx: i,
+                        value: NONE,
+                        rewrote: false,
+                    });
+                }
+                match a {
+                    Arg::Atom(v) => {
+                        let vid = self.value(m.key, *v);
+                        self.value_writer[vid as usize] = i as u32;
+                        if let Some(w) = self.key_writers[kid as usize].last_mut() {
+                            w.rewrote |= w.value != NONE;
+                            w.value = vid;
+                        }
+                    }
+                    _ => self.nil_writer[kid as usize] = true,
+                }
+            }
+            (MopFn::Read, a) if matches!(outcome, OpType::Ok | OpType::Info) => {
+                let v = match a {
+                    Arg::Atom(v) => Some(*v),
+                    _ => None,
+                };
+                let kid = self.key(m.key);
+                let vid = v.map_or(NONE, |v| self.value(m.key, v));
+                self.reads.push((i, m.key, v));
+                self.read_key.push(kid);
+                self.read_value.push(vid);
+                if outcome == OpType::Ok {
+                    match v {
+                        None => nil_reads.push((kid, i as u32)),
+                        Some(_) => value_reads.push((vid, i as u32)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Each transaction's [`ReachFacts`], from the finished tables.
+    fn reach_facts(&self) -> Vec<ReachFacts> {
+        let mut facts: Vec<ReachFacts> = (0..self.starts.len())
+            .map(|i| ReachFacts {
+                chain: 0,
+                pos: 0,
+                rt_end: self.rt_end[i].unwrap_or(u64::MAX),
+                start: self.span[i].0,
+                pf: self.bounds[i].0.map_or(0, |e| e.saturating_add(1)),
+                nf: self.bounds[i].1.map_or(u64::MAX, |e| e.saturating_add(1)),
+            })
+            .collect();
+        for (q, seq) in self.seqs.iter().enumerate() {
+            for (j, &i) in seq.iter().enumerate() {
+                (facts[i].chain, facts[i].pos) = (q as u32, j as u32);
+            }
+        }
+        facts
     }
 
     /// Key `k`'s index, numbering it if new.
