@@ -4,6 +4,7 @@
 
 use super::{Epochs, FenceGc};
 use crate::graph::{grouped, Grouped};
+use crate::infer::rw_register::AtomIds;
 use crate::model::{Atom, MopFn, OpType};
 use crate::watch::store::{Arg, Store, WMop};
 use hashbrown::HashMap;
@@ -40,9 +41,10 @@ pub(super) struct Plan {
     rt_end: Vec<Option<u64>>,
     /// Each process's transactions, in order (indices).
     seqs: Vec<Vec<usize>>,
-    /// The keys written or read, in first use; [`Plan::key_id`] maps back.
+    /// The keys written or read, in first use, and their indices (small
+    /// integer keys by a vector, as the inference numbers values).
     keys: Vec<Atom>,
-    key_id: HashMap<Atom, u32>,
+    key_ids: AtomIds,
     /// Per key: its writers in start order, each with the last value it
     /// wrote there.
     key_writers: Vec<Vec<Slot>>,
@@ -229,7 +231,7 @@ impl Plan {
             rt_end: Vec::with_capacity(n),
             seqs: Vec::new(),
             keys: Vec::new(),
-            key_id: HashMap::new(),
+            key_ids: AtomIds::default(),
             key_writers: Vec::new(),
             nil_writer: Vec::new(),
             nil_readers: Grouped::default(),
@@ -411,7 +413,7 @@ impl Plan {
     /// Key `k`'s index, numbering it if new.
     fn key(&mut self, k: Atom) -> u32 {
         let next = self.keys.len() as u32;
-        let kid = *self.key_id.entry(k).or_insert(next);
+        let kid = self.key_ids.id(k, || next);
         if kid == next {
             self.keys.push(k);
             self.key_writers.push(Vec::new());
@@ -434,13 +436,13 @@ impl Plan {
     /// Key `k`'s writer slots, in start order (none when nobody wrote it).
     #[cfg(test)]
     fn writers_of_key(&self, k: Atom) -> &[Slot] {
-        (self.key_id.get(&k)).map_or(&[], |&kid| &self.key_writers[kid as usize])
+        (self.key_ids.get(k)).map_or(&[], |kid| &self.key_writers[kid as usize])
     }
 
     /// The last value transaction `w` wrote to key `k` (`None`: it wrote
     /// none, or only `nil`).
     pub(super) fn last_write(&self, w: usize, k: Atom) -> Option<Atom> {
-        let vid = self.last_write_id(w, *self.key_id.get(&k)?);
+        let vid = self.last_write_id(w, self.key_ids.get(k)?);
         (vid != NONE).then(|| self.value_atom[vid as usize])
     }
 

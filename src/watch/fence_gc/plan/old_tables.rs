@@ -63,7 +63,7 @@ impl Plan {
         assert_eq!(written, old.key_writers.len(), "written keys");
         for (&k, (ws, nil)) in &old.key_writers {
             let slots = self.writers_of_key(k);
-            let kid = self.key_id[&k] as usize;
+            let kid = self.key_ids.get(k).expect("a numbered key") as usize;
             assert_eq!(slots.iter().map(|s| s.tx).collect::<Vec<_>>(), *ws);
             assert_eq!(self.nil_writer[kid], *nil, "nil writer of {k:?}");
             for s in slots {
@@ -83,7 +83,8 @@ impl Plan {
         let nil_reads: usize = old.nil_readers.values().map(Vec::len).sum();
         assert_eq!(self.nil_readers.items.len(), nil_reads, "nil reads");
         for (k, rs) in &old.nil_readers {
-            assert_eq!(&wide(self.nil_readers.of(self.key_id[k])), rs);
+            let kid = self.key_ids.get(*k).expect("a numbered key");
+            assert_eq!(&wide(self.nil_readers.of(kid)), rs);
         }
         let value_reads: usize = old.readers.values().map(Vec::len).sum();
         assert_eq!(self.value_readers.items.len(), value_reads, "value reads");
