@@ -62,8 +62,9 @@ pub(super) struct Plan {
     value_writer: Vec<u32>,
     /// Each value's `:ok` readers, in start order.
     value_readers: Grouped,
-    /// Completed reads: (reader, key, value).
-    reads: Vec<(usize, Atom, Option<Atom>)>,
+    /// The reader of each completed read (the test-only tables keep the
+    /// read's key and value as atoms too).
+    reads: Vec<usize>,
     /// The key (index into `keys`) and value ([`NONE`]: `nil`) of each of
     /// `reads`.
     read_key: Vec<u32>,
@@ -301,8 +302,7 @@ impl Plan {
             .collect();
         p.read_by = grouped(
             n,
-            (p.reads.iter().zip(&p.read_from))
-                .filter_map(|(&(r, _, _), w)| Some((r as u32, (*w)? as u32))),
+            (p.reads.iter().zip(&p.read_from)).filter_map(|(&r, w)| Some((r as u32, (*w)? as u32))),
         );
         // Read by another `:ok` transaction (an `:info` one's reads are not
         // observed; its own reads order nothing).
@@ -376,7 +376,7 @@ impl Plan {
                 };
                 let kid = self.key(m.key);
                 let vid = v.map_or(NONE, |v| self.value(m.key, v));
-                self.reads.push((i, m.key, v));
+                self.reads.push(i);
                 self.read_key.push(kid);
                 self.read_value.push(vid);
                 if outcome == OpType::Ok {

@@ -131,7 +131,7 @@ impl Plan {
             (self.key_writers[kid as usize].iter()).map(move |w| (w.tx as u32, ki as u32))
         });
         let read = (self.read_key.iter().enumerate())
-            .map(|(j, &kid)| (self.reads[j].0 as u32, keys.place[kid as usize]))
+            .map(|(j, &kid)| (self.reads[j] as u32, keys.place[kid as usize]))
             .filter(|&(_, ki)| ki != u32::MAX);
         Index {
             next,
@@ -139,7 +139,7 @@ impl Plan {
                 n,
                 reads().filter_map(|(j, (_, w))| Some(((*w)? as u32, j as u32))),
             ),
-            reads_by: grouped(n, reads().map(|(j, (&(r, _, _), _))| (r as u32, j as u32))),
+            reads_by: grouped(n, reads().map(|(j, (&r, _))| (r as u32, j as u32))),
             touches: grouped(n, written.chain(read)),
         }
     }
@@ -163,8 +163,8 @@ impl Plan {
             ix: &ix,
             scan: None,
             // The first scan visits every read of a value.
-            next_scan: (self.reads.iter().enumerate())
-                .filter(|(_, r)| r.2.is_some())
+            next_scan: (self.read_value.iter().enumerate())
+                .filter(|(_, &vid)| vid != super::NONE)
                 .map(|(j, _)| j as u32)
                 .collect(),
             c: self.eligible.clone(),
@@ -269,7 +269,7 @@ impl Plan {
                 break;
             };
             *at = j;
-            let r = self.reads[j as usize].0;
+            let r = self.reads[j as usize];
             let from_member = self.read_from[j as usize].is_some_and(|w| cs.c[w]);
             if cs.c[r] && !from_member {
                 cs.out(r, 2);
@@ -314,7 +314,7 @@ impl Plan {
             });
         let to_check: Vec<u32> = fresh.chain(of_old_bases).copied().collect();
         for j in to_check {
-            let r = self.reads[j as usize].0;
+            let r = self.reads[j as usize];
             if cs.c[r] || cs.left_at[r] as usize >= left.1 {
                 continue;
             }

@@ -24,6 +24,8 @@ pub(super) struct OldTables {
     pub(super) last_write: HashMap<(usize, Atom), Atom>,
     /// (transaction, key) pairs written more than once by the transaction.
     pub(super) rewrote: HashSet<(usize, Atom)>,
+    /// Completed reads: (reader, key, value).
+    pub(super) reads: Vec<(usize, Atom, Option<Atom>)>,
 }
 
 impl OldTables {
@@ -45,10 +47,22 @@ impl OldTables {
                     _ => e.1 = true,
                 }
             }
-            (MopFn::Read, a) if outcome == OpType::Ok => match a {
-                Arg::Atom(v) => self.readers.entry((m.key, *v)).or_default().push(i),
-                _ => self.nil_readers.entry(m.key).or_default().push(i),
-            },
+            (MopFn::Read, a) if matches!(outcome, OpType::Ok | OpType::Info) => {
+                let v = match a {
+                    Arg::Atom(v) => Some(*v),
+                    _ => None,
+                };
+                self.reads.push((i, m.key, v));
+                match v {
+                    Some(v) if outcome == OpType::Ok => {
+                        self.readers.entry((m.key, v)).or_default().push(i)
+                    }
+                    None if outcome == OpType::Ok => {
+                        self.nil_readers.entry(m.key).or_default().push(i)
+                    }
+                    _ => {}
+                }
+            }
             _ => {}
         }
     }
@@ -75,10 +89,14 @@ impl Plan {
                 assert_eq!(dense.filter(|d| !d.is_empty()).as_ref(), readers);
             }
         }
-        for (j, &(_, k, v)) in self.reads.iter().enumerate() {
+        assert_eq!(self.reads.len(), old.reads.len(), "reads");
+        for (j, &(r, k, v)) in old.reads.iter().enumerate() {
+            assert_eq!(self.reads[j], r, "the reader of read {j}");
             let w = v.and_then(|v| old.writer.get(&(k, v)).copied());
             assert_eq!(self.read_from[j], w, "the writer of read {j}");
             assert_eq!(self.keys[self.read_key[j] as usize], k);
+            let vid = v.map_or(NONE, |v| self.value_id[&(k, v)]);
+            assert_eq!(self.read_value[j], vid, "the value of read {j}");
         }
         let nil_reads: usize = old.nil_readers.values().map(Vec::len).sum();
         assert_eq!(self.nil_readers.items.len(), nil_reads, "nil reads");

@@ -41,10 +41,9 @@ pub(super) struct Keys {
     tx: Vec<usize>,
     /// Whether the key has a `nil` writer.
     nil_writer: Vec<bool>,
-    /// `rd[s]..rd[s + 1]`: the `:ok` readers (in `readers`) of the last
-    /// value slot `s`'s writer wrote to the key.
-    rd: Vec<u32>,
-    readers: Vec<usize>,
+    /// The last value slot `s`'s writer wrote to the key (an index into
+    /// `Plan::value_readers`; `NONE`: only `nil` or lists).
+    value: Vec<u32>,
     /// The writer wrote the key more than once.
     rewrote: Vec<bool>,
     /// Slots already in `out_log`.
@@ -93,8 +92,7 @@ impl Plan {
             off: Vec::with_capacity(kids.len() + 1),
             tx: Vec::with_capacity(total),
             nil_writer: Vec::with_capacity(kids.len()),
-            rd: Vec::with_capacity(total + 1),
-            readers: Vec::new(),
+            value: Vec::with_capacity(total),
             rewrote: Vec::with_capacity(total),
             logged: vec![false; total],
             out_log: vec![0; total],
@@ -108,18 +106,13 @@ impl Plan {
             ptr: std::array::from_fn(|_| Vec::with_capacity(total)),
             found: std::array::from_fn(|_| vec![false; total]),
         };
-        v.rd.push(0);
         for &kid in kids {
             v.off.push(v.tx.len() as u32);
             v.nil_writer.push(self.nil_writer[kid as usize]);
             let hi = (v.tx.len() + slots(kid).len()) as u32;
             for w in slots(kid) {
                 v.tx.push(w.tx);
-                if w.value != super::super::NONE {
-                    let rs = self.value_readers.of(w.value);
-                    v.readers.extend(rs.iter().map(|&r| r as usize));
-                }
-                v.rd.push(v.readers.len() as u32);
+                v.value.push(w.value);
                 v.rewrote.push(w.rewrote);
                 v.ptr.iter_mut().for_each(|p| p.push(hi));
             }
@@ -128,12 +121,10 @@ impl Plan {
         v
     }
 
-    /// The `:ok` readers of slot `s`'s value.
-    fn slot_readers<'a>(&self, v: &'a Keys, s: u32) -> &'a [usize] {
-        let s = s as usize;
-        v.readers
-            .get(v.rd[s] as usize..v.rd[s + 1] as usize)
-            .unwrap_or(&[])
+    /// The `:ok` readers of slot `s`'s value (read in place: `of` gives
+    /// none for `NONE`).
+    fn slot_readers<'a>(&'a self, v: &Keys, s: u32) -> &'a [u32] {
+        self.value_readers.of(v.value[s as usize])
     }
 
     /// Whether slot `a`'s write precedes slot `b`'s (same key): `before`
@@ -141,13 +132,15 @@ impl Plan {
     fn slot_before(&self, v: &Keys, a: u32, b: u32) -> bool {
         let (ta, tb) = (v.tx[a as usize], v.tx[b as usize]);
         self.reach_wr(ta, tb)
-            || (self.slot_readers(v, b).iter()).any(|&r| r != ta && r != tb && self.reach_wr(ta, r))
-            || (self.slot_readers(v, a).iter()).any(|&r| r != ta && r != tb && self.reach_wr(r, tb))
+            || (self.slot_readers(v, b).iter().map(|&r| r as usize))
+                .any(|r| r != ta && r != tb && self.reach_wr(ta, r))
+            || (self.slot_readers(v, a).iter().map(|&r| r as usize))
+                .any(|r| r != ta && r != tb && self.reach_wr(r, tb))
     }
 
     /// Whether some reader outside `F` read slot `s`'s value.
     fn read_outside(&self, v: &Keys, s: u32, c: &[bool]) -> bool {
-        self.slot_readers(v, s).iter().any(|&r| !c[r])
+        self.slot_readers(v, s).iter().any(|&r| !c[r as usize])
     }
 
     /// Logs slot `s` as outside `F`.

@@ -55,7 +55,7 @@ impl Plan {
                 }
             }
             // (c) what members read.
-            for &(r, k, v) in &self.reads {
+            for &(r, k, v) in &self.old.reads {
                 if !c[r] {
                     continue;
                 }
@@ -128,7 +128,7 @@ impl Plan {
             }
             // (e) readers outside of non-base values.
             let mut again = false;
-            for &(r, k, v) in &self.reads {
+            for &(r, k, v) in &self.old.reads {
                 if c[r] {
                     continue;
                 }
