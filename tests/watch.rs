@@ -688,3 +688,76 @@ fn reads_of_pending_writes_wait_for_their_writer() {
         }
     }
 }
+
+/// Rounds by op count are cut and read ahead of the watcher, on a thread of
+/// their own (`source::parse_ahead`); with a round timer, here one that
+/// never fires, the watcher reads what it is given itself. Both must cut
+/// the same rounds: the same round lines, anomalies, notes and errors, with
+/// ops of no client, crashed transactions and reads held for a pending
+/// writer in the stream, and a bad line late in it.
+#[test]
+fn reading_ahead_cuts_the_rounds_the_watcher_cuts() {
+    let dir = Scratch::new("watch-ahead");
+    let generated = gen(
+        &dir,
+        "gen.edn",
+        &[
+            "-w",
+            "rw-register",
+            "-n",
+            "1500",
+            "-p",
+            "5",
+            "-k",
+            "20",
+            "--mode",
+            "strict-serializable",
+            "--fences",
+            "10",
+            "--info-fraction",
+            "0.03",
+            "--fault",
+            "stale-read",
+            "--seed",
+            "3",
+        ],
+    );
+    // Without `:index`, so that the nemesis ops need none.
+    let mut lines = String::new();
+    let text_in = std::fs::read_to_string(&generated).unwrap();
+    for (i, l) in text_in.lines().enumerate() {
+        if i % 37 == 5 {
+            lines.push_str("{:type :info, :f :kill, :process :nemesis, :value nil}\n");
+        }
+        let (_, rest) = l.split_once(", ").expect("an op line with :index first");
+        lines.push('{');
+        lines.push_str(rest);
+        lines.push('\n');
+    }
+    let good = dir.file("good.edn", &lines);
+    let bad_text = std::fs::read_to_string(&good).unwrap();
+    let mut bad_lines: Vec<&str> = bad_text.lines().collect();
+    let at = bad_lines.len() - 40;
+    bad_lines[at] = "{:type :ok, :process 1, :f :txn, :value [[:r 1";
+    let bad = dir.file("bad.edn", &(bad_lines.join("\n") + "\n"));
+    let strip_times = |e: &str| -> String {
+        e.lines()
+            .map(|l| l.rsplit_once(", ").map_or(l, |(head, _)| head).to_string() + "\n")
+            .collect()
+    };
+    for file in [&good, &bad] {
+        for models in ["strict-serializable", "strong-session-serializable"] {
+            let args = ["watch", "--verbose", "-c", models, "--round", "97"];
+            let ahead = ellery(&[&args[..], &[s(file)]].concat(), None);
+            let own = ellery(
+                &[&args[..], &["--round-ms", "3600000", s(file)]].concat(),
+                None,
+            );
+            assert_eq!(text(&ahead.stdout), text(&own.stdout), "{models} {file:?}");
+            let (ea, eo) = (text(&ahead.stderr), text(&own.stderr));
+            assert!(ea.matches("ellery: round ").count() > 10, "{ea}");
+            assert_eq!(strip_times(&ea), strip_times(&eo), "{models} {file:?}");
+            assert_eq!(ahead.status.code(), own.status.code());
+        }
+    }
+}

@@ -126,12 +126,7 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
                     .into(),
             );
         }
-        let h = crate::read::peers::read_peer(&a.file, Format::Cobra).map_err(|e| e.to_string())?;
-        let mut text = Vec::new();
-        for op in &h.ops {
-            text.extend_from_slice(pr_str(&h.op_map(op)).as_bytes());
-            text.push(b'\n');
-        }
+        let text = cobra_as_edn(&a.file)?;
         // The conversion invents real time (see `peer_check_options`).
         let check = CheckOptions {
             real_time_recorded: false,
@@ -196,6 +191,11 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("{}: {e}", a.file.display()))?;
     let origin = a.file.display().to_string();
+    // Only rounds by op count, not on a timer, are cut and read ahead.
+    let rx = match a.round_ms {
+        None => source::parse_ahead(rx, a.round, origin.clone(), format),
+        Some(_) => rx,
+    };
     let mut w = Watcher::new(WatchOptions {
         check: check.clone(),
         rw: a.rw.options(),
@@ -227,6 +227,17 @@ fn run(a: &WatchArgs) -> Result<i32, String> {
         let _ = std::fs::remove_file(p);
     }
     code
+}
+
+/// A Cobra log directory's ops as EDN lines.
+fn cobra_as_edn(dir: &Path) -> Result<Vec<u8>, String> {
+    let h = crate::read::peers::read_peer(dir, Format::Cobra).map_err(|e| e.to_string())?;
+    let mut text = Vec::new();
+    for op in &h.ops {
+        text.extend_from_slice(pr_str(&h.op_map(op)).as_bytes());
+        text.push(b'\n');
+    }
+    Ok(text)
 }
 
 /// How the reading loop ended.
@@ -267,6 +278,10 @@ fn watch_loop(
                     }
                 }
                 w.ingest(d).map_err(|e| e.to_string())?;
+                false
+            }
+            Ok(Event::Piece(p)) => {
+                w.ingest_piece(*p).map_err(|e| e.to_string())?;
                 false
             }
             Ok(Event::End) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => true,
