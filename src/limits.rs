@@ -194,27 +194,39 @@ fn resident() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Makes the C allocator hand big blocks straight back to the system.
+/// Makes the C allocator map big blocks on their own and hand them straight
+/// back to the system, and keep smaller ones for reuse.
 ///
 /// glibc serves allocations below a threshold from per-thread arenas and
 /// raises that threshold (up to 32 MB) each time a big block is freed, so
 /// the tables built on the parallel reader's threads stayed resident after
 /// they were joined: 1M rw-register transactions peaked at 685 MB instead
-/// of 567 MB. A fixed 1 MB threshold maps every big table on its own and
-/// unmaps it when freed (measured: back to 567 MB, no slower). Called once
-/// by the binary; does nothing on other C libraries.
+/// of 567 MB. A fixed threshold maps every big table on its own and unmaps
+/// it when freed. The threshold is [`crate::alloc::ADVISE_FROM_BYTES`], the
+/// size from which blocks get huge pages: a block mapped on its own below
+/// it would be faulted in page by page each time it is made again. At 1 MB,
+/// `ellery watch`'s pieces of input and per-round tables (1–4 MB) were
+/// mapped, faulted in and unmapped every round (issue 17, 29 Nov: 4 MB, with
+/// as much kept at the heap's top, took the fenced 1M stream from 14.6 to
+/// 12.6 s and 2.7 to 1.8 s of system CPU at the same 207 MB peak; `check`
+/// on 1M list-append 0.94×, +9 MB). Called once by the binary; does nothing
+/// on other C libraries.
 pub fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         extern "C" {
             fn mallopt(param: i32, value: i32) -> i32;
         }
+        /// glibc's `M_TRIM_THRESHOLD` parameter number.
+        const M_TRIM_THRESHOLD: i32 = -1;
         /// glibc's `M_MMAP_THRESHOLD` parameter number.
         const M_MMAP_THRESHOLD: i32 = -3;
+        let bytes = crate::alloc::ADVISE_FROM_BYTES as i32;
         // SAFETY: mallopt only changes allocator tuning; it is called
         // before any other thread exists.
         unsafe {
-            mallopt(M_MMAP_THRESHOLD, 1 << 20);
+            mallopt(M_MMAP_THRESHOLD, bytes);
+            mallopt(M_TRIM_THRESHOLD, bytes);
         }
     }
 }
