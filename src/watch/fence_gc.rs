@@ -750,24 +750,21 @@ impl FenceGc {
                 }
             }
         }
-        // One pass over the map in start order (the plan's indices) and a
-        // bulk rebuild from the sorted survivors: cheaper than one removal
-        // per forgotten transaction when most of a round is forgotten.
-        let all = std::mem::take(&mut store.txns);
-        let mut kept = Vec::with_capacity(all.len());
-        for (i, (s, t)) in all.into_iter().enumerate() {
+        // One pass in start order (the plan's indices).
+        let mut i = 0;
+        store.txns.retain(|&s, t| {
             debug_assert_eq!(plan.starts[i], s);
-            if !member[i] {
-                kept.push((s, t));
-                continue;
+            let forgotten = member[i];
+            if forgotten {
+                let pf = ep.bounds.get(i).and_then(|b| b.0);
+                let p = self.procs.entry(t.process).or_default();
+                p.forgotten_pf = p.forgotten_pf.max(pf);
+                self.unindex(s, t);
+                done.ok += 1;
             }
-            let pf = ep.bounds.get(i).and_then(|b| b.0);
-            let p = self.procs.entry(t.process).or_default();
-            p.forgotten_pf = p.forgotten_pf.max(pf);
-            self.unindex(s, &t);
-            done.ok += 1;
-        }
-        store.txns = kept.into_iter().collect();
+            i += 1;
+            !forgotten
+        });
         if done.ok > 0 {
             self.forgot = true;
         }

@@ -41,6 +41,7 @@
 // next to the code they guard; the collectors, the source and the store are
 // their own modules.
 pub mod build;
+pub mod by_start;
 pub mod fence_gc;
 pub mod gc;
 pub mod hold;

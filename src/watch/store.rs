@@ -12,7 +12,6 @@
 
 use crate::edn::{pr_str, Value};
 use crate::model::{Atom, Interner, MopFn, OpType};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A micro-op's argument, over the watcher's interner.
@@ -120,7 +119,7 @@ impl Txn {
 #[derive(Default, Debug)]
 pub struct Store {
     /// Transactions by start position.
-    pub txns: BTreeMap<u64, Txn>,
+    pub txns: super::by_start::ByStart<Txn>,
     /// The pending transaction (start position) of each process.
     pub open: hashbrown::HashMap<i64, u64>,
     /// What the pending transactions write: `(process, start, key,
