@@ -53,13 +53,28 @@ impl<V> ByStart<V> {
     }
 
     /// Where `key`'s slot is, or would be.
+    ///
+    /// Searched from the end in growing steps, then by halves within the
+    /// last step: a completion's transaction started a few dozen slots
+    /// back, and a plain binary search over the whole vector missed the
+    /// cache at each of its steps (a fifth of the intake on the fenced 1M
+    /// stream).
     fn find(&self, key: u64) -> Result<usize, usize> {
-        // The newest is the likeliest: completions follow their invocation
-        // closely.
-        match self.slots.last() {
-            Some(&(last, _)) if key > last => Err(self.slots.len()),
-            _ => self.slots.binary_search_by_key(&key, |s| s.0),
+        // Every slot from `hi` on has a greater position.
+        let mut hi = self.slots.len();
+        let mut step = 1;
+        while hi > 0 {
+            let probe = hi.saturating_sub(step);
+            if self.slots[probe].0 <= key {
+                return match self.slots[probe..hi].binary_search_by_key(&key, |s| s.0) {
+                    Ok(i) => Ok(probe + i),
+                    Err(i) => Err(probe + i),
+                };
+            }
+            hi = probe;
+            step *= 2;
         }
+        Err(0)
     }
 
     /// The value at `key`.
