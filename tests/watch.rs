@@ -698,29 +698,12 @@ fn reads_of_pending_writes_wait_for_their_writer() {
 #[test]
 fn reading_ahead_cuts_the_rounds_the_watcher_cuts() {
     let dir = Scratch::new("watch-ahead");
+    let args = "-w rw-register -n 1500 -p 5 -k 20 --mode strict-serializable --fences 10 \
+                --info-fraction 0.03 --fault stale-read --seed 3";
     let generated = gen(
         &dir,
         "gen.edn",
-        &[
-            "-w",
-            "rw-register",
-            "-n",
-            "1500",
-            "-p",
-            "5",
-            "-k",
-            "20",
-            "--mode",
-            "strict-serializable",
-            "--fences",
-            "10",
-            "--info-fraction",
-            "0.03",
-            "--fault",
-            "stale-read",
-            "--seed",
-            "3",
-        ],
+        &args.split_whitespace().collect::<Vec<_>>(),
     );
     // Without `:index`, so that the nemesis ops need none.
     let mut lines = String::new();
