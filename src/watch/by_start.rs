@@ -133,10 +133,8 @@ impl<V> ByStart<V> {
     }
 
     /// `(position, value)` in position order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u64, &V)> {
-        self.slots
-            .iter()
-            .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
+    pub fn iter(&self) -> Iter<'_, V> {
+        Iter(self.slots.iter())
     }
 
     /// `(position, value)` in position order, values to change.
@@ -174,12 +172,32 @@ impl<V> Index<&u64> for ByStart<V> {
     }
 }
 
+/// The iterator of [`ByStart::iter`].
+pub struct Iter<'a, V>(std::slice::Iter<'a, (u64, Option<V>)>);
+
+impl<'a, V> Iterator for Iter<'a, V> {
+    type Item = (&'a u64, &'a V);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.by_ref().find_map(|(k, v)| Some((k, v.as_ref()?)))
+    }
+}
+
+impl<V> DoubleEndedIterator for Iter<'_, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0
+            .by_ref()
+            .rev()
+            .find_map(|(k, v)| Some((k, v.as_ref()?)))
+    }
+}
+
 impl<'a, V> IntoIterator for &'a ByStart<V> {
     type Item = (&'a u64, &'a V);
-    type IntoIter = Box<dyn DoubleEndedIterator<Item = (&'a u64, &'a V)> + 'a>;
+    type IntoIter = Iter<'a, V>;
 
     fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+        self.iter()
     }
 }
 
@@ -253,6 +271,7 @@ mod tests {
                 }
                 assert_eq!(ours.len(), map.len(), "round {round} step {step}");
                 assert!(ours.iter().eq(map.iter()), "round {round} step {step}");
+                assert!(ours.iter().rev().eq(map.iter().rev()));
                 assert!(ours.holes * 2 <= ours.slots.len());
             }
             let rebuilt: ByStart<_> = map.clone().into_iter().rev().collect();
