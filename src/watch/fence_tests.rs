@@ -3,6 +3,7 @@
 //! forgotten set, immediate rejections, a process without fences, and a
 //! read of a set-aside crashed write.
 
+use super::tests::line_chunks;
 use super::*;
 use crate::check::result::Expectations;
 
@@ -529,7 +530,6 @@ fn a_prepared_collection_leaves_the_store_alone_and_skips_failed_transactions() 
 #[test]
 fn planning_beside_the_check_forgets_what_planning_after_it_forgets() {
     use crate::gen::Fault;
-    let model = "strong-session-serializable";
     let streams = [
         (1, vec![]),
         (2, vec![]),
@@ -539,32 +539,10 @@ fn planning_beside_the_check_forgets_what_planning_after_it_forgets() {
     let (mut forgotten, mut flagged) = (0, 0);
     for (seed, faults) in streams {
         let text = fenced_stream_with(seed, 0.05, faults);
-        let (mut beside, mut after) = (watcher(model), watcher(model));
-        after.plan_beside_max_txns = 0;
-        let mut last = (None, None);
-        let chunks = line_chunks(&text, 300);
-        let n = chunks.len();
-        for (i, chunk) in chunks.into_iter().enumerate() {
-            beside.ingest(chunk.clone()).unwrap();
-            after.ingest(chunk).unwrap();
-            if i + 1 == n {
-                beside.end_of_input().unwrap();
-                after.end_of_input().unwrap();
-            }
-            let (b, a) = (beside.round().unwrap(), after.round().unwrap());
-            assert_eq!(
-                (b.collected.ok, b.collected.failed),
-                (a.collected.ok, a.collected.failed),
-                "seed {seed}, round {i}"
-            );
-            assert_eq!(starts(&beside), starts(&after), "seed {seed}, round {i}");
-            assert_eq!(b.new, a.new, "seed {seed}, round {i}");
-            forgotten += b.collected.ok;
-            last = (b.outcome, a.outcome);
-        }
-        flagged += usize::from(beside.flagged);
-        let (b, a) = (beside.finish(last.0), after.finish(last.1));
-        assert_eq!(format!("{b:?}"), format!("{a:?}"), "seed {seed}");
+        let new = || watcher("strong-session-serializable");
+        let (f, a) = super::tests::plan_beside_and_after(&text, new, &format!("seed {seed}"));
+        forgotten += f;
+        flagged += usize::from(a);
     }
     // Both kinds of stream were seen: collection ran, and anomalies stopped it.
     assert!(forgotten >= 2000 && flagged == 2, "{forgotten} {flagged}");
@@ -576,13 +554,6 @@ fn rendered(r: &Round) -> Vec<String> {
         .iter()
         .map(|(t, c)| format!("{t} {}", pr_str(c)))
         .collect()
-}
-
-/// `text` cut into pieces of `lines` whole lines each, as a stream arrives
-/// in rounds.
-fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
-    let all: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
-    all.chunks(lines).map(|c| c.concat()).collect()
 }
 
 /// A completion held back ([`hold`]) reads a forgotten write: process 2's

@@ -135,6 +135,17 @@ pub struct Collected {
     pub failed: usize,
 }
 
+/// A collection worked out and not yet applied ([`ListGc::prepare`]).
+#[derive(Default)]
+pub struct Prepared {
+    /// The earliest pending invocation when it was worked out.
+    open: u64,
+    /// The transactions (starts) to forget.
+    forget: Vec<u64>,
+    /// How each key's forgotten prefix grows.
+    extensions: Vec<Growth>,
+}
+
 /// The collector's state: the forgotten prefix of each key.
 #[derive(Default, Debug)]
 pub struct ListGc {
@@ -276,17 +287,40 @@ impl ListGc {
     /// Gives up (forgets nothing) on histories whose reads disagree or whose
     /// elements repeat: those are reported by the round's check.
     pub fn collect(&mut self, store: &mut Store) -> Collected {
+        let p = self.prepare(store);
+        self.apply(store, p)
+    }
+
+    /// What [`ListGc::collect`] would forget, worked out without changing
+    /// the store, so that it can run beside the round's check (which reads
+    /// the same store): applied with [`ListGc::apply`] on the unchanged
+    /// store, or dropped.
+    pub fn prepare(&mut self, store: &Store) -> Prepared {
         // Keys not mentioned for the idle window count as idle without an
         // entry: forgetting old entries keeps this map as small as the
         // window.
         let (now, idle) = (self.now, self.loose_idle_ops);
         self.touched.retain(|_, t| now.saturating_sub(*t) < idle);
         let Some(plan) = Plan::new(store) else {
-            return Collected::default();
+            return Prepared::default();
         };
         let Some((forget, extensions)) = plan.fixpoint(store, self) else {
-            return Collected::default();
+            return Prepared::default();
         };
+        Prepared {
+            open: plan.open,
+            forget,
+            extensions,
+        }
+    }
+
+    /// Forgets what [`ListGc::prepare`] found, on the store it read.
+    pub fn apply(&mut self, store: &mut Store, p: Prepared) -> Collected {
+        let Prepared {
+            open,
+            forget,
+            extensions,
+        } = p;
         if forget.is_empty() {
             return Collected::default();
         }
@@ -297,7 +331,6 @@ impl ListGc {
         }
         // Failed transactions have no edges; forget those that ended before
         // the oldest pending invocation along with the others.
-        let open = plan.open;
         let failed: Vec<u64> = store
             .txns
             .iter()

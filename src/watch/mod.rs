@@ -693,7 +693,7 @@ impl Watcher {
         }
         self.new_ops = 0;
         self.stats.rounds += 1;
-        let (outcome, prepared) = self.check_and_plan()?;
+        let (outcome, mut prepared) = self.check_and_plan()?;
         let mut empty = false;
         let mut valid = outcome.validity == Validity::Valid;
         // A read of a value whose writer is still pending is a read nobody
@@ -762,9 +762,9 @@ impl Watcher {
         if !self.flagged {
             if let Collector::Fence(g) = &mut self.collector {
                 g.now = self.next_pos;
-                round.collected = match prepared {
-                    Some(p) => g.apply(&mut self.store, p),
-                    None => g.collect(&mut self.store),
+                round.collected = match prepared.take() {
+                    Some(round_check::Planned::Fence(p)) => g.apply(&mut self.store, p),
+                    _ => g.collect(&mut self.store),
                 };
                 self.stats.forgotten += round.collected.ok as u64;
                 self.stats.forgotten_failed += round.collected.failed as u64;
@@ -779,7 +779,10 @@ impl Watcher {
             }
             if let Collector::List(g) = &mut self.collector {
                 g.now = self.next_pos;
-                round.collected = g.collect(&mut self.store);
+                round.collected = match prepared.take() {
+                    Some(round_check::Planned::List(p)) => g.apply(&mut self.store, p),
+                    _ => g.collect(&mut self.store),
+                };
                 self.stats.forgotten += round.collected.ok as u64;
                 self.stats.forgotten_failed += round.collected.failed as u64;
             }

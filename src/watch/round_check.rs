@@ -1,8 +1,8 @@
-//! A round's check, with the fence collection's plan beside it.
+//! A round's check, with the collection's plan beside it.
 //!
 //! The check reads the round's history (built from the retained
-//! transactions) and the plan reads the same retained transactions in the
-//! store; neither changes what the other reads, and the plan does not
+//! transactions) and the plan (the fence collector's, or the list-append
+//! collector's) reads the same retained transactions in the store; neither changes what the other reads, and the plan does not
 //! depend on the check's outcome: only whether it is applied does (not
 //! after a round that found an anomaly). So the plan is worked out on a
 //! second core while the round's history is built and checked
@@ -14,8 +14,7 @@
 //! either way: the plan is a function of the store alone. Rounds over
 //! [`BESIDE_MAX_TXNS`] transactions plan after the check, to bound memory.
 
-use super::fence_gc::Prepared;
-use super::{timing, Collector, Watcher};
+use super::{fence_gc, gc, timing, Collector, Watcher};
 use crate::error::InputError;
 use crate::model::Workload;
 use crate::route::{self, CheckOptions, Outcome};
@@ -31,12 +30,22 @@ use crate::route::{self, CheckOptions, Outcome};
 /// and keep the second core's gain.
 pub(super) const BESIDE_MAX_TXNS: usize = 100_000;
 
+/// A collection worked out beside a round's check, applied after it (or
+/// dropped, after a round that found an anomaly).
+pub(super) enum Planned {
+    /// The fence collector's.
+    Fence(fence_gc::Prepared),
+    /// The list-append collector's.
+    List(gc::Prepared),
+}
+
 impl Watcher {
     /// Builds and checks the round's history and, when this round may
-    /// collect with fences, prepares that collection beside it (module
-    /// docs); the check's outcome, and the prepared collection if any.
-    pub(super) fn check_and_plan(&mut self) -> Result<(Outcome, Option<Prepared>), InputError> {
-        let speculate = !self.flagged && matches!(self.collector, Collector::Fence(_));
+    /// collect, prepares that collection beside it (module docs); the
+    /// check's outcome, and the prepared collection if any.
+    pub(super) fn check_and_plan(&mut self) -> Result<(Outcome, Option<Planned>), InputError> {
+        let collects = matches!(self.collector, Collector::Fence(_) | Collector::List(_));
+        let speculate = !self.flagged && collects;
         if !speculate {
             return Ok((self.check_round()?, None));
         }
@@ -55,7 +64,11 @@ impl Watcher {
             let plan = || match &mut collector {
                 Collector::Fence(g) => {
                     g.now = now;
-                    Some(g.prepare(&this.store))
+                    Some(Planned::Fence(g.prepare(&this.store)))
+                }
+                Collector::List(g) => {
+                    g.now = now;
+                    Some(Planned::List(g.prepare(&this.store)))
                 }
                 _ => None,
             };

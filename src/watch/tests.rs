@@ -40,6 +40,91 @@ fn opts() -> WatchOptions {
     WatchOptions::for_tests(None)
 }
 
+/// `text` cut into pieces of `lines` whole lines each, as a stream arrives
+/// in rounds.
+pub(super) fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
+    let all: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+    all.chunks(lines).map(|c| c.concat()).collect()
+}
+
+/// Feeds `text` in rounds of 300 lines to two watchers from `new`, one
+/// planning each collection beside the round's check (`round_check.rs`:
+/// `prepare`, then `apply`) and one after it (`collect`), and asserts that
+/// they forget the same transactions round by round, report the same
+/// anomalies and end in the same final map. Returns what was forgotten and
+/// whether an anomaly was found (after which neither collects).
+pub(super) fn plan_beside_and_after(
+    text: &[u8],
+    new: impl Fn() -> Watcher,
+    what: &str,
+) -> (usize, bool) {
+    let (mut beside, mut after) = (new(), new());
+    after.plan_beside_max_txns = 0;
+    let starts = |w: &Watcher| w.store.txns.keys().copied().collect::<Vec<u64>>();
+    let (mut forgotten, mut last) = (0, (None, None));
+    let chunks = line_chunks(text, 300);
+    let n = chunks.len();
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        beside.ingest(chunk.clone()).unwrap();
+        after.ingest(chunk).unwrap();
+        if i + 1 == n {
+            beside.end_of_input().unwrap();
+            after.end_of_input().unwrap();
+        }
+        let (b, a) = (beside.round().unwrap(), after.round().unwrap());
+        assert_eq!(
+            (b.collected.ok, b.collected.failed),
+            (a.collected.ok, a.collected.failed),
+            "{what}, round {i}"
+        );
+        assert_eq!(starts(&beside), starts(&after), "{what}, round {i}");
+        assert_eq!(b.new, a.new, "{what}, round {i}");
+        forgotten += b.collected.ok;
+        last = (b.outcome, a.outcome);
+    }
+    let flagged = beside.flagged;
+    assert_eq!(flagged, after.flagged, "{what}");
+    let (b, a) = (beside.finish(last.0), after.finish(last.1));
+    assert_eq!(format!("{b:?}"), format!("{a:?}"), "{what}");
+    (forgotten, flagged)
+}
+
+/// [`plan_beside_and_after`] for the list-append collector, on generated
+/// strict-serializable streams with crashed and failed transactions:
+/// valid ones, and ones with a stale read and a lost update.
+#[test]
+fn list_collection_planned_beside_the_check_forgets_what_planning_after_it_forgets() {
+    use crate::gen::{Fault, GenOptions, Mode};
+    let streams = [
+        (1, vec![]),
+        (2, vec![]),
+        (3, vec![Fault::StaleRead]),
+        (4, vec![Fault::LostUpdate]),
+    ];
+    let (mut forgotten, mut flagged) = (0, 0);
+    for (seed, faults) in streams {
+        let gen = GenOptions {
+            faults,
+            workload: Workload::ListAppend,
+            mode: Mode::StrictSerializable,
+            txns: 3000,
+            processes: 5,
+            keys: 8,
+            fail_fraction: 0.03,
+            info_fraction: 0.01,
+            seed,
+            ..GenOptions::default()
+        };
+        let mut text = Vec::new();
+        crate::gen::generate(&gen, &mut text).unwrap();
+        let new = || Watcher::new(WatchOptions::for_tests(Some(Workload::ListAppend)));
+        let (f, a) = plan_beside_and_after(&text, new, &format!("seed {seed}"));
+        forgotten += f;
+        flagged += usize::from(a);
+    }
+    assert!(forgotten >= 4000 && flagged == 2, "{forgotten} {flagged}");
+}
+
 /// Appends 1, 2 to key 5 and reads them back in three rounds; the first
 /// two transactions are collected, and later reads are compared with the
 /// collected prefix: extending it is fine, contradicting it is a rejection.
