@@ -325,22 +325,24 @@ impl ListGc {
             return Collected::default();
         }
         let mut done = Collected::default();
-        for s in &forget {
-            store.txns.remove(s);
-            done.ok += 1;
-        }
-        // Failed transactions have no edges; forget those that ended before
-        // the oldest pending invocation along with the others.
-        let failed: Vec<u64> = store
-            .txns
-            .iter()
-            .filter(|(_, t)| t.outcome() == OpType::Fail && t.end().is_some_and(|e| e < open))
-            .map(|(&s, _)| s)
-            .collect();
-        for s in failed {
-            store.txns.remove(&s);
-            done.failed += 1;
-        }
+        // One pass over the store (removing them one by one searched the
+        // store for each). Failed transactions have no edges; those that
+        // ended before the oldest pending invocation go with the others.
+        let mut forget = forget;
+        forget.sort_unstable();
+        let mut next = forget.iter().copied().peekable();
+        store.txns.retain(|&s, t| {
+            while next.next_if(|&f| f < s).is_some() {}
+            if next.next_if_eq(&s).is_some() {
+                done.ok += 1;
+                false
+            } else if t.outcome() == OpType::Fail && t.end().is_some_and(|e| e < open) {
+                done.failed += 1;
+                false
+            } else {
+                true
+            }
+        });
         let mut cuts: HashMap<Atom, usize> = HashMap::new();
         for g in extensions {
             if !g.aside.is_empty() {
@@ -431,7 +433,13 @@ impl Plan {
         let open = store.open.values().copied().min().unwrap_or(u64::MAX);
         let mut longest: HashMap<Atom, Vec<Atom>> = HashMap::new();
         let mut appender = HashMap::new();
+        // Crashed transactions, the few whose appends the tables below ask
+        // about (looked up here, not in the store once per element).
+        let mut info: HashSet<u64> = HashSet::new();
         for (&s, t) in &store.txns {
+            if t.outcome() == OpType::Info {
+                info.insert(s);
+            }
             let Some(mops) = &t.mops else { continue };
             for m in mops {
                 match (&m.f, &m.arg) {
@@ -468,9 +476,11 @@ impl Plan {
         // nothing after it, it is its process's last): it can always be
         // serialized last, or not at all, so it closes no key's door.
         let mut read_any: HashSet<u64> = HashSet::new();
-        for (&(k, e), &s) in &appender {
-            if position.contains_key(&(k, e)) {
-                read_any.insert(s);
+        if !info.is_empty() {
+            for (&(k, e), &s) in &appender {
+                if info.contains(&s) && position.contains_key(&(k, e)) {
+                    read_any.insert(s);
+                }
             }
         }
         // Earliest `:ok` read end per key and minimum length: `best[l]` is
@@ -499,15 +509,11 @@ impl Plan {
             }
         }
         let mut info_end: HashMap<u64, u64> = HashMap::new();
-        for (&(k, e), &s) in &appender {
+        for (&(k, e), &s) in appender.iter().filter(|_| !info.is_empty()) {
             let Some(&p) = position.get(&(k, e)) else {
                 continue;
             };
-            if store
-                .txns
-                .get(&s)
-                .is_some_and(|t| t.outcome() == OpType::Info)
-            {
+            if info.contains(&s) {
                 let end = best
                     .get(&k)
                     .and_then(|b| b.get(p))
@@ -517,12 +523,7 @@ impl Plan {
                 *x = (*x).min(end);
             }
         }
-        let aside: HashSet<u64> = store
-            .txns
-            .iter()
-            .filter(|(s, t)| t.outcome() == OpType::Info && !read_any.contains(*s))
-            .map(|(&s, _)| s)
-            .collect();
+        let aside: HashSet<u64> = info.into_iter().filter(|s| !read_any.contains(s)).collect();
         let mut unread: HashMap<Atom, Vec<(u64, Atom)>> = HashMap::new();
         let mut aside_elements: HashMap<Atom, Vec<Atom>> = HashMap::new();
         for (&(k, e), &s) in &appender {
@@ -577,6 +578,9 @@ impl Plan {
                 }
             }
             if !dropped {
+                if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
+                    eprintln!("ellery: timing: list fixpoint passes {}", _pass + 1);
+                }
                 let mut ext = Vec::new();
                 let mut keys: Vec<Atom> = self.longest.keys().copied().collect();
                 keys.extend(
