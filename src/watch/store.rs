@@ -214,7 +214,11 @@ impl Store {
             .flat_map(|t| t.inv.iter_mut().chain(t.comp.iter_mut()))
             .collect();
         recs.sort_unstable_by_key(|o| o.pos);
-        let mut out = Vec::with_capacity(live);
+        // Room for the next round's ops too, about as many as this round's
+        // (sized to what is live, the next round's pushes copied the buffer
+        // as it doubled, a tenth of the intake); pages not written to stay
+        // unmapped.
+        let mut out = Vec::with_capacity(total.max(live));
         for o in recs {
             let at = o.text.at as usize;
             let at_new = out.len() as u64;
