@@ -8,7 +8,8 @@
 #             and memory), with 10 and 100 processes; reading a file
 #             (>= 600 MB/s, as `check` reads it);
 #   issue 17: the fenced 1M rw-register stream under
-#             strong-session-serializable (>= 100k transactions/s).
+#             strong-session-serializable and the 1M list-append stream
+#             under strict-serializable (>= 100k transactions/s each).
 #
 # Runs are interleaved (auto, infer, auto, ...) and the median of RUNS is
 # printed with the load average: the machine is shared and noisy. History
@@ -53,7 +54,7 @@ report() { # LABEL: median seconds, median MB, verdict
   printf '%-34s %7.2f s %6d MB   %s\n' "$1" "$t" $((m / 1024)) "$(head -c 60 "$tmp/ellery-t-$1.verdict")"
 }
 labels=(la1m rw1m p10-auto p10-infer p100-auto p100-infer)
-for l in "${labels[@]}" f1m-sss; do rm -f "$tmp/ellery-t-$l.runs"; done
+for l in "${labels[@]}" f1m-sss la1m-watch; do rm -f "$tmp/ellery-t-$l.runs"; done
 # How many cores two busy processes really get (2.00: two free cores;
 # 1.00: they share one, as on 29 Nov 05:00 UTC, when every parallel
 # phase gained nothing): read the figures below with it.
@@ -87,9 +88,14 @@ fi
 wruns=$(( runs < 3 ? runs : 3 ))
 for _ in $(seq "$wruns"); do
   run f1m-sss "$BIN" watch -q --no-spool -c strong-session-serializable "$tmp/ellery-t-f1m.edn"
+  run la1m-watch "$BIN" watch -q --no-spool "$tmp/ellery-t-la1m.edn"
 done
 runs=$wruns
 report f1m-sss
-t=$(col f1m-sss 1)
-awk -v t="$t" 'BEGIN { printf "fenced 1M stream, strong-session-serializable: %.0f transactions/s\n", 1000000 / t }'
+report la1m-watch
+rate() { # LABEL WHAT
+  awk -v t="$(col "$1" 1)" -v w="$2" 'BEGIN { printf "%s: %.0f transactions/s\n", w, 1000000 / t }'
+}
+rate f1m-sss "fenced 1M stream, strong-session-serializable"
+rate la1m-watch "1M list-append stream, strict-serializable"
 echo "load after: $(load); cores usable at once: $(cores_at_once)"
