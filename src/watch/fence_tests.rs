@@ -536,14 +536,10 @@ fn planning_beside_the_check_forgets_what_planning_after_it_forgets() {
         (4, vec![Fault::LostUpdate]),
         (5, vec![Fault::WriteSkew]),
     ];
-    let (mut forgotten, mut flagged) = (0, 0);
-    for (seed, faults) in streams {
-        let text = fenced_stream_with(seed, 0.05, faults);
-        let new = || watcher("strong-session-serializable");
-        let (f, a) = super::tests::plan_beside_and_after(&text, new, &format!("seed {seed}"));
-        forgotten += f;
-        flagged += usize::from(a);
-    }
+    let texts =
+        (streams.into_iter()).map(|(seed, faults)| (seed, fenced_stream_with(seed, 0.05, faults)));
+    let new = || watcher("strong-session-serializable");
+    let (forgotten, flagged) = super::tests::plan_beside_and_after_all(texts, new);
     // Both kinds of stream were seen: collection ran, and anomalies stopped it.
     assert!(forgotten >= 2000 && flagged == 2, "{forgotten} {flagged}");
 }

@@ -47,17 +47,28 @@ pub(super) fn line_chunks(text: &[u8], lines: usize) -> Vec<Vec<u8>> {
     all.chunks(lines).map(|c| c.concat()).collect()
 }
 
+/// [`plan_beside_and_after`] on each stream (seed, text); the transactions
+/// forgotten and the streams where an anomaly was found, in all.
+pub(super) fn plan_beside_and_after_all(
+    streams: impl IntoIterator<Item = (u64, Vec<u8>)>,
+    new: impl Fn() -> Watcher,
+) -> (usize, usize) {
+    let (mut forgotten, mut flagged) = (0, 0);
+    for (seed, text) in streams {
+        let (f, a) = plan_beside_and_after(&text, &new, &format!("seed {seed}"));
+        forgotten += f;
+        flagged += usize::from(a);
+    }
+    (forgotten, flagged)
+}
+
 /// Feeds `text` in rounds of 300 lines to two watchers from `new`, one
 /// planning each collection beside the round's check (`round_check.rs`:
 /// `prepare`, then `apply`) and one after it (`collect`), and asserts that
 /// they forget the same transactions round by round, report the same
 /// anomalies and end in the same final map. Returns what was forgotten and
 /// whether an anomaly was found (after which neither collects).
-pub(super) fn plan_beside_and_after(
-    text: &[u8],
-    new: impl Fn() -> Watcher,
-    what: &str,
-) -> (usize, bool) {
+fn plan_beside_and_after(text: &[u8], new: impl Fn() -> Watcher, what: &str) -> (usize, bool) {
     let (mut beside, mut after) = (new(), new());
     after.plan_beside_max_txns = 0;
     let starts = |w: &Watcher| w.store.txns.keys().copied().collect::<Vec<u64>>();
@@ -101,8 +112,7 @@ fn list_collection_planned_beside_the_check_forgets_what_planning_after_it_forge
         (3, vec![Fault::StaleRead]),
         (4, vec![Fault::LostUpdate]),
     ];
-    let (mut forgotten, mut flagged) = (0, 0);
-    for (seed, faults) in streams {
+    let texts = streams.into_iter().map(|(seed, faults)| {
         let gen = GenOptions {
             faults,
             workload: Workload::ListAppend,
@@ -117,11 +127,10 @@ fn list_collection_planned_beside_the_check_forgets_what_planning_after_it_forge
         };
         let mut text = Vec::new();
         crate::gen::generate(&gen, &mut text).unwrap();
-        let new = || Watcher::new(WatchOptions::for_tests(Some(Workload::ListAppend)));
-        let (f, a) = plan_beside_and_after(&text, new, &format!("seed {seed}"));
-        forgotten += f;
-        flagged += usize::from(a);
-    }
+        (seed, text)
+    });
+    let new = || Watcher::new(WatchOptions::for_tests(Some(Workload::ListAppend)));
+    let (forgotten, flagged) = plan_beside_and_after_all(texts, new);
     assert!(forgotten >= 4000 && flagged == 2, "{forgotten} {flagged}");
 }
 
