@@ -568,7 +568,7 @@ impl Plan {
                 })
                 .collect(),
         };
-        for _pass in 0..64 {
+        for pass in 0..64 {
             let view = View::new(self, &txs, &c, gc);
             let mut dropped = false;
             for (i, (_, t)) in txs.iter().enumerate() {
@@ -579,7 +579,7 @@ impl Plan {
             }
             if !dropped {
                 if std::env::var_os("ELLERY_WATCH_TIMING").is_some() {
-                    eprintln!("ellery: timing: list fixpoint passes {}", _pass + 1);
+                    eprintln!("ellery: timing: list fixpoint passes {}", pass + 1);
                 }
                 let mut ext = Vec::new();
                 let mut keys: Vec<Atom> = self.longest.keys().copied().collect();

@@ -2,16 +2,18 @@
 //!
 //! The check reads the round's history (built from the retained
 //! transactions) and the plan (the fence collector's, or the list-append
-//! collector's) reads the same retained transactions in the store; neither changes what the other reads, and the plan does not
-//! depend on the check's outcome: only whether it is applied does (not
-//! after a round that found an anomaly). So the plan is worked out on a
+//! collector's) reads the same retained transactions in the store; neither
+//! changes what the other reads, and the plan does not depend on the
+//! check's outcome: only whether it is applied does (not after a round
+//! that found an anomaly). So the plan is worked out on a
 //! second core while the round's history is built and checked
 //! ([`crate::par::beside`]: only when the thread budget has a core free,
 //! else after the check, as before), and applied or dropped after. The
 //! check then finds the budget spent and runs its own parts in turn, so
 //! the process never runs more threads than `ELLERY_THREADS` (or the
 //! machine) allows. What is forgotten, and every output, is the same
-//! either way: the plan is a function of the store alone. Rounds over
+//! either way: the plan is a function of the store and of the collector's
+//! own state, which the check does not touch. Rounds over
 //! [`BESIDE_MAX_TXNS`] transactions plan after the check, to bound memory.
 
 use super::{fence_gc, gc, timing, Collector, Watcher};
