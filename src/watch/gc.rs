@@ -471,59 +471,21 @@ impl Plan {
                 }
             }
         }
-        // A crashed transaction none of whose elements was read is ordered
-        // before nothing (its reads are not observed, real time orders
-        // nothing after it, it is its process's last): it can always be
-        // serialized last, or not at all, so it closes no key's door.
-        let mut read_any: HashSet<u64> = HashSet::new();
-        if !info.is_empty() {
-            for (&(k, e), &s) in &appender {
-                if info.contains(&s) && position.contains_key(&(k, e)) {
-                    read_any.insert(s);
-                }
-            }
-        }
-        // Earliest `:ok` read end per key and minimum length: `best[l]` is
-        // the earliest end of a read at least `l + 1` long.
-        let mut best: HashMap<Atom, Vec<u64>> = HashMap::new();
-        for t in store.txns.values() {
-            let Some(e) = t.end().filter(|_| t.outcome() == OpType::Ok) else {
-                continue;
-            };
-            for m in t.mops.iter().flatten() {
-                if let (MopFn::Read, Arg::List(l)) = (&m.f, &m.arg) {
-                    if l.is_empty() {
-                        continue;
-                    }
-                    let b = best.entry(m.key).or_default();
-                    if b.len() < l.len() {
-                        b.resize(l.len(), u64::MAX);
-                    }
-                    b[l.len() - 1] = b[l.len() - 1].min(e);
-                }
-            }
-        }
-        for b in best.values_mut() {
-            for i in (0..b.len().saturating_sub(1)).rev() {
-                b[i] = b[i].min(b[i + 1]);
-            }
-        }
-        let mut info_end: HashMap<u64, u64> = HashMap::new();
-        for (&(k, e), &s) in appender.iter().filter(|_| !info.is_empty()) {
-            let Some(&p) = position.get(&(k, e)) else {
-                continue;
-            };
-            if info.contains(&s) {
-                let end = best
-                    .get(&k)
-                    .and_then(|b| b.get(p))
-                    .copied()
-                    .unwrap_or(u64::MAX);
-                let x = info_end.entry(s).or_insert(u64::MAX);
-                *x = (*x).min(end);
-            }
-        }
-        let aside: HashSet<u64> = info.into_iter().filter(|s| !read_any.contains(s)).collect();
+        // Crashed transactions some of whose elements were read take effect
+        // by the first `:ok` read showing one (`info_ends`). One none of
+        // whose elements was read is ordered before nothing (its reads are
+        // not observed, real time orders nothing after it, it is its
+        // process's last): it can always be serialized last, or not at all,
+        // so it closes no key's door.
+        let info_end = if info.is_empty() {
+            HashMap::new()
+        } else {
+            info_ends(store, &appender, &position, &info)
+        };
+        let aside: HashSet<u64> = info
+            .into_iter()
+            .filter(|s| !info_end.contains_key(s))
+            .collect();
         let mut unread: HashMap<Atom, Vec<(u64, Atom)>> = HashMap::new();
         let mut aside_elements: HashMap<Atom, Vec<Atom>> = HashMap::new();
         for (&(k, e), &s) in &appender {
@@ -622,6 +584,53 @@ impl Plan {
         }
         None
     }
+}
+
+/// For each crashed transaction (`info`) some of whose elements an `:ok`
+/// read shows, the earliest completion of such a read (`Plan::info_end`).
+/// Only asked when a crashed transaction is retained: it reads every
+/// retained read.
+fn info_ends(
+    store: &Store,
+    appender: &HashMap<(Atom, Atom), u64>,
+    position: &HashMap<(Atom, Atom), usize>,
+    info: &HashSet<u64>,
+) -> HashMap<u64, u64> {
+    // Earliest `:ok` read end per key and minimum length: `best[l]` is the
+    // earliest end of a read at least `l + 1` long.
+    let mut best: HashMap<Atom, Vec<u64>> = HashMap::new();
+    for t in store.txns.values() {
+        let Some(e) = t.end().filter(|_| t.outcome() == OpType::Ok) else {
+            continue;
+        };
+        for m in t.mops.iter().flatten() {
+            if let (MopFn::Read, Arg::List(l)) = (&m.f, &m.arg) {
+                if l.is_empty() {
+                    continue;
+                }
+                let b = best.entry(m.key).or_default();
+                if b.len() < l.len() {
+                    b.resize(l.len(), u64::MAX);
+                }
+                b[l.len() - 1] = b[l.len() - 1].min(e);
+            }
+        }
+    }
+    for b in best.values_mut() {
+        for i in (0..b.len().saturating_sub(1)).rev() {
+            b[i] = b[i].min(b[i + 1]);
+        }
+    }
+    let mut info_end: HashMap<u64, u64> = HashMap::new();
+    for (&(k, e), &s) in appender {
+        let Some(&p) = position.get(&(k, e)).filter(|_| info.contains(&s)) else {
+            continue;
+        };
+        let end = (best.get(&k).and_then(|b| b.get(p)).copied()).unwrap_or(u64::MAX);
+        let x = info_end.entry(s).or_insert(u64::MAX);
+        *x = (*x).min(end);
+    }
+    info_end
 }
 
 /// How one key's forgotten prefix grows.
