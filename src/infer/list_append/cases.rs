@@ -8,6 +8,7 @@ use super::*;
 pub(super) fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Value> {
     let mut out = Vec::new();
     let mut scratch: Vec<Atom> = Vec::new();
+    let mut marks = Marks::default();
     for (i, op) in h.ops.iter().enumerate() {
         if !include(i) {
             continue;
@@ -17,7 +18,7 @@ pub(super) fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Va
                 continue;
             }
             let xs = h.list(m.arg);
-            if xs.len() < 2 {
+            if xs.len() < 2 || marks.distinct(xs) == Some(true) {
                 continue;
             }
             scratch.clear();
@@ -46,6 +47,51 @@ pub(super) fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Va
     out
 }
 
+/// A mark per integer of a small range, to tell whether a list of small
+/// integers (the elements of Jepsen's histories) repeats one without
+/// sorting it: sorting every read was most of [`duplicates`] (issue 23).
+#[derive(Default)]
+pub(super) struct Marks {
+    /// The read number that last marked each integer (offset by the
+    /// list's least element).
+    at: Vec<u32>,
+    /// This read's number (from 1).
+    read: u32,
+}
+
+impl Marks {
+    /// Whether `xs` holds no element twice, when its elements are integers
+    /// spread over no more than a few times its length; `None` otherwise.
+    pub(super) fn distinct(&mut self, xs: &[Atom]) -> Option<bool> {
+        let (mut least, mut most) = (i64::MAX, i64::MIN);
+        for x in xs {
+            let n = x.as_int()?;
+            (least, most) = (least.min(n), most.max(n));
+        }
+        let span = usize::try_from(most.checked_sub(least)?).ok()? + 1;
+        if span > 4 * xs.len() + 64 {
+            return None;
+        }
+        if self.at.len() < span {
+            self.at.resize(span, 0);
+        }
+        if self.read == u32::MAX {
+            self.at.fill(0);
+            self.read = 0;
+        }
+        self.read += 1;
+        for x in xs {
+            // In the span: checked above.
+            let slot = &mut self.at[(x.as_int()? - least) as usize];
+            if *slot == self.read {
+                return Some(false);
+            }
+            *slot = self.read;
+        }
+        Some(true)
+    }
+}
+
 /// Clojure's `compare` for the scalar values used as list elements.
 pub(super) fn compare_values(a: &Value, b: &Value) -> std::cmp::Ordering {
     match (a, b) {
@@ -60,20 +106,38 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     let mut internal = Vec::new();
     let mut future = Vec::new();
     // Expected state per key: (key, unknown prefix?, known suffix). Txns are
-    // small, so a vector beats a hash map here.
+    // small, so a vector beats a hash map here. Its first `used` entries are
+    // this txn's; the others keep their lists' room for the next txns (an
+    // allocation per micro-op was a third of this pass, issue 23).
     let mut state: Vec<(Atom, bool, Vec<Atom>)> = Vec::new();
+    // The next free entry, for `key`, its list empty.
+    fn fresh<'a>(
+        state: &'a mut Vec<(Atom, bool, Vec<Atom>)>,
+        used: &mut usize,
+        key: Atom,
+        unknown: bool,
+    ) -> &'a mut Vec<Atom> {
+        if *used == state.len() {
+            state.push((key, unknown, Vec::new()));
+        }
+        let e = &mut state[*used];
+        *used += 1;
+        (e.0, e.1) = (key, unknown);
+        e.2.clear();
+        &mut e.2
+    }
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         let mops = h.mops(op);
-        state.clear();
+        let mut used = 0;
         for m in mops {
-            let slot = state.iter().position(|(k, _, _)| *k == m.key);
+            let slot = state[..used].iter().position(|(k, _, _)| *k == m.key);
             match m.f {
                 MopFn::Append => match slot {
                     Some(j) => state[j].2.push(append_value(m)),
-                    None => state.push((m.key, true, vec![append_value(m)])),
+                    None => fresh(&mut state, &mut used, m.key, true).push(append_value(m)),
                 },
                 MopFn::Read => {
                     let v = h.list(m.arg);
@@ -104,7 +168,7 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
                             state[j].2.clear();
                             state[j].2.extend_from_slice(v);
                         }
-                        None => state.push((m.key, false, v.to_vec())),
+                        None => fresh(&mut state, &mut used, m.key, false).extend_from_slice(v),
                     }
                 }
                 _ => {}
