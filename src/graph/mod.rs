@@ -15,6 +15,53 @@ pub mod search;
 pub use grouped::{grouped, Grouped};
 pub use rels::Rels;
 
+/// The number of edges from which [`DiGraph::from_edges_and`] counts and
+/// sorts on two cores (a helper thread costs tens of microseconds).
+const SPLIT_FROM_EDGES: usize = 1 << 18;
+
+/// Sorts each row of one run of consecutive rows by target and merges
+/// parallel edges, compacting the rows to the front of `targets` and
+/// `rels` (the run's part of the graph's arrays, which starts at `base` in
+/// them). `starts` holds each row's start in the whole arrays on entry
+/// (a row ends where the next starts, the last at the run's end) and its
+/// start after compaction, counted from the run's start, on return.
+/// Returns how many edges the run keeps.
+fn merge_rows(starts: &mut [u32], base: u32, targets: &mut [u32], rels: &mut [Rels]) -> usize {
+    let mut row: Vec<(u32, Rels)> = Vec::new();
+    let mut write = 0usize;
+    for v in 0..starts.len() {
+        let start = (starts[v] - base) as usize;
+        let end = match starts.get(v + 1) {
+            Some(&next) => (next - base) as usize,
+            None => targets.len(),
+        };
+        starts[v] = write as u32;
+        row.clear();
+        row.extend(
+            targets[start..end]
+                .iter()
+                .copied()
+                .zip(rels[start..end].iter().copied()),
+        );
+        if !row.is_sorted_by_key(|&(b, _)| b) {
+            row.sort_unstable_by_key(|&(b, _)| b);
+        }
+        let mut i = 0;
+        while i < row.len() {
+            let (b, mut r) = row[i];
+            i += 1;
+            while i < row.len() && row[i].0 == b {
+                r = r.union(row[i].1);
+                i += 1;
+            }
+            targets[write] = b;
+            rels[write] = r;
+            write += 1;
+        }
+    }
+    write
+}
+
 /// A directed graph in compressed sparse row form. Parallel edges are merged
 /// (their relationships unioned); vertex ids are dense local ids `0..len`.
 #[derive(Clone, Debug, Default)]
@@ -48,16 +95,46 @@ impl DiGraph {
     pub fn from_edges_and(
         n: usize,
         edges: &[(u32, u32, Rels)],
-        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)),
+        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+    ) -> DiGraph {
+        DiGraph::build(n, edges, more, SPLIT_FROM_EDGES)
+    }
+
+    /// [`DiGraph::from_edges_and`], counting `edges` beside `more`'s and
+    /// sorting the rows in two halves on two cores (when one is free) once
+    /// there are at least `split_from` edges: building the graph was a
+    /// tenth of a 1M-transaction check, on one core (issue 23).
+    fn build(
+        n: usize,
+        edges: &[(u32, u32, Rels)],
+        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+        split_from: usize,
     ) -> DiGraph {
         // `offsets[a + 2]` counts a's edges; summed, `offsets[a + 1]` is
         // a's start, the cursor that places its edges in order and ends at
         // the next row's start (no copy of the offsets: issue 23).
-        let mut offsets = vec![0u32; n + 2];
-        for &(a, _, _) in edges {
-            offsets[a as usize + 2] += 1;
-        }
-        more(&mut |a, _, _| offsets[a as usize + 2] += 1);
+        let count_listed = || {
+            let mut offsets = vec![0u32; n + 2];
+            for &(a, _, _) in edges {
+                offsets[a as usize + 2] += 1;
+            }
+            offsets
+        };
+        let mut offsets = if edges.len() >= split_from {
+            let (mut offsets, generated) = crate::par::join(count_listed, || {
+                let mut counts = vec![0u32; n];
+                more(&mut |a, _, _| counts[a as usize] += 1);
+                counts
+            });
+            for (o, c) in offsets[2..].iter_mut().zip(generated) {
+                *o += c;
+            }
+            offsets
+        } else {
+            let mut offsets = count_listed();
+            more(&mut |a, _, _| offsets[a as usize + 2] += 1);
+            offsets
+        };
         for i in 2..n + 2 {
             offsets[i] += offsets[i - 1];
         }
@@ -77,40 +154,35 @@ impl DiGraph {
             more(&mut place);
         }
         offsets.pop();
-        let mut row: Vec<(u32, Rels)> = Vec::new();
-        let mut write = 0usize;
-        let mut start = 0usize;
-        for v in 0..n {
-            let end = offsets[v + 1] as usize;
-            offsets[v] = write as u32;
-            row.clear();
-            row.extend(
-                targets[start..end]
-                    .iter()
-                    .copied()
-                    .zip(rels[start..end].iter().copied()),
+        // The rows before `mid` hold about half of the edges.
+        let mid = if total >= split_from {
+            offsets[..n].partition_point(|&o| (o as usize) < total / 2)
+        } else {
+            n
+        };
+        let split = offsets[mid] as usize;
+        let kept = if mid == n {
+            merge_rows(&mut offsets[..n], 0, &mut targets, &mut rels)
+        } else {
+            let (low_targets, high_targets) = targets.split_at_mut(split);
+            let (low_rels, high_rels) = rels.split_at_mut(split);
+            let (low, high) = offsets[..n].split_at_mut(mid);
+            let (low_kept, high_kept) = crate::par::join(
+                || merge_rows(low, 0, low_targets, low_rels),
+                || merge_rows(high, split as u32, high_targets, high_rels),
             );
-            if !row.is_sorted_by_key(|&(b, _)| b) {
-                row.sort_unstable_by_key(|&(b, _)| b);
+            // The second half's rows follow the first's.
+            for o in high.iter_mut() {
+                *o += low_kept as u32;
             }
-            let mut i = 0;
-            while i < row.len() {
-                let (b, mut r) = row[i];
-                i += 1;
-                while i < row.len() && row[i].0 == b {
-                    r = r.union(row[i].1);
-                    i += 1;
-                }
-                targets[write] = b;
-                rels[write] = r;
-                write += 1;
-            }
-            start = end;
-        }
-        offsets[n] = write as u32;
-        targets.truncate(write);
+            targets.copy_within(split..split + high_kept, low_kept);
+            rels.copy_within(split..split + high_kept, low_kept);
+            low_kept + high_kept
+        };
+        offsets[n] = kept as u32;
+        targets.truncate(kept);
         targets.shrink_to_fit();
-        rels.truncate(write);
+        rels.truncate(kept);
         rels.shrink_to_fit();
         DiGraph {
             offsets,
@@ -336,5 +408,52 @@ mod csr_tests {
         let h = DiGraph::from_edges_and(4, &edges[..3], more);
         assert_eq!(h.edges().collect::<Vec<_>>(), g.edges().collect::<Vec<_>>());
         assert_eq!(h.len(), 4);
+    }
+
+    #[test]
+    fn rows_sorted_in_two_halves_make_the_graph_one_pass_makes() {
+        let rels = [Rels::WW, Rels::WR, Rels::RW, Rels::PROCESS, Rels::REALTIME];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % bound
+        };
+        for round in 0..300 {
+            // Empty graphs, graphs with few vertices (long rows, many
+            // parallel edges) and sparse ones; some edges generated.
+            let n = [0, 1, 2, 5, 40, 300][round % 6];
+            let count = if n == 0 { 0 } else { next(600) as usize };
+            let edges: Vec<(u32, u32, Rels)> = (0..count)
+                .map(|_| {
+                    let a = next(n as u64) as u32;
+                    let b = next(n as u64) as u32;
+                    (a, b, rels[next(5) as usize])
+                })
+                .collect();
+            let cut = if count == 0 {
+                0
+            } else {
+                next(count as u64 + 1) as usize
+            };
+            let more = |f: &mut dyn FnMut(u32, u32, Rels)| {
+                for &(a, b, r) in &edges[cut..] {
+                    f(a, b, r)
+                }
+            };
+            let one = DiGraph::build(n, &edges[..cut], more, usize::MAX);
+            let two = DiGraph::build(n, &edges[..cut], more, 0);
+            assert_eq!(one.offsets, two.offsets, "round {round}");
+            assert_eq!(one.targets, two.targets, "round {round}");
+            assert_eq!(one.rels, two.rels, "round {round}");
+            let listed = DiGraph::from_edge_slice(n, &edges);
+            assert_eq!(one.offsets, listed.offsets, "round {round}");
+            assert_eq!(one.targets, listed.targets, "round {round}");
+            // Every edge is in, once per (source, target).
+            for &(a, b, r) in &edges {
+                assert!(two.edge(a, b).is_some_and(|got| got.union(r) == got));
+            }
+        }
     }
 }
