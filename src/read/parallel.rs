@@ -90,7 +90,7 @@ fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
 /// parallel): finish `b` with [`Builder::finish_numbered`].
 pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
     let cuts = cuts(src, parts);
-    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1, || ()).is_some()
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1, &mut Vec::new(), || ()).is_some()
 }
 
 /// Reads `src` (which starts at file offset `base` and line `line`), cut
@@ -107,6 +107,7 @@ fn read_parts<R: Send>(
     cuts: &[usize],
     b: &mut Builder,
     line: u32,
+    spares: &mut Vec<Spare>,
     beside_joins: impl FnOnce() -> R + Send,
 ) -> Option<(u32, R)> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
@@ -132,7 +133,7 @@ fn read_parts<R: Send>(
         let handles: Vec<_> = bounds[1..]
             .iter()
             .map(|&bound| {
-                let part = b.empty_like();
+                let part = spares.pop().unwrap_or_default().part_of(b);
                 scope.spawn(move || read_one(bound, part))
             })
             .collect();
@@ -153,10 +154,11 @@ fn read_parts<R: Send>(
         let beside = scope.spawn(beside_joins);
         let mut joined = Some(());
         for (part, lines) in parts {
-            joined = join(b, part, line - 1);
-            if joined.is_none() {
+            let Some(spare) = join(b, part, line - 1) else {
+                joined = None;
                 break;
-            }
+            };
+            spares.push(spare);
             line += lines;
         }
         let r = match beside.join() {
@@ -200,6 +202,8 @@ pub(super) fn read_file(
     );
     let _reading = crate::par::Checking::start();
     let (mut block, mut next) = (Vec::new(), Vec::new());
+    // The joined parts' tables, for the next block's parts.
+    let mut spares = Vec::new();
     let mut eof = fill(&mut file, &mut block, (block_bytes / 4).max(1))?;
     let (mut base, mut line) = (0u64, 1u32);
     loop {
@@ -252,7 +256,7 @@ pub(super) fn read_file(
             let after = number_lines(&mut b.h.ops[first_new..], text, base, line);
             (after, read_next())
         } else {
-            read_parts(text, base, &cut, &mut b, line, read_next)?
+            read_parts(text, base, &cut, &mut b, line, &mut spares, read_next)?
         };
         if eof {
             break;
@@ -312,8 +316,8 @@ fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: 
 /// the lines before it.
 // Long (about 130 lines): the cut checks must all pass before `b` changes,
 // and the two copying closures borrow disjoint fields of `b` and `part`.
-fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
-    let p = part;
+fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<Spare> {
+    let mut p = part;
     let first_of = p.first_of.as_ref()?;
     let indexed = match (b.indexed, p.indexed) {
         (None, x) | (x, None) => x,
@@ -360,16 +364,20 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
     let (mops0, elements0) = (b.h.mops.len() as u32, b.h.elements.len() as u32);
     let others0 = b.h.other_values.len() as u32;
     let predicates0 = b.h.predicates.len() as u32;
-    b.h.predicates
-        .extend(p.h.predicates.into_iter().map(|mut p| {
-            for (key, value) in &mut p.rows {
-                *key = atom(*key);
-                *value = value.map(atom);
-            }
-            p.write = p.write.map(|w| w.map(atom));
-            p
-        }));
-    b.h.other_values.extend(p.h.other_values);
+    b.h.predicates.extend(
+        std::mem::take(&mut p.h.predicates)
+            .into_iter()
+            .map(|mut p| {
+                for (key, value) in &mut p.rows {
+                    *key = atom(*key);
+                    *value = value.map(atom);
+                }
+                p.write = p.write.map(|w| w.map(atom));
+                p
+            }),
+    );
+    b.h.other_values
+        .extend(std::mem::take(&mut p.h.other_values));
     // The two halves of the copy (micro-ops and elements; ops and pairs)
     // write to different tables: a big part's are copied on two threads,
     // since the join runs after every part is read, on one core otherwise.
@@ -445,7 +453,45 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<()> {
     for (&process, &pos) in &p.open {
         b.open.insert(process, pos + ops0);
     }
-    Some(())
+    Some(Spare::emptied(&mut p))
+}
+
+/// A joined part's biggest tables, emptied but holding their memory, for
+/// the next block's part: a fresh part faulted its pages in again in every
+/// block (page faults and zeroing were a tenth of a 1M-transaction
+/// check's CPU, issue 23).
+#[derive(Default)]
+pub(super) struct Spare {
+    ops: Vec<Op>,
+    pair: Vec<u32>,
+    mops: Vec<Mop>,
+    elements: Vec<Atom>,
+}
+
+impl Spare {
+    /// Takes `part`'s tables, emptied.
+    fn emptied(part: &mut Builder) -> Spare {
+        let mut spare = Spare {
+            ops: std::mem::take(&mut part.h.ops),
+            pair: std::mem::take(&mut part.h.pair),
+            mops: std::mem::take(&mut part.h.mops),
+            elements: std::mem::take(&mut part.h.elements),
+        };
+        spare.ops.clear();
+        spare.pair.clear();
+        spare.mops.clear();
+        spare.elements.clear();
+        spare
+    }
+
+    /// A part builder like `b`'s [`Builder::empty_like`], its tables these
+    /// (empty: the same part as a fresh one).
+    fn part_of(self, b: &Builder) -> Builder {
+        let mut part = b.empty_like();
+        (part.h.ops, part.h.pair) = (self.ops, self.pair);
+        (part.h.mops, part.h.elements) = (self.mops, self.elements);
+        part
+    }
 }
 
 #[cfg(test)]
