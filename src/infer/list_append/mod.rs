@@ -71,9 +71,14 @@ fn is_prefix(a: &[Atom], b: &[Atom]) -> bool {
 /// `incompatible-orders` and `append-index`.
 fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
     // Longest read per key, and whether every read is a prefix of it.
-    let mut reads: HashMap<Atom, Vec<(u32, u32)>> = HashMap::new();
-    let mut append_counts: HashMap<Atom, (u32, Atom)> = HashMap::new();
+    // Each key's non-empty reads, grouped by key in history order: first
+    // as (key number, start, len) in history order, then counting-sorted
+    // (a `Vec` per key grew by small steps, each a fresh allocation: a
+    // third of this pass, issue 23).
+    let mut key_numbers: HashMap<Atom, u32> = HashMap::new();
     let mut key_order: Vec<Atom> = Vec::new();
+    let mut listed: Vec<(u32, u32, u32)> = Vec::new();
+    let mut append_counts: HashMap<Atom, (u32, Atom)> = HashMap::new();
     for (i, op) in h.ops.iter().enumerate() {
         if !include(i) {
             continue;
@@ -81,11 +86,11 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
         for m in h.mops(op) {
             match (m.f, m.arg) {
                 (MopFn::Read, MopArg::List { start, len }) if len > 0 => {
-                    let e = reads.entry(m.key).or_insert_with(|| {
+                    let number = *key_numbers.entry(m.key).or_insert_with(|| {
                         key_order.push(m.key);
-                        Vec::new()
+                        key_order.len() as u32 - 1
                     });
-                    e.push((start, len));
+                    listed.push((number, start, len));
                 }
                 (MopFn::Append, arg) => {
                     let v = match arg {
@@ -99,6 +104,24 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
             }
         }
     }
+    drop(key_numbers);
+    let mut firsts = vec![0u32; key_order.len() + 1];
+    for &(number, _, _) in &listed {
+        firsts[number as usize + 1] += 1;
+    }
+    for i in 1..firsts.len() {
+        firsts[i] += firsts[i - 1];
+    }
+    let mut reads = vec![(0u32, 0u32); listed.len()];
+    {
+        let mut next = firsts.clone();
+        for &(number, start, len) in &listed {
+            let at = &mut next[number as usize];
+            reads[*at as usize] = (start, len);
+            *at += 1;
+        }
+    }
+    drop(listed);
     let mut orders = HashMap::new();
     let mut incompatible = Vec::new();
     for (&k, &(count, v)) in &append_counts {
@@ -117,19 +140,27 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
             );
         }
     }
-    for k in key_order {
+    for (number, k) in key_order.into_iter().enumerate() {
         if orders.contains_key(&k) {
             continue;
         }
-        let rs = &reads[&k];
+        let rs = &reads[firsts[number] as usize..firsts[number + 1] as usize];
         let slice = |&(s, l): &(u32, u32)| &h.elements[s as usize..(s + l) as usize];
         let longest = rs.iter().max_by_key(|r| r.1).copied().unwrap_or((0, 0));
-        // A read the reader stored inside the longest one's elements (it
-        // does so for prefixes of the longest read so far) is a prefix of
-        // it without comparing (about half of the read elements).
-        let all_prefix = rs
-            .iter()
-            .all(|r| r.0 == longest.0 || is_prefix(slice(r), slice(&longest)));
+        // A read stored where a prefix of the longest one is (the reader
+        // stores a prefix of the longest read so far inside it) is a prefix
+        // too when it is no longer: no elements compared (most reads).
+        let mut known = longest;
+        let all_prefix = rs.iter().all(|&r| {
+            if r.0 == longest.0 || (r.0 == known.0 && r.1 <= known.1) {
+                return true;
+            }
+            let prefix = is_prefix(slice(&r), slice(&longest));
+            if prefix {
+                known = r;
+            }
+            prefix
+        });
         let longest = slice(&longest);
         let chosen: Vec<Atom> = if all_prefix {
             longest.to_vec()
