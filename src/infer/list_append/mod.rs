@@ -642,10 +642,10 @@ struct ReadStates {
 }
 
 impl ReadStates {
-    /// The ops other than `op` that read the state just before `v` was
-    /// appended to `k`, in history order.
-    fn rw_deps(&self, idx: &Indexes, op: u32, k: Atom, v: Atom) -> impl Iterator<Item = u32> + '_ {
-        let prev = idx.previous(k, v);
+    /// The ops other than `op` that read `k` in state `prev` (the state
+    /// just before an append to `k`: [`Indexes::previous`]), in history
+    /// order.
+    fn rw_deps(&self, op: u32, k: Atom, prev: Elem) -> impl Iterator<Item = u32> + '_ {
         let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
         self.readers[start as usize..(start + len) as usize]
             .iter()
@@ -719,11 +719,13 @@ fn op_edges(
         for m in h.mops(op) {
             match m.f {
                 MopFn::Append => {
-                    let v = append_value(m);
-                    if let Some(w) = idx.ww_dep(i, m.key, v) {
+                    // The previous element and its writer, looked up
+                    // once for both edges (issue 23).
+                    let (prev, writer) = idx.previous_with_writer(m.key, append_value(m));
+                    if let Some(w) = writer.filter(|&w| w != i) {
                         edges.push((w, i, Rels::WW));
                     }
-                    for r in states.rw_deps(idx, i, m.key, v) {
+                    for r in states.rw_deps(i, m.key, prev) {
                         edges.push((r, i, Rels::RW));
                     }
                 }
