@@ -54,6 +54,9 @@ struct KeyOrder {
     /// ([`NO_OP`] if none): filled by [`indexes`] once the orders are
     /// final, so that no (key, element) map of every append is needed.
     writers: Vec<u32>,
+    /// The number of the key's initial read state; the state after
+    /// `values[i]` is this plus `i + 1` ([`ReadStates`]).
+    first_state: u32,
 }
 
 /// Sorted observed values per key, as Elle's `sorted-values`, reduced to
@@ -136,6 +139,7 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
                     values: vec![v],
                     indices,
                     writers: Vec::new(),
+                    first_state: 0,
                 },
             );
         }
@@ -195,6 +199,7 @@ fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> SortedValues {
                 values,
                 indices,
                 writers: Vec::new(),
+                first_state: 0,
             },
         );
     }
@@ -213,17 +218,34 @@ struct Indexes {
     /// (key, element) → the last ok/info op that appended it, for elements
     /// not in the key's version order (appends no read shows, mostly).
     other_writes: HashMap<(Atom, Atom), u32>,
+    /// How many read states the version orders number (each key's initial
+    /// state and one after each of its elements).
+    states: u32,
 }
 
 impl Indexes {
-    /// The orders, every writer unset.
+    /// The orders, every writer unset, their read states numbered.
     fn new(mut orders: HashMap<Atom, KeyOrder>) -> Indexes {
+        let mut states = 0u32;
         for o in orders.values_mut() {
             o.writers = vec![NO_OP; o.values.len()];
+            o.first_state = states;
+            states += o.values.len() as u32 + 1;
         }
         Indexes {
             orders,
             other_writes: HashMap::new(),
+            states,
+        }
+    }
+
+    /// The number of the read state of `k` that ends with `last` (`None`:
+    /// the initial state), when `k` has a version order that holds it.
+    fn state(&self, k: Atom, last: Elem) -> Option<u32> {
+        let o = self.orders.get(&k)?;
+        match last {
+            None => Some(o.first_state),
+            Some(e) => o.indices.get(&e).map(|&i| o.first_state + 1 + i),
         }
     }
 
@@ -252,17 +274,26 @@ impl Indexes {
     /// The element appended just before `v` on `k` (Elle's
     /// `previously-appended-element`), with its writer.
     fn previous_with_writer(&self, k: Atom, v: Atom) -> (Elem, Option<u32>) {
+        let (previous, writer, _) = self.previous_in_order(k, v);
+        (previous, writer)
+    }
+
+    /// [`Indexes::previous_with_writer`], and the number of the read state
+    /// that ends with that element when `k` has a version order (as
+    /// [`Indexes::state`]: found with it, not looked up again).
+    fn previous_in_order(&self, k: Atom, v: Atom) -> (Elem, Option<u32>, Option<u32>) {
         let Some(o) = self.orders.get(&k) else {
-            return (None, None);
+            return (None, None, None);
         };
         let at = match o.indices.get(&v) {
-            Some(&0) => return (None, None),
+            Some(&0) => return (None, None, Some(o.first_state)),
             Some(&i) => i as usize - 1,
-            None if o.values.is_empty() => return (None, None),
+            None if o.values.is_empty() => return (None, None, Some(o.first_state)),
             None => o.values.len() - 1,
         };
         let w = o.writers[at];
-        (Some(o.values[at]), (w != NO_OP).then_some(w))
+        let state = o.first_state + 1 + at as u32;
+        (Some(o.values[at]), (w != NO_OP).then_some(w), Some(state))
     }
 
     /// The element appended just before `v` on `k` (Elle's
@@ -295,25 +326,26 @@ fn read_state(h: &History, i: usize, m: &Mop) -> Option<Elem> {
 
 /// The readers of every state grouped by state, in history order within a
 /// state (a counting sort of `pairs`, (state number, reader) in history
-/// order); `reads`' values become (start, len) ranges into the result.
-fn group_readers(reads: &mut HashMap<(Atom, Elem), (u32, u32)>, pairs: &[(u32, u32)]) -> Vec<u32> {
-    let mut starts = vec![0u32; reads.len() + 1];
+/// order, over `states` states): each state's range in the readers, and
+/// the readers.
+fn group_readers(states: usize, pairs: &[(u32, u32)]) -> (Vec<(u32, u32)>, Vec<u32>) {
+    let mut ranges = vec![(0u32, 0u32); states];
     for &(state, _) in pairs {
-        starts[state as usize + 1] += 1;
+        ranges[state as usize].1 += 1;
     }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
+    let mut start = 0;
+    for range in &mut ranges {
+        range.0 = start;
+        start += range.1;
     }
-    for range in reads.values_mut() {
-        *range = (starts[range.0 as usize], range.1);
-    }
+    let mut next: Vec<u32> = ranges.iter().map(|r| r.0).collect();
     let mut readers = vec![0u32; pairs.len()];
     for &(state, reader) in pairs {
-        let at = &mut starts[state as usize];
+        let at = &mut next[state as usize];
         readers[*at as usize] = reader;
         *at += 1;
     }
-    readers
+    (ranges, readers)
 }
 
 fn append_value(m: &Mop) -> Atom {
@@ -633,10 +665,15 @@ type Incompatible = (Atom, Vec<Atom>, Vec<Atom>);
 /// The readers of each read state, for the rw edges (dropped once they are
 /// built).
 struct ReadStates {
-    /// (key, last element or initial state) → the range in `readers` of
-    /// the ops that read that state (one flat array, not a `Vec` per state:
-    /// a million-transaction history reads about 600,000 states).
-    reads: HashMap<(Atom, Elem), (u32, u32)>,
+    /// Each read state's range in `readers`, by state number: a key's
+    /// states in its version order are numbered by [`Indexes::state`] (no
+    /// map of every state: an append's state comes with its previous
+    /// element, issue 23); the others, after them, by `others`.
+    ranges: Vec<(u32, u32)>,
+    /// (key, last element or initial state) → the number of a state read
+    /// outside the version orders (a key without one, an element not in
+    /// its key's).
+    others: HashMap<(Atom, Elem), u32>,
     /// The readers of each state, a state's in history order.
     readers: Vec<u32>,
 }
@@ -645,8 +682,17 @@ impl ReadStates {
     /// The ops other than `op` that read `k` in state `prev` (the state
     /// just before an append to `k`: [`Indexes::previous`]), in history
     /// order.
-    fn rw_deps(&self, op: u32, k: Atom, prev: Elem) -> impl Iterator<Item = u32> + '_ {
-        let (start, len) = self.reads.get(&(k, prev)).copied().unwrap_or((0, 0));
+    /// `state`: that state's number, when [`Indexes::previous_in_order`]
+    /// gave one.
+    fn rw_deps(
+        &self,
+        op: u32,
+        k: Atom,
+        prev: Elem,
+        state: Option<u32>,
+    ) -> impl Iterator<Item = u32> + '_ {
+        let state = state.or_else(|| self.others.get(&(k, prev)).copied());
+        let (start, len) = state.map_or((0, 0), |s| self.ranges[s as usize]);
         self.readers[start as usize..(start + len) as usize]
             .iter()
             .copied()
@@ -670,9 +716,8 @@ fn indexes(
     lap("version orders", t);
     let incompatible = sv.incompatible;
     let mut idx = Indexes::new(sv.orders);
-    // Each read state's number (in order of first read) and count, with
     // (state, reader) pairs, then the readers grouped by state.
-    let mut reads: HashMap<(Atom, Elem), (u32, u32)> = HashMap::new();
+    let mut others: HashMap<(Atom, Elem), u32> = HashMap::new();
     let mut read_pairs: Vec<(u32, u32)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if !is_possible(i) {
@@ -685,18 +730,26 @@ fn indexes(
                     let Some(last) = read_state(h, i, m) else {
                         continue;
                     };
-                    let next = reads.len() as u32;
-                    let state = reads.entry((m.key, last)).or_insert((next, 0));
-                    state.1 += 1;
-                    read_pairs.push((state.0, i as u32));
+                    let state = match idx.state(m.key, last) {
+                        Some(state) => state,
+                        None => {
+                            let next = idx.states + others.len() as u32;
+                            *others.entry((m.key, last)).or_insert(next)
+                        }
+                    };
+                    read_pairs.push((state, i as u32));
                 }
                 _ => {}
             }
         }
     }
-    let readers = group_readers(&mut reads, &read_pairs);
+    let (ranges, readers) = group_readers(idx.states as usize + others.len(), &read_pairs);
     drop(read_pairs);
-    let states = ReadStates { reads, readers };
+    let states = ReadStates {
+        ranges,
+        others,
+        readers,
+    };
     lap("version orders, writers and read states", t);
     (idx, states, incompatible)
 }
@@ -721,11 +774,11 @@ fn op_edges(
                 MopFn::Append => {
                     // The previous element and its writer, looked up
                     // once for both edges (issue 23).
-                    let (prev, writer) = idx.previous_with_writer(m.key, append_value(m));
+                    let (prev, writer, state) = idx.previous_in_order(m.key, append_value(m));
                     if let Some(w) = writer.filter(|&w| w != i) {
                         edges.push((w, i, Rels::WW));
                     }
-                    for r in states.rw_deps(i, m.key, prev) {
+                    for r in states.rw_deps(i, m.key, prev, state) {
                         edges.push((r, i, Rels::RW));
                     }
                 }
