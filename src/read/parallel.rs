@@ -461,7 +461,7 @@ fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<Spare> {
 /// block (page faults and zeroing were a tenth of a 1M-transaction
 /// check's CPU, issue 23).
 #[derive(Default)]
-pub(super) struct Spare {
+struct Spare {
     ops: Vec<Op>,
     pair: Vec<u32>,
     mops: Vec<Mop>,
