@@ -137,12 +137,12 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
     /// Each value of a key read then written, with its group's number,
     /// in insertion order.
     type ReadersByValue = Vec<(Seen, u32)>;
-    // key → readers by value, in insertion order. A group is (first txn,
-    // txns in it); the second and later txns of a group are listed apart:
-    // most groups hold one txn, and a list each was an allocation per
-    // read-then-written key (issue 23).
+    // key → readers by value, in insertion order. A group's first txn is
+    // `firsts[group]`; its second and later txns are listed apart, as
+    // (group, txn): most groups hold one txn, and a list each was an
+    // allocation per read-then-written key (issue 23).
     let mut by_key: Vec<(Atom, ReadersByValue)> = Vec::new();
-    let mut groups: Vec<(u32, u32)> = Vec::new();
+    let mut firsts: Vec<u32> = Vec::new();
     let mut later: Vec<(u32, u32)> = Vec::new();
     let mut key_slot: HashMap<Atom, usize> = HashMap::new();
     let mut first_read: Vec<(Atom, Seen)> = Vec::new();
@@ -170,13 +170,10 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
                         (a, b) => content(a) == content(b),
                     };
                     match vals.iter().find(|(s, _)| same(s)) {
-                        Some(&(_, g)) => {
-                            groups[g as usize].1 += 1;
-                            later.push((g, i as u32));
-                        }
+                        Some(&(_, g)) => later.push((g, i as u32)),
                         None => {
-                            vals.push((seen, groups.len() as u32));
-                            groups.push((i as u32, 1));
+                            vals.push((seen, firsts.len() as u32));
+                            firsts.push(i as u32);
                         }
                     }
                     written.push(m.key);
@@ -200,19 +197,19 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
     };
     // Order as Elle's map of every read-then-appended key, then keep the
     // colliding ones.
-    clojure_map_order(&mut by_key, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
-    by_key.retain(|(_, vals)| vals.iter().any(|&(_, g)| groups[g as usize].1 >= 2));
-    // Every group with a later txn holds two or more.
+    // The groups of two or more txns: those with a later one.
     let mut more: HashMap<u32, Vec<u32>> = HashMap::new();
     for (g, t) in later {
         more.entry(g).or_default().push(t);
     }
+    clojure_map_order(&mut by_key, |(k, _)| clojure_hasheq(&h.atom_value(*k)));
+    by_key.retain(|(_, vals)| vals.iter().any(|(_, g)| more.contains_key(g)));
     let mut out = Vec::new();
     for (k, mut vals) in by_key {
         clojure_map_order(&mut vals, |(v, _)| clojure_hasheq(&as_value(*v)));
         for (v, g) in vals {
             if let Some(rest) = more.get(&g) {
-                let txns = std::iter::once(groups[g as usize].0).chain(rest.iter().copied());
+                let txns = std::iter::once(firsts[g as usize]).chain(rest.iter().copied());
                 out.push(Value::kw_map(vec![
                     ("key", h.atom_value(k)),
                     ("value", as_value(v)),

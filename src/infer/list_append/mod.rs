@@ -671,8 +671,9 @@ struct ReadStates {
     /// element, issue 23); the others, after them, by `others`.
     ranges: Vec<(u32, u32)>,
     /// (key, last element or initial state) → the number of a state read
-    /// outside the version orders (a key without one, an element not in
-    /// its key's).
+    /// outside the version orders: a key without one (whose initial state
+    /// an append follows), or an element not in its key's order (which no
+    /// append follows: counted, never asked for).
     others: HashMap<(Atom, Elem), u32>,
     /// The readers of each state, a state's in history order.
     readers: Vec<u32>,
@@ -680,10 +681,8 @@ struct ReadStates {
 
 impl ReadStates {
     /// The ops other than `op` that read `k` in state `prev` (the state
-    /// just before an append to `k`: [`Indexes::previous`]), in history
-    /// order.
-    /// `state`: that state's number, when [`Indexes::previous_in_order`]
-    /// gave one.
+    /// just before an append to `k`: [`Indexes::previous_in_order`]), in
+    /// history order; `state` is that state's number when it gave one.
     fn rw_deps(
         &self,
         op: u32,

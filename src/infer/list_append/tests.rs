@@ -189,3 +189,48 @@ fn internal_reads_compare_with_this_transactions_own_state_only() {
     assert!(pr_str(&internal[0]).contains(":index 5"));
     assert!(pr_str(&internal[0]).contains(":expected [... 3]"));
 }
+
+#[test]
+fn lost_updates_list_every_transaction_of_a_group_in_history_order() {
+    // Three txns read x as [] then append to it; two read y as [1] then
+    // append; one reads y as [] alone (a group of one: not reported).
+    let h = ops(&[
+        (0, "invoke", "[[:r :x nil] [:append :x 1]]"),
+        (1, "invoke", "[[:r :x nil] [:append :x 2]]"),
+        (2, "invoke", "[[:r :x nil] [:append :x 3]]"),
+        (1, "ok", "[[:r :x []] [:append :x 2]]"),
+        (0, "ok", "[[:r :x []] [:append :x 1]]"),
+        (2, "ok", "[[:r :x []] [:append :x 3]]"),
+        (0, "invoke", "[[:r :y nil] [:append :y 1]]"),
+        (0, "ok", "[[:r :y []] [:append :y 1]]"),
+        (1, "invoke", "[[:r :y nil] [:append :y 2]]"),
+        (2, "invoke", "[[:r :y nil] [:append :y 3]]"),
+        (1, "ok", "[[:r :y [1]] [:append :y 2]]"),
+        (2, "ok", "[[:r :y [1]] [:append :y 3]]"),
+    ]);
+    let cases = crate::infer::txn::lost_updates(&h, MopFn::Append);
+    let summary: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            let Value::Map(entries) = c else {
+                panic!("a case is a map")
+            };
+            let Value::Vector(txns) = &entries[2].1 else {
+                panic!(":txns is a vector")
+            };
+            let indices: Vec<String> = txns
+                .iter()
+                .map(|t| pr_str(t.get_kw("index").expect("index")))
+                .collect();
+            format!(
+                "{} {} {}",
+                pr_str(&entries[0].1),
+                pr_str(&entries[1].1),
+                indices.join(",")
+            )
+        })
+        .collect();
+    assert_eq!(summary.len(), 2, "{summary:?}");
+    assert!(summary.contains(&":x [] 3,4,5".to_string()), "{summary:?}");
+    assert!(summary.contains(&":y [1] 10,11".to_string()), "{summary:?}");
+}
