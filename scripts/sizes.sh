@@ -61,7 +61,7 @@ def code_only(text):
 
 
 def production(path, text):
-    cut = text.find("#[cfg(test)]\nmod tests")
+    cut = text.find("#[cfg(test)]\nmod tests {")
     return text if cut < 0 else text[:cut]
 
 

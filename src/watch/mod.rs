@@ -789,7 +789,9 @@ impl Watcher {
         }
         // What was forgotten or rewritten leaves the text buffer (the
         // round's history, which shared it, is gone).
+        let t1 = std::time::Instant::now();
         self.store.compact();
+        timing("collect: compact", t1);
         timing("collect", t0);
         let t0 = std::time::Instant::now();
         // A big round next (a collection stall piled transactions up) is

@@ -1,0 +1,309 @@
+//! Reading one big EDN history on several cores.
+//!
+//! A Jepsen history is one op map per line, so it can be cut at line starts
+//! (`\n{`) into parts that [`super::fast`] reads at the same time: the
+//! first straight into the history's [`Builder`] (on the calling thread, as
+//! the one-thread reader would), each later one into its own: its own value
+//! tables and interner, its ops indexed and paired among themselves. The
+//! later parts are then joined in file order, a concatenation: interned atoms are renumbered into the first part's
+//! interner (slots follow first use, so the atoms equal a one-pass read's;
+//! usually the tables are identical and nothing is renumbered), table
+//! offsets and positions are shifted, dense indices are shifted by the ops
+//! before, and the one op per process whose pairing depends on the parts
+//! before (its first in the part) is paired with the invocation left open
+//! there. Each part also numbers its ops' lines on its own thread (the join
+//! shifts them by the lines before). The join touches each op once, without
+//! hashing, and copies a big part on two threads (its micro-ops and
+//! elements beside its ops): it runs after every part is read.
+//!
+//! Why a cut is safe: a part is accepted only if it reads completely as op
+//! maps. The first part starts where the file does; if it reads
+//! completely, its last form ended before the cut (a newline), so the
+//! second part starts where a one-pass reader would be, and so on. A cut
+//! inside a string or a multi-line form leaves the part before it
+//! unfinished, which is a parse error. On any error, in a part or at a
+//! join (indices that do not grow across a cut, a process invoked again),
+//! the whole history is read again sequentially, which reports the first
+//! error exactly as always. The result is therefore the sequential
+//! reader's, errors included.
+
+mod join;
+
+use super::{fast, Builder};
+use crate::model::History;
+use join::{join, Spare};
+
+/// Below this many bytes per part, a second thread costs more than it saves.
+pub(super) const MIN_PART_BYTES: usize = 8 << 20;
+
+/// The most parts `len` bytes are worth reading in: one per
+/// [`MIN_PART_BYTES`], no more than `ELLERY_READ_THREADS` when it is set
+/// (a cap; the cores themselves are [`crate::par`]'s budget).
+fn parts_wanted(len: usize) -> usize {
+    let cap = std::env::var("ELLERY_READ_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(usize::MAX);
+    cap.min(len / MIN_PART_BYTES).max(1)
+}
+
+/// How many parts to read `len` bytes in now, and the budget places for
+/// the threads beyond the caller's (hold them while the parts are read):
+/// as many as [`parts_wanted`] and [`crate::par`]'s process-wide budget
+/// allow, so `check -j N` does not oversubscribe the cores. The caller
+/// holds a [`crate::par::Checking`] guard while it reads.
+pub(super) fn parts_for(len: usize) -> (usize, crate::par::Helpers) {
+    let helpers = crate::par::Helpers::take(parts_wanted(len) - 1);
+    (1 + helpers.count(), helpers)
+}
+
+/// Where to cut `src` into about `parts` parts: offsets of `{` that start a
+/// line, increasing. Empty when the history is not one op map per line.
+fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
+    let first = src.iter().position(|c| !c.is_ascii_whitespace());
+    if parts < 2 || first.is_none_or(|i| src[i] != b'{') {
+        return Vec::new();
+    }
+    let step = src.len() / parts;
+    let mut cuts = Vec::with_capacity(parts - 1);
+    let finder = memchr::memmem::Finder::new(b"\n{");
+    let mut from = 0;
+    for k in 1..parts {
+        let target = (k * step).max(from);
+        match finder.find(&src[target..]) {
+            Some(p) => {
+                from = target + p + 1;
+                cuts.push(from);
+            }
+            None => break,
+        }
+    }
+    cuts.dedup();
+    cuts
+}
+
+/// Reads `src` in `parts` parts into `b`, a fresh builder. `false` when
+/// the history cannot be cut, a part does not read cleanly, or the parts
+/// do not join (an index or pairing error across a cut): `b` may then hold
+/// part of the history, and the caller reads it again sequentially with a
+/// fresh builder, which reports the first error exactly.
+///
+/// On success the ops' lines are set (each part numbers its own, in
+/// parallel): finish `b` with [`Builder::finish_numbered`].
+pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
+    let cuts = cuts(src, parts);
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1, &mut Vec::new(), || ()).is_some()
+}
+
+/// Reads `src` (which starts at file offset `base` and line `line`), cut
+/// at `cuts`, into `b`: the parts on their own threads, each indexing,
+/// pairing and numbering the lines of its own ops, then joined in order
+/// while `beside_joins` runs on the thread the last part was read on (the
+/// block reader reads the next block there: the joins are one thread's
+/// work). Returns the line after `src` and what `beside_joins` returned.
+/// `None` when a part does not read cleanly (`beside_joins` then does not
+/// run) or the parts do not join (`b` is then to be thrown away).
+fn read_parts<R: Send>(
+    src: &[u8],
+    base: u64,
+    cuts: &[usize],
+    b: &mut Builder,
+    line: u32,
+    spares: &mut Vec<Spare>,
+    beside_joins: impl FnOnce() -> R + Send,
+) -> Option<(u32, R)> {
+    let mut bounds = Vec::with_capacity(cuts.len() + 1);
+    let mut start = 0;
+    for &c in cuts {
+        bounds.push((start, c));
+        start = c;
+    }
+    bounds.push((start, src.len()));
+    // A later part numbers its lines from 1 (the join shifts them), and
+    // says how many lines its text spans.
+    let read_one = |(start, end): (usize, usize), mut part: Builder| {
+        fast::read_part(&src[..end], base, start, &mut part).ok()?;
+        let after = number_lines(&mut part.h.ops, &src[start..end], base + start as u64, 1);
+        Some((part, after - 1))
+    };
+    let first_new = b.h.ops.len();
+    // `cuts` is never empty (both callers check), so there are two parts
+    // or more. The first is read on this thread straight into `b`, which
+    // continues it as the one-thread reader would (its pairing and indices
+    // included): only the later parts are copied in by `join`.
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds[1..]
+            .iter()
+            .map(|&bound| {
+                let part = spares.pop().unwrap_or_default().part_of(b);
+                scope.spawn(move || read_one(bound, part))
+            })
+            .collect();
+        let (start, end) = bounds[0];
+        let first = fast::read_part(&src[..end], base, start, b)
+            .ok()
+            .map(|()| number_lines(&mut b.h.ops[first_new..], &src[start..end], base, line));
+        // Every thread joined (a panic in one is its part's `None`), then
+        // the first `None` fails the read.
+        let parts: Option<Vec<(Builder, u32)>> = handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect();
+        let (mut line, parts) = (first?, parts?);
+        // The part threads are done: their places are free for this one.
+        let beside = scope.spawn(beside_joins);
+        let mut joined = Some(());
+        for (part, lines) in parts {
+            let Some(spare) = join(b, part, line - 1) else {
+                joined = None;
+                break;
+            };
+            spares.push(spare);
+            line += lines;
+        }
+        let r = match beside.join() {
+            Ok(r) => r,
+            Err(payload) => std::panic::resume_unwind(payload),
+        };
+        joined.map(|()| (line, r))
+    })
+}
+
+/// The most bytes of a big file read in one block. Two blocks are held at
+/// once: the next is read while the joins of this one's parts run.
+pub(super) const BLOCK_BYTES: usize = 32 << 20;
+
+/// Reads a big one-op-per-line EDN file in blocks of up to `block_bytes`
+/// (each cut into `parts` parts read in parallel; `None`: [`parts_for`],
+/// the thread budget's), so the file's text is never in memory whole (it
+/// is re-read by span to print ops). With two parts or more, the next
+/// block is read from the file while this one's parts are joined (one
+/// thread's work), so only the first block's reading has no other work
+/// beside it; that block is a quarter of the others (it grows when its
+/// first line is longer). `None` when the file is not one op per line or
+/// anything goes wrong (a parse error, an index or pairing error, an I/O
+/// error): the caller then reads it whole, which reports the first error
+/// with its exact line and column.
+pub(super) fn read_file(
+    path: &std::path::Path,
+    origin: &str,
+    block_bytes: usize,
+    parts: Option<usize>,
+) -> Option<History> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut b = Builder::new(
+        std::sync::Arc::new(Vec::new()),
+        origin,
+        crate::model::Format::Edn,
+    );
+    let _reading = crate::par::Checking::start();
+    let (mut block, mut next) = (Vec::new(), Vec::new());
+    // The joined parts' tables, for the next block's parts.
+    let mut spares = Vec::new();
+    let mut eof = fill(&mut file, &mut block, (block_bytes / 4).max(1))?;
+    let (mut base, mut line) = (0u64, 1u32);
+    loop {
+        // Whole lines only; the rest starts the next block.
+        let end = if eof {
+            block.len()
+        } else {
+            memchr::memrchr(b'\n', &block).map_or(0, |p| p + 1)
+        };
+        if end == 0 && !eof {
+            if block.len() >= block_bytes {
+                return None; // a line longer than a block
+            }
+            eof = fill(&mut file, &mut block, block_bytes)?;
+            continue;
+        }
+        let (text, rest) = block.split_at(end);
+        if base == 0 && !starts_with_op(text) {
+            return None;
+        }
+        // Budget places are taken per block and given back after it.
+        let (parts, _helpers) = match parts {
+            Some(n) => (n, None),
+            None => {
+                let (n, helpers) = parts_for(text.len());
+                (n, Some(helpers))
+            }
+        };
+        let cut = if parts > 1 {
+            cuts(text, parts)
+        } else {
+            Vec::new()
+        };
+        // The next block: this one's unfinished line, then the file's
+        // next bytes. `Some(true)`: it is the file's last.
+        let file = &mut file;
+        let next_block = &mut next;
+        let mut read_next = move || -> Option<bool> {
+            if eof {
+                return Some(true);
+            }
+            next_block.clear();
+            next_block.extend_from_slice(rest);
+            fill(file, next_block, block_bytes)
+        };
+        let first_new = b.h.ops.len();
+        let next_eof;
+        (line, next_eof) = if cut.is_empty() {
+            fast::read_block(text, base, &mut b).ok()?;
+            let after = number_lines(&mut b.h.ops[first_new..], text, base, line);
+            (after, read_next())
+        } else {
+            read_parts(text, base, &cut, &mut b, line, &mut spares, read_next)?
+        };
+        if eof {
+            break;
+        }
+        eof = next_eof?;
+        base += end as u64;
+        std::mem::swap(&mut block, &mut next);
+    }
+    Some(b.finish_numbered())
+}
+
+/// Appends `file`'s next bytes to `buf` until it holds `want` bytes or the
+/// file ends (without zeroing the buffer first); `Some(true)` when the file
+/// ended, `None` on an I/O error.
+fn fill(file: &mut std::fs::File, buf: &mut Vec<u8>, want: usize) -> Option<bool> {
+    use std::io::Read;
+    let more = want.saturating_sub(buf.len());
+    buf.reserve_exact(more);
+    let got = file.take(more as u64).read_to_end(buf).ok()?;
+    Some(got < more)
+}
+
+/// Whether `text` (after whitespace) starts with an op map.
+fn starts_with_op(text: &[u8]) -> bool {
+    text.iter()
+        .find(|c| !c.is_ascii_whitespace())
+        .is_none_or(|&c| c == b'{')
+}
+
+/// Sets the lines of `ops`, all in `text` (file offset `base`, whose first
+/// line is `line`); returns the line after `text`.
+fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: u32) -> u32 {
+    let mut newlines = memchr::memchr_iter(b'\n', text);
+    let mut next = newlines.next();
+    for op in ops {
+        let at = (op.span.start - base) as usize;
+        while next.is_some_and(|p| p < at) {
+            line += 1;
+            next = newlines.next();
+        }
+        op.span.line = line;
+    }
+    while next.is_some() {
+        line += 1;
+        next = newlines.next();
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests;
