@@ -27,7 +27,7 @@ pub use unrevealed::{
     analyze_ordered, decide_open_orders, open_orders, OpenOrders, OrderDecision, MAX_ORDERS,
     ORDER_WORK,
 };
-use versions::{indexes, read_state, sorted_values, Indexes, KeyOrder, ReadStates};
+use versions::{indexes, read_state, sorted_values, Indexes, KeyOrder, ReadStates, NOWHERE};
 
 /// With `ELLERY_LA_TIMING` set, says on standard error how long a step of
 /// the inference took (issue 23: where the time of a large check goes).
@@ -369,12 +369,20 @@ fn op_edges(
         }
         let op = &h.ops[i];
         let i = i as u32;
-        for m in h.mops(op) {
+        let first = match op.value {
+            OpValue::Mops { start, .. } => start as usize,
+            _ => 0,
+        };
+        for (&at, m) in states.positions[first..].iter().zip(h.mops(op)) {
             match m.f {
                 MopFn::Append => {
-                    // The previous element and its writer, looked up
-                    // once for both edges (issue 23).
-                    let (prev, writer, state) = idx.previous_in_order(m.key, append_value(m));
+                    // The previous element, its writer and its state at
+                    // the element's place, found when the writers were
+                    // (issue 23).
+                    let (prev, writer, state) = match idx.orders.get(&m.key) {
+                        Some(o) => Indexes::previous_at(o, at),
+                        None => (None, None, None),
+                    };
                     if let Some(w) = writer.filter(|&w| w != i) {
                         edges.push((w, i, Rels::WW));
                     }
@@ -383,7 +391,11 @@ fn op_edges(
                     }
                 }
                 MopFn::Read => {
-                    if let Some(w) = idx.wr_dep(h, i, m) {
+                    let w = match (at, idx.orders.get(&m.key)) {
+                        (NOWHERE, _) | (_, None) => idx.wr_dep(h, i, m),
+                        (at, Some(o)) => Indexes::wr_dep_at(o, i, at),
+                    };
+                    if let Some(w) = w {
                         edges.push((w, i, Rels::WR));
                     }
                 }

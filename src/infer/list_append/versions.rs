@@ -5,7 +5,7 @@
 use super::{append_value, lap, possible, Elem};
 use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::infer::txn::list_value;
-use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, NO_OP};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType, OpValue, NO_OP};
 use hashbrown::{HashMap, HashSet};
 
 /// The inferred version order of one key.
@@ -45,6 +45,9 @@ impl KeyOrder {
         }
     }
 }
+
+/// No place in a version order ([`ReadStates::positions`]).
+pub(super) const NOWHERE: u32 = u32::MAX;
 
 /// Sorted observed values per key, as Elle's `sorted-values`, reduced to
 /// what is needed: the version order, and the first incompatible pair.
@@ -166,24 +169,28 @@ impl Indexes {
     }
 
     /// The number of the read state of `k` that ends with `last` (`None`:
-    /// the initial state), when `k` has a version order that holds it.
-    pub(super) fn state(&self, k: Atom, last: Elem) -> Option<u32> {
+    /// the initial state), when `k` has a version order that holds it, and
+    /// where `last` is in that order ([`NOWHERE`] for the initial state).
+    pub(super) fn state(&self, k: Atom, last: Elem) -> Option<(u32, u32)> {
         let o = self.orders.get(&k)?;
         match last {
-            None => Some(o.first_state),
-            Some(e) => o.indices.get(&e).map(|&i| o.first_state + 1 + i),
+            None => Some((o.first_state, NOWHERE)),
+            Some(e) => o.indices.get(&e).map(|&i| (o.first_state + 1 + i, i)),
         }
     }
 
-    /// Records `op` as the last op (so far) that appended `v` to `k`.
-    pub(super) fn set_writer(&mut self, k: Atom, v: Atom, op: u32) {
+    /// Records `op` as the last op (so far) that appended `v` to `k`;
+    /// returns where `v` is in `k`'s version order ([`NOWHERE`]: it is
+    /// not, or `k` has none).
+    pub(super) fn set_writer(&mut self, k: Atom, v: Atom, op: u32) -> u32 {
         if let Some(o) = self.orders.get_mut(&k) {
             if let Some(&i) = o.indices.get(&v) {
                 o.writers[i as usize] = op;
-                return;
+                return i;
             }
         }
         self.other_writes.insert((k, v), op);
+        NOWHERE
     }
 
     /// The last ok/info op that appended `v` to `k`.
@@ -211,11 +218,18 @@ impl Indexes {
         let Some(o) = self.orders.get(&k) else {
             return (None, None, None);
         };
-        let at = match o.indices.get(&v) {
-            Some(&0) => return (None, None, Some(o.first_state)),
-            Some(&i) => i as usize - 1,
-            None if o.values.is_empty() => return (None, None, Some(o.first_state)),
-            None => o.values.len() - 1,
+        let at = o.indices.get(&v).copied().unwrap_or(NOWHERE);
+        Self::previous_at(o, at)
+    }
+
+    /// [`Indexes::previous_in_order`] of the element at `at` in `o`, the
+    /// order of its key ([`NOWHERE`]: an element not in it).
+    pub(super) fn previous_at(o: &KeyOrder, at: u32) -> (Elem, Option<u32>, Option<u32>) {
+        let at = match at {
+            0 => return (None, None, Some(o.first_state)),
+            NOWHERE if o.values.is_empty() => return (None, None, Some(o.first_state)),
+            NOWHERE => o.values.len() - 1,
+            i => i as usize - 1,
         };
         let w = o.writers[at];
         let state = o.first_state + 1 + at as u32;
@@ -231,6 +245,13 @@ impl Indexes {
     pub(super) fn ww_dep(&self, op: u32, k: Atom, v: Atom) -> Option<u32> {
         let w = self.previous_with_writer(k, v).1?;
         (w != op).then_some(w)
+    }
+
+    /// [`Indexes::wr_dep`] of a read whose last element is at `at` in
+    /// its key's order `o` (known from [`ReadStates::positions`]).
+    pub(super) fn wr_dep_at(o: &KeyOrder, op: u32, at: u32) -> Option<u32> {
+        let w = o.writers[at as usize];
+        (w != NO_OP && w != op).then_some(w)
     }
 
     pub(super) fn wr_dep(&self, h: &History, op: u32, m: &Mop) -> Option<u32> {
@@ -293,6 +314,12 @@ pub(super) struct ReadStates {
     pub(super) others: HashMap<(Atom, Elem), u32>,
     /// The readers of each state, a state's in history order.
     pub(super) readers: Vec<u32>,
+    /// By micro-op (its place in the history's), where the element it
+    /// appends, or the last element it reads, is in its key's version
+    /// order ([`NOWHERE`]: not there, no order, or no such element), so
+    /// that the edges look it up once (issue 23: a hash lookup per
+    /// micro-op, in a table of every element).
+    pub(super) positions: Vec<u32>,
 }
 
 impl ReadStates {
@@ -334,19 +361,29 @@ pub(super) fn indexes(
     // (state, reader) pairs, then the readers grouped by state.
     let mut others: HashMap<(Atom, Elem), u32> = HashMap::new();
     let mut read_pairs: Vec<(u32, u32)> = Vec::new();
+    let mut positions = vec![NOWHERE; h.mops.len()];
     for (i, op) in h.ops.iter().enumerate() {
         if !is_possible(i) {
             continue;
         }
-        for m in h.mops(op) {
+        let first = match op.value {
+            OpValue::Mops { start, .. } => start as usize,
+            _ => 0,
+        };
+        for (at, m) in (first..).zip(h.mops(op)) {
             match m.f {
-                MopFn::Append => idx.set_writer(m.key, append_value(m), i as u32),
+                MopFn::Append => {
+                    positions[at] = idx.set_writer(m.key, append_value(m), i as u32);
+                }
                 MopFn::Read => {
                     let Some(last) = read_state(h, i, m) else {
                         continue;
                     };
                     let state = match idx.state(m.key, last) {
-                        Some(state) => state,
+                        Some((state, place)) => {
+                            positions[at] = place;
+                            state
+                        }
                         None => {
                             let next = idx.states + others.len() as u32;
                             *others.entry((m.key, last)).or_insert(next)
@@ -364,6 +401,7 @@ pub(super) fn indexes(
         ranges,
         others,
         readers,
+        positions,
     };
     lap("version orders, writers and read states", t);
     (idx, states, incompatible)
