@@ -283,3 +283,59 @@ fn pipes_are_read_whole() {
         "{err}"
     );
 }
+
+/// A big history file truncated by another program while ellery reads it
+/// (mapped, on Linux): a clear error and exit 3, never death by a bus
+/// error. The truncation comes a few milliseconds into the read of a
+/// 100 MB file; should it land before the file is opened, the short file
+/// is bad input (its last line cut), also exit 3.
+#[test]
+fn a_file_that_shrinks_while_it_is_read_is_bad_input_not_a_crash() {
+    use std::io::Write;
+    let dir = Scratch::new("shrink");
+    let path = dir.0.join("big.edn");
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+        let mut i = 0u64;
+        while i < 2_600_000 {
+            for t in ["invoke", "ok"] {
+                writeln!(
+                    w,
+                    "{{:index {i}, :time {i}, :type :{t}, :process {}, :f :txn, :value [[:w {} {i}]]}}",
+                    i / 2 % 10,
+                    i % 100
+                )
+                .expect("write");
+                i += 1;
+            }
+        }
+    }
+    assert!(std::fs::metadata(&path).expect("size").len() > 100 << 20);
+    let child = Command::new(env!("CARGO_BIN_EXE_ellery"))
+        .args(["check", "big.edn"])
+        .current_dir(&dir.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ellery runs");
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_len(1 << 20))
+        .expect("truncate");
+    let o = child.wait_with_output().expect("ellery ends");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let code = o.status.code();
+    assert!(code.is_some(), "killed by a signal: {:?}, {err}", o.status);
+    if code == Some(3) {
+        assert!(
+            err.contains("shrank while it was read") || err.contains("expected"),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty(), "a verdict after a failed read");
+    } else {
+        // The read was over before the truncation.
+        assert_eq!(code, Some(0), "{err}");
+    }
+}

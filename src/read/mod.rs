@@ -10,6 +10,7 @@
 
 mod fast;
 mod json;
+mod mapped;
 mod parallel;
 pub mod peers;
 

@@ -29,6 +29,8 @@
 
 mod join;
 
+use super::mapped::FileBytes;
+
 use super::{fast, Builder};
 use crate::model::History;
 use join::{join, Spare};
@@ -173,14 +175,15 @@ fn read_parts<R: Send>(
 }
 
 /// The most bytes of a big file read in one block. Two blocks are held at
-/// once: the next is read while the joins of this one's parts run.
+/// once: the next is faulted in while the joins of this one's parts run.
 pub(super) const BLOCK_BYTES: usize = 32 << 20;
 
 /// Reads a big one-op-per-line EDN file in blocks of up to `block_bytes`
 /// (each cut into `parts` parts read in parallel; `None`: [`parts_for`],
-/// the thread budget's), so the file's text is never in memory whole (it
-/// is re-read by span to print ops). With two parts or more, the next
-/// block is read from the file while this one's parts are joined (one
+/// the thread budget's), so that about two blocks of the file's text are
+/// resident at once (it is re-read by span to print ops). The file is
+/// mapped, not copied ([`FileBytes`]). With two parts or more, the next
+/// block's pages are faulted in while this one's parts are joined (one
 /// thread's work), so only the first block's reading has no other work
 /// beside it; that block is a quarter of the others (it grows when its
 /// first line is longer). `None` when the file is not one op per line or
@@ -194,33 +197,39 @@ pub(super) fn read_file(
     parts: Option<usize>,
 ) -> Option<History> {
     let mut file = std::fs::File::open(path).ok()?;
+    let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+    let bytes = FileBytes::of(&mut file, len).ok()?;
+    let src = bytes.bytes();
     let mut b = Builder::new(
         std::sync::Arc::new(Vec::new()),
         origin,
         crate::model::Format::Edn,
     );
     let _reading = crate::par::Checking::start();
-    let (mut block, mut next) = (Vec::new(), Vec::new());
     // The joined parts' tables, for the next block's parts.
     let mut spares = Vec::new();
-    let mut eof = fill(&mut file, &mut block, (block_bytes / 4).max(1))?;
-    let (mut base, mut line) = (0u64, 1u32);
-    loop {
+    let mut want = (block_bytes / 4).max(1);
+    bytes.prefetch(0..want);
+    let (mut pos, mut line) = (0usize, 1u32);
+    while pos < src.len() {
         // Whole lines only; the rest starts the next block.
+        let limit = src.len().min(pos + want);
+        let eof = limit == src.len();
         let end = if eof {
-            block.len()
+            limit - pos
         } else {
-            memchr::memrchr(b'\n', &block).map_or(0, |p| p + 1)
+            memchr::memrchr(b'\n', &src[pos..limit]).map_or(0, |p| p + 1)
         };
-        if end == 0 && !eof {
-            if block.len() >= block_bytes {
+        if end == 0 {
+            if want >= block_bytes {
                 return None; // a line longer than a block
             }
-            eof = fill(&mut file, &mut block, block_bytes)?;
+            want = block_bytes;
             continue;
         }
-        let (text, rest) = block.split_at(end);
-        if base == 0 && !starts_with_op(text) {
+        want = block_bytes;
+        let text = &src[pos..pos + end];
+        if pos == 0 && !starts_with_op(text) {
             return None;
         }
         // Budget places are taken per block and given back after it.
@@ -236,46 +245,22 @@ pub(super) fn read_file(
         } else {
             Vec::new()
         };
-        // The next block: this one's unfinished line, then the file's
-        // next bytes. `Some(true)`: it is the file's last.
-        let file = &mut file;
-        let next_block = &mut next;
-        let mut read_next = move || -> Option<bool> {
-            if eof {
-                return Some(true);
-            }
-            next_block.clear();
-            next_block.extend_from_slice(rest);
-            fill(file, next_block, block_bytes)
-        };
+        let (base, next) = (pos as u64, pos + end);
+        let bytes = &bytes;
+        let fault_in_next = move || bytes.prefetch(next..next + block_bytes);
         let first_new = b.h.ops.len();
-        let next_eof;
-        (line, next_eof) = if cut.is_empty() {
+        line = if cut.is_empty() {
             fast::read_block(text, base, &mut b).ok()?;
             let after = number_lines(&mut b.h.ops[first_new..], text, base, line);
-            (after, read_next())
+            fault_in_next();
+            after
         } else {
-            read_parts(text, base, &cut, &mut b, line, &mut spares, read_next)?
+            read_parts(text, base, &cut, &mut b, line, &mut spares, fault_in_next)?.0
         };
-        if eof {
-            break;
-        }
-        eof = next_eof?;
-        base += end as u64;
-        std::mem::swap(&mut block, &mut next);
+        bytes.release(next);
+        pos = next;
     }
     Some(b.finish_numbered())
-}
-
-/// Appends `file`'s next bytes to `buf` until it holds `want` bytes or the
-/// file ends (without zeroing the buffer first); `Some(true)` when the file
-/// ended, `None` on an I/O error.
-fn fill(file: &mut std::fs::File, buf: &mut Vec<u8>, want: usize) -> Option<bool> {
-    use std::io::Read;
-    let more = want.saturating_sub(buf.len());
-    buf.reserve_exact(more);
-    let got = file.take(more as u64).read_to_end(buf).ok()?;
-    Some(got < more)
 }
 
 /// Whether `text` (after whitespace) starts with an op map.

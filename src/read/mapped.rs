@@ -1,0 +1,189 @@
+//! A big file's bytes for the block reader without copying them: a
+//! read-only mapping of the file on Linux, the bytes read into memory
+//! elsewhere.
+//!
+//! Reading a 229 MB history through `read` copied every byte from the page
+//! cache into a buffer (a tenth of the reader's CPU, issue 23); mapped, the
+//! parsers read the page cache itself. The pages of each block are faulted
+//! in on the thread that joins the block before ([`FileBytes::prefetch`]),
+//! as the copy was, and let go once the block is read
+//! ([`FileBytes::release`]), so the resident size stays about two blocks
+//! as before.
+//!
+//! A mapped file that shrinks while it is read (another program truncates
+//! or rewrites it) makes the next read of a page past its new end a bus
+//! error. Rather than dying of the signal, ellery then says so and exits
+//! with 3, the code for bad input: the history was not read, so no verdict
+//! is printed for it (files must not change during a check, whatever the
+//! reader).
+
+use std::ops::Range;
+
+/// A whole file's bytes: mapped (Linux) or read.
+pub(super) struct FileBytes {
+    #[cfg(target_os = "linux")]
+    map: Option<linux::Map>,
+    read: Vec<u8>,
+}
+
+impl FileBytes {
+    /// The bytes of `file` (`len` bytes long when it was opened).
+    pub(super) fn of(file: &mut std::fs::File, len: usize) -> std::io::Result<FileBytes> {
+        #[cfg(target_os = "linux")]
+        if let Some(map) = linux::Map::of(file, len) {
+            return Ok(FileBytes {
+                map: Some(map),
+                read: Vec::new(),
+            });
+        }
+        let mut read = Vec::with_capacity(len);
+        std::io::Read::read_to_end(file, &mut read)?;
+        Ok(FileBytes {
+            #[cfg(target_os = "linux")]
+            map: None,
+            read,
+        })
+    }
+
+    /// The file's bytes.
+    pub(super) fn bytes(&self) -> &[u8] {
+        #[cfg(target_os = "linux")]
+        if let Some(map) = &self.map {
+            return map.bytes();
+        }
+        &self.read
+    }
+
+    /// Faults the pages of `range` in now, on this thread (nothing when
+    /// the bytes were read).
+    pub(super) fn prefetch(&self, range: Range<usize>) {
+        #[cfg(target_os = "linux")]
+        if let Some(map) = &self.map {
+            map.advise(range, linux::MADV_POPULATE_READ);
+        }
+        let _ = range;
+    }
+
+    /// Lets go of the whole pages before `end`: the file's pages stay in
+    /// the page cache, out of this process's resident size.
+    pub(super) fn release(&self, end: usize) {
+        #[cfg(target_os = "linux")]
+        if let Some(map) = &self.map {
+            map.advise(0..end / linux::PAGE * linux::PAGE, linux::MADV_DONTNEED);
+        }
+        let _ = end;
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::ffi::c_void;
+    use std::ops::Range;
+    use std::os::fd::AsRawFd;
+
+    extern "C" {
+        fn mmap(
+            addr: *mut c_void,
+            len: usize,
+            prot: i32,
+            flags: i32,
+            fd: i32,
+            off: i64,
+        ) -> *mut c_void;
+        fn munmap(addr: *mut c_void, len: usize) -> i32;
+        fn madvise(addr: *mut c_void, len: usize, advice: i32) -> i32;
+        fn signal(signum: i32, handler: usize) -> usize;
+        fn write(fd: i32, buf: *const c_void, count: usize) -> isize;
+        fn _exit(status: i32) -> !;
+    }
+    /// Linux's bus error signal number (x86-64, AArch64, RISC-V).
+    const SIGBUS: i32 = 7;
+
+    /// What a bus error means while files are mapped: one of them shrank.
+    /// Only async-signal-safe calls: a write and an immediate exit.
+    extern "C" fn on_bus_error(_: i32) {
+        const MESSAGE: &[u8] = b"ellery: a history file shrank while it was read (files must not change during a check); no verdict\n";
+        // SAFETY: write(2) and _exit(2) may be called in a signal handler.
+        unsafe {
+            write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            _exit(3)
+        }
+    }
+
+    /// Installs [`on_bus_error`] once, before the first mapping.
+    fn catch_bus_errors() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: the handler only calls async-signal-safe functions.
+        ONCE.call_once(|| unsafe {
+            signal(SIGBUS, on_bus_error as extern "C" fn(i32) as usize);
+        });
+    }
+    const PROT_READ: i32 = 1;
+    const MAP_PRIVATE: i32 = 2;
+    pub(super) const MADV_DONTNEED: i32 = 4;
+    pub(super) const MADV_POPULATE_READ: i32 = 22;
+    pub(super) const PAGE: usize = 4096;
+
+    /// A read-only private mapping of a whole file, unmapped when dropped.
+    pub(super) struct Map {
+        ptr: *mut c_void,
+        len: usize,
+    }
+
+    // SAFETY: the mapping is read-only and owned by this value; the bytes
+    // are shared as `&[u8]` only.
+    unsafe impl Send for Map {}
+    unsafe impl Sync for Map {}
+
+    impl Map {
+        /// Maps `len` bytes of `file`; `None` when the system refuses (or
+        /// the file is empty).
+        pub(super) fn of(file: &std::fs::File, len: usize) -> Option<Map> {
+            if len == 0 {
+                return None;
+            }
+            catch_bus_errors();
+            // SAFETY: a fresh read-only mapping of an open file; the
+            // result is checked against MAP_FAILED.
+            let ptr = unsafe {
+                mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    PROT_READ,
+                    MAP_PRIVATE,
+                    file.as_raw_fd(),
+                    0,
+                )
+            };
+            (ptr as isize != -1).then_some(Map { ptr, len })
+        }
+
+        pub(super) fn bytes(&self) -> &[u8] {
+            // SAFETY: `len` mapped readable bytes, alive as long as `self`.
+            unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
+        }
+
+        /// Advice for the pages that `range` touches (its start rounded
+        /// down to a page); errors are ignored: advice only.
+        pub(super) fn advise(&self, range: Range<usize>, advice: i32) {
+            let start = range.start / PAGE * PAGE;
+            let end = range.end.min(self.len);
+            if start >= end {
+                return;
+            }
+            // SAFETY: the pages lie within this mapping.
+            unsafe {
+                madvise(self.ptr.add(start), end - start, advice);
+            }
+        }
+    }
+
+    impl Drop for Map {
+        fn drop(&mut self) {
+            // SAFETY: the mapping made in `of`, unmapped once.
+            unsafe {
+                munmap(self.ptr, self.len);
+            }
+        }
+    }
+}
