@@ -75,19 +75,24 @@ fn parts_read_exactly_as_one_pass() {
             crate::gen::Workload::RwRegister,
         ] {
             let src = generated(seed, w);
-            let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
-                .expect("reads");
             for parts in [2, 3, 7] {
                 assert!(cuts(&src, parts).len() >= parts - 1, "cut into {parts}");
-                let many = crate::read::read_edn_in_parts(src.clone(), "h", parts).expect("reads");
-                assert_eq!(
-                    fingerprint(&one),
-                    fingerprint(&many),
-                    "seed {seed} parts {parts}"
-                );
             }
+            reads_as_one_pass(&src, &[2, 3, 7], &format!("seed {seed}"));
         }
     }
+}
+
+/// Reads `src` in one pass and cut into each of `parts` parts, asserts
+/// the same history every time (`case` names it), and returns it.
+fn reads_as_one_pass(src: &[u8], parts: &[usize], case: &str) -> crate::model::History {
+    let one = crate::read::read_history_bytes(src.to_vec(), "h", crate::model::Format::Edn)
+        .expect("reads");
+    for &n in parts {
+        let many = crate::read::read_edn_in_parts(src.to_vec(), "h", n).expect("reads");
+        assert_eq!(fingerprint(&one), fingerprint(&many), "{case} parts {n}");
+    }
+    one
 }
 
 #[test]
@@ -100,18 +105,11 @@ fn predicate_histories_read_exactly_as_one_pass() {
         };
         let mut src = Vec::new();
         crate::gen::predicates::generate_predicates(&opts, &mut src).expect("generated");
-        let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
-            .expect("reads");
-        assert!(one.has_predicates());
         for parts in [2, 5] {
             assert!(!cuts(&src, parts).is_empty());
-            let many = crate::read::read_edn_in_parts(src.clone(), "h", parts).expect("reads");
-            assert_eq!(
-                fingerprint(&one),
-                fingerprint(&many),
-                "seed {seed} parts {parts}"
-            );
         }
+        let one = reads_as_one_pass(&src, &[2, 5], &format!("seed {seed}"));
+        assert!(one.has_predicates());
     }
 }
 
