@@ -64,14 +64,18 @@ impl FileBytes {
         let _ = range;
     }
 
-    /// Lets go of the whole pages before `end`: the file's pages stay in
-    /// the page cache, out of this process's resident size.
-    pub(super) fn release(&self, end: usize) {
+    /// Lets go of the pages of `range` but the one holding its end (the
+    /// next range's first): the file's pages stay in the page cache, out
+    /// of this process's resident size.
+    pub(super) fn release(&self, range: Range<usize>) {
         #[cfg(target_os = "linux")]
         if let Some(map) = &self.map {
-            map.advise(0..end / linux::PAGE * linux::PAGE, linux::MADV_DONTNEED);
+            map.advise(
+                range.start..range.end / linux::PAGE * linux::PAGE,
+                linux::MADV_DONTNEED,
+            );
         }
-        let _ = end;
+        let _ = range;
     }
 }
 

@@ -257,7 +257,7 @@ pub(super) fn read_file(
         } else {
             read_parts(text, base, &cut, &mut b, line, &mut spares, fault_in_next)?.0
         };
-        bytes.release(next);
+        bytes.release(pos..next);
         pos = next;
     }
     Some(b.finish_numbered())
