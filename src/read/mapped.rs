@@ -27,15 +27,21 @@ pub(super) struct FileBytes {
 }
 
 impl FileBytes {
-    /// The bytes of `file` (`len` bytes long when it was opened).
-    pub(super) fn of(file: &mut std::fs::File, len: usize) -> std::io::Result<FileBytes> {
+    /// The bytes of `file` (`len` bytes long when it was opened), named
+    /// `origin` in errors.
+    pub(super) fn of(
+        file: &mut std::fs::File,
+        len: usize,
+        origin: &str,
+    ) -> std::io::Result<FileBytes> {
         #[cfg(target_os = "linux")]
-        if let Some(map) = linux::Map::of(file, len) {
+        if let Some(map) = linux::Map::of(file, len, origin) {
             return Ok(FileBytes {
                 map: Some(map),
                 read: Vec::new(),
             });
         }
+        let _ = origin;
         let mut read = Vec::with_capacity(len);
         std::io::Read::read_to_end(file, &mut read)?;
         Ok(FileBytes {
@@ -84,6 +90,7 @@ mod linux {
     use std::ffi::c_void;
     use std::ops::Range;
     use std::os::fd::AsRawFd;
+    use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
     extern "C" {
         fn mmap(
@@ -103,24 +110,48 @@ mod linux {
     /// Linux's bus error signal number (x86-64, AArch64, RISC-V).
     const SIGBUS: i32 = 7;
 
+    /// The name of the file mapped while it is the only one since none was
+    /// (`check FILE`), for [`on_bus_error`]: a leaked copy (a few bytes per
+    /// big file), so that it stays valid whatever the handler reads.
+    static ONLY_FILE: AtomicPtr<Box<[u8]>> = AtomicPtr::new(std::ptr::null_mut());
+    /// How many files are mapped now.
+    static MAPPED: AtomicUsize = AtomicUsize::new(0);
+
     /// What a bus error means while files are mapped: one of them shrank.
-    /// Only async-signal-safe calls: a write and an immediate exit.
+    /// Only async-signal-safe calls: writes and an immediate exit.
     extern "C" fn on_bus_error(_: i32) {
-        const MESSAGE: &[u8] = b"ellery: a history file shrank while it was read (files must not change during a check); no verdict\n";
-        // SAFETY: write(2) and _exit(2) may be called in a signal handler.
-        unsafe {
-            write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
-            _exit(3)
+        let say = |bytes: &[u8]| {
+            // SAFETY: write(2) may be called in a signal handler.
+            unsafe { write(2, bytes.as_ptr().cast(), bytes.len()) };
+        };
+        let name = ONLY_FILE.load(Ordering::Acquire);
+        if MAPPED.load(Ordering::Acquire) == 1 && !name.is_null() {
+            say(b"ellery: ");
+            // SAFETY: a leaked box, never freed.
+            say(unsafe { &*name });
+            say(b": the file shrank while it was read (files must not change during a check); no verdict\n");
+        } else {
+            say(b"ellery: a history file shrank while it was read (files must not change during a check); no verdict\n");
         }
+        // SAFETY: _exit(2) may be called in a signal handler.
+        unsafe { _exit(3) }
     }
 
-    /// Installs [`on_bus_error`] once, before the first mapping.
-    fn catch_bus_errors() {
+    /// Installs [`on_bus_error`] once, before the first mapping, and notes
+    /// `origin` as the file being mapped.
+    fn catch_bus_errors(origin: &str) {
         static ONCE: std::sync::Once = std::sync::Once::new();
         // SAFETY: the handler only calls async-signal-safe functions.
         ONCE.call_once(|| unsafe {
             signal(SIGBUS, on_bus_error as extern "C" fn(i32) as usize);
         });
+        // With two files mapped at once (`check -j`), neither is named: the
+        // one left when the other ends would not be the one noted.
+        let name = match MAPPED.fetch_add(1, Ordering::AcqRel) {
+            0 => Box::leak(Box::new(origin.as_bytes().to_vec().into_boxed_slice())) as *mut _,
+            _ => std::ptr::null_mut(),
+        };
+        ONLY_FILE.store(name, Ordering::Release);
     }
     const PROT_READ: i32 = 1;
     const MAP_PRIVATE: i32 = 2;
@@ -142,11 +173,11 @@ mod linux {
     impl Map {
         /// Maps `len` bytes of `file`; `None` when the system refuses (or
         /// the file is empty).
-        pub(super) fn of(file: &std::fs::File, len: usize) -> Option<Map> {
+        pub(super) fn of(file: &std::fs::File, len: usize, origin: &str) -> Option<Map> {
             if len == 0 {
                 return None;
             }
-            catch_bus_errors();
+            catch_bus_errors(origin);
             // SAFETY: a fresh read-only mapping of an open file; the
             // result is checked against MAP_FAILED.
             let ptr = unsafe {
@@ -159,7 +190,11 @@ mod linux {
                     0,
                 )
             };
-            (ptr as isize != -1).then_some(Map { ptr, len })
+            if ptr as isize == -1 {
+                MAPPED.fetch_sub(1, Ordering::AcqRel);
+                return None;
+            }
+            Some(Map { ptr, len })
         }
 
         pub(super) fn bytes(&self) -> &[u8] {
@@ -188,6 +223,7 @@ mod linux {
             unsafe {
                 munmap(self.ptr, self.len);
             }
+            MAPPED.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }

@@ -198,7 +198,7 @@ pub(super) fn read_file(
 ) -> Option<History> {
     let mut file = std::fs::File::open(path).ok()?;
     let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
-    let bytes = FileBytes::of(&mut file, len).ok()?;
+    let bytes = FileBytes::of(&mut file, len, origin).ok()?;
     let src = bytes.bytes();
     let mut b = Builder::new(
         std::sync::Arc::new(Vec::new()),
