@@ -391,9 +391,12 @@ fn op_edges(
                     }
                 }
                 MopFn::Read => {
-                    let w = match (at, idx.orders.get(&m.key)) {
-                        (NOWHERE, _) | (_, None) => idx.wr_dep(h, i, m),
-                        (at, Some(o)) => Indexes::wr_dep_at(o, i, at),
+                    // Most reads without a place read the initial state:
+                    // `wr_dep` answers those without a lookup.
+                    let o = (at != NOWHERE).then(|| idx.orders.get(&m.key)).flatten();
+                    let w = match o {
+                        Some(o) => Indexes::wr_dep_at(o, i, at),
+                        None => idx.wr_dep(h, i, m),
                     };
                     if let Some(w) = w {
                         edges.push((w, i, Rels::WR));
