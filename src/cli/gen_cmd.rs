@@ -63,7 +63,7 @@ pub struct GenArgs {
     /// after every N of its transactions (rw-register; for `ellery
     /// watch`'s garbage collection: 20 is Cobra's setting; with 10,
     /// `watch` forgets more each round under `strong-session-serializable`
-    /// and its collection does not stall; README: How often to fence).
+    /// did not stall on the streams measured; README: How often to fence).
     #[arg(long, value_name = "N")]
     fences: Option<usize>,
     /// The fence key (negative).
