@@ -62,8 +62,9 @@ pub struct GenArgs {
     /// Each process issues a fence transaction (`[[:r K v] [:w K v']]`)
     /// after every N of its transactions (rw-register; for `ellery
     /// watch`'s garbage collection: 20 is Cobra's setting; with 10,
-    /// `watch` forgets more each round under `strong-session-serializable`
-    /// did not stall on the streams measured; README: How often to fence).
+    /// `watch` forgets more each round under `strong-session-serializable`,
+    /// and its collection did not stall on the streams measured; README:
+    /// How often to fence).
     #[arg(long, value_name = "N")]
     fences: Option<usize>,
     /// The fence key (negative).
