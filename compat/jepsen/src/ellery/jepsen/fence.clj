@@ -24,8 +24,9 @@
 
     :every      N, fence after every N operations of a process (default 20,
                 Cobra's setting; under strong-session-serializable a fence
-                every 10 lets `ellery watch` forget more each round and keeps
-                its memory flat, for twice the fences: see ellery's README)
+                every 10 lets `ellery watch` forget more each round, with no
+                collection stall on the streams measured, for twice the
+                fences: see ellery's README, How often to fence)
     :fence-key  the fence key (default -1)
     :kind       :write (default, Cobra's Wfence) or :read (Rfence)
 
