@@ -152,6 +152,7 @@ pub(super) fn check_jepsen_read(
     }
     let bytes = match &h.source {
         SourceText::Bytes(b) => b.as_ref().clone(),
+        SourceText::Mapped(m) => m.bytes().to_vec(),
         SourceText::File(p) => std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
     };
     let json = h.format == Format::Json;

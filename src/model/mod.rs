@@ -10,6 +10,7 @@
 use crate::edn::Value;
 use hashbrown::HashMap;
 
+pub mod mapped;
 pub mod predicate;
 pub use predicate::{Pred, PredMop};
 
@@ -371,6 +372,9 @@ pub enum SourceText {
     /// In a file, re-read by span when an op is printed; large histories are
     /// not kept in memory, which bounds peak memory to the model's size.
     File(std::path::PathBuf),
+    /// A file read through a mapping, kept to print ops: its pages are the
+    /// page cache's, so the history holds no copy of its text.
+    Mapped(std::sync::Arc<mapped::FileBytes>),
 }
 
 impl Default for SourceText {
@@ -380,12 +384,23 @@ impl Default for SourceText {
 }
 
 impl SourceText {
+    /// The whole text when it is in memory or mapped (empty for
+    /// [`SourceText::File`], whose text is read op by op).
+    pub fn in_memory(&self) -> &[u8] {
+        match self {
+            SourceText::Bytes(b) => b,
+            SourceText::Mapped(m) => m.bytes(),
+            SourceText::File(_) => &[],
+        }
+    }
+
     /// The bytes of `span` (empty if they can no longer be read).
     pub fn slice(&self, span: Span) -> std::borrow::Cow<'_, [u8]> {
         use std::borrow::Cow;
         let (start, end) = (span.start as usize, span.start as usize + span.len as usize);
         match self {
             SourceText::Bytes(b) => Cow::Borrowed(b.get(start..end).unwrap_or(&[])),
+            SourceText::Mapped(m) => Cow::Borrowed(m.bytes().get(start..end).unwrap_or(&[])),
             SourceText::File(path) => {
                 use std::io::{Read, Seek, SeekFrom};
                 let mut buf = vec![0u8; span.len as usize];

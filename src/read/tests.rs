@@ -472,7 +472,7 @@ fn read_generic(src: &[u8]) -> Option<History> {
         [Value::Vector(v)] | [Value::List(v)] => v.clone(),
         _ => forms,
     };
-    let mut b = Builder::new(Arc::new(src.to_vec()), "g", Format::Edn);
+    let mut b = Builder::new(SourceText::Bytes(Arc::new(src.to_vec())), "g", Format::Edn);
     for m in ops {
         let m = match m {
             Value::Tagged(_, inner) => *inner,

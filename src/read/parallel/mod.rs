@@ -29,7 +29,7 @@
 
 mod join;
 
-use super::mapped::FileBytes;
+use crate::model::mapped::FileBytes;
 
 use super::{fast, Builder};
 use crate::model::History;
@@ -201,7 +201,7 @@ pub(super) fn read_file(
     let bytes = FileBytes::of(&mut file, len, origin).ok()?;
     let src = bytes.bytes();
     let mut b = Builder::new(
-        std::sync::Arc::new(Vec::new()),
+        crate::model::SourceText::default(),
         origin,
         crate::model::Format::Edn,
     );

@@ -207,7 +207,7 @@ fn unindexed_and_straddling_histories_read_exactly_as_one_pass() {
         assert!(one.ops.iter().enumerate().all(|(i, o)| o.index == i as u64));
         for parts in [2, 5, 11] {
             let mut b = crate::read::Builder::new(
-                std::sync::Arc::new(src.clone()),
+                crate::model::SourceText::Bytes(std::sync::Arc::new(src.clone())),
                 "h",
                 crate::model::Format::Edn,
             );
@@ -374,4 +374,59 @@ fn parts_number_lines_as_one_pass() {
 fn a_vector_history_is_not_cut() {
     assert!(cuts(b"[{:a 1}\n{:a 2}]", 2).is_empty());
     assert!(cuts(b"{:a 1}\n{:a 2}", 1).is_empty());
+}
+
+/// A file read through its mapping reads as its bytes in memory do: the
+/// same tables, lines, op texts and errors, whether or not it is cut into
+/// parts; `check` takes that path from `MAP_FROM_BYTES`, and the history
+/// then prints its ops from the mapping.
+#[test]
+fn mapped_files_read_exactly_as_their_bytes() {
+    use crate::model::{Format, SourceText};
+    let dir = std::env::temp_dir().join(format!("ellery-mapped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for seed in 0..4 {
+        for w in [
+            crate::gen::Workload::ListAppend,
+            crate::gen::Workload::RwRegister,
+        ] {
+            cases.push((format!("{w:?} {seed}"), generated(seed, w)));
+        }
+    }
+    let one_line = generated(9, crate::gen::Workload::ListAppend);
+    let mut vector = b"[".to_vec();
+    vector.extend_from_slice(&one_line);
+    vector.extend_from_slice(b"]");
+    cases.push(("a vector of ops".into(), vector));
+    let mut bad = one_line.clone();
+    let mid = bad.len() / 2;
+    bad[mid] = b'}';
+    cases.push(("a bad byte".into(), bad));
+    let mut cut = one_line.clone();
+    cut.truncate(cut.len() - 10);
+    cases.push(("a cut last line".into(), cut));
+    for (i, (case, src)) in cases.iter().enumerate() {
+        let path = dir.join(format!("h{i}.edn"));
+        std::fs::write(&path, src).expect("written");
+        let name = path.display().to_string();
+        let bytes = crate::read::read_history_bytes(src.clone(), &name, Format::Edn);
+        let mapped = crate::read::read_edn_file_mapped(&path);
+        match (bytes, mapped) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(fingerprint(&a), fingerprint(&b), "{case}");
+                assert!(matches!(b.source, SourceText::Mapped(_)), "{case}");
+                for (x, y) in a.ops.iter().zip(&b.ops) {
+                    assert_eq!(x.span.line, y.span.line, "{case}");
+                    assert_eq!(a.source.slice(x.span), b.source.slice(y.span), "{case}");
+                }
+                for pos in [0, a.ops.len() / 2, a.ops.len() - 1] {
+                    assert_eq!(a.op_value(pos), b.op_value(pos), "{case}");
+                }
+            }
+            (Err(a), Err(b)) => assert_eq!(crate::error::Error::from(a).to_string(), b.to_string()),
+            (a, b) => panic!("{case}: {:?} against {:?}", a.map(|_| ()), b.map(|_| ())),
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

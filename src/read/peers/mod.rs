@@ -30,7 +30,9 @@ pub use text::{parse_text, read_text};
 use super::{Builder, RawOp};
 use crate::edn::Value;
 use crate::error::{Error, InputError};
-use crate::model::{Atom, Format, History, Interner, Mop, MopArg, MopFn, OpType, OpValue, Span};
+use crate::model::{
+    Atom, Format, History, Interner, Mop, MopArg, MopFn, OpType, OpValue, SourceText, Span,
+};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -214,7 +216,7 @@ pub fn build(origin: &str, sessions: &[PeerSession]) -> Result<History, InputErr
         }
     }
     let source = Arc::new(edn);
-    let mut b = Builder::new(source.clone(), origin, Format::Edn);
+    let mut b = Builder::new(SourceText::Bytes(source.clone()), origin, Format::Edn);
     let txn_f = b.h.interner.atom(&Value::kw("txn"));
     b.h.ops.reserve(ops.len());
     b.h.pair.reserve(ops.len());

@@ -1,6 +1,7 @@
-//! A big file's bytes for the block reader without copying them: a
-//! read-only mapping of the file on Linux, the bytes read into memory
-//! elsewhere.
+//! A history file's bytes without copying them: a read-only mapping of
+//! the file on Linux, the bytes read into memory elsewhere. The readers
+//! parse the mapping, and a history read from it keeps it as its
+//! [`super::SourceText`] to print ops.
 //!
 //! Reading a 229 MB history through `read` copied every byte from the page
 //! cache into a buffer (a tenth of the reader's CPU, issue 23); mapped, the
@@ -20,7 +21,8 @@
 use std::ops::Range;
 
 /// A whole file's bytes: mapped (Linux) or read.
-pub(super) struct FileBytes {
+#[derive(Debug)]
+pub struct FileBytes {
     #[cfg(target_os = "linux")]
     map: Option<linux::Map>,
     read: Vec<u8>,
@@ -29,7 +31,7 @@ pub(super) struct FileBytes {
 impl FileBytes {
     /// The bytes of `file` (`len` bytes long when it was opened), named
     /// `origin` in errors.
-    pub(super) fn of(
+    pub(crate) fn of(
         file: &mut std::fs::File,
         len: usize,
         origin: &str,
@@ -52,7 +54,7 @@ impl FileBytes {
     }
 
     /// The file's bytes.
-    pub(super) fn bytes(&self) -> &[u8] {
+    pub fn bytes(&self) -> &[u8] {
         #[cfg(target_os = "linux")]
         if let Some(map) = &self.map {
             return map.bytes();
@@ -62,7 +64,7 @@ impl FileBytes {
 
     /// Faults the pages of `range` in now, on this thread (nothing when
     /// the bytes were read).
-    pub(super) fn prefetch(&self, range: Range<usize>) {
+    pub(crate) fn prefetch(&self, range: Range<usize>) {
         #[cfg(target_os = "linux")]
         if let Some(map) = &self.map {
             map.advise(range, linux::MADV_POPULATE_READ);
@@ -73,7 +75,7 @@ impl FileBytes {
     /// Lets go of the pages of `range` but the one holding its end (the
     /// next range's first): the file's pages stay in the page cache, out
     /// of this process's resident size.
-    pub(super) fn release(&self, range: Range<usize>) {
+    pub(crate) fn release(&self, range: Range<usize>) {
         #[cfg(target_os = "linux")]
         if let Some(map) = &self.map {
             map.advise(
@@ -160,6 +162,7 @@ mod linux {
     pub(super) const PAGE: usize = 4096;
 
     /// A read-only private mapping of a whole file, unmapped when dropped.
+    #[derive(Debug)]
     pub(super) struct Map {
         ptr: *mut c_void,
         len: usize,
