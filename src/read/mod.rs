@@ -125,16 +125,17 @@ pub fn read_history_bytes(
     format: Format,
 ) -> Result<History, InputError> {
     let source = Arc::new(bytes);
-    let mut b = Builder::new(SourceText::Bytes(source.clone()), origin, format);
-    let res = match format {
-        Format::Edn => return read_edn_text(SourceText::Bytes(source), origin),
-        Format::Json => json::read(&source, &mut b),
-        Format::Dbcop => return peers::parse_dbcop(&source, origin),
-        Format::Text => return peers::parse_text(&source, origin),
-        Format::Cobra => return Err(not_bytes(origin, format)),
-    };
-    res.map_err(|e| e.into_input_error(origin))?;
-    Ok(b.finish())
+    match format {
+        Format::Edn => read_edn_text(SourceText::Bytes(source), origin),
+        Format::Json => {
+            let mut b = Builder::new(SourceText::Bytes(source.clone()), origin, format);
+            json::read(&source, &mut b).map_err(|e| e.into_input_error(origin))?;
+            Ok(b.finish())
+        }
+        Format::Dbcop => peers::parse_dbcop(&source, origin),
+        Format::Text => peers::parse_text(&source, origin),
+        Format::Cobra => Err(not_bytes(origin, format)),
+    }
 }
 
 /// Reads the EDN history `source` holds (in memory or mapped): in parts on
