@@ -150,10 +150,13 @@ pub(super) fn check_jepsen_read(
     if h.origin != "-" {
         jepsen_fits(Path::new(&h.origin), memory)?;
     }
-    let bytes = match &h.source {
-        SourceText::Bytes(b) => b.as_ref().clone(),
-        SourceText::Mapped(m) => m.bytes().to_vec(),
-        SourceText::File(p) => std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+    // The text the reader kept is checked in place; only a big file's is
+    // read again.
+    let bytes: std::borrow::Cow<'_, [u8]> = match &h.source {
+        SourceText::Bytes(_) | SourceText::Mapped(_) => h.source.in_memory().into(),
+        SourceText::File(p) => std::fs::read(p)
+            .map_err(|e| format!("{}: {e}", p.display()))?
+            .into(),
     };
     let json = h.format == Format::Json;
     crate::check::jepsen::check_bytes(&bytes, &h.origin, json, model, &opts.jepsen)

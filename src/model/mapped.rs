@@ -16,7 +16,9 @@
 //! error. Rather than dying of the signal, ellery then says so and exits
 //! with 3, the code for bad input: the history was not read, so no verdict
 //! is printed for it (files must not change during a check, whatever the
-//! reader).
+//! reader). A history of 16–64 MB keeps its mapping to print ops, so a
+//! shrink while its result is printed ends the same way, with exit 3
+//! (explanation files written by then stay).
 
 use std::ops::Range;
 
@@ -114,7 +116,7 @@ mod linux {
 
     /// The name of the file mapped while it is the only one since none was
     /// (`check FILE`), for [`on_bus_error`]: a leaked copy (a few bytes per
-    /// big file), so that it stays valid whatever the handler reads.
+    /// mapped file), so that it stays valid whatever the handler reads.
     static ONLY_FILE: AtomicPtr<Box<[u8]>> = AtomicPtr::new(std::ptr::null_mut());
     /// How many files are mapped now.
     static MAPPED: AtomicUsize = AtomicUsize::new(0);

@@ -430,3 +430,39 @@ fn mapped_files_read_exactly_as_their_bytes() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `check`'s own path for a file from `MAP_FROM_BYTES` on: read from the
+/// mapping (cut into parts when the thread budget allows), kept as the
+/// source, and the same history as its bytes read in memory.
+#[test]
+fn a_file_over_the_mapping_bound_is_read_from_its_mapping() {
+    use crate::model::{Format, SourceText};
+    let opts = crate::gen::GenOptions {
+        workload: crate::gen::Workload::ListAppend,
+        txns: 80_000,
+        seed: 5,
+        ..Default::default()
+    };
+    let mut src = Vec::new();
+    crate::gen::generate(&opts, &mut src).expect("generated");
+    assert!(
+        src.len() >= super::super::MAP_FROM_BYTES,
+        "{} bytes",
+        src.len()
+    );
+    let dir = std::env::temp_dir().join(format!("ellery-map-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("h.edn");
+    std::fs::write(&path, &src).expect("written");
+    let name = path.display().to_string();
+    let one = crate::read::read_history_bytes(src, &name, Format::Edn).expect("reads");
+    let mapped = crate::read::read_history_file(&path).expect("reads");
+    assert!(matches!(mapped.source, SourceText::Mapped(_)));
+    assert_eq!(fingerprint(&one), fingerprint(&mapped));
+    let lines = |h: &crate::model::History| h.ops.iter().map(|o| o.span.line).collect::<Vec<_>>();
+    assert_eq!(lines(&one), lines(&mapped));
+    for pos in [0, one.ops.len() / 3, one.ops.len() - 1] {
+        assert_eq!(one.op_value(pos), mapped.op_value(pos));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
