@@ -98,6 +98,11 @@ impl DynamicOrder {
         self.pos[v as usize]
     }
 
+    /// The edges currently in the graph, `(from, to)`, oldest first.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.slots.iter().map(|s| (s.from, s.to))
+    }
+
     /// The vertices in the current topological order.
     pub fn order(&self) -> Vec<u32> {
         let mut order = vec![0u32; self.pos.len()];

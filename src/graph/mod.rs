@@ -11,6 +11,7 @@ pub mod path;
 mod rels;
 pub mod scc;
 pub mod search;
+pub mod window_reach;
 
 pub use grouped::{grouped, Grouped};
 pub use rels::Rels;

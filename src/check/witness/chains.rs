@@ -356,12 +356,12 @@ pub fn by_version_chains_traced(
         g = back;
     }
     // Then a round of propagation and placing; only when placing gives up
-    // a second round (which needs about as long again as the first) and
-    // placing again: on the generated 200k histories with 20 and 50
-    // processes the first round is enough, and placing after it costs
-    // less than the second round; with 100 processes placing needs the
-    // second round, and its first try gives up quickly (about 2% of the
-    // chains there).
+    // another round (about as long again) and placing again, until the
+    // propagation settles or `ROUNDS`: on the generated 200k histories
+    // with 20 and 50 processes the first round is enough, and placing
+    // after it costs less than the second round; with 100 processes
+    // placing needs the second round, and its first try gives up quickly
+    // (about 4% of the chains there).
     let mut prop = Propagation::new(h, &cl, orders, &ok, &dl);
     loop {
         let Some(changed) = prop.round(&mut g) else {
