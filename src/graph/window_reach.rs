@@ -151,23 +151,14 @@ fn shift_or(row: &mut [u64], src: &[u64], d: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::gen::Rng;
 
     /// On random graphs (some vertices isolated, windows smaller and
     /// larger than the graph) every answer the snapshot gives is the
     /// search's, and it declines only targets beyond the window.
     #[test]
     fn window_answers_agree_with_search() {
-        let mut rng = Rng(0x51_7CC1_B727_220A);
+        let mut rng = Rng::new(23);
         let (mut yes, mut no, mut declined) = (0, 0, 0);
         for _ in 0..300 {
             let n = 2 + rng.below(200) as usize;
