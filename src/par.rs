@@ -26,6 +26,32 @@ static CHECKING: AtomicUsize = AtomicUsize::new(0);
 /// Helper threads running now ([`join`]'s and the reader's).
 static HELPERS: AtomicUsize = AtomicUsize::new(0);
 
+/// Checking threads that wait for a helper of theirs ([`Lent`]): their
+/// cores are free for that helper's own helpers.
+static LENT: AtomicUsize = AtomicUsize::new(0);
+
+/// Lends the current thread's core while it waits for its helper (a
+/// [`join`] whose first part ended first, a [`Later::get`] of running
+/// work): `auto`'s version chains run on a helper beside the inference,
+/// and once the inference is done they may take the waiting thread's
+/// core for their own halves (issue 23). Whatever is started in that time
+/// ends before the helper does (every helper's work is scoped), so before
+/// the lender runs again.
+struct Lent(());
+
+impl Lent {
+    fn start() -> Lent {
+        LENT.fetch_add(1, Ordering::SeqCst);
+        Lent(())
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        LENT.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// The cores a process may use: `ELLERY_THREADS` when it is a positive
 /// number, else the machine's (read once).
 pub fn cores() -> usize {
@@ -56,10 +82,17 @@ impl Drop for Checking {
     }
 }
 
+/// Threads that check (or read) histories and do not wait: lent cores
+/// count only against the checks that lent them.
+fn busy(checking: usize, lent: usize) -> usize {
+    checking.saturating_sub(lent)
+}
+
 /// Helper places free when `busy` threads check (or read) histories and
-/// `helpers` helpers run, on `cores` cores: the one rule of the budget.
+/// `helpers` helpers run, on `cores` cores: the one rule of the budget
+/// (the caller's own thread always counts).
 fn free_places(cores: usize, busy: usize, helpers: usize) -> usize {
-    cores.saturating_sub(busy.max(1) + helpers)
+    cores.saturating_sub((busy + helpers).max(1))
 }
 
 /// Places in the budget for helper threads a caller runs itself (the
@@ -72,7 +105,7 @@ impl Helpers {
     /// leave free (perhaps none).
     pub fn take(want: usize) -> Helpers {
         let mut got = 0;
-        let busy = CHECKING.load(Ordering::SeqCst);
+        let busy = busy(CHECKING.load(Ordering::SeqCst), LENT.load(Ordering::SeqCst));
         let _ = HELPERS.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |h| {
             got = want.min(free_places(cores(), busy, h));
             (got > 0).then_some(h + got)
@@ -145,10 +178,13 @@ impl<B> Later<'_, B> {
     /// helper is re-raised here.
     pub fn get(self) -> B {
         match self {
-            Later::Running(handle) => match handle.join() {
-                Ok(b) => b,
-                Err(payload) => std::panic::resume_unwind(payload),
-            },
+            Later::Running(handle) => {
+                let _lent = Lent::start();
+                match handle.join() {
+                    Ok(b) => b,
+                    Err(payload) => std::panic::resume_unwind(payload),
+                }
+            }
             Later::Deferred(b) => b(),
         }
     }
@@ -189,6 +225,7 @@ fn on_helper<A, B: Send>(
             b()
         });
         let ra = a();
+        let _lent = Lent::start();
         match hb.join() {
             Ok(rb) => (ra, rb),
             Err(payload) => std::panic::resume_unwind(payload),
@@ -220,6 +257,26 @@ pub const SPLIT_FROM: usize = 1 << 16;
 mod tests {
     use super::*;
 
+    /// Runs `b` as the second part of a [`join`] whose first part waits
+    /// for it (so lends no core while `b` runs; when the two run in turn,
+    /// it waits half a second first); whether they ran side by side (the
+    /// other tests hold places of the budget at times).
+    fn inside_a_waiting_join<T: Send>(b: impl FnOnce() -> T + Send) -> (bool, T) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (first, (second, r)) = join(
+            move || {
+                let _ = rx.recv_timeout(std::time::Duration::from_millis(500));
+                std::thread::current().id()
+            },
+            move || {
+                let r = b();
+                let _ = tx.send(());
+                (std::thread::current().id(), r)
+            },
+        );
+        (first != second, r)
+    }
+
     #[test]
     fn beside_runs_the_second_when_a_core_is_free_or_when_still_wanted() {
         let _c = Checking::start();
@@ -231,9 +288,9 @@ mod tests {
         assert!(b.is_none() || b == Some(2), "{b:?}");
         assert_eq!(a, 1);
         let spent = cores() <= 2;
-        let (_, (x, y)) = join(|| 0, || beside(|| 3, || 4, |_| false));
+        let (side_by_side, (x, y)) = inside_a_waiting_join(|| beside(|| 3, || 4, |_| false));
         assert_eq!(x, 3);
-        if spent {
+        if spent && side_by_side {
             assert_eq!(y, None);
         }
         let r =
@@ -249,12 +306,10 @@ mod tests {
         // deferred one never runs.
         let ran = std::sync::atomic::AtomicBool::new(false);
         let set = || ran.store(true, std::sync::atomic::Ordering::SeqCst);
-        let (_, started) = join(
-            || 0,
-            || start_beside(set, |later| matches!(later, Later::Running(_))),
-        );
+        let (side_by_side, started) =
+            inside_a_waiting_join(|| start_beside(set, |later| matches!(later, Later::Running(_))));
         assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), started);
-        if cores() <= 2 {
+        if cores() <= 2 && side_by_side {
             assert!(!started, "inside a join on two cores no place is free");
         }
         let r = crate::internal::catch(|| {
@@ -300,5 +355,11 @@ mod tests {
         assert_eq!(free_places(8, 3, 2), 3);
         assert_eq!(free_places(1, 1, 0), 0);
         assert_eq!(free_places(2, 5, 3), 0);
+        // One history on two cores whose thread waits for its helper: the
+        // helper may take one more (`auto`'s chains once the inference is
+        // done); with `-j 2` the other check keeps it.
+        assert_eq!(free_places(2, busy(1, 1), 1), 1);
+        assert_eq!(free_places(2, busy(2, 1), 1), 0);
+        assert_eq!(busy(0, 1), 0);
     }
 }

@@ -96,47 +96,65 @@ impl<'a> Propagation<'a> {
         self.rounds += 1;
         let cl = self.cl;
         let snapshot = WindowReach::of(g, WINDOW_WORDS);
-        let mut targets = std::mem::take(&mut self.targets);
-        let mut by_graph = |x: u32, y: u32| reaches_cluster(g, &snapshot, cl, x, y, &mut targets);
-        let mut forced_now: Vec<(u32, u32)> = Vec::new();
-        if self.rounds == 1 {
-            for list in &self.by_key {
-                for (i, &a) in list.iter().enumerate() {
-                    for &b in list[i + 1..]
-                        .iter()
-                        .take_while(|&&b| self.span[b as usize].0 < self.span[a as usize].1)
-                    {
-                        // Both ways by real time before either by the
-                        // graph: when one way holds, the other cannot (in
-                        // a history that has a witness), so its question
-                        // is saved.
-                        let way = [(a, b), (b, a)]
-                            .into_iter()
-                            .find(|&(x, y)| self.by_real_time(x, y));
-                        match way
-                            .or_else(|| [(a, b), (b, a)].into_iter().find(|&(x, y)| by_graph(x, y)))
+        // The questions are asked of the snapshot on two threads when a
+        // core is free (`auto` runs the chains beside the inference, and
+        // the inference's thread lends its core once done); what only a
+        // search answers is asked after, in turn, and every answer goes
+        // back in the pairs' order, so the result is the same either way.
+        let first = self.rounds == 1;
+        let this = &*self;
+        let halves = if first {
+            crate::par::halves(this.by_key.len(), 2, |keys| {
+                let mut scan = Scan::default();
+                let mut targets = Vec::new();
+                for list in &this.by_key[keys] {
+                    for (i, &a) in list.iter().enumerate() {
+                        for &b in list[i + 1..]
+                            .iter()
+                            .take_while(|&&b| this.span[b as usize].0 < this.span[a as usize].1)
                         {
-                            Some(forced) => forced_now.push(forced),
-                            None => self.open.push((a, b)),
+                            // Both ways by real time before either by the
+                            // graph: when one way holds, the other cannot
+                            // (in a history that has a witness), so its
+                            // question is saved.
+                            let by_real_time = [(a, b), (b, a)]
+                                .into_iter()
+                                .find(|&(x, y)| this.by_real_time(x, y));
+                            let answer = match by_real_time {
+                                Some(way) => Answer::Known(Some(way)),
+                                None => ask(&snapshot, cl, a, b, &mut targets),
+                            };
+                            scan.push(a, b, answer);
                         }
                     }
                 }
-            }
+                scan
+            })
         } else {
             // Real time does not change: only the graph can order what the
             // first round left open.
-            self.open.retain(|&(a, b)| {
-                match [(a, b), (b, a)].into_iter().find(|&(x, y)| by_graph(x, y)) {
-                    Some(forced) => {
-                        forced_now.push(forced);
-                        false
-                    }
-                    None => true,
+            crate::par::halves(this.open.len(), 2, |pairs| {
+                let mut scan = Scan::default();
+                let mut targets = Vec::new();
+                for &(a, b) in &this.open[pairs] {
+                    scan.push(a, b, ask(&snapshot, cl, a, b, &mut targets));
                 }
+                scan
+            })
+        };
+        let mut forced_now: Vec<(u32, u32)> = Vec::new();
+        let mut open = Vec::with_capacity(if first { 0 } else { self.open.len() });
+        let mut targets = std::mem::take(&mut self.targets);
+        for scan in halves {
+            scan.settle(&mut forced_now, &mut open, |a, b| {
+                [(a, b), (b, a)]
+                    .into_iter()
+                    .find(|&(x, y)| reaches_cluster(g, &snapshot, cl, x, y, &mut targets))
             });
         }
-        drop(snapshot);
         self.targets = targets;
+        self.open = open;
+        drop(snapshot);
         for &(x, y) in &forced_now {
             let (wx, wy) = (
                 cl.clusters[x as usize].writer,
@@ -213,6 +231,101 @@ fn spans(h: &History, cl: &Clusters, orders: Orders, ok: &[bool]) -> (Vec<(u32, 
     (span, latest)
 }
 
+/// What the snapshot answers for a pair of clusters.
+enum Answer {
+    /// Forced this way (`Some`), or neither way (`None`).
+    Known(Option<(u32, u32)>),
+    /// Only a search can tell (a target beyond the snapshot's window).
+    Search,
+}
+
+/// [`reaches_cluster`] both ways by the snapshot alone, in the same order.
+fn ask(snapshot: &WindowReach, cl: &Clusters, a: u32, b: u32, targets: &mut Vec<u32>) -> Answer {
+    for (x, y) in [(a, b), (b, a)] {
+        match snapshot_reaches(snapshot, cl, x, y, targets) {
+            Some(true) => return Answer::Known(Some((x, y))),
+            Some(false) => {}
+            None => return Answer::Search,
+        }
+    }
+    Answer::Known(None)
+}
+
+/// One thread's part of a round: the pairs forced and left open, and
+/// those for a search, each with where it goes among the other two.
+#[derive(Default)]
+struct Scan {
+    forced: Vec<(u32, u32)>,
+    open: Vec<(u32, u32)>,
+    /// `(a, b, forced before it, open before it)`.
+    search: Vec<(u32, u32, u32, u32)>,
+}
+
+impl Scan {
+    fn push(&mut self, a: u32, b: u32, answer: Answer) {
+        match answer {
+            Answer::Known(Some(way)) => self.forced.push(way),
+            Answer::Known(None) => self.open.push((a, b)),
+            Answer::Search => {
+                let at = (self.forced.len() as u32, self.open.len() as u32);
+                self.search.push((a, b, at.0, at.1));
+            }
+        }
+    }
+
+    /// Appends the forced and open pairs to `forced` and `open` in the
+    /// order they were met, each pair for a search answered by `search` in
+    /// its place.
+    fn settle(
+        self,
+        forced: &mut Vec<(u32, u32)>,
+        open: &mut Vec<(u32, u32)>,
+        mut search: impl FnMut(u32, u32) -> Option<(u32, u32)>,
+    ) {
+        let (mut f, mut o) = (0, 0);
+        for (a, b, fat, oat) in self.search {
+            forced.extend_from_slice(&self.forced[f..fat as usize]);
+            open.extend_from_slice(&self.open[o..oat as usize]);
+            (f, o) = (fat as usize, oat as usize);
+            match search(a, b) {
+                Some(way) => forced.push(way),
+                None => open.push((a, b)),
+            }
+        }
+        forced.extend_from_slice(&self.forced[f..]);
+        open.extend_from_slice(&self.open[o..]);
+    }
+}
+
+/// Whether cluster `a` must come before cluster `b` by the snapshot
+/// (`None`: a target beyond its window); `targets` is left holding the
+/// members of `b` to search for.
+fn snapshot_reaches(
+    snapshot: &WindowReach,
+    cl: &Clusters,
+    a: u32,
+    b: u32,
+    targets: &mut Vec<u32>,
+) -> Option<bool> {
+    let (wa, wb) = (
+        cl.clusters[a as usize].writer,
+        cl.clusters[b as usize].writer,
+    );
+    targets.clear();
+    if wa == NO_WRITER {
+        return Some(true);
+    }
+    if wb == NO_WRITER {
+        return Some(false);
+    }
+    targets.extend(
+        std::iter::once(wb)
+            .chain(cl.readers(b).iter().copied())
+            .filter(|&y| y != wa),
+    );
+    snapshot.reaches_any(wa, targets)
+}
+
 /// Whether cluster `a` must come before cluster `b`: a `nil` always does;
 /// else `a`'s writer (which reaches all of `a`) reaches a member of `b`.
 fn reaches_cluster(
@@ -223,23 +336,8 @@ fn reaches_cluster(
     b: u32,
     targets: &mut Vec<u32>,
 ) -> bool {
-    let (wa, wb) = (
-        cl.clusters[a as usize].writer,
-        cl.clusters[b as usize].writer,
-    );
-    if wa == NO_WRITER {
-        return true;
-    }
-    if wb == NO_WRITER {
-        return false;
-    }
-    targets.clear();
-    targets.extend(
-        std::iter::once(wb)
-            .chain(cl.readers(b).iter().copied())
-            .filter(|&y| y != wa),
-    );
-    snapshot
-        .reaches_any(wa, targets)
-        .unwrap_or_else(|| g.reaches_any(wa, targets))
+    snapshot_reaches(snapshot, cl, a, b, targets).unwrap_or_else(|| {
+        let wa = cl.clusters[a as usize].writer;
+        g.reaches_any(wa, targets)
+    })
 }
