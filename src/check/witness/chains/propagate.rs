@@ -7,10 +7,10 @@ use crate::graph::window_reach::WindowReach;
 /// Rounds of [`Propagation`] at most, placing tried after each
 /// ([`super::by_version_chains`]): each can force orders the previous
 /// ones' edges imply. On the generated 200k histories placing succeeds
-/// after one round with 20 processes, two with 50 and three with 100; a
-/// try that gives up costs a fifth of a round or less, a round that
-/// placing did not need as much as a round. Rounds stop once one forces
-/// nothing.
+/// after one round with 20 processes, two with 50 and three with 100. A
+/// try that gives up costs a fifth of a round or less, so placing is tried
+/// after every round rather than after a fixed number of them. Rounds
+/// stop once one forces nothing.
 pub(super) const ROUNDS: usize = 8;
 
 /// The version orders the graph already forces, before any choice: when
