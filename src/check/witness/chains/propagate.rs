@@ -341,3 +341,60 @@ fn reaches_cluster(
         g.reaches_any(wa, targets)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs answered at once and pairs left for a search come out of
+    /// [`Scan::settle`] in the order they were met, however the pairs were
+    /// cut among the threads: the round's result does not depend on them.
+    #[test]
+    fn settled_scans_keep_the_pairs_order_whatever_the_cut() {
+        // Pair i: forced (i, i + 100) when i % 3 == 0, open when i % 3 == 1,
+        // for a search when i % 3 == 2, which forces (i + 100, i) when i is
+        // even and leaves it open otherwise.
+        let answer = |i: u32| match i % 3 {
+            0 => Answer::Known(Some((i, i + 100))),
+            1 => Answer::Known(None),
+            _ => Answer::Search,
+        };
+        let search = |a: u32, b: u32| (a % 2 == 0).then_some((b, a));
+        let run = |cut: u32| {
+            let (mut forced, mut open, mut searched) = (Vec::new(), Vec::new(), Vec::new());
+            for part in [0..cut, cut..20] {
+                let mut scan = Scan::default();
+                for i in part {
+                    scan.push(i, i + 100, answer(i));
+                }
+                scan.settle(&mut forced, &mut open, |a, b| {
+                    searched.push(a);
+                    search(a, b)
+                });
+            }
+            (forced, open, searched)
+        };
+        let (forced, open, searched) = run(20);
+        let expect_forced: Vec<(u32, u32)> = (0..20)
+            .filter_map(|i| match i % 3 {
+                0 => Some((i, i + 100)),
+                2 => search(i, i + 100),
+                _ => None,
+            })
+            .collect();
+        let expect_open: Vec<(u32, u32)> = (0..20)
+            .filter(|&i| i % 3 == 1 || (i % 3 == 2 && i % 2 == 1))
+            .map(|i| (i, i + 100))
+            .collect();
+        assert_eq!(forced, expect_forced);
+        assert_eq!(open, expect_open);
+        assert_eq!(searched, (0..20).filter(|i| i % 3 == 2).collect::<Vec<_>>());
+        for cut in 0..=20 {
+            assert_eq!(
+                run(cut),
+                (forced.clone(), open.clone(), searched.clone()),
+                "cut {cut}"
+            );
+        }
+    }
+}
