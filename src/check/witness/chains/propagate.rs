@@ -359,7 +359,7 @@ mod tests {
             1 => Answer::Known(None),
             _ => Answer::Search,
         };
-        let search = |a: u32, b: u32| (a % 2 == 0).then_some((b, a));
+        let search = |a: u32, b: u32| a.is_multiple_of(2).then_some((b, a));
         let run = |cut: u32| {
             let (mut forced, mut open, mut searched) = (Vec::new(), Vec::new(), Vec::new());
             for part in [0..cut, cut..20] {
