@@ -26,8 +26,8 @@ static CHECKING: AtomicUsize = AtomicUsize::new(0);
 /// Helper threads running now ([`join`]'s and the reader's).
 static HELPERS: AtomicUsize = AtomicUsize::new(0);
 
-/// Checking threads that wait for a helper of theirs ([`Lent`]): their
-/// cores are free for that helper's own helpers.
+/// Threads (checks or helpers) that wait for a helper of theirs
+/// ([`Lent`]): their cores are free for that helper's own helpers.
 static LENT: AtomicUsize = AtomicUsize::new(0);
 
 /// Lends the current thread's core while it waits for its helper (a
@@ -82,8 +82,11 @@ impl Drop for Checking {
     }
 }
 
-/// Threads that check (or read) histories and do not wait: lent cores
-/// count only against the checks that lent them.
+/// Threads that check (or read) histories, less those that wait
+/// ([`LENT`]), so that `busy + helpers` is the threads that run. Never
+/// below zero: a lend beyond the checks (helpers waiting while no check
+/// is counted, as in unit tests) is ignored, which only leaves a core
+/// idle.
 fn busy(checking: usize, lent: usize) -> usize {
     checking.saturating_sub(lent)
 }
