@@ -9,7 +9,7 @@
 //! `O(E · W / 64)`, it answers each question in `O(1)`, where a depth-first
 //! search that fails visits everything reachable below the target: the
 //! version chains' propagation asks millions of such questions of a graph
-//! that only changes between its sweeps (issue 23: with 100 processes the
+//! that only changes between its rounds (issue 23: with 100 processes the
 //! searches were two thirds of `auto`'s time).
 //!
 //! ```

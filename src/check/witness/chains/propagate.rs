@@ -104,11 +104,13 @@ impl<'a> Propagation<'a> {
         let first = self.rounds == 1;
         let this = &*self;
         let halves = if first {
-            crate::par::halves(this.by_key.len(), 2, |keys| {
+            // Cut by clusters, not keys: a history with one hot key still
+            // asks on both cores.
+            crate::par::halves(this.cl.clusters.len(), 2, |firsts| {
                 let mut scan = Scan::default();
                 let mut targets = Vec::new();
-                for list in &this.by_key[keys] {
-                    for (i, &a) in list.iter().enumerate() {
+                for (list, own) in lists_within(&this.by_key, firsts) {
+                    for (i, &a) in list.iter().enumerate().skip(own.start).take(own.len()) {
                         for &b in list[i + 1..]
                             .iter()
                             .take_while(|&&b| this.span[b as usize].0 < this.span[a as usize].1)
@@ -231,6 +233,22 @@ fn spans(h: &History, cl: &Clusters, orders: Orders, ok: &[bool]) -> (Vec<(u32, 
     (span, latest)
 }
 
+/// Each list with the positions in it that fall in `range`, counting the
+/// lists' entries one after the other: every entry is in exactly one
+/// range of a cut of `0..total`.
+fn lists_within(
+    lists: &[Vec<u32>],
+    range: std::ops::Range<usize>,
+) -> impl Iterator<Item = (&[u32], std::ops::Range<usize>)> + '_ {
+    let mut before = 0;
+    lists.iter().filter_map(move |list| {
+        let (from, to) = (before, before + list.len());
+        before = to;
+        let own = range.start.max(from) - from..range.end.min(to).max(from) - from;
+        (!own.is_empty()).then_some((list.as_slice(), own))
+    })
+}
+
 /// What the snapshot answers for a pair of clusters.
 enum Answer {
     /// Forced this way (`Some`), or neither way (`None`).
@@ -258,7 +276,7 @@ struct Scan {
     forced: Vec<(u32, u32)>,
     open: Vec<(u32, u32)>,
     /// `(a, b, forced before it, open before it)`.
-    search: Vec<(u32, u32, u32, u32)>,
+    search: Vec<(u32, u32, usize, usize)>,
 }
 
 impl Scan {
@@ -267,8 +285,7 @@ impl Scan {
             Answer::Known(Some(way)) => self.forced.push(way),
             Answer::Known(None) => self.open.push((a, b)),
             Answer::Search => {
-                let at = (self.forced.len() as u32, self.open.len() as u32);
-                self.search.push((a, b, at.0, at.1));
+                self.search.push((a, b, self.forced.len(), self.open.len()));
             }
         }
     }
@@ -284,9 +301,9 @@ impl Scan {
     ) {
         let (mut f, mut o) = (0, 0);
         for (a, b, fat, oat) in self.search {
-            forced.extend_from_slice(&self.forced[f..fat as usize]);
-            open.extend_from_slice(&self.open[o..oat as usize]);
-            (f, o) = (fat as usize, oat as usize);
+            forced.extend_from_slice(&self.forced[f..fat]);
+            open.extend_from_slice(&self.open[o..oat]);
+            (f, o) = (fat, oat);
             match search(a, b) {
                 Some(way) => forced.push(way),
                 None => open.push((a, b)),
@@ -345,6 +362,22 @@ fn reaches_cluster(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cut anywhere, two ranges of positions give every list entry once,
+    /// in order.
+    #[test]
+    fn lists_within_cover_every_entry_once_whatever_the_cut() {
+        let lists = vec![vec![1, 2, 3], vec![], vec![4], vec![5, 6]];
+        let all: Vec<u32> = lists.iter().flatten().copied().collect();
+        for cut in 0..=all.len() {
+            let seen: Vec<u32> = [0..cut, cut..all.len()]
+                .into_iter()
+                .flat_map(|r| lists_within(&lists, r).flat_map(|(l, own)| l[own].to_vec()))
+                .collect();
+            assert_eq!(seen, all, "cut {cut}");
+        }
+        assert_eq!(lists_within(&lists, 3..3).count(), 0);
+    }
 
     /// Pairs answered at once and pairs left for a search come out of
     /// [`Scan::settle`] in the order they were met, however the pairs were
