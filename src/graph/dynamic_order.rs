@@ -78,6 +78,14 @@ impl DynamicOrder {
         }
     }
 
+    /// Makes room for `additional` more edges at once: a big graph built
+    /// edge by edge otherwise copies its edges into fresh memory each time
+    /// they double (issue 23: page faults are a fifth of the version
+    /// chains' time on this host).
+    pub fn reserve_edges(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+    }
+
     /// Number of vertices.
     pub fn len(&self) -> usize {
         self.pos.len()
