@@ -26,6 +26,8 @@ pub(super) const ROUNDS: usize = 8;
 /// of `B` invoked after that completion.
 pub(super) struct Propagation<'a> {
     cl: &'a Clusters,
+    /// Forced orders real time already implies are not added.
+    rt: RealTime<'a>,
     dl: &'a [u32],
     span: Vec<(u32, u32)>,
     latest: Vec<u32>,
@@ -42,10 +44,10 @@ pub(super) struct Propagation<'a> {
 
 impl<'a> Propagation<'a> {
     pub(super) fn new(
-        h: &History,
+        h: &'a History,
         cl: &'a Clusters,
         orders: Orders,
-        ok: &[bool],
+        ok: &'a [bool],
         dl: &'a [u32],
     ) -> Propagation<'a> {
         let (span, latest) = spans(h, cl, orders, ok);
@@ -58,6 +60,7 @@ impl<'a> Propagation<'a> {
         }
         Propagation {
             cl,
+            rt: RealTime { h, ok, orders },
             dl,
             span,
             latest,
@@ -168,7 +171,7 @@ impl<'a> Propagation<'a> {
             }
             let before = (wx != NO_WRITER).then_some(wx).into_iter();
             for m in before.chain(cl.readers(x).iter().copied()) {
-                if m != wy && g.add_edge(m, wy, FACT).is_err() {
+                if m != wy && !self.rt.implies(m, wy) && g.add_edge(m, wy, FACT).is_err() {
                     return None;
                 }
             }
