@@ -10,7 +10,10 @@
 //! search that fails visits everything reachable below the target: the
 //! version chains' propagation asks millions of such questions of a graph
 //! that only changes between its rounds (issue 23: with 100 processes the
-//! searches were two thirds of `auto`'s time).
+//! searches were two thirds of `auto`'s time). The SAT checker's full
+//! reachability (`check::sat::reach`) builds the same rows without a
+//! window, `n²/8` bytes: 20 GB for the 400k vertices of a 200k-transaction
+//! history, where a band of 512 costs 64 bytes a vertex.
 //!
 //! ```
 //! use ellery::graph::dynamic_order::DynamicOrder;

@@ -1047,7 +1047,8 @@ impl Placer<'_> {
     /// Adds the edges that put cluster `b` right after cluster `a` in their
     /// key's version order: `a`'s writer and readers before `b`'s writer,
     /// except where real time has them already (at 200k transactions with
-    /// 10 processes, 30% of all the edges, and 5% of the chains' memory);
+    /// 10 processes, 30% of the graph's edges and 5% of `auto`'s peak
+    /// memory);
     /// false on a cycle, noting the latest earlier group on it.
     fn link(&mut self, a: u32, b: u32) -> bool {
         let cl = self.cl;
