@@ -1,5 +1,5 @@
 //! The binary's allocator: the system's, with big blocks backed by huge
-//! pages where the kernel offers them on request.
+//! pages where the kernel offers them on request and they pay.
 //!
 //! A check builds its tables once and touches each page of them: with 4 KB
 //! pages, faulting them in was a fifth of the CPU of `ellery check` on a
@@ -12,6 +12,15 @@
 //! those on their own ([`crate::limits::tune_allocator`]), so a mark covers
 //! one block's mapping and is dropped with it. Elsewhere (other systems, THP
 //! `never`) the mark is refused and nothing changes.
+//!
+//! Not in a virtual machine that hands free 2 MB blocks back to its host
+//! (free page reporting, [`huge_pages_pay`]): there a fresh huge page is
+//! nearly always one the host took back, and faulting it in waits for the
+//! host to back it again. Checking 1M list-append transactions spent a
+//! third of its CPU zeroing such pages (`perf`, 30 Nov: 1.4–2.0 s of system
+//! CPU against 0.45 s with 4 KB pages, which mostly come from pages freed
+//! moments before). [`set_huge_pages`] turns the marks off; the binary
+//! decides once at start (`ELLERY_HUGE_PAGES=on|off` overrides).
 //!
 //! ```
 //! use ellery::alloc::BigPages;
@@ -27,6 +36,38 @@
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+/// Whether big blocks are marked for huge pages ([`set_huge_pages`]).
+static HUGE_PAGES: AtomicBool = AtomicBool::new(true);
+
+/// Turns the huge-page marks of [`BigPages`] on or off (on by default).
+pub fn set_huge_pages(on: bool) {
+    HUGE_PAGES.store(on, Relaxed);
+}
+
+/// Whether marking big blocks for huge pages pays here: `ELLERY_HUGE_PAGES`
+/// (`on` or `off`) when set, else not when the kernel reports free blocks
+/// to a hypervisor (module docs).
+pub fn huge_pages_pay() -> bool {
+    match std::env::var("ELLERY_HUGE_PAGES").as_deref() {
+        Ok("on") => return true,
+        Ok("off") => return false,
+        _ => {}
+    }
+    let order =
+        std::fs::read_to_string("/sys/module/page_reporting/parameters/page_reporting_order");
+    !order.is_ok_and(|o| reports_huge_blocks(&o))
+}
+
+/// Whether a `page_reporting_order` of `text` says free blocks go back to
+/// the host: mainline Linux shows -1 until a reporting device (a balloon)
+/// registers, then the order of the smallest block reported (9, a huge
+/// page, by default; a huge page split from a bigger reported block was
+/// taken back as well).
+fn reports_huge_blocks(text: &str) -> bool {
+    text.trim().parse::<i32>().is_ok_and(|o| o >= 0)
+}
 
 /// Blocks at least this large are marked for huge pages: big enough that
 /// the 2 MB granularity adds little to what they hold.
@@ -66,7 +107,7 @@ unsafe impl GlobalAlloc for BigPages {
 /// Marks the pages of the block at `p` of `len` bytes for huge pages, when
 /// it is at least [`ADVISE_FROM_BYTES`].
 fn advise(p: *mut u8, len: usize) {
-    if p.is_null() || len < ADVISE_FROM_BYTES {
+    if p.is_null() || len < ADVISE_FROM_BYTES || !HUGE_PAGES.load(Relaxed) {
         return;
     }
     #[cfg(target_os = "linux")]
@@ -94,6 +135,18 @@ fn advise(p: *mut u8, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Any reporting order turns the marks off; none, or mainline's -1 (no
+    /// reporting device), keeps them.
+    #[test]
+    fn reporting_of_huge_blocks_is_read_from_the_order() {
+        assert!(reports_huge_blocks("9\n"));
+        assert!(reports_huge_blocks("0"));
+        assert!(!reports_huge_blocks("-1\n"));
+        assert!(reports_huge_blocks("10"));
+        assert!(!reports_huge_blocks("none"));
+        assert!(!reports_huge_blocks(""));
+    }
 
     /// Marked blocks keep their contents when they grow past the bound and
     /// move, and zeroed ones read as zeros.
