@@ -67,7 +67,17 @@ cores_at_once() {
   awk "$spin" & awk "$spin"; wait; c=$(date +%s.%N)
   awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", 2 * (b - a) / (c - b) }'
 }
-echo "load before: $(load); cores usable at once: $(cores_at_once)"
+# Whether the kernel hands free memory back to a hypervisor (free page
+# reporting): then ellery leaves huge pages off (src/alloc.rs) and every
+# fresh page may wait for the host, so figures run slower after idle time.
+reporting() {
+  local f=/sys/module/page_reporting/parameters/page_reporting_order o pages
+  o=$(cat "$f" 2>/dev/null || echo none)
+  case "$o" in -1|none) o=off; pages=on ;; *) o="order $o"; pages=off ;; esac
+  [ -n "${ELLERY_HUGE_PAGES:-}" ] && pages="$ELLERY_HUGE_PAGES (ELLERY_HUGE_PAGES)"
+  echo "free page reporting: $o, huge pages $pages"
+}
+echo "load before: $(load); cores usable at once: $(cores_at_once); $(reporting)"
 for _ in $(seq "$runs"); do
   run la1m "$BIN" check -q --output summary "$tmp/ellery-t-la1m.edn"
   run rw1m "$BIN" check -q --output summary "$tmp/ellery-t-rw1m.edn"
