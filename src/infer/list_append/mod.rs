@@ -214,9 +214,40 @@ fn key_class(v: &Value) -> &'static str {
 /// Rejects histories no list-append analysis can make sense of: reads whose
 /// value is neither a list nor nil, and keys of mixed types (a sign of a
 /// harness bug, e.g. keys turned into strings on one path).
+///
+/// The ops are checked in two halves, on two cores when one is free (issue
+/// 23: a single pass was 0.08–0.11 s of a 1M-transaction check); the first
+/// half's error, if any, is the one reported, and the second half compares
+/// keys with the history's first key, as one pass would.
 pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
+    validate_splitting_from(h, crate::par::SPLIT_FROM)
+}
+
+/// [`validate`], the ops cut in two from `split` ops on.
+fn validate_splitting_from(h: &History, split: usize) -> Result<(), crate::error::InputError> {
+    let first_key = h
+        .ops
+        .iter()
+        .find_map(|op| h.mops(op).first())
+        .map(|m| m.key);
+    let [a, b] = crate::par::halves(h.ops.len(), split, |r| validate_ops(h, r, first_key));
+    a.and(b)
+}
+
+/// [`validate`] over the ops at `range`; keys must have the class of
+/// `first_key` (the history's first).
+fn validate_ops(
+    h: &History,
+    range: std::ops::Range<usize>,
+    first_key: Option<Atom>,
+) -> Result<(), crate::error::InputError> {
     let mut keys = super::txn::OneKeyType::new(key_class);
-    for (i, op) in h.ops.iter().enumerate() {
+    if let Some(k0) = first_key {
+        // Sets the class every key must have; cannot fail.
+        let _ = keys.check(h, k0);
+    }
+    for i in range {
+        let Some(op) = h.ops.get(i) else { break };
         for m in h.mops(op) {
             if m.f == MopFn::Read {
                 if let MopArg::Atom(a) = m.arg {

@@ -234,3 +234,58 @@ fn lost_updates_list_every_transaction_of_a_group_in_history_order() {
     assert!(summary.contains(&":x [] 3,4,5".to_string()), "{summary:?}");
     assert!(summary.contains(&":y [1] 10,11".to_string()), "{summary:?}");
 }
+
+/// `validate` cut in two halves reports what one pass does: the first
+/// error in op order, keys compared with the history's first key.
+#[test]
+fn validation_in_halves_reports_the_first_error() {
+    let ok = |p: usize, txn: &str| format!("{{:type :ok, :process {p}, :value [{txn}]}}\n");
+    let cases = [
+        // Mixed key types, the second type only in the second half.
+        [
+            ok(0, "[:append :x 1]"),
+            ok(1, "[:append :y 2]"),
+            ok(2, "[:append \"x\" 2]"),
+            ok(3, "[:append 5 2]"),
+        ],
+        // No micro-op before the second half, which then holds both types.
+        [
+            ok(0, ""),
+            ok(1, ""),
+            ok(2, "[:append :x 1]"),
+            ok(3, "[:append 5 2]"),
+        ],
+        // An error in each half: the first half's is reported.
+        [
+            ok(0, "[:append :x 1]"),
+            ok(1, "[:r :x 3]"),
+            ok(2, "[:append \"x\" 1]"),
+            ok(3, "[:r :y 4]"),
+        ],
+        // A read of a single value only in the second half.
+        [
+            ok(0, "[:append 1 1]"),
+            ok(1, "[:r 1 [1]]"),
+            ok(2, "[:r 2 nil]"),
+            ok(3, "[:r 1 7]"),
+        ],
+        // Valid: integer keys throughout.
+        [
+            ok(0, "[:append 1 1]"),
+            ok(1, "[:r 1 [1]]"),
+            ok(2, "[:append 2 1]"),
+            ok(3, "[:r 2 [1]]"),
+        ],
+    ];
+    let mut errors = Vec::new();
+    for ops in cases {
+        let h = edn(&ops.concat());
+        let whole = validate_splitting_from(&h, usize::MAX)
+            .err()
+            .map(|e| e.to_string());
+        let halves = validate_splitting_from(&h, 0).err().map(|e| e.to_string());
+        assert_eq!(halves, whole, "{ops:?}");
+        errors.push(whole.is_some());
+    }
+    assert_eq!(errors, [true, true, true, true, false]);
+}
