@@ -283,3 +283,22 @@ impl OneKeyType {
         Ok(())
     }
 }
+
+/// Runs a workload's validation over the ops in two halves (on two cores
+/// when one is free: [`crate::par::halves`], from `split` ops on), each half
+/// told the history's first key, so that the one-type-of-key rule
+/// ([`OneKeyType`]) compares with it as one pass would; the first half's
+/// error, if any, is the one reported: the first error in op order.
+pub(crate) fn validate_in_halves<E: Send>(
+    h: &History,
+    split: usize,
+    validate_ops: impl Fn(std::ops::Range<usize>, Option<Atom>) -> Result<(), E> + Sync,
+) -> Result<(), E> {
+    let first_key = h
+        .ops
+        .iter()
+        .find_map(|op| h.mops(op).first())
+        .map(|m| m.key);
+    let [a, b] = crate::par::halves(h.ops.len(), split, |r| validate_ops(r, first_key));
+    a.and(b)
+}

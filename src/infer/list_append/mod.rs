@@ -225,13 +225,7 @@ pub fn validate(h: &History) -> Result<(), crate::error::InputError> {
 
 /// [`validate`], the ops cut in two from `split` ops on.
 fn validate_splitting_from(h: &History, split: usize) -> Result<(), crate::error::InputError> {
-    let first_key = h
-        .ops
-        .iter()
-        .find_map(|op| h.mops(op).first())
-        .map(|m| m.key);
-    let [a, b] = crate::par::halves(h.ops.len(), split, |r| validate_ops(h, r, first_key));
-    a.and(b)
+    super::txn::validate_in_halves(h, split, |r, first_key| validate_ops(h, r, first_key))
 }
 
 /// [`validate`] over the ops at `range`; keys must have the class of
