@@ -19,8 +19,9 @@
 //! host to back it again. Checking 1M list-append transactions spent a
 //! third of its CPU zeroing such pages (`perf`, 30 Nov: 1.4–2.0 s of system
 //! CPU against 0.45 s with 4 KB pages, which mostly come from pages freed
-//! moments before). [`set_huge_pages`] turns the marks off; the binary
-//! decides once at start (`ELLERY_HUGE_PAGES=on|off` overrides).
+//! moments before). [`set_huge_pages`] turns the marks off;
+//! [`crate::limits::tune_allocator`] decides once at start
+//! (`ELLERY_HUGE_PAGES=on|off` overrides).
 //!
 //! ```
 //! use ellery::alloc::BigPages;
@@ -57,7 +58,7 @@ pub fn huge_pages_pay() -> bool {
     }
     let order =
         std::fs::read_to_string("/sys/module/page_reporting/parameters/page_reporting_order");
-    !order.is_ok_and(|o| reports_huge_blocks(&o))
+    !order.is_ok_and(|o| reports_free_memory(&o))
 }
 
 /// Whether a `page_reporting_order` of `text` says free blocks go back to
@@ -65,7 +66,7 @@ pub fn huge_pages_pay() -> bool {
 /// registers, then the order of the smallest block reported (9, a huge
 /// page, by default; a huge page split from a bigger reported block was
 /// taken back as well).
-fn reports_huge_blocks(text: &str) -> bool {
+fn reports_free_memory(text: &str) -> bool {
     text.trim().parse::<i32>().is_ok_and(|o| o >= 0)
 }
 
@@ -140,12 +141,12 @@ mod tests {
     /// reporting device), keeps them.
     #[test]
     fn reporting_of_huge_blocks_is_read_from_the_order() {
-        assert!(reports_huge_blocks("9\n"));
-        assert!(reports_huge_blocks("0"));
-        assert!(!reports_huge_blocks("-1\n"));
-        assert!(reports_huge_blocks("10"));
-        assert!(!reports_huge_blocks("none"));
-        assert!(!reports_huge_blocks(""));
+        assert!(reports_free_memory("9\n"));
+        assert!(reports_free_memory("0"));
+        assert!(!reports_free_memory("-1\n"));
+        assert!(reports_free_memory("10"));
+        assert!(!reports_free_memory("none"));
+        assert!(!reports_free_memory(""));
     }
 
     /// Marked blocks keep their contents when they grow past the bound and

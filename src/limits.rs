@@ -209,7 +209,10 @@ fn resident() -> Option<u64> {
 /// mapped, faulted in and unmapped every round (issue 17, 29 Nov: 4 MB, with
 /// as much kept at the heap's top, took the fenced 1M stream from 14.6 to
 /// 12.6 s and 2.7 to 1.8 s of system CPU at the same 207 MB peak; `check`
-/// on 1M list-append 0.94×, +9 MB). Also decides whether big blocks get
+/// on 1M list-append 0.94×, +9 MB). Where huge pages are off
+/// ([`crate::alloc::huge_pages_pay`]) the threshold stays: at 32 MB the
+/// tables kept in the heap took 1M rw-register from 365 to 420–429 MB
+/// (issue 23's bound is 400 MB; 30 Nov). Also decides whether big blocks get
 /// huge pages ([`crate::alloc::huge_pages_pay`]). Called once by the
 /// binary; the thresholds change nothing on other C libraries.
 pub fn tune_allocator() {

@@ -783,9 +783,9 @@ fn version_chains_place_histories_with_many_processes() {
 /// propagation (10 processes: done at once, or with 3 hot keys, seed 30,
 /// given up and done after a round; seed 4 gave up too until placing
 /// stopped adding edges real time implies, and now places at once, 30 Nov:
-/// 4 of 90 such histories give up now, against 9); with more, one round of propagation,
-/// then placing; another round only when placing gives up. With 20
-/// processes (5,000 transactions, seed 1) one round is enough (the 200k
+/// 4 of 90 such histories give up now, against 9); with more, one round of
+/// propagation, then placing; another round only when placing gives up.
+/// With 20 processes (5,000 transactions, seed 1) one round is enough (the 200k
 /// history with 10 processes: chains 0.26 s instead of 0.29 s); with 100
 /// processes, seed 6, placing gives up after the first and second rounds
 /// (each sees only what the rounds before it forced) and after the third

@@ -286,15 +286,14 @@ fn analyze_with(
     let t = std::time::Instant::now();
     // Two phases of two parts each, on two cores when one is free (issue
     // 23; the same result on one thread). First the indexes beside what
-    // needs only the history: Elle's preconditions, the non-cycle checks
-    // and the order graph (the indexes pass over micro-ops other than
-    // reads and appends, so building them before `verify` has spoken is
-    // harmless; its refusal wins). Then the data edges of each half of the
-    // history, joined in history order (the same list as one pass), the
-    // thin-air reads beside the second part.
-    // The non-cycle checks are tasks both parts take once their own work
-    // is done: the indexes took about as long as the checks alone, so the
-    // other part finished last by the preconditions and the order graph.
+    // needs only the history: Elle's preconditions and the order graph
+    // (the indexes pass over micro-ops other than reads and appends, so
+    // building them before `verify` has spoken is harmless; its refusal
+    // wins), then Elle's non-cycle checks as tasks whichever part is free
+    // takes ([`case_tasks`]: run after the preconditions alone, they left
+    // the indexes' part idle for a third of the phase). Then the data
+    // edges of each half of the history, joined in history order (the same
+    // list as one pass), the thin-air reads beside the second part.
     let next_case = std::sync::atomic::AtomicUsize::new(0);
     let (((idx, states, incompatible), mut done), (verified, order, other_done)) = crate::par::join(
         || {
