@@ -14,6 +14,8 @@ use crate::edn::ParseError;
 use crate::model::{Atom, FnName, Mop, MopArg, MopFn, OpType, OpValue, Span};
 use hashbrown::HashMap;
 
+mod usual;
+
 /// Reads every op of an EDN history into `b`.
 pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     // Reserve for a typical history (~130 bytes and ~2.5 micro-ops per op)
@@ -23,6 +25,15 @@ pub(super) fn read(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
     b.h.mops.reserve(src.len() / 40);
     b.h.elements.reserve(src.len() / 40);
     Reader::new(src, b, 0).run()
+}
+
+/// Reads as [`read`] does, without the fast path for the usual shape of
+/// an op line ([`usual`]): the reference its tests compare with.
+#[cfg(test)]
+pub(super) fn read_key_by_key(src: &[u8], b: &mut Builder) -> Result<(), ParseError> {
+    let mut reader = Reader::new(src, b, 0);
+    reader.usual = false;
+    reader.run()
 }
 
 /// Reads the op maps of `src` (a block of whole lines that starts at file
@@ -69,6 +80,12 @@ struct Reader<'s, 'b> {
     /// a read of a prefix of it (about half of a list-append history's
     /// read elements) points into it instead of storing its own copy.
     longest: HashMap<Atom, (u32, u32)>,
+    /// The order of the six keys in the last op map that had all six and
+    /// no other, the order [`Reader::usual_keys`] tries first.
+    order: [u8; 6],
+    /// Whether to try the usual shape first ([`usual`]); off only in the
+    /// tests that check it changes nothing.
+    usual: bool,
 }
 
 /// Which of the six op keys (0..6, or 6 for any other) the keyword name at
@@ -113,6 +130,44 @@ fn type_at(src: &[u8], i: usize) -> Option<(OpType, usize)> {
     }
 }
 
+/// An integer token at `i` that fits in 64 bits, and its end.
+/// An integer token at `i` of `src` that fits in 64 bits, and its end.
+#[inline(always)]
+fn int_at(src: &[u8], i: usize) -> Option<(i64, usize)> {
+    let mut j = i;
+    let neg = src.get(j) == Some(&b'-');
+    if neg || src.get(j) == Some(&b'+') {
+        j += 1;
+    }
+    let d0 = j;
+    // 18 digits cannot overflow an i64: no checks on the hot path
+    // (indices, times, elements); longer tokens go on checked.
+    let fast_end = src.len().min(d0 + 18);
+    let mut n: i64 = 0;
+    while j < fast_end {
+        let d = src[j].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        n = n * 10 + d as i64;
+        j += 1;
+    }
+    if j == fast_end {
+        while j < src.len() {
+            let d = src[j].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            n = n.checked_mul(10)?.checked_add(d as i64)?;
+            j += 1;
+        }
+    }
+    if j == d0 || (j < src.len() && !is_delim(src[j])) {
+        return None;
+    }
+    Some((if neg { -n } else { n }, j))
+}
+
 fn err(src: &[u8], at: usize, what: &str) -> ParseError {
     ParseError::at(
         src,
@@ -143,6 +198,8 @@ impl<'s, 'b> Reader<'s, 'b> {
             last_f: (0, 0, Atom::default()),
             base,
             longest: HashMap::new(),
+            order: usual::USUAL_ORDER,
+            usual: true,
         }
     }
 
@@ -242,39 +299,7 @@ impl<'s, 'b> Reader<'s, 'b> {
     /// An integer token at `i` that fits in 64 bits, and its end.
     #[inline(always)]
     fn int(&self, i: usize) -> Option<(i64, usize)> {
-        let src = self.src;
-        let mut j = i;
-        let neg = src.get(j) == Some(&b'-');
-        if neg || src.get(j) == Some(&b'+') {
-            j += 1;
-        }
-        let d0 = j;
-        // 18 digits cannot overflow an i64: no checks on the hot path
-        // (indices, times, elements); longer tokens go on checked.
-        let fast_end = src.len().min(d0 + 18);
-        let mut n: i64 = 0;
-        while j < fast_end {
-            let d = src[j].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            n = n * 10 + d as i64;
-            j += 1;
-        }
-        if j == fast_end {
-            while j < src.len() {
-                let d = src[j].wrapping_sub(b'0');
-                if d > 9 {
-                    break;
-                }
-                n = n.checked_mul(10)?.checked_add(d as i64)?;
-                j += 1;
-            }
-        }
-        if j == d0 || (j < src.len() && !is_delim(src[j])) {
-            return None;
-        }
-        Some((if neg { -n } else { n }, j))
+        int_at(self.src, i)
     }
 
     fn is_nil(&self, i: usize) -> bool {
@@ -309,6 +334,16 @@ impl<'s, 'b> Reader<'s, 'b> {
             value: OpValue::Nil,
             span: Span::default(),
         };
+        // The keys in their usual order and shape first; then key by key,
+        // from wherever that stopped.
+        let mut order = [0u8; 6];
+        let (from, mut keys) = if self.usual {
+            self.usual_keys(i, &mut op, &mut seen, &mut order)?
+        } else {
+            (i, 0)
+        };
+        i = from;
+        let mut others = false;
         loop {
             i = self.ws(i)?;
             let Some(&c) = src.get(i) else {
@@ -323,6 +358,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                     return Err(unclosed(src, i, '}', start));
                 }
                 // Some other kind of key: skip it and its value.
+                others = true;
                 let key_pos = i;
                 i = skip_form(src, i, &mut self.stack)?;
                 i = self.ws(i)?;
@@ -344,6 +380,10 @@ impl<'s, 'b> Reader<'s, 'b> {
                     ));
                 }
                 seen |= 1 << slot;
+                order[keys] = slot;
+                keys += 1;
+            } else {
+                others = true;
             }
             match slot {
                 0 => match self.int(i) {
@@ -376,22 +416,9 @@ impl<'s, 'b> Reader<'s, 'b> {
                     None => i = skip_form(src, i, &mut self.stack)?,
                 },
                 4 => {
-                    // Most histories use one or two :f values: check the
-                    // last one's bytes before hashing.
-                    let (ls, le, la) = self.last_f;
-                    let n = le - ls;
-                    if n > 0
-                        && src.get(i..i + n) == Some(&src[ls..le])
-                        && src.get(i + n).is_none_or(|&c| is_delim(c))
-                    {
-                        op.f = la;
-                        i += n;
-                    } else {
-                        let (a, e) = self.atom(i)?;
-                        self.last_f = (i, e, a);
-                        op.f = a;
-                        i = e;
-                    }
+                    let (f, e) = self.f_value(i)?;
+                    op.f = f;
+                    i = e;
                 }
                 5 => {
                     let (v, e) = self.value(i)?;
@@ -400,6 +427,9 @@ impl<'s, 'b> Reader<'s, 'b> {
                 }
                 _ => i = skip_form(src, i, &mut self.stack)?,
             }
+        }
+        if keys == 6 && !others {
+            self.order = order;
         }
         if seen & (1 << 2) == 0 {
             return Err(ParseError::at(
@@ -422,6 +452,25 @@ impl<'s, 'b> Reader<'s, 'b> {
         };
         self.b.push(src, op)?;
         Ok(i)
+    }
+
+    /// The `:f` value at `i`, and its end.
+    #[inline(always)]
+    fn f_value(&mut self, i: usize) -> Result<(Atom, usize), ParseError> {
+        // Most histories use one or two :f values: check the last one's
+        // bytes before hashing.
+        let src = self.src;
+        let (ls, le, la) = self.last_f;
+        let n = le - ls;
+        if n > 0
+            && src.get(i..i + n) == Some(&src[ls..le])
+            && src.get(i + n).is_none_or(|&c| is_delim(c))
+        {
+            return Ok((la, i + n));
+        }
+        let (a, e) = self.atom(i)?;
+        self.last_f = (i, e, a);
+        Ok((a, e))
     }
 
     /// The atom of the value at `i`, and its end.
@@ -511,6 +560,10 @@ impl<'s, 'b> Reader<'s, 'b> {
                 _ => return Ok(None),
             }
             let open = j;
+            if let Some(e) = self.usual.then(|| self.usual_mop(open)).flatten() {
+                j = e;
+                continue;
+            }
             j = self.ws(j + 1)?;
             if src.get(j) != Some(&b':') {
                 return Ok(None);
