@@ -288,7 +288,9 @@ pub struct Span {
     pub start: u64,
     /// Length in bytes of the op map's text.
     pub len: u32,
-    /// 1-based line of the opening brace.
+    /// 1-based line of the opening brace; 0 when not numbered while
+    /// reading (a big history read in parts: [`History::line`] counts it
+    /// when an error needs it).
     pub line: u32,
 }
 
@@ -562,6 +564,24 @@ impl History {
         self.interner.value(atom)
     }
 
+    /// The 1-based line of the op at position `pos`: as read, or counted in
+    /// the source when reading left it unnumbered (a big history read in
+    /// parts skips the pass over its newlines: 7% of reading, issue 23).
+    pub fn line(&self, pos: usize) -> u32 {
+        let span = self.ops[pos].span;
+        if span.line != 0 {
+            return span.line;
+        }
+        let newlines = match &self.source {
+            SourceText::File(path) => newlines_in_file(path, span.start),
+            text => {
+                let bytes = text.in_memory();
+                count_newlines(&bytes[..bytes.len().min(span.start as usize)])
+            }
+        };
+        u32::try_from(newlines + 1).unwrap_or(u32::MAX)
+    }
+
     /// An input error pointing at the op at position `pos` (its line, and
     /// the column of its opening brace).
     pub fn error_at(&self, pos: usize, message: String) -> crate::error::InputError {
@@ -581,11 +601,32 @@ impl History {
         crate::error::InputError {
             kind: Default::default(),
             file: self.origin.clone(),
-            line: span.line,
+            line: self.line(pos),
             column: column as u32,
             message,
         }
     }
+}
+
+/// The newlines in `bytes` (a loop the compiler vectorises).
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// The newlines in the first `end` bytes of the file at `path` (read in
+/// blocks; as many as could be read).
+fn newlines_in_file(path: &std::path::Path, end: u64) -> u64 {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut rest = file.take(end);
+    let mut block = vec![0u8; 1 << 20];
+    let mut newlines = 0;
+    while let Ok(n @ 1..) = rest.read(&mut block) {
+        newlines += count_newlines(&block[..n]);
+    }
+    newlines
 }
 
 /// Printing ops and micro-ops as Elle prints them (the model's own view of

@@ -149,7 +149,7 @@ fn read_edn_text(source: SourceText, origin: &str) -> Result<History, InputError
     let _reading = crate::par::Checking::start();
     let (parts, _helpers) = parallel::parts_for(bytes.len());
     let h = if parallel::read(bytes, &mut b, parts) {
-        b.finish_numbered()
+        b.finish_unnumbered()
     } else {
         b = Builder::new(source, origin, Format::Edn);
         fast::read(bytes, &mut b).map_err(|e| e.into_input_error(origin))?;
@@ -195,7 +195,7 @@ pub fn read_edn_in_parts(
     let source = Arc::new(bytes);
     let mut b = Builder::new(SourceText::Bytes(source.clone()), origin, Format::Edn);
     if parallel::read(&source, &mut b, parts) {
-        return Ok(b.finish_numbered());
+        return Ok(b.finish_unnumbered());
     }
     b = Builder::new(SourceText::Bytes(source.clone()), origin, Format::Edn);
     fast::read(&source, &mut b).map_err(|e| e.into_input_error(origin))?;
@@ -694,8 +694,9 @@ impl Builder {
         Ok(op)
     }
 
-    /// The history, its ops' lines already set (read in parts or blocks).
-    fn finish_numbered(mut self) -> History {
+    /// The history, its ops' lines left unnumbered (read in parts or
+    /// blocks: [`History::line`] counts them when needed).
+    fn finish_unnumbered(mut self) -> History {
         self.h.ops.shrink_to_fit();
         self.h.pair.shrink_to_fit();
         self.h.mops.shrink_to_fit();

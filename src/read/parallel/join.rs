@@ -15,11 +15,10 @@ const JOIN_ON_TWO_THREADS: usize = if cfg!(test) { 64 } else { 1 << 16 };
 /// it). `None`, before `b` is changed, when the sequential reader would
 /// fail at the cut: indices that do not grow across it, a first op without
 /// an `:index` where the history's have one, a process invoked again, too
-/// many ops. The part's lines (numbered from 1) are shifted by `lines`,
-/// the lines before it.
+/// many ops.
 // Long (about 130 lines): the cut checks must all pass before `b` changes,
 // and the two copying closures borrow disjoint fields of `b` and `part`.
-pub(super) fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<Spare> {
+pub(super) fn join(b: &mut Builder, part: Builder) -> Option<Spare> {
     let mut p = part;
     let first_of = p.first_of.as_ref()?;
     let indexed = match (b.indexed, p.indexed) {
@@ -125,10 +124,6 @@ pub(super) fn join(b: &mut Builder, part: Builder, lines: u32) -> Option<Spare> 
                 },
                 OpValue::Other(i) => OpValue::Other(i + others0),
                 OpValue::Nil => OpValue::Nil,
-            },
-            span: crate::model::Span {
-                line: op.span.line + lines,
-                ..op.span
             },
             ..*op
         }));

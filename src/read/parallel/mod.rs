@@ -11,8 +11,9 @@
 //! offsets and positions are shifted, dense indices are shifted by the ops
 //! before, and the one op per process whose pairing depends on the parts
 //! before (its first in the part) is paired with the invocation left open
-//! there. Each part also numbers its ops' lines on its own thread (the join
-//! shifts them by the lines before). The join touches each op once, without
+//! there. The ops' lines are not numbered (a pass over every newline, 7% of
+//! reading): [`History::line`] counts an op's when an error names it.
+//! The join touches each op once, without
 //! hashing, and copies a big part on two threads (its micro-ops and
 //! elements beside its ops): it runs after every part is read.
 //!
@@ -91,19 +92,19 @@ fn cuts(src: &[u8], parts: usize) -> Vec<usize> {
 /// part of the history, and the caller reads it again sequentially with a
 /// fresh builder, which reports the first error exactly.
 ///
-/// On success the ops' lines are set (each part numbers its own, in
-/// parallel): finish `b` with [`Builder::finish_numbered`].
+/// On success the ops' lines are left unnumbered (0): finish `b` with
+/// [`Builder::finish_unnumbered`].
 pub(super) fn read(src: &[u8], b: &mut Builder, parts: usize) -> bool {
     let cuts = cuts(src, parts);
-    !cuts.is_empty() && read_parts(src, 0, &cuts, b, 1, &mut Vec::new(), || ()).is_some()
+    !cuts.is_empty() && read_parts(src, 0, &cuts, b, &mut Vec::new(), || ()).is_some()
 }
 
-/// Reads `src` (which starts at file offset `base` and line `line`), cut
-/// at `cuts`, into `b`: the parts on their own threads, each indexing,
-/// pairing and numbering the lines of its own ops, then joined in order
+/// Reads `src` (which starts at file offset `base`), cut at `cuts`, into
+/// `b`: the parts on their own threads, each indexing and pairing its own
+/// ops, then joined in order
 /// while `beside_joins` runs on the thread the last part was read on (the
 /// block reader reads the next block there: the joins are one thread's
-/// work). Returns the line after `src` and what `beside_joins` returned.
+/// work). Returns what `beside_joins` returned.
 /// `None` when a part does not read cleanly (`beside_joins` then does not
 /// run) or the parts do not join (`b` is then to be thrown away).
 fn read_parts<R: Send>(
@@ -111,10 +112,9 @@ fn read_parts<R: Send>(
     base: u64,
     cuts: &[usize],
     b: &mut Builder,
-    line: u32,
     spares: &mut Vec<Spare>,
     beside_joins: impl FnOnce() -> R + Send,
-) -> Option<(u32, R)> {
+) -> Option<R> {
     let mut bounds = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
     for &c in cuts {
@@ -122,14 +122,10 @@ fn read_parts<R: Send>(
         start = c;
     }
     bounds.push((start, src.len()));
-    // A later part numbers its lines from 1 (the join shifts them), and
-    // says how many lines its text spans.
     let read_one = |(start, end): (usize, usize), mut part: Builder| {
         fast::read_part(&src[..end], base, start, &mut part).ok()?;
-        let after = number_lines(&mut part.h.ops, &src[start..end], base + start as u64, 1);
-        Some((part, after - 1))
+        Some(part)
     };
-    let first_new = b.h.ops.len();
     // `cuts` is never empty (both callers check), so there are two parts
     // or more. The first is read on this thread straight into `b`, which
     // continues it as the one-thread reader would (its pairing and indices
@@ -143,34 +139,31 @@ fn read_parts<R: Send>(
             })
             .collect();
         let (start, end) = bounds[0];
-        let first = fast::read_part(&src[..end], base, start, b)
-            .ok()
-            .map(|()| number_lines(&mut b.h.ops[first_new..], &src[start..end], base, line));
+        let first = fast::read_part(&src[..end], base, start, b).ok();
         // Every thread joined (a panic in one is its part's `None`), then
         // the first `None` fails the read.
-        let parts: Option<Vec<(Builder, u32)>> = handles
+        let parts: Option<Vec<Builder>> = handles
             .into_iter()
             .map(|h| h.join().ok().flatten())
             .collect::<Vec<_>>()
             .into_iter()
             .collect();
-        let (mut line, parts) = (first?, parts?);
+        let ((), parts) = (first?, parts?);
         // The part threads are done: their places are free for this one.
         let beside = scope.spawn(beside_joins);
         let mut joined = Some(());
-        for (part, lines) in parts {
-            let Some(spare) = join(b, part, line - 1) else {
+        for part in parts {
+            let Some(spare) = join(b, part) else {
                 joined = None;
                 break;
             };
             spares.push(spare);
-            line += lines;
         }
         let r = match beside.join() {
             Ok(r) => r,
             Err(payload) => std::panic::resume_unwind(payload),
         };
-        joined.map(|()| (line, r))
+        joined.map(|()| r)
     })
 }
 
@@ -210,7 +203,7 @@ pub(super) fn read_file(
     let mut spares = Vec::new();
     let mut want = (block_bytes / 4).max(1);
     bytes.prefetch(0..want);
-    let (mut pos, mut line) = (0usize, 1u32);
+    let mut pos = 0usize;
     while pos < src.len() {
         // Whole lines only; the rest starts the next block.
         let limit = src.len().min(pos + want);
@@ -248,19 +241,16 @@ pub(super) fn read_file(
         let (base, next) = (pos as u64, pos + end);
         let bytes = &bytes;
         let fault_in_next = move || bytes.prefetch(next..next + block_bytes);
-        let first_new = b.h.ops.len();
-        line = if cut.is_empty() {
+        if cut.is_empty() {
             fast::read_block(text, base, &mut b).ok()?;
-            let after = number_lines(&mut b.h.ops[first_new..], text, base, line);
             fault_in_next();
-            after
         } else {
-            read_parts(text, base, &cut, &mut b, line, &mut spares, fault_in_next)?.0
-        };
+            read_parts(text, base, &cut, &mut b, &mut spares, fault_in_next)?;
+        }
         bytes.release(pos..next);
         pos = next;
     }
-    Some(b.finish_numbered())
+    Some(b.finish_unnumbered())
 }
 
 /// Whether `text` (after whitespace) starts with an op map.
@@ -268,26 +258,6 @@ fn starts_with_op(text: &[u8]) -> bool {
     text.iter()
         .find(|c| !c.is_ascii_whitespace())
         .is_none_or(|&c| c == b'{')
-}
-
-/// Sets the lines of `ops`, all in `text` (file offset `base`, whose first
-/// line is `line`); returns the line after `text`.
-fn number_lines(ops: &mut [crate::model::Op], text: &[u8], base: u64, mut line: u32) -> u32 {
-    let mut newlines = memchr::memchr_iter(b'\n', text);
-    let mut next = newlines.next();
-    for op in ops {
-        let at = (op.span.start - base) as usize;
-        while next.is_some_and(|p| p < at) {
-            line += 1;
-            next = newlines.next();
-        }
-        op.span.line = line;
-    }
-    while next.is_some() {
-        line += 1;
-        next = newlines.next();
-    }
-    line
 }
 
 #[cfg(test)]
