@@ -34,7 +34,10 @@ fn fingerprint(h: &crate::model::History) -> String {
         })
         .collect();
     let stride = (h.ops.len() / 500).max(1);
-    let lines: Vec<u32> = (0..h.ops.len()).step_by(stride).map(|i| h.line(i)).collect();
+    let lines: Vec<u32> = (0..h.ops.len())
+        .step_by(stride)
+        .map(|i| h.line(i))
+        .collect();
     let mut s = format!(
         "{:?}\n{lines:?}\n{:?}\n{:?}\n{:?}\n{} {} {:?}\n",
         ops,

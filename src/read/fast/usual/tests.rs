@@ -190,3 +190,49 @@ fn the_usual_shape_fast_path_reads_every_history_as_the_key_by_key_reader() {
         "{read_ok} read, {errors} errors"
     );
 }
+
+/// The integer reader (unchecked for its first 18 digits) against a
+/// checked digit-by-digit reference, on random tokens of 0 to 25 digits with
+/// signs, leading zeros and every kind of following byte, at every
+/// distance from the end of the text.
+#[test]
+fn integers_read_as_checked_digit_by_digit() {
+    fn reference(src: &[u8], i: usize) -> Option<(i64, usize)> {
+        let mut j = i;
+        let neg = src.get(j) == Some(&b'-');
+        if neg || src.get(j) == Some(&b'+') {
+            j += 1;
+        }
+        let d0 = j;
+        let mut n: i64 = 0;
+        while let Some(d) = src.get(j).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            n = n.checked_mul(10)?.checked_add(d as i64)?;
+            j += 1;
+        }
+        let delim = src.get(j).is_none_or(|&c| crate::edn::parse::is_delim(c));
+        (j > d0 && delim).then_some((if neg { -n } else { n }, j))
+    }
+    let mut rng = Rng::new(8);
+    let after = b" ,]})\n\t:a/.0\x7f\xff\x00\x2f\x3a";
+    for _ in 0..200_000 {
+        let mut t = Vec::new();
+        match rng.below(4) {
+            0 => t.push(b'-'),
+            1 => t.push(b'+'),
+            _ => {}
+        }
+        let digits = rng.below(26);
+        for k in 0..digits {
+            let zero = k == 0 && rng.chance(0.2);
+            t.push(if zero {
+                b'0'
+            } else {
+                b'0' + rng.below(10) as u8
+            });
+        }
+        for _ in 0..rng.below(10) {
+            t.push(after[rng.below(after.len() as u64) as usize]);
+        }
+        assert_eq!(super::super::int_at(&t, 0), reference(&t, 0), "{t:?}");
+    }
+}
