@@ -51,11 +51,16 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// The newlines in `bytes` (lines start after them).
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(src: &[u8], offset: usize) -> (u32, u32) {
     let offset = offset.min(src.len());
     let before = &src[..offset];
-    let line = 1 + memchr::memchr_iter(b'\n', before).count();
+    let line = 1 + count_newlines(before);
     let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
     // Count characters, not bytes: skip UTF-8 continuation bytes.
     let column = 1 + before[line_start..]

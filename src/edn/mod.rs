@@ -11,6 +11,7 @@ mod print;
 mod value;
 
 pub use json::{json_dialect, json_to_value, parse_json, value_to_json};
+pub use lex::count_newlines;
 pub use parse::{java_double, line_col, parse_all, parse_one, ParseError};
 pub use print::{pr_str, write_edn};
 pub use value::Value;

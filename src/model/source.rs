@@ -1,6 +1,7 @@
 //! Where the text of a history lives after reading, to re-read its ops.
 
 use super::{mapped, Span};
+use crate::edn::count_newlines;
 
 /// Where the text of a history lives after reading.
 #[derive(Debug, Clone)]
@@ -38,7 +39,7 @@ impl SourceText {
             SourceText::File(path) => newlines_in_file(path, offset),
             text => {
                 let bytes = text.in_memory();
-                count_newlines(&bytes[..bytes.len().min(offset as usize)])
+                count_newlines(&bytes[..bytes.len().min(offset as usize)]) as u64
             }
         }
     }
@@ -63,11 +64,6 @@ impl SourceText {
     }
 }
 
-/// The newlines in `bytes` (a loop the compiler vectorises).
-fn count_newlines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
-}
-
 /// The newlines in the first `end` bytes of the file at `path` (read in
 /// blocks; as many as could be read).
 fn newlines_in_file(path: &std::path::Path, end: u64) -> u64 {
@@ -79,7 +75,7 @@ fn newlines_in_file(path: &std::path::Path, end: u64) -> u64 {
     let mut block = vec![0u8; 1 << 20];
     let mut newlines = 0;
     while let Ok(n @ 1..) = rest.read(&mut block) {
-        newlines += count_newlines(&block[..n]);
+        newlines += count_newlines(&block[..n]) as u64;
     }
     newlines
 }
