@@ -176,18 +176,19 @@ fn check_transactional(
         Algorithm::Auto => {
             validate(h, workload)?;
             let orders = witness_orders(h, opts);
+            let not_mini = mini::shapes::refused_early(h, workload, EARLY_PROBE_OPS);
             // Where the first ops already show that the MT path does not
             // apply, the version chains start now, beside the misread scan
             // as well as the inference (that scan was a tenth of `auto` on
             // a generated 200k history; issue 23).
-            match orders.filter(|_| mini::shapes::refused_early(h, workload, EARLY_PROBE_OPS)) {
+            match orders.filter(|_| not_mini) {
                 Some(orders) => crate::par::start_beside(
                     || chains_witness(h, orders),
-                    |later| auto_rw_register(h, opts, workload, ChainsFrom::Started(later)),
+                    |later| auto_rw_register(h, opts, workload, ChainsFrom::Started(later), true),
                 ),
                 None => {
                     let chains = orders.map_or(ChainsFrom::Skipped, ChainsFrom::Beside);
-                    auto_rw_register(h, opts, workload, chains)
+                    auto_rw_register(h, opts, workload, chains, not_mini)
                 }
             }
         }
@@ -202,21 +203,40 @@ const EARLY_PROBE_OPS: usize = 1_000;
 /// `auto` on an rw-register history: the exact checker where the misread
 /// scan says the inference's version orders cannot be trusted, else the MT
 /// path where it applies, else the inference confirmed by a serial witness
-/// or the exact checker ([`auto_register`]).
+/// or the exact checker ([`auto_register`]). `not_mini`: the first ops
+/// showed that the MT path does not apply.
 fn auto_rw_register(
     h: &History,
     opts: &CheckOptions,
     workload: Workload,
     chains: ChainsFrom<'_>,
+    not_mini: bool,
 ) -> Result<Outcome, InputError> {
     use crate::check::sat::{self, Misread};
     let exact = opts.confirm_with_sat;
-    // Elle's G1a/G1b cases, when the scan computed them, go to
-    // the inference (issue 23: computed once).
-    let (misread, dirty) = if exact {
-        sat::inference_misreads_keeping_cases(h)
+    // Elle's G1a/G1b cases, when the scan computed them, go to the
+    // inference (issue 23: computed once), and so does the inference's
+    // first step, numbering the external reads and writes, run beside the
+    // scan where the inference will surely follow (issue 23: the scan's
+    // pass over the writes has one core).
+    let (misread, known) = if exact && not_mini {
+        let ((misread, dirty), numbered) = crate::par::join(
+            || sat::inference_misreads_keeping_cases(h),
+            || rw_register::number(h),
+        );
+        let numbered = Some(numbered);
+        (misread, rw_register::Known { dirty, numbered })
+    } else if exact {
+        let (misread, dirty) = sat::inference_misreads_keeping_cases(h);
+        (
+            misread,
+            rw_register::Known {
+                dirty,
+                numbered: None,
+            },
+        )
     } else {
-        (None, None)
+        (None, rw_register::Known::default())
     };
     let why = if !exact {
         None
@@ -246,7 +266,7 @@ fn auto_rw_register(
                 h.ops[e.pos].index, e.reason
             );
             opts.say(|| format!("{}: algorithm infer ({why})", h.origin));
-            let (inferred, edges, chains) = rw_register_beside_chains(h, opts, chains, dirty);
+            let (inferred, edges, chains) = rw_register_beside_chains(h, opts, chains, known);
             auto_register(h, opts, inferred, &edges, chains)
         }
         Err(r) => refused(h, r),
@@ -549,15 +569,15 @@ fn rw_register_beside_chains(
     h: &History,
     opts: &CheckOptions,
     chains: ChainsFrom<'_>,
-    dirty: Option<crate::check::sat::ElleDirtyCases>,
+    known: rw_register::Known,
 ) -> (Result<Outcome, InputError>, Edges, Option<Chains>) {
     if let ChainsFrom::Skipped = chains {
-        let (inferred, edges) = rw_register_keeping_edges(h, opts, true, dirty);
+        let (inferred, edges) = rw_register_keeping_edges(h, opts, true, known);
         return (inferred, edges, None);
     }
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
-    let infer = || match rw_register::analyze_knowing(h, extra_graph(opts), &opts.rw, dirty) {
+    let infer = || match rw_register::analyze_knowing(h, extra_graph(opts), &opts.rw, known) {
         Ok(inference) => (
             Ok(check_inferred(h, opts, &inference, clock)),
             Some(inference),
@@ -810,7 +830,7 @@ fn starting(opts: &CheckOptions, phase: &str) {
 /// with Elle's rw-register options (`opts.rw`). Fails on input Elle's
 /// checker throws on (see [`rw_register::analyze`]).
 fn check_rw_register(history: &History, opts: &CheckOptions) -> Result<Outcome, InputError> {
-    rw_register_keeping_edges(history, opts, false, None).0
+    rw_register_keeping_edges(history, opts, false, rw_register::Known::default()).0
 }
 
 /// [`check_rw_register`] for a history with predicate micro-ops
@@ -833,18 +853,18 @@ type Edges = Vec<(u32, u32, crate::graph::Rels)>;
 
 /// [`check_rw_register`], also returning the inference's edges when
 /// `auto` calls (empty when it refused) for its serial witness; `auto`
-/// also ran `validate` already, and may have Elle's G1a/G1b cases
-/// (`dirty`).
+/// also ran `validate` already, and may know Elle's G1a/G1b cases and
+/// the numbered external reads and writes (`known`).
 fn rw_register_keeping_edges(
     history: &History,
     opts: &CheckOptions,
     auto: bool,
-    dirty: Option<crate::check::sat::ElleDirtyCases>,
+    known: rw_register::Known,
 ) -> (Result<Outcome, InputError>, Edges) {
     let clock = std::time::Instant::now();
     starting(opts, "inferring dependencies");
     let analyzed = if auto {
-        rw_register::analyze_knowing(history, extra_graph(opts), &opts.rw, dirty)
+        rw_register::analyze_knowing(history, extra_graph(opts), &opts.rw, known)
     } else {
         rw_register::analyze(history, extra_graph(opts), &opts.rw)
     };
@@ -1141,7 +1161,7 @@ mod tests {
                 h,
                 opts,
                 orders.map_or(ChainsFrom::Skipped, ChainsFrom::Beside),
-                None,
+                Default::default(),
             )
         };
         let (o, edges, chains) = beside(&valid, orders, &opts);
@@ -1175,7 +1195,14 @@ mod tests {
             let orders = witness_orders(h, &opts).expect("confirmation applies");
             let (o, edges, chains) = crate::par::start_beside(
                 || chains_witness(h, orders),
-                |later| rw_register_beside_chains(h, &opts, ChainsFrom::Started(later), None),
+                |later| {
+                    rw_register_beside_chains(
+                        h,
+                        &opts,
+                        ChainsFrom::Started(later),
+                        Default::default(),
+                    )
+                },
             );
             assert_eq!(o.expect("checked").validity, Validity::Valid);
             assert_eq!(chains.expect("the chains ran").confirmed, confirmed);

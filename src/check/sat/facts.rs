@@ -319,8 +319,10 @@ pub fn values_repeat(h: &History) -> bool {
 struct ScanFacts {
     /// A value is written twice, or `nil` is written ([`values_repeat`]).
     repeat: bool,
-    /// Some write is failed or intermediate.
-    dirty_writes: bool,
+    /// A committed read may return a value a failed transaction wrote or
+    /// one some op overwrote within itself: Elle's G1a/G1b cases may be
+    /// non-empty (never false when they are not).
+    dirty_reads: bool,
     /// A committed read returned a value nobody (else) wrote.
     thin_air: bool,
     /// A transaction wrote a key, read it and wrote it again.
@@ -329,11 +331,29 @@ struct ScanFacts {
 
 /// Each written `(key, value)`'s one writer (op position): keys by dense
 /// id, then per key value → writer, small integers by indexing (issue 23:
-/// a hash lookup per write was most of this scan).
+/// a hash lookup per write was most of this scan). Also the values Elle's
+/// G1a/G1b cases look for: failed transactions' writes and every op's
+/// intermediate writes (issue 23: the reads pass finds out whether any
+/// is read, so the cases are computed only then).
 #[derive(Default)]
 struct ValueWriters {
     kids: AtomIds,
     written: Vec<AtomIds>,
+    /// Failed or intermediate values, by key id, then [`DirtyMark`] slot.
+    dirty: Vec<AtomIds>,
+    /// What made each dirty value dirty.
+    marks: Vec<DirtyMark>,
+    /// Some intermediate write is of `nil`.
+    dirty_nil: bool,
+}
+
+/// What makes a value one Elle's G1a/G1b cases look for: a failed
+/// transaction wrote it, or it was overwritten within an op (the last such
+/// op's position, as Elle keeps).
+#[derive(Clone, Copy)]
+struct DirtyMark {
+    failed: bool,
+    intermediate_in: Option<u32>,
 }
 
 impl ValueWriters {
@@ -341,6 +361,77 @@ impl ValueWriters {
     fn get(&self, key: Atom, v: Atom) -> Option<u32> {
         let k = self.kids.get(key)?;
         self.written.get(k as usize)?.get(v)
+    }
+
+    /// The id of `key`, numbering it when new.
+    fn kid(&mut self, key: Atom) -> u32 {
+        let written = &mut self.written;
+        self.kids.id(key, || {
+            written.push(AtomIds::default());
+            written.len() as u32 - 1
+        })
+    }
+
+    /// Notes that a failed transaction wrote `v` (`intermediate_in` None),
+    /// or that the op at `intermediate_in` overwrote it.
+    fn mark_dirty(&mut self, key: Atom, v: Val, intermediate_in: Option<u32>) {
+        let Some(v) = v else {
+            self.dirty_nil = true;
+            return;
+        };
+        let kid = self.kid(key) as usize;
+        if self.dirty.len() <= kid {
+            self.dirty.resize_with(kid + 1, AtomIds::default);
+        }
+        let marks = &mut self.marks;
+        let slot = self.dirty[kid].id(v, || {
+            marks.push(DirtyMark {
+                failed: false,
+                intermediate_in: None,
+            });
+            marks.len() as u32 - 1
+        });
+        let mark = &mut self.marks[slot as usize];
+        match intermediate_in {
+            None => mark.failed = true,
+            Some(p) => mark.intermediate_in = Some(p),
+        }
+    }
+
+    /// Whether the read of `(key, v)` by the op at `reader` may be one of
+    /// Elle's G1a/G1b cases (never false when it is).
+    fn dirty_read(&self, h: &History, reader: usize, key: Atom, v: Val) -> bool {
+        let Some(v) = v else {
+            return self.dirty_nil;
+        };
+        let kid = self.kids.get(key);
+        let Some(slot) = kid.and_then(|k| self.dirty.get(k as usize)?.get(v)) else {
+            return false;
+        };
+        let mark = self.marks[slot as usize];
+        // Elle's G1b leaves out reads of the reader's own intermediate write.
+        mark.failed
+            || mark
+                .intermediate_in
+                .is_some_and(|p| h.ops[p as usize].index != h.ops[reader].index)
+    }
+}
+
+/// Marks the intermediate writes of the op at `i`, given it is no
+/// transaction's write source (an invocation, an `:info` op's own value):
+/// Elle's G1b cases count every op's. `last`: scratch, each key's latest
+/// value.
+fn mark_intermediate(h: &History, i: usize, w: &mut ValueWriters, last: &mut Vec<(Atom, Val)>) {
+    last.clear();
+    for m in h.mops(&h.ops[i]).iter().filter(|m| m.f == MopFn::Write) {
+        let v = val(m.arg);
+        match last.iter_mut().find(|(k, _)| *k == m.key) {
+            Some(slot) => {
+                let before = std::mem::replace(&mut slot.1, v);
+                w.mark_dirty(m.key, before, Some(i as u32));
+            }
+            None => last.push((m.key, v)),
+        }
     }
 }
 
@@ -353,9 +444,14 @@ impl ValueWriters {
 fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
     let mut facts = ScanFacts::default();
     let mut w = ValueWriters::default();
-    let mut last: Vec<Atom> = Vec::new();
+    let mut last: Vec<(Atom, Val)> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
-        let Some(src) = write_source(h, i) else {
+        let src = write_source(h, i);
+        let own = src.is_some_and(|s| std::ptr::eq(s, op));
+        if reads && !own {
+            mark_intermediate(h, i, &mut w, &mut last);
+        }
+        let Some(src) = src else {
             continue;
         };
         last.clear();
@@ -367,13 +463,9 @@ fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
                 facts.repeat = true;
                 return facts;
             };
-            let written = &mut w.written;
-            let kid = w.kids.id(m.key, || {
-                written.push(AtomIds::default());
-                written.len() as u32 - 1
-            });
+            let kid = w.kid(m.key);
             let mut fresh = false;
-            if let Some(values) = written.get_mut(kid as usize) {
+            if let Some(values) = w.written.get_mut(kid as usize) {
                 values.id(v, || {
                     fresh = true;
                     i as u32
@@ -383,25 +475,37 @@ fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
                 facts.repeat = true;
                 return facts;
             }
-            facts.dirty_writes |= op.op_type == OpType::Fail || last.contains(&m.key);
-            last.push(m.key);
+            // An `:info` op's writes are its invocation's, marked there.
+            if !reads || !own {
+                continue;
+            }
+            if op.op_type == OpType::Fail {
+                w.mark_dirty(m.key, Some(v), None);
+            }
+            if let Some(slot) = last.iter_mut().find(|(k, _)| *k == m.key) {
+                let before = std::mem::replace(&mut slot.1, Some(v));
+                w.mark_dirty(m.key, before, Some(i as u32));
+            } else {
+                last.push((m.key, Some(v)));
+            }
         }
     }
     if !reads {
         return facts;
     }
-    let [(a_air, a_own), (b_air, b_own)] =
-        crate::par::halves(h.ops.len(), split, |r| scan_reads(h, &w, r));
-    facts.thin_air = a_air || b_air;
-    facts.own_write_read = a_own || b_own;
+    let [a, b] = crate::par::halves(h.ops.len(), split, |r| scan_reads(h, &w, r));
+    facts.thin_air = a.thin_air || b.thin_air;
+    facts.own_write_read = a.own_write_read || b.own_write_read;
+    facts.dirty_reads = a.dirty_reads || b.dirty_reads;
     facts
 }
 
-/// The committed reads of the ops at `range`: (a read of a value nobody
-/// else wrote, a read between two writes of its key in one transaction).
-/// Stops at the first read of the first kind, which decides.
-fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> (bool, bool) {
-    let mut own_write_read = false;
+/// The committed reads of the ops at `range`: [`ScanFacts`]'s
+/// `thin_air` (a read of a value nobody else wrote; the scan stops at the
+/// first, which decides), `own_write_read` (a read between two writes of
+/// its key in one transaction) and `dirty_reads`.
+fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> ScanFacts {
+    let mut facts = ScanFacts::default();
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
     let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
@@ -411,31 +515,35 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> (
         };
         seen.clear();
         for m in h.mops(op) {
+            if m.f == MopFn::Read && w.dirty_read(h, i, m.key, val(m.arg)) {
+                facts.dirty_reads = true;
+            }
             match seen.iter_mut().find(|s| s.0 == m.key) {
                 None => {
                     if m.f == MopFn::Read {
                         if let Some(v) = val(m.arg) {
                             // The reader's own (later) write explains nothing.
                             if w.get(m.key, v).filter(|&wr| wr != i as u32).is_none() {
-                                return (true, own_write_read);
+                                facts.thin_air = true;
+                                return facts;
                             }
                         }
                     }
                     seen.push((m.key, m.f == MopFn::Write, false));
                 }
                 Some(s) if m.f == MopFn::Read => s.2 = true,
-                Some(s) if s.1 && s.2 => own_write_read = true,
+                Some(s) if s.1 && s.2 => facts.own_write_read = true,
                 Some(_) => {}
             }
         }
     }
-    (false, own_write_read)
+    facts
 }
 
 /// Why Elle's rw-register inference would misread `h`, if it would: one
 /// pass over the writes and one over the committed reads (`scan`), with
 /// Elle's own dirty-read cases compared to the exact ones only when a
-/// failed or intermediate write exists. The reasons, in the order checked:
+/// committed read returns a failed or intermediate value. The reasons, in the order checked:
 /// written values repeat ([`values_repeat`]); a read returns a value nobody
 /// wrote; Elle's G1a/G1b cases differ from the exact ones
 /// ([`elle_dirty_reads_differ`]); a transaction writes a key, reads it and
@@ -445,8 +553,8 @@ pub fn inference_misreads(h: &History) -> Option<Misread> {
     misreads_splitting_from(h, crate::par::SPLIT_FROM).0
 }
 
-/// [`inference_misreads`], and Elle's G1a/G1b cases when it computed them
-/// (a failed or intermediate write exists), for the inference to report
+/// [`inference_misreads`], and Elle's G1a/G1b cases when it has them (no
+/// value repeats, none is read from thin air), for the inference to report
 /// rather than compute again ([`crate::infer::rw_register::analyze_knowing`]).
 pub fn inference_misreads_keeping_cases(h: &History) -> (Option<Misread>, Option<ElleDirtyCases>) {
     misreads_splitting_from(h, crate::par::SPLIT_FROM)
@@ -462,15 +570,22 @@ fn misreads_splitting_from(h: &History, split: usize) -> (Option<Misread>, Optio
     if f.thin_air {
         return (Some(Misread::ThinAir), None);
     }
-    let mut cases = None;
-    if f.dirty_writes {
+    let cases = if f.dirty_reads {
         let (differ, elle) = elle_dirty_cases_differ(h);
         if differ {
             return (Some(Misread::ElleDirtyReads), None);
         }
-        cases = Some(elle);
-    }
-    (f.own_write_read.then_some(Misread::OwnWriteRead), cases)
+        elle
+    } else {
+        // No committed read returns a failed or intermediate value: Elle
+        // has no case, and then no exact case exists either (see
+        // `elle_dirty_cases_differ`).
+        [Vec::new(), Vec::new()]
+    };
+    (
+        f.own_write_read.then_some(Misread::OwnWriteRead),
+        Some(cases),
+    )
 }
 
 /// What the inference gets wrong about a history ([`inference_misreads`]).
@@ -600,7 +715,9 @@ mod tests {
     /// are computed once); without such a write there is nothing to keep.
     #[test]
     fn the_scan_keeps_elle_dirty_cases_for_the_inference() {
-        use crate::infer::rw_register::{analyze_knowing, analyze_validated, g1a_cases, g1b_cases};
+        use crate::infer::rw_register::{
+            analyze_knowing, analyze_validated, g1a_cases, g1b_cases, number, Known,
+        };
         let h = history(&[
             ("ok", "[[:w 7 1] [:r 7 1]]"),
             ("fail", "[[:w 3 1]]"),
@@ -614,11 +731,113 @@ mod tests {
         assert_eq!(cases.as_ref(), Some(&elle));
         let opts = crate::infer::rw_register::RwOptions::default();
         let extra = crate::infer::txn::ExtraGraph::None;
-        let given = analyze_knowing(&h, extra, &opts, cases).expect("inferred");
+        let known = Known {
+            dirty: cases,
+            numbered: Some(number(&h)),
+        };
+        let given = analyze_knowing(&h, extra, &opts, known).expect("inferred");
         let computed = analyze_validated(&h, extra, &opts).expect("inferred");
         assert_eq!(given.anomalies, computed.anomalies);
+        assert_eq!(given.edges, computed.edges);
+        assert!(!given.edges.is_empty());
         assert!(given.anomalies.contains("G1a") && given.anomalies.contains("G1b"));
         let clean = history(&[("ok", "[[:w 7 1]]"), ("ok", "[[:r 7 1]]")]);
-        assert_eq!(inference_misreads_keeping_cases(&clean), (None, None));
+        let none = Some([Vec::new(), Vec::new()]);
+        assert_eq!(inference_misreads_keeping_cases(&clean), (None, none));
+    }
+
+    /// A random history of the shapes the dirty-read marks must tell
+    /// apart: failed and `:info` transactions, intermediate writes, reads
+    /// of a transaction's own writes, invocations whose writes differ from
+    /// their completions', nil writes and repeated values now and then.
+    fn random_dirty_history(seed: &mut u64) -> History {
+        let mut next = |n: u64| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed % n
+        };
+        let mut written: Vec<(u64, u64)> = Vec::new();
+        let mut fresh = 1;
+        let mut src = String::new();
+        let txns = 2 + next(6);
+        for t in 0..txns {
+            let mut invoke = String::new();
+            let mut done = String::new();
+            for _ in 0..1 + next(4) {
+                let k = next(3);
+                if next(2) == 0 {
+                    let v = match next(12) {
+                        0 => "nil".to_string(),
+                        1 if !written.is_empty() => {
+                            written[next(written.len() as u64) as usize].1.to_string()
+                        }
+                        _ => {
+                            fresh += 1;
+                            written.push((k, fresh));
+                            fresh.to_string()
+                        }
+                    };
+                    invoke += &format!("[:w {k} {v}]");
+                    // Now and then the completion writes something else.
+                    let v2 = if next(10) == 0 {
+                        (fresh + 100).to_string()
+                    } else {
+                        v
+                    };
+                    done += &format!("[:w {k} {v2}]");
+                } else {
+                    let v = match next(4) {
+                        0 => "nil".to_string(),
+                        _ if !written.is_empty() => {
+                            written[next(written.len() as u64) as usize].1.to_string()
+                        }
+                        _ => "nil".to_string(),
+                    };
+                    invoke += &format!("[:r {k} nil]");
+                    done += &format!("[:r {k} {v}]");
+                }
+            }
+            let ty = ["ok", "ok", "ok", "fail", "info"][next(5) as usize];
+            let done = if ty == "info" && next(3) == 0 {
+                invoke.clone()
+            } else {
+                done
+            };
+            src += &format!(
+                "{{:index {}, :type :invoke, :process {t}, :f :txn, :value [{invoke}]}}\n",
+                2 * t
+            );
+            src += &format!(
+                "{{:index {}, :type :{ty}, :process {t}, :f :txn, :value [{done}]}}\n",
+                2 * t + 1
+            );
+        }
+        crate::read::read_history_bytes(src.into_bytes(), "h", crate::model::Format::Edn)
+            .expect("reads")
+    }
+
+    /// The cases the scan hands the inference are Elle's own, whether it
+    /// computed them (some committed read returns a failed or intermediate
+    /// value) or knew them to be empty, on thousands of random histories.
+    #[test]
+    fn the_scan_knows_when_elle_has_no_dirty_case() {
+        use crate::infer::rw_register::{g1a_cases, g1b_cases};
+        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+        let (mut empty, mut found) = (0, 0);
+        for _ in 0..20_000 {
+            let h = random_dirty_history(&mut seed);
+            let (_, cases) = inference_misreads_keeping_cases(&h);
+            let Some(cases) = cases else { continue };
+            let elle = [g1a_cases(&h), g1b_cases(&h)];
+            assert_eq!(cases, elle, "{:?}", h.ops);
+            if elle[0].is_empty() && elle[1].is_empty() {
+                empty += 1;
+            } else {
+                found += 1;
+            }
+        }
+        // Both kinds of history are common enough to test the marks.
+        assert!(empty > 2000 && found > 200, "{empty} {found}");
     }
 }

@@ -491,33 +491,60 @@ pub fn analyze_validated(
     extra: ExtraGraph,
     opts: &RwOptions,
 ) -> Result<Inference<'static>, Refusal> {
-    analyze_knowing(h, extra, opts, None)
+    analyze_knowing(h, extra, opts, Known::default())
 }
 
-/// [`analyze_validated`], given Elle's G1a and G1b cases (`g1a_cases`,
-/// `g1b_cases`) when the caller has them already (`auto`'s misread scan
-/// computes them: issue 23, one pass over the reads fewer).
+/// The external reads and writes of a history, numbered ([`number`]):
+/// the first step of the inference, which needs nothing else.
+pub struct Numbered {
+    ext: Ext,
+    ids: Ids,
+}
+
+/// Numbers the external reads and writes of `h` (the inference's first
+/// step), for [`Known::numbered`].
+pub fn number(h: &History) -> Numbered {
+    let (ext, ids) = timed("external reads and writes", || Ext::new(h));
+    Numbered { ext, ids }
+}
+
+/// What `auto` learned before the inference (issue 23: each computed once,
+/// and the numbering beside the misread scan, whose writes pass has one
+/// core only).
+#[derive(Default)]
+pub struct Known {
+    /// Elle's G1a and G1b cases (`g1a_cases`, `g1b_cases`), from the
+    /// misread scan.
+    pub dirty: Option<[Vec<Value>; 2]>,
+    /// The external reads and writes ([`number`]).
+    pub numbered: Option<Numbered>,
+}
+
+/// [`analyze_validated`], given what the caller computed already.
 pub fn analyze_knowing(
     h: &History,
     extra: ExtraGraph,
     opts: &RwOptions,
-    dirty: Option<[Vec<Value>; 2]>,
+    known: Known,
 ) -> Result<Inference<'static>, Refusal> {
-    // The non-cycle checks need only the history: on a second core while
-    // this one numbers the external reads and writes, the first step of
-    // the data edges and about as long (issue 23; the same result on one
-    // thread). The order graph's edges are generated when the graph is
+    let Known { dirty, numbered } = known;
+    // The non-cycle checks need only the history: on a second core beside
+    // the data edges (issue 23; the same result on one thread), which
+    // take the waiting core for their own halves when the checks end
+    // first. The order graph's edges are generated when the graph is
     // built (`Inference::order`), never listed.
-    let ((ext, ids), cases) = crate::par::join(
-        || timed("external reads and writes", || Ext::new(h)),
+    let (cases, main) = crate::par::join(
         || {
             timed("non-cycle cases", || {
                 let [g1a, g1b] = dirty.unwrap_or_else(|| [g1a_cases(h), g1b_cases(h)]);
                 [internal_cases(h), g1a, g1b, lost_updates(h, MopFn::Write)]
             })
         },
+        || {
+            let Numbered { ext, ids } = numbered.unwrap_or_else(|| number(h));
+            timed("data edges", || data_edges(h, opts, ext, ids))
+        },
     );
-    let main = timed("data edges", || data_edges(h, opts, ext, ids));
     let (edges, mut vertices, cyclic, explainer) = main?;
     let [internal, g1a, g1b, lost] = cases;
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
