@@ -483,7 +483,7 @@ fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
                 w.mark_dirty(m.key, Some(v), None);
             }
             if let Some(slot) = last.iter_mut().find(|(k, _)| *k == m.key) {
-                let before = std::mem::replace(&mut slot.1, Some(v));
+                let before = slot.1.replace(v);
                 w.mark_dirty(m.key, before, Some(i as u32));
             } else {
                 last.push((m.key, Some(v)));
