@@ -528,23 +528,24 @@ pub fn analyze_knowing(
     known: Known,
 ) -> Result<Inference<'static>, Refusal> {
     let Known { dirty, numbered } = known;
-    // The non-cycle checks need only the history: on a second core beside
-    // the data edges (issue 23; the same result on one thread), which
-    // take the waiting core for their own halves when the checks end
-    // first. The order graph's edges are generated when the graph is
+    // The non-cycle checks need only the history: beside the numbering
+    // when it is still to do, else beside the version graphs after the
+    // writer index (issue 23: a core for each half; the same result on one
+    // thread). The order graph's edges are generated when the graph is
     // built (`Inference::order`), never listed.
-    let (cases, main) = crate::par::join(
-        || {
-            timed("non-cycle cases", || {
-                let [g1a, g1b] = dirty.unwrap_or_else(|| [g1a_cases(h), g1b_cases(h)]);
-                [internal_cases(h), g1a, g1b, lost_updates(h, MopFn::Write)]
-            })
-        },
-        || {
-            let Numbered { ext, ids } = numbered.unwrap_or_else(|| number(h));
-            timed("data edges", || data_edges(h, opts, ext, ids))
-        },
-    );
+    let cases = || {
+        timed("non-cycle cases", || {
+            let [g1a, g1b] = dirty.unwrap_or_else(|| [g1a_cases(h), g1b_cases(h)]);
+            [internal_cases(h), g1a, g1b, lost_updates(h, MopFn::Write)]
+        })
+    };
+    let (main, cases) = match numbered {
+        Some(Numbered { ext, ids }) => timed("data edges", || data_edges(h, opts, ext, ids, cases)),
+        None => {
+            let (Numbered { ext, ids }, cases) = crate::par::join(|| number(h), cases);
+            timed("data edges", || data_edges(h, opts, ext, ids, || cases))
+        }
+    };
     let (edges, mut vertices, cyclic, explainer) = main?;
     let [internal, g1a, g1b, lost] = cases;
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
@@ -589,25 +590,31 @@ fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
 /// graphs) from the external reads and writes `ext` (numbered by `ids`),
 /// the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
-/// several writers, as in Elle.
+/// several writers, as in Elle. Also `after_writers`'s result: other work,
+/// run after the writer index, beside the version graphs.
 #[allow(clippy::type_complexity)]
-fn data_edges(
+fn data_edges<T: Send>(
     h: &History,
     opts: &RwOptions,
     ext: Ext,
     ids: Ids,
-) -> Result<
-    (
-        Vec<(u32, u32, Rels)>,
-        Vec<u32>,
-        Vec<Value>,
-        RegisterExplainer,
-    ),
-    Refusal,
-> {
+    after_writers: impl FnOnce() -> T + Send,
+) -> (
+    Result<
+        (
+            Vec<(u32, u32, Rels)>,
+            Vec<u32>,
+            Vec<Value>,
+            RegisterExplainer,
+        ),
+        Refusal,
+    >,
+    T,
+) {
     // The version graphs (and then the reader index, which needs them)
-    // beside the writer index, on two cores when one is free (issue 23).
-    let ((graphs, cyclic, readers), writers) = crate::par::join(
+    // beside the writer index and `after_writers`, on two cores when one
+    // is free (issue 23).
+    let ((graphs, cyclic, readers), (writers, after)) = crate::par::join(
         || {
             let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
             // Readers matter only at the versions version edges leave (all
@@ -625,9 +632,10 @@ fn data_edges(
             (graphs, cyclic, readers)
         },
         || {
-            timed("writer index", || {
+            let writers = timed("writer index", || {
                 SlotIndex::new(h, &ids, &ext, Ext::writes, None)
-            })
+            });
+            (writers, after_writers())
         },
     );
 
@@ -641,7 +649,11 @@ fn data_edges(
         ext.w_at = Vec::new();
     }
     // wr edges; a read value with several writers is an error, as in Elle.
-    let (mut edges, mut vertices) = wr_edges(h, &ext, &ids, &writers, crate::par::SPLIT_FROM)?;
+    let (mut edges, mut vertices) = match wr_edges(h, &ext, &ids, &writers, crate::par::SPLIT_FROM)
+    {
+        Ok(found) => found,
+        Err(e) => return (Err(e), after),
+    };
 
     let ext = (!big).then_some(ext);
     // ww and rw edges from the version graphs' direct edges.
@@ -669,10 +681,6 @@ fn data_edges(
     drop(writers);
     drop(readers);
     let tables = ext.map(|ext| Tables { ext, ids, graphs });
-    Ok((
-        edges,
-        vertices,
-        cyclic,
-        RegisterExplainer::new(opts, tables),
-    ))
+    let explainer = RegisterExplainer::new(opts, tables);
+    (Ok((edges, vertices, cyclic, explainer)), after)
 }
