@@ -102,6 +102,8 @@ mod tests {
 
     /// The components by definition: `v` and `w` share one when each
     /// reaches the other (transitive closure by repeated relaxation).
+    // Indexes read as the closure's definition does.
+    #[allow(clippy::needless_range_loop)]
     fn brute_force(n: usize, edges: &[(u32, u32, Rels)]) -> Vec<Vec<u32>> {
         let mut reach = vec![vec![false; n]; n];
         for &(a, b, _) in edges {
