@@ -630,21 +630,31 @@ impl Misread {
 mod tests {
     use super::*;
 
-    fn history(ops: &[(&str, &str)]) -> History {
+    /// One invocation and completion per transaction, in turn: (process,
+    /// completion type, invocation's value, completion's value).
+    fn txns_history(txns: &[(usize, &str, &str, &str)]) -> History {
         let mut src = String::new();
-        for (i, (t, v)) in ops.iter().enumerate() {
-            let p = i / 2;
+        for (i, (p, t, invoke, done)) in txns.iter().enumerate() {
             src += &format!(
-                "{{:index {}, :type :invoke, :process {p}, :f :txn, :value {v}}}\n",
+                "{{:index {}, :type :invoke, :process {p}, :f :txn, :value {invoke}}}\n",
                 2 * i
             );
             src += &format!(
-                "{{:index {}, :type :{t}, :process {p}, :f :txn, :value {v}}}\n",
+                "{{:index {}, :type :{t}, :process {p}, :f :txn, :value {done}}}\n",
                 2 * i + 1
             );
         }
         crate::read::read_history_bytes(src.into_bytes(), "h", crate::model::Format::Edn)
             .expect("reads")
+    }
+
+    fn history(ops: &[(&str, &str)]) -> History {
+        let txns: Vec<_> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, v))| (i / 2, t, v, v))
+            .collect();
+        txns_history(&txns)
     }
 
     /// Each reason, and the order the reasons are checked in, with the
@@ -759,9 +769,8 @@ mod tests {
         };
         let mut written: Vec<(u64, u64)> = Vec::new();
         let mut fresh = 1;
-        let mut src = String::new();
-        let txns = 2 + next(6);
-        for t in 0..txns {
+        let mut txns = Vec::new();
+        for t in 0..2 + next(6) as usize {
             let mut invoke = String::new();
             let mut done = String::new();
             for _ in 0..1 + next(4) {
@@ -804,17 +813,13 @@ mod tests {
             } else {
                 done
             };
-            src += &format!(
-                "{{:index {}, :type :invoke, :process {t}, :f :txn, :value [{invoke}]}}\n",
-                2 * t
-            );
-            src += &format!(
-                "{{:index {}, :type :{ty}, :process {t}, :f :txn, :value [{done}]}}\n",
-                2 * t + 1
-            );
+            txns.push((t, ty, format!("[{invoke}]"), format!("[{done}]")));
         }
-        crate::read::read_history_bytes(src.into_bytes(), "h", crate::model::Format::Edn)
-            .expect("reads")
+        let txns: Vec<_> = txns
+            .iter()
+            .map(|(p, t, i, d)| (*p, *t, i.as_str(), d.as_str()))
+            .collect();
+        txns_history(&txns)
     }
 
     /// The cases the scan hands the inference are Elle's own, whether it
