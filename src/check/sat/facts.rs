@@ -509,13 +509,15 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> S
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
     let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
+    // Without failed or intermediate values no read looks them up.
+    let dirty = !w.marks.is_empty() || w.dirty_nil;
     for i in range {
         let Some(op) = h.ops.get(i).filter(|op| op.op_type == OpType::Ok) else {
             continue;
         };
         seen.clear();
         for m in h.mops(op) {
-            if m.f == MopFn::Read && w.dirty_read(h, i, m.key, val(m.arg)) {
+            if dirty && m.f == MopFn::Read && w.dirty_read(h, i, m.key, val(m.arg)) {
                 facts.dirty_reads = true;
             }
             match seen.iter_mut().find(|s| s.0 == m.key) {
