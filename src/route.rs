@@ -214,6 +214,13 @@ fn auto_rw_register(
 ) -> Result<Outcome, InputError> {
     use crate::check::sat::{self, Misread};
     let exact = opts.confirm_with_sat;
+    if exact && sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
+        // Elle orders a version a transaction read before the one it
+        // wrote, which only G1c-free models guarantee.
+        let why = "the models forbid no G1c cycle, which the inference's version orders assume; the exact check is cheap here";
+        opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
+        return sat::check_history(h, opts);
+    }
     // Elle's G1a/G1b cases, when the scan computed them, go to the
     // inference (issue 23: computed once), and so does the inference's
     // first step, numbering the external reads and writes, run beside the
@@ -238,18 +245,12 @@ fn auto_rw_register(
     } else {
         (None, rw_register::Known::default())
     };
-    let why = if !exact {
-        None
-    } else if sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
-        // Elle orders a version a transaction read before the one it
-        // wrote, which only G1c-free models guarantee.
-        Some("the models forbid no G1c cycle, which the inference's version orders assume; the exact check is cheap here")
-    } else {
-        misread
-            .filter(|&m| m != Misread::OwnWriteRead)
-            .map(Misread::reason)
-    };
+    let why = misread
+        .filter(|&m| m != Misread::OwnWriteRead)
+        .map(Misread::reason);
     if let Some(why) = why {
+        // The numbering is the inference's, which does not run.
+        drop(known);
         opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
         return sat::check_history(h, opts);
     }
