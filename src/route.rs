@@ -226,22 +226,15 @@ fn auto_rw_register(
     // first step, numbering the external reads and writes, run beside the
     // scan where the inference will surely follow (issue 23: the scan's
     // pass over the writes has one core).
-    let (misread, known) = if exact && not_mini {
-        let ((misread, dirty), numbered) = crate::par::join(
-            || sat::inference_misreads_keeping_cases(h),
-            || rw_register::number(h),
-        );
-        let numbered = Some(numbered);
+    let (misread, known) = if exact {
+        let scan = || sat::inference_misreads_keeping_cases(h);
+        let ((misread, dirty), numbered) = if not_mini {
+            let (found, numbered) = crate::par::join(scan, || rw_register::number(h));
+            (found, Some(numbered))
+        } else {
+            (scan(), None)
+        };
         (misread, rw_register::Known { dirty, numbered })
-    } else if exact {
-        let (misread, dirty) = sat::inference_misreads_keeping_cases(h);
-        (
-            misread,
-            rw_register::Known {
-                dirty,
-                numbered: None,
-            },
-        )
     } else {
         (None, rw_register::Known::default())
     };

@@ -126,7 +126,7 @@ mod tests {
                 continue;
             }
             let comp: Vec<u32> = (0..n)
-                .filter(|&w| w == v && reach[v][v] || reach[v][w] && reach[w][v])
+                .filter(|&w| reach[v][w] && reach[w][v])
                 .map(|w| w as u32)
                 .collect();
             if !comp.is_empty() {

@@ -424,14 +424,19 @@ impl ValueWriters {
 fn mark_intermediate(h: &History, i: usize, w: &mut ValueWriters, last: &mut Vec<(Atom, Val)>) {
     last.clear();
     for m in h.mops(&h.ops[i]).iter().filter(|m| m.f == MopFn::Write) {
-        let v = val(m.arg);
-        match last.iter_mut().find(|(k, _)| *k == m.key) {
-            Some(slot) => {
-                let before = std::mem::replace(&mut slot.1, v);
-                w.mark_dirty(m.key, before, Some(i as u32));
-            }
-            None => last.push((m.key, v)),
+        overwrite(w, last, i, m.key, val(m.arg));
+    }
+}
+
+/// The op at `i` writes `v` to `key`: the value it wrote there before,
+/// if any, is intermediate. `last`: each key's latest value in the op.
+fn overwrite(w: &mut ValueWriters, last: &mut Vec<(Atom, Val)>, i: usize, key: Atom, v: Val) {
+    match last.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => {
+            let before = std::mem::replace(&mut slot.1, v);
+            w.mark_dirty(key, before, Some(i as u32));
         }
+        None => last.push((key, v)),
     }
 }
 
@@ -482,12 +487,7 @@ fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
             if op.op_type == OpType::Fail {
                 w.mark_dirty(m.key, Some(v), None);
             }
-            if let Some(slot) = last.iter_mut().find(|(k, _)| *k == m.key) {
-                let before = slot.1.replace(v);
-                w.mark_dirty(m.key, before, Some(i as u32));
-            } else {
-                last.push((m.key, Some(v)));
-            }
+            overwrite(&mut w, &mut last, i, m.key, Some(v));
         }
     }
     if !reads {
