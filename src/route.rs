@@ -916,7 +916,7 @@ fn check_inferred_with(
     history: &History,
     opts: &CheckOptions,
     inference: &Inference<'_>,
-    graph: crate::graph::DiGraph,
+    graph: crate::graph::UnmergedGraph,
     clock: std::time::Instant,
 ) -> Outcome {
     let exp = &opts.expectations;

@@ -14,11 +14,11 @@ pub mod witness;
 use crate::consistency::{self as cm, Subgraph};
 use crate::edn::order::{bifurcan_order, bifurcan_spread};
 use crate::edn::Value;
-use crate::graph::scc::nontrivial_sccs;
+use crate::graph::scc::{nontrivial_sccs, nontrivial_sccs_unmerged};
 use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
 };
-use crate::graph::{DiGraph, Rels};
+use crate::graph::{DiGraph, Rels, UnmergedGraph};
 use crate::infer::{Inference, Step, StepKind};
 use crate::model::History;
 use hashbrown::HashMap;
@@ -358,7 +358,10 @@ pub struct CycleAnalysis {
     pub cases: Vec<CycleCase>,
     /// Vertices of the dependency graph (0 means an empty graph).
     pub vertex_count: usize,
-    /// The whole dependency graph (vertices are op positions).
+    /// The whole dependency graph (vertices are op positions), its
+    /// parallel edges merged, when it has a nontrivial SCC; otherwise
+    /// empty (no SCC or cycle reads it, and merging a big graph's rows
+    /// costs: issue 23).
     pub graph: DiGraph,
     /// Its strongly connected components, in Elle's order.
     pub sccs: Vec<Vec<u32>>,
@@ -378,7 +381,7 @@ pub fn cycle_cases(
 pub fn cycle_cases_in(
     history: &History,
     inference: &Inference<'_>,
-    graph: DiGraph,
+    graph: UnmergedGraph,
     opts: &CycleOptions,
 ) -> CycleAnalysis {
     let n = history.ops.len();
@@ -398,8 +401,13 @@ pub fn cycle_cases_in(
         }
         seen.iter().filter(|&&s| s).count()
     };
-    let (mut sccs, vertex_count) = crate::par::join(|| nontrivial_sccs(&graph), count);
+    let (mut sccs, vertex_count) = crate::par::join(|| nontrivial_sccs_unmerged(&graph), count);
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
+    let graph = if sccs.is_empty() {
+        DiGraph::default()
+    } else {
+        graph.merged()
+    };
     if !sccs.is_empty() {
         // Before any search's clock starts: an explainer that builds its
         // tables when first asked (a big rw-register history's) would

@@ -101,6 +101,16 @@ impl DiGraph {
         DiGraph::build(n, edges, more, SPLIT_FROM_EDGES)
     }
 
+    /// [`DiGraph::from_edges_and`] without merging the rows yet: see
+    /// [`UnmergedGraph`].
+    pub fn unmerged_from_edges_and(
+        n: usize,
+        edges: &[(u32, u32, Rels)],
+        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+    ) -> UnmergedGraph {
+        UnmergedGraph::build(n, edges, more, SPLIT_FROM_EDGES)
+    }
+
     /// [`DiGraph::from_edges_and`], counting `edges` beside `more`'s and
     /// sorting the rows in two halves on two cores (when one is free) once
     /// there are at least `split_from` edges: building the graph was a
@@ -111,112 +121,7 @@ impl DiGraph {
         more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
         split_from: usize,
     ) -> DiGraph {
-        // `offsets[a + 2]` counts a's edges; summed, `offsets[a + 1]` is
-        // a's start, the cursor that places its edges in order and ends at
-        // the next row's start (no copy of the offsets: issue 23).
-        let count_listed = || {
-            let mut offsets = vec![0u32; n + 2];
-            for &(a, _, _) in edges {
-                offsets[a as usize + 2] += 1;
-            }
-            offsets
-        };
-        let mut offsets = if edges.len() >= split_from {
-            let (mut offsets, generated) = crate::par::join(count_listed, || {
-                let mut counts = vec![0u32; n];
-                more(&mut |a, _, _| counts[a as usize] += 1);
-                counts
-            });
-            for (o, c) in offsets[2..].iter_mut().zip(generated) {
-                *o += c;
-            }
-            offsets
-        } else {
-            let mut offsets = count_listed();
-            more(&mut |a, _, _| offsets[a as usize + 2] += 1);
-            offsets
-        };
-        for i in 2..n + 2 {
-            offsets[i] += offsets[i - 1];
-        }
-        let total = offsets[n + 1] as usize;
-        let mut targets = vec![0u32; total];
-        let mut rels = vec![Rels::NONE; total];
-        // The rows before `mid` hold about half of the edges; `offsets[a +
-        // 1]` is row a's start.
-        let mid = if total >= split_from {
-            offsets[1..=n].partition_point(|&o| (o as usize) < total / 2)
-        } else {
-            n
-        };
-        let split = offsets.get(mid + 1).map_or(total, |&o| o as usize);
-        {
-            // Each half's rows placed on their own core, each core walking
-            // every edge (issue 23: placing was a third of building the
-            // graph of a 1M-transaction check, on one core).
-            let (low, high) = offsets[1..=n].split_at_mut(mid);
-            let (low_targets, high_targets) = targets.split_at_mut(split);
-            let (low_rels, high_rels) = rels.split_at_mut(split);
-            // Rows `first..` (cursors), their edges from `base` on.
-            let place_rows = |cursors: &mut [u32],
-                              first: usize,
-                              base: usize,
-                              targets: &mut [u32],
-                              rels: &mut [Rels]| {
-                let mut place = |a: u32, b: u32, r: Rels| {
-                    if let Some(slot) = (a as usize)
-                        .checked_sub(first)
-                        .and_then(|i| cursors.get_mut(i))
-                    {
-                        let at = *slot as usize - base;
-                        targets[at] = b;
-                        rels[at] = r;
-                        *slot += 1;
-                    }
-                };
-                for &(a, b, r) in edges {
-                    place(a, b, r);
-                }
-                more(&mut place);
-            };
-            if mid < n {
-                crate::par::join(
-                    || place_rows(low, 0, 0, low_targets, low_rels),
-                    || place_rows(high, mid, split, high_targets, high_rels),
-                );
-            } else {
-                place_rows(low, 0, 0, low_targets, low_rels);
-            }
-        }
-        offsets.pop();
-        let kept = if mid == n {
-            merge_rows(&mut offsets[..n], 0, &mut targets, &mut rels)
-        } else {
-            let (low_targets, high_targets) = targets.split_at_mut(split);
-            let (low_rels, high_rels) = rels.split_at_mut(split);
-            let (low, high) = offsets[..n].split_at_mut(mid);
-            let (low_kept, high_kept) = crate::par::join(
-                || merge_rows(low, 0, low_targets, low_rels),
-                || merge_rows(high, split as u32, high_targets, high_rels),
-            );
-            // The second half's rows follow the first's.
-            for o in high.iter_mut() {
-                *o += low_kept as u32;
-            }
-            targets.copy_within(split..split + high_kept, low_kept);
-            rels.copy_within(split..split + high_kept, low_kept);
-            low_kept + high_kept
-        };
-        offsets[n] = kept as u32;
-        targets.truncate(kept);
-        targets.shrink_to_fit();
-        rels.truncate(kept);
-        rels.shrink_to_fit();
-        DiGraph {
-            offsets,
-            targets,
-            rels,
-        }
+        UnmergedGraph::build(n, edges, more, split_from).merged()
     }
 
     /// Number of vertex slots.
@@ -328,6 +233,191 @@ impl DiGraph {
             }
         }
         DiGraph::from_edges(vertices.len(), edges)
+    }
+}
+
+/// A graph as [`DiGraph::from_edges_and`] places it, before its rows are
+/// merged: a row may list a target more than once, in any order. Enough
+/// for the strongly connected components ([`scc::nontrivial_sccs_unmerged`])
+/// and for counting vertices, so a check whose graph has none merges
+/// nothing (issue 23: merging was a third of building a 1M-transaction
+/// check's graph); [`UnmergedGraph::merged`] gives the [`DiGraph`].
+#[derive(Debug)]
+pub struct UnmergedGraph {
+    /// The rows, not merged (the one place a `DiGraph`'s rows may be so).
+    rows: DiGraph,
+    /// The first row of the half merged on a second core (`len()` when
+    /// the graph is merged on one), and where its edges start.
+    mid: usize,
+    split: usize,
+}
+
+impl UnmergedGraph {
+    /// Counts and places the edges of `edges` and `more` (see
+    /// [`DiGraph::from_edges_and`]): counting `edges` beside `more`'s and
+    /// placing the rows in two halves on two cores (when one is free)
+    /// once there are at least `split_from` edges.
+    fn build(
+        n: usize,
+        edges: &[(u32, u32, Rels)],
+        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+        split_from: usize,
+    ) -> UnmergedGraph {
+        // `offsets[a + 2]` counts a's edges; summed, `offsets[a + 1]` is
+        // a's start, the cursor that places its edges in order and ends at
+        // the next row's start (no copy of the offsets: issue 23).
+        let count_listed = || {
+            let mut offsets = vec![0u32; n + 2];
+            for &(a, _, _) in edges {
+                offsets[a as usize + 2] += 1;
+            }
+            offsets
+        };
+        let mut offsets = if edges.len() >= split_from {
+            let (mut offsets, generated) = crate::par::join(count_listed, || {
+                let mut counts = vec![0u32; n];
+                more(&mut |a, _, _| counts[a as usize] += 1);
+                counts
+            });
+            for (o, c) in offsets[2..].iter_mut().zip(generated) {
+                *o += c;
+            }
+            offsets
+        } else {
+            let mut offsets = count_listed();
+            more(&mut |a, _, _| offsets[a as usize + 2] += 1);
+            offsets
+        };
+        for i in 2..n + 2 {
+            offsets[i] += offsets[i - 1];
+        }
+        let total = offsets[n + 1] as usize;
+        let mut targets = vec![0u32; total];
+        let mut rels = vec![Rels::NONE; total];
+        // The rows before `mid` hold about half of the edges; `offsets[a +
+        // 1]` is row a's start.
+        let mid = if total >= split_from {
+            offsets[1..=n].partition_point(|&o| (o as usize) < total / 2)
+        } else {
+            n
+        };
+        let split = offsets.get(mid + 1).map_or(total, |&o| o as usize);
+        {
+            // Each half's rows placed on their own core, each core walking
+            // every edge (issue 23: placing was a third of building the
+            // graph of a 1M-transaction check, on one core).
+            let (low, high) = offsets[1..=n].split_at_mut(mid);
+            let (low_targets, high_targets) = targets.split_at_mut(split);
+            let (low_rels, high_rels) = rels.split_at_mut(split);
+            // Rows `first..` (cursors), their edges from `base` on.
+            let place_rows = |cursors: &mut [u32],
+                              first: usize,
+                              base: usize,
+                              targets: &mut [u32],
+                              rels: &mut [Rels]| {
+                let mut place = |a: u32, b: u32, r: Rels| {
+                    if let Some(slot) = (a as usize)
+                        .checked_sub(first)
+                        .and_then(|i| cursors.get_mut(i))
+                    {
+                        let at = *slot as usize - base;
+                        targets[at] = b;
+                        rels[at] = r;
+                        *slot += 1;
+                    }
+                };
+                for &(a, b, r) in edges {
+                    place(a, b, r);
+                }
+                more(&mut place);
+            };
+            if mid < n {
+                crate::par::join(
+                    || place_rows(low, 0, 0, low_targets, low_rels),
+                    || place_rows(high, mid, split, high_targets, high_rels),
+                );
+            } else {
+                place_rows(low, 0, 0, low_targets, low_rels);
+            }
+        }
+        // Each cursor ended at the next row's start: `offsets[a]` is row
+        // a's start, `offsets[n]` the end.
+        offsets.pop();
+        UnmergedGraph {
+            rows: DiGraph {
+                offsets,
+                targets,
+                rels,
+            },
+            mid,
+            split,
+        }
+    }
+
+    /// Number of vertex slots.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the graph has no vertex slots.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The targets of `v`'s edges, in no particular order, a target as
+    /// often as edges to it were given.
+    pub fn out_ids(&self, v: u32) -> &[u32] {
+        self.rows.out_ids(v)
+    }
+
+    /// Iterates every edge as given (parallel ones not merged).
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32, Rels)> + '_ {
+        self.rows.edges()
+    }
+
+    /// The graph with each row sorted by target and its parallel edges
+    /// merged (their relationships unioned): the two halves on two cores
+    /// when the graph was placed so.
+    pub fn merged(self) -> DiGraph {
+        let UnmergedGraph {
+            rows:
+                DiGraph {
+                    mut offsets,
+                    mut targets,
+                    mut rels,
+                },
+            mid,
+            split,
+        } = self;
+        let n = offsets.len() - 1;
+        let kept = if mid == n {
+            merge_rows(&mut offsets[..n], 0, &mut targets, &mut rels)
+        } else {
+            let (low_targets, high_targets) = targets.split_at_mut(split);
+            let (low_rels, high_rels) = rels.split_at_mut(split);
+            let (low, high) = offsets[..n].split_at_mut(mid);
+            let (low_kept, high_kept) = crate::par::join(
+                || merge_rows(low, 0, low_targets, low_rels),
+                || merge_rows(high, split as u32, high_targets, high_rels),
+            );
+            // The second half's rows follow the first's.
+            for o in high.iter_mut() {
+                *o += low_kept as u32;
+            }
+            targets.copy_within(split..split + high_kept, low_kept);
+            rels.copy_within(split..split + high_kept, low_kept);
+            low_kept + high_kept
+        };
+        offsets[n] = kept as u32;
+        targets.truncate(kept);
+        targets.shrink_to_fit();
+        rels.truncate(kept);
+        rels.shrink_to_fit();
+        DiGraph {
+            offsets,
+            targets,
+            rels,
+        }
     }
 }
 

@@ -285,10 +285,11 @@ pub struct Inference<'h> {
 
 impl Inference<'_> {
     /// The dependency graph on the history's `n` op positions: `edges`
-    /// and `order`'s edges, parallel ones merged.
-    pub fn graph(&self, history: &History) -> crate::graph::DiGraph {
+    /// and `order`'s edges, parallel ones not merged yet (the cycle
+    /// search merges them only when the graph has a cycle).
+    pub fn graph(&self, history: &History) -> crate::graph::UnmergedGraph {
         let order = self.order;
-        crate::graph::DiGraph::from_edges_and(history.ops.len(), &self.edges, |f| {
+        crate::graph::DiGraph::unmerged_from_edges_and(history.ops.len(), &self.edges, |f| {
             order.for_each_edge(history, f)
         })
     }

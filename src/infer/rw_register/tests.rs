@@ -389,7 +389,7 @@ fn recomputed_tables_explain_as_kept_ones_and_order_edges_join_the_graph() {
     let (graphs, _) = version_graphs(&h, &ext, &ids, &opts);
     let kept = RegisterExplainer::new(&opts, Some(Tables { ext, ids, graphs }));
     let recomputed = RegisterExplainer::new(&opts, None);
-    let g = inf.graph(&h);
+    let g = inf.graph(&h).merged();
     let mut explained = 0;
     for (a, b, _) in g.edges() {
         let step = kept.explain(&h, a, b).map(|s| s.data);
