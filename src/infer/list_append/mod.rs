@@ -286,16 +286,20 @@ fn analyze_with(
     let t = std::time::Instant::now();
     // Two phases of two parts each, on two cores when one is free (issue
     // 23; the same result on one thread). First the indexes beside what
-    // needs only the history: Elle's preconditions and the order graph
-    // (the indexes pass over micro-ops other than reads and appends, so
-    // building them before `verify` has spoken is harmless; its refusal
-    // wins), then Elle's non-cycle checks as tasks whichever part is free
-    // takes ([`case_tasks`]: run after the preconditions alone, they left
-    // the indexes' part idle for a third of the phase). Then the data
-    // edges of each half of the history, joined in history order (the same
-    // list as one pass), the thin-air reads beside the second part.
+    // needs only the history: Elle's preconditions (the indexes pass over
+    // micro-ops other than reads and appends, so building them before
+    // `verify` has spoken is harmless; its refusal wins), then Elle's
+    // non-cycle checks as tasks whichever part is free takes
+    // ([`case_tasks`]: run after the preconditions alone, they left the
+    // indexes' part idle for a third of the phase). Then the data edges,
+    // by chunks of the history whichever part is free takes, joined in
+    // history order (the same list as one pass), the second part finding
+    // the thin-air reads first ([`edge_chunks`]). The order graph's edges
+    // are generated when the graph is built (`Inference::order`), never
+    // listed (issue 23: listing and copying them was a tenth of the
+    // inference of a 1M-transaction history).
     let next_case = std::sync::atomic::AtomicUsize::new(0);
-    let (((idx, states, incompatible), mut done), (verified, order, other_done)) = crate::par::join(
+    let (((idx, states, incompatible), mut done), (verified, other_done)) = crate::par::join(
         || {
             let indexed = indexes(h, orders);
             let done = case_tasks(h, &next_case);
@@ -306,36 +310,30 @@ fn analyze_with(
             let t = std::time::Instant::now();
             let verified = verify(h);
             lap("verify", t);
-            let order = extra.edges(h);
-            lap("verify and order graph", t);
             let done = case_tasks(h, &next_case);
-            lap("verify, order graph and non-cycle checks", t);
-            (verified, order, done)
+            lap("verify and non-cycle checks", t);
+            (verified, done)
         },
     );
     done.extend(other_done);
     let mut cases = non_cycle_cases(done);
     lap("indexes joined", t);
     verified?;
-    // The second part also finds the thin-air reads (about a quarter of
-    // the edges' work on a generated history): it gets fewer ops then.
-    let half = if exact {
-        h.ops.len() / 8 * 5
-    } else {
-        h.ops.len() / 2
-    };
-    let (mut edges, (rest, thin_air)) = crate::par::join(
-        || op_edges(h, &idx, &states, 0..half),
+    let next_chunk = std::sync::atomic::AtomicUsize::new(0);
+    let (mut chunks, (more, thin_air)) = crate::par::join(
+        || edge_chunks(h, &idx, &states, &next_chunk),
         || {
-            let rest = op_edges(h, &idx, &states, half..h.ops.len());
-            (rest, exact.then(|| thin_air_reads_indexed(h, &idx)))
+            let thin_air = exact.then(|| thin_air_reads_indexed(h, &idx));
+            (edge_chunks(h, &idx, &states, &next_chunk), thin_air)
         },
     );
     drop(states);
-    edges.reserve_exact(rest.len() + order.len());
-    edges.extend_from_slice(&rest);
-    drop(rest);
-    edges.extend(order);
+    chunks.extend(more);
+    chunks.sort_unstable_by_key(|&(chunk, _)| chunk);
+    let mut edges = Vec::with_capacity(chunks.iter().map(|(_, e)| e.len()).sum());
+    for (_, found) in chunks {
+        edges.extend_from_slice(&found);
+    }
     if let Some(found) = thin_air {
         cases[7].1 = found;
     }
@@ -359,7 +357,7 @@ fn analyze_with(
     extra.add_explainer(&mut explainers);
     Ok(Inference {
         edges,
-        order: ExtraGraph::None,
+        order: extra,
         anomalies,
         explainers,
         vertices: Vec::new(),
@@ -422,6 +420,33 @@ fn non_cycle_cases(mut done: Vec<(usize, Vec<Vec<Value>>)>) -> [(&'static str, V
         // them in once the data edges' indexes exist.
         ("G1a", Vec::new()),
     ]
+}
+
+/// How many chunks [`edge_chunks`] cuts a history's ops into: enough that
+/// the two parts end close together, few enough that joining the chunks
+/// costs nothing much.
+const EDGE_CHUNKS: usize = 32;
+
+/// Finds the data edges ([`op_edges`]) of chunks of the history's ops,
+/// taking the next chunk from `next` until none is left; the chunks it
+/// took (their number, their edges). Two threads may share `next`: each
+/// chunk is taken once.
+fn edge_chunks(
+    h: &History,
+    idx: &Indexes,
+    states: &ReadStates,
+    next: &std::sync::atomic::AtomicUsize,
+) -> Vec<(usize, Vec<(u32, u32, Rels)>)> {
+    let n = h.ops.len();
+    let mut done = Vec::new();
+    loop {
+        let chunk = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if chunk >= EDGE_CHUNKS {
+            return done;
+        }
+        let range = n * chunk / EDGE_CHUNKS..n * (chunk + 1) / EDGE_CHUNKS;
+        done.push((chunk, op_edges(h, idx, states, range)));
+    }
 }
 
 /// The data edges into the possible ops of `range` (positions in

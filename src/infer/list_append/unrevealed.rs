@@ -115,7 +115,7 @@ pub fn open_orders(h: &History, inference: &Inference<'_>) -> OpenOrders {
     if keys.is_empty() {
         return OpenOrders::default();
     }
-    let rank = component_ranks(h.ops.len(), &inference.edges);
+    let rank = component_ranks(inference.graph(h).merged());
     let keys = keys
         .into_iter()
         .map(|key| {
@@ -132,10 +132,10 @@ pub fn open_orders(h: &History, inference: &Inference<'_>) -> OpenOrders {
 }
 
 /// Each vertex's component's position in a topological order of the
-/// components of the graph on `0..n` with these edges (vertices of one
-/// strongly connected component share it).
-fn component_ranks(n: usize, edges: &[(u32, u32, crate::graph::Rels)]) -> Vec<u32> {
-    let g = DiGraph::from_edge_slice(n, edges);
+/// components of `g` (vertices of one strongly connected component share
+/// it).
+fn component_ranks(g: DiGraph) -> Vec<u32> {
+    let n = g.len();
     let sccs = nontrivial_sccs(&g);
     // Component ids: one per nontrivial SCC, then one per other vertex.
     let mut comp: Vec<u32> = vec![u32::MAX; n];
