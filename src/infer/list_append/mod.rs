@@ -422,6 +422,9 @@ fn non_cycle_cases(mut done: Vec<(usize, Vec<Vec<Value>>)>) -> [(&'static str, V
     ]
 }
 
+/// Edges `(from, to, relationships)`.
+type EdgeList = Vec<(u32, u32, Rels)>;
+
 /// How many chunks [`edge_chunks`] cuts a history's ops into: enough that
 /// the two parts end close together, few enough that joining the chunks
 /// costs nothing much.
@@ -436,7 +439,7 @@ fn edge_chunks(
     idx: &Indexes,
     states: &ReadStates,
     next: &std::sync::atomic::AtomicUsize,
-) -> Vec<(usize, Vec<(u32, u32, Rels)>)> {
+) -> Vec<(usize, EdgeList)> {
     let n = h.ops.len();
     let mut done = Vec::new();
     loop {
