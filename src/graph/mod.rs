@@ -85,18 +85,22 @@ impl DiGraph {
     /// short) and its parallel edges merged, compacting in place. No
     /// second edge-sized array exists at any time (issue 23: memory).
     pub fn from_edge_slice(n: usize, edges: &[(u32, u32, Rels)]) -> DiGraph {
-        DiGraph::from_edges_and(n, edges, |_: &mut dyn FnMut(u32, u32, Rels)| {})
+        DiGraph::from_edges_and(n, edges, |_, _: &mut dyn FnMut(u32, u32, Rels)| {})
     }
 
     /// [`DiGraph::from_edge_slice`] over `edges` and the edges `more`
-    /// passes to its argument. `more` is called twice (to count, then to
-    /// place) and must pass the same edges both times: edges generated on
-    /// the fly (real-time order, issue 23) never exist as a list. The
-    /// graph does not depend on the order of the edges.
+    /// passes to its second argument: `more(sources, f)` must pass every
+    /// edge whose source is in `sources` (the same ones each time; others
+    /// may come too, and are ignored). It is called to count (every
+    /// source) and then to place rows (on two cores, each half of the
+    /// sources): edges generated on the fly (real-time order, issue 23)
+    /// never exist as a list, and each half's generator may skip what
+    /// only the other's sources need. The graph does not depend on the
+    /// order of the edges.
     pub fn from_edges_and(
         n: usize,
         edges: &[(u32, u32, Rels)],
-        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+        more: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32, u32, Rels)) + Sync,
     ) -> DiGraph {
         DiGraph::build(n, edges, more, SPLIT_FROM_EDGES)
     }
@@ -106,7 +110,7 @@ impl DiGraph {
     pub fn unmerged_from_edges_and(
         n: usize,
         edges: &[(u32, u32, Rels)],
-        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+        more: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32, u32, Rels)) + Sync,
     ) -> UnmergedGraph {
         UnmergedGraph::build(n, edges, more, SPLIT_FROM_EDGES)
     }
@@ -118,7 +122,7 @@ impl DiGraph {
     fn build(
         n: usize,
         edges: &[(u32, u32, Rels)],
-        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+        more: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32, u32, Rels)) + Sync,
         split_from: usize,
     ) -> DiGraph {
         UnmergedGraph::build(n, edges, more, split_from).merged()
@@ -260,7 +264,7 @@ impl UnmergedGraph {
     fn build(
         n: usize,
         edges: &[(u32, u32, Rels)],
-        more: impl Fn(&mut dyn FnMut(u32, u32, Rels)) + Sync,
+        more: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32, u32, Rels)) + Sync,
         split_from: usize,
     ) -> UnmergedGraph {
         // `offsets[a + 2]` counts a's edges; summed, `offsets[a + 1]` is
@@ -276,7 +280,7 @@ impl UnmergedGraph {
         let mut offsets = if edges.len() >= split_from {
             let (mut offsets, generated) = crate::par::join(count_listed, || {
                 let mut counts = vec![0u32; n];
-                more(&mut |a, _, _| counts[a as usize] += 1);
+                more(0..n as u32, &mut |a, _, _| counts[a as usize] += 1);
                 counts
             });
             for (o, c) in offsets[2..].iter_mut().zip(generated) {
@@ -285,7 +289,7 @@ impl UnmergedGraph {
             offsets
         } else {
             let mut offsets = count_listed();
-            more(&mut |a, _, _| offsets[a as usize + 2] += 1);
+            more(0..n as u32, &mut |a, _, _| offsets[a as usize + 2] += 1);
             offsets
         };
         for i in 2..n + 2 {
@@ -315,6 +319,7 @@ impl UnmergedGraph {
                               base: usize,
                               targets: &mut [u32],
                               rels: &mut [Rels]| {
+                let sources = first as u32..(first + cursors.len()) as u32;
                 let mut place = |a: u32, b: u32, r: Rels| {
                     if let Some(slot) = (a as usize)
                         .checked_sub(first)
@@ -329,7 +334,7 @@ impl UnmergedGraph {
                 for &(a, b, r) in edges {
                     place(a, b, r);
                 }
-                more(&mut place);
+                more(sources, &mut place);
             };
             if mid < n {
                 crate::par::join(
@@ -518,7 +523,7 @@ mod csr_tests {
         assert_eq!(g.edge(1, 0), None);
         // The same edges, the last four generated (twice: counted, then
         // placed), make the same graph.
-        let more = |f: &mut dyn FnMut(u32, u32, Rels)| {
+        let more = |_, f: &mut dyn FnMut(u32, u32, Rels)| {
             for &(a, b, r) in &edges[3..] {
                 f(a, b, r)
             }
@@ -555,9 +560,13 @@ mod csr_tests {
             } else {
                 next(count as u64 + 1) as usize
             };
-            let more = |f: &mut dyn FnMut(u32, u32, Rels)| {
+            // Every other round, only the edges of the sources asked for.
+            let only_asked = round % 2 == 0;
+            let more = |sources: std::ops::Range<u32>, f: &mut dyn FnMut(u32, u32, Rels)| {
                 for &(a, b, r) in &edges[cut..] {
-                    f(a, b, r)
+                    if !only_asked || sources.contains(&a) {
+                        f(a, b, r)
+                    }
                 }
             };
             let one = DiGraph::build(n, &edges[..cut], more, usize::MAX);

@@ -168,7 +168,7 @@ mod tests {
             assert_eq!(nontrivial_sccs(&g), expected, "{edges:?}");
             // Rows not merged, placed on one core and in two halves.
             for split_from in [usize::MAX, 0] {
-                let rows = UnmergedGraph::build(n, &edges, |_| {}, split_from);
+                let rows = UnmergedGraph::build(n, &edges, |_, _| {}, split_from);
                 assert_eq!(nontrivial_sccs_unmerged(&rows), expected, "{edges:?}");
                 let merged: Vec<_> = rows.merged().edges().collect();
                 assert_eq!(merged, g.edges().collect::<Vec<_>>(), "{edges:?}");

@@ -289,9 +289,11 @@ impl Inference<'_> {
     /// search merges them only when the graph has a cycle).
     pub fn graph(&self, history: &History) -> crate::graph::UnmergedGraph {
         let order = self.order;
-        crate::graph::DiGraph::unmerged_from_edges_and(history.ops.len(), &self.edges, |f| {
-            order.for_each_edge(history, f)
-        })
+        crate::graph::DiGraph::unmerged_from_edges_and(
+            history.ops.len(),
+            &self.edges,
+            |sources, f| order.for_each_edge_from(history, sources, f),
+        )
     }
 
     /// Prepares every explainer ([`PairExplainer::prepare`]).

@@ -40,13 +40,32 @@ pub fn realtime_edges(history: &History) -> Vec<(u32, u32, Rels)> {
 
 /// Calls `link(frontier, c)` for each completion `c` whose invocation the
 /// ops of `frontier` completed before (see [`realtime_edges`]).
-pub(crate) fn realtime_walk(history: &History, mut link: impl FnMut(&[u32], u32)) {
+pub(crate) fn realtime_walk(history: &History, link: impl FnMut(&[u32], u32)) {
+    realtime_walk_from(history, 0..history.ops.len() as u32, link)
+}
+
+/// [`realtime_walk`] for the links of the ops at `sources` (frontiers
+/// that hold one), perhaps with others in them too: the walk starts at
+/// the first source with an empty frontier and stops once the frontier
+/// holds none. Why that is enough: an op joins the frontier at its own
+/// position and leaves it at a completion whatever else is in it (the
+/// ones below some position go), so the frontier's entries from
+/// `sources.start` on are the same as in the whole walk.
+pub(crate) fn realtime_walk_from(
+    history: &History,
+    sources: std::ops::Range<u32>,
+    mut link: impl FnMut(&[u32], u32),
+) {
     // Completed oks not yet implied by a later completed op. Positions are
     // pushed in increasing order and only ever removed, so the frontier
     // stays sorted: the ops an invocation at position j linked to are
     // exactly the frontier entries below j, a prefix.
     let mut frontier: Vec<u32> = Vec::new();
-    for (i, op) in history.ops.iter().enumerate() {
+    let start = sources.start as usize;
+    for (i, op) in history.ops.iter().enumerate().skip(start) {
+        if i >= sources.end as usize && frontier.first().is_none_or(|&a| a >= sources.end) {
+            return;
+        }
         match op.op_type {
             OpType::Invoke => {
                 if let Some(c) = history.completion_of(i) {
@@ -172,6 +191,51 @@ mod tests {
                         r[b], precedes,
                         "seed {seed}: op {a} vs completion {b} (invoked at {inv})"
                     );
+                }
+            }
+        }
+    }
+
+    /// The walk from a range of sources links every op of the range
+    /// exactly as the whole walk does (and what else it links is in the
+    /// whole walk's edges too), for every range of generated histories
+    /// with failures, crashes and many processes.
+    #[test]
+    fn the_walk_from_some_sources_gives_their_edges() {
+        for seed in 0..12 {
+            let mut bytes = Vec::new();
+            let opts = GenOptions {
+                txns: 40,
+                processes: 2 + seed as usize % 5,
+                fail_fraction: 0.1,
+                info_fraction: 0.15,
+                seed,
+                ..GenOptions::default()
+            };
+            generate(&opts, &mut bytes).expect("generated");
+            let h = read_history_bytes(bytes, "gen", Format::Edn).expect("readable");
+            let n = h.ops.len() as u32;
+            let all: Vec<(u32, u32)> = realtime_edges(&h).iter().map(|e| (e.0, e.1)).collect();
+            assert!(all.len() > 20, "seed {seed}: {} edges", all.len());
+            for start in 0..=n {
+                for end in start..=n {
+                    let mut got = Vec::new();
+                    realtime_walk_from(&h, start..end, |frontier, c| {
+                        got.extend(frontier.iter().map(|&a| (a, c)))
+                    });
+                    assert!(
+                        got.iter().all(|e| all.contains(e)),
+                        "seed {seed}: {start}..{end}"
+                    );
+                    got.retain(|e| (start..end).contains(&e.0));
+                    let mut want: Vec<_> = all
+                        .iter()
+                        .copied()
+                        .filter(|e| (start..end).contains(&e.0))
+                        .collect();
+                    got.sort_unstable();
+                    want.sort_unstable();
+                    assert_eq!(got, want, "seed {seed}: sources {start}..{end}");
                 }
             }
         }

@@ -42,6 +42,20 @@ impl ExtraGraph {
     /// [`ExtraGraph::edges`] lists them, without listing them (real-time
     /// edges are a million-transaction history's largest share: issue 23).
     pub(crate) fn for_each_edge(self, h: &History, f: &mut dyn FnMut(u32, u32, Rels)) {
+        self.for_each_edge_from(h, 0..h.ops.len() as u32, f)
+    }
+
+    /// [`ExtraGraph::for_each_edge`] for the edges whose source is in
+    /// `sources`, and perhaps some others: the real-time walk starts at
+    /// the first source and stops when no later edge can leave one
+    /// (issue 23: building a graph's two halves of rows on two cores, each
+    /// walked the whole history).
+    pub(crate) fn for_each_edge_from(
+        self,
+        h: &History,
+        sources: std::ops::Range<u32>,
+        f: &mut dyn FnMut(u32, u32, Rels),
+    ) {
         match self {
             ExtraGraph::None => {}
             ExtraGraph::Process => {
@@ -49,11 +63,13 @@ impl ExtraGraph {
                     f(a, b, r)
                 }
             }
-            ExtraGraph::Realtime => super::order_graphs::realtime_walk(h, |frontier, c| {
-                for &a in frontier {
-                    f(a, c, Rels::REALTIME)
-                }
-            }),
+            ExtraGraph::Realtime => {
+                super::order_graphs::realtime_walk_from(h, sources, |frontier, c| {
+                    for &a in frontier {
+                        f(a, c, Rels::REALTIME)
+                    }
+                })
+            }
         }
     }
 
