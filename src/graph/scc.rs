@@ -11,17 +11,59 @@ use super::{DiGraph, UnmergedGraph};
 /// one vertex, or a single vertex with a self-edge. Each component's vertices
 /// are sorted ascending; components are ordered by their smallest vertex.
 pub fn nontrivial_sccs(g: &DiGraph) -> Vec<Vec<u32>> {
-    tarjan(g.len(), |v| g.out_ids(v))
+    tarjan(g.len(), |v| g.out_ids(v), |_| true)
 }
 
-/// [`nontrivial_sccs`] of a graph whose rows are not merged yet.
+/// [`nontrivial_sccs`] of a graph whose rows are not merged yet. First
+/// the vertices no edge enters are peeled off, again and again (Kahn's
+/// algorithm): a graph without a cycle (a valid history's, the usual big
+/// one) is then gone, at about half the cost of Tarjan's walk (issue 23),
+/// and otherwise the walk visits only what is left, which holds every
+/// cycle.
 pub fn nontrivial_sccs_unmerged(g: &UnmergedGraph) -> Vec<Vec<u32>> {
-    tarjan(g.len(), |v| g.out_ids(v))
+    let out_ids = |v| g.out_ids(v);
+    let left = peeled(g.len(), out_ids);
+    if left.iter().all(|&e| e == 0) {
+        return Vec::new();
+    }
+    tarjan(g.len(), out_ids, |v| left[v as usize] != 0)
+}
+
+/// For each vertex of the graph on `0..n` with edges from `v` to
+/// `out_ids(v)`, how many edges still enter it once every vertex nothing
+/// enters has been removed, again and again (Kahn's algorithm): 0 for the
+/// removed ones, which lie on no cycle; a cycle's vertices (a self-edge's
+/// included) are never removed.
+fn peeled<'g>(n: usize, out_ids: impl Fn(u32) -> &'g [u32]) -> Vec<u32> {
+    let mut entering = vec![0u32; n];
+    for v in 0..n as u32 {
+        for &w in out_ids(v) {
+            entering[w as usize] += 1;
+        }
+    }
+    let mut ready: Vec<u32> = (0..n as u32)
+        .filter(|&v| entering[v as usize] == 0)
+        .collect();
+    while let Some(v) = ready.pop() {
+        for &w in out_ids(v) {
+            let e = &mut entering[w as usize];
+            *e -= 1;
+            if *e == 0 {
+                ready.push(w);
+            }
+        }
+    }
+    entering
 }
 
 /// The nontrivial SCCs of the graph on `0..n` whose edges from `v` go to
-/// `out_ids(v)` (any order, repeats allowed).
-fn tarjan<'g>(n: usize, out_ids: impl Fn(u32) -> &'g [u32]) -> Vec<Vec<u32>> {
+/// `out_ids(v)` (any order, repeats allowed), among the vertices `kept`
+/// (the others and their edges are left out).
+fn tarjan<'g>(
+    n: usize,
+    out_ids: impl Fn(u32) -> &'g [u32],
+    kept: impl Fn(u32) -> bool,
+) -> Vec<Vec<u32>> {
     const UNSEEN: u32 = u32::MAX;
     let mut index = vec![UNSEEN; n];
     let mut low = vec![0u32; n];
@@ -35,7 +77,7 @@ fn tarjan<'g>(n: usize, out_ids: impl Fn(u32) -> &'g [u32]) -> Vec<Vec<u32>> {
     // The component being popped (most are one vertex: no allocation).
     let mut comp = Vec::new();
     for root in 0..n as u32 {
-        if index[root as usize] != UNSEEN || out_ids(root).is_empty() {
+        if index[root as usize] != UNSEEN || out_ids(root).is_empty() || !kept(root) {
             continue;
         }
         call.push((root, 0));
@@ -49,6 +91,9 @@ fn tarjan<'g>(n: usize, out_ids: impl Fn(u32) -> &'g [u32]) -> Vec<Vec<u32>> {
             if (*pos as usize) < outs.len() {
                 let w = outs[*pos as usize];
                 *pos += 1;
+                if !kept(w) {
+                    continue;
+                }
                 if index[w as usize] == UNSEEN {
                     index[w as usize] = next;
                     low[w as usize] = next;
