@@ -5,12 +5,19 @@ use super::*;
 
 /// Elle's `op-internal-case` over every `:ok` op.
 pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
+    internal_cases_in(h, 0..h.ops.len())
+}
+
+/// [`internal_cases`] of the ops at `range` (each op's case is its own:
+/// the cases of consecutive ranges, joined, are the whole history's).
+pub(crate) fn internal_cases_in(h: &History, range: std::ops::Range<usize>) -> Vec<Value> {
     let mut out = Vec::new();
     let mut state: Vec<(Atom, Val)> = Vec::new();
     // Keys' slots in `state`, for transactions too long to scan it per
     // micro-op (a predicate read over a table becomes one read per row).
     let mut slots: HashMap<Atom, usize> = HashMap::new();
-    for (i, op) in h.ops.iter().enumerate() {
+    for i in range {
+        let op = &h.ops[i];
         if op.op_type != OpType::Ok {
             continue;
         }

@@ -466,7 +466,7 @@ mod explain;
 mod tests;
 mod versions;
 
-pub(crate) use cases::{g1a_cases, g1b_cases, internal_cases};
+pub(crate) use cases::{g1a_cases, g1b_cases, internal_cases, internal_cases_in};
 use edges::wr_edges;
 pub(crate) use explain::{version_step, wr_step};
 use explain::{RegisterExplainer, Tables, RECOMPUTE_TABLES_FROM};
@@ -530,22 +530,31 @@ pub fn analyze_knowing(
     let Known { dirty, numbered } = known;
     // The non-cycle checks need only the history: beside the numbering
     // when it is still to do, else beside the version graphs after the
-    // writer index (issue 23: a core for each half; the same result on one
-    // thread). The order graph's edges are generated when the graph is
-    // built (`Inference::order`), never listed.
+    // writer index, with the second half of the internal cases after the
+    // reader index (issue 23: a core for each half, ending together; the
+    // same result on one thread). The order graph's edges are generated
+    // when the graph is built (`Inference::order`), never listed.
+    let half = h.ops.len() / 2;
     let cases = || {
         timed("non-cycle cases", || {
             let [g1a, g1b] = dirty.unwrap_or_else(|| [g1a_cases(h), g1b_cases(h)]);
-            [internal_cases(h), g1a, g1b, lost_updates(h, MopFn::Write)]
+            let internal = internal_cases_in(h, 0..half);
+            [internal, g1a, g1b, lost_updates(h, MopFn::Write)]
         })
     };
-    let (main, cases) = match numbered {
-        Some(Numbered { ext, ids }) => timed("data edges", || data_edges(h, opts, ext, ids, cases)),
+    let later_internal = || internal_cases_in(h, half..h.ops.len());
+    let (main, mut cases, later) = match numbered {
+        Some(Numbered { ext, ids }) => timed("data edges", || {
+            data_edges(h, opts, ext, ids, cases, later_internal)
+        }),
         None => {
             let (Numbered { ext, ids }, cases) = crate::par::join(|| number(h), cases);
-            timed("data edges", || data_edges(h, opts, ext, ids, || cases))
+            timed("data edges", || {
+                data_edges(h, opts, ext, ids, || cases, later_internal)
+            })
         }
     };
+    cases[0].extend(later);
     let (edges, mut vertices, cyclic, explainer) = main?;
     let [internal, g1a, g1b, lost] = cases;
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
@@ -590,15 +599,17 @@ fn timed<T>(step: &str, f: impl FnOnce() -> T) -> T {
 /// graphs) from the external reads and writes `ext` (numbered by `ids`),
 /// the ops with a self-dependency (vertices without edges), the
 /// cyclic-versions cases and the explainer; an error when a read value has
-/// several writers, as in Elle. Also `after_writers`'s result: other work,
-/// run after the writer index, beside the version graphs.
+/// several writers, as in Elle. Also `after_writers`'s and
+/// `after_readers`'s results: other work, run after the writer index
+/// beside the version graphs and after the reader index.
 #[allow(clippy::type_complexity)]
-fn data_edges<T: Send>(
+fn data_edges<T: Send, U: Send>(
     h: &History,
     opts: &RwOptions,
     ext: Ext,
     ids: Ids,
     after_writers: impl FnOnce() -> T + Send,
+    after_readers: impl FnOnce() -> U + Send,
 ) -> (
     Result<
         (
@@ -610,11 +621,12 @@ fn data_edges<T: Send>(
         Refusal,
     >,
     T,
+    U,
 ) {
     // The version graphs (and then the reader index, which needs them)
     // beside the writer index and `after_writers`, on two cores when one
     // is free (issue 23).
-    let ((graphs, cyclic, readers), (writers, after)) = crate::par::join(
+    let ((graphs, cyclic, readers, later), (writers, after)) = crate::par::join(
         || {
             let (graphs, cyclic) = timed("version graphs", || version_graphs(h, &ext, &ids, opts));
             // Readers matter only at the versions version edges leave (all
@@ -629,7 +641,7 @@ fn data_edges<T: Send>(
                 }
                 SlotIndex::new(h, &ids, &ext, Ext::reads, Some(&wanted))
             });
-            (graphs, cyclic, readers)
+            (graphs, cyclic, readers, after_readers())
         },
         || {
             let writers = timed("writer index", || {
@@ -652,7 +664,7 @@ fn data_edges<T: Send>(
     let (mut edges, mut vertices) = match wr_edges(h, &ext, &ids, &writers, crate::par::SPLIT_FROM)
     {
         Ok(found) => found,
-        Err(e) => return (Err(e), after),
+        Err(e) => return (Err(e), after, later),
     };
 
     let ext = (!big).then_some(ext);
@@ -682,5 +694,5 @@ fn data_edges<T: Send>(
     drop(readers);
     let tables = ext.map(|ext| Tables { ext, ids, graphs });
     let explainer = RegisterExplainer::new(opts, tables);
-    (Ok((edges, vertices, cyclic, explainer)), after)
+    (Ok((edges, vertices, cyclic, explainer)), after, later)
 }
