@@ -135,6 +135,22 @@ mod tests {
     use crate::model::Format;
     use crate::read::read_history_bytes;
 
+    /// A generated history of `txns` transactions over `processes`
+    /// processes, a tenth of them failed and `info` of them crashed.
+    fn generated(seed: u64, txns: usize, processes: usize, info: f64) -> History {
+        let mut bytes = Vec::new();
+        let opts = GenOptions {
+            txns,
+            processes,
+            fail_fraction: 0.1,
+            info_fraction: info,
+            seed,
+            ..GenOptions::default()
+        };
+        generate(&opts, &mut bytes).expect("generated");
+        read_history_bytes(bytes, "gen", Format::Edn).expect("readable")
+    }
+
     /// Reachability over the sweep's edges equals the full real-time order
     /// ("a completed ok before b was invoked"), on generated histories with
     /// failures and crashes; and the sweep never emits more edges than ops
@@ -142,17 +158,7 @@ mod tests {
     #[test]
     fn realtime_edges_are_a_reduction_of_the_full_order() {
         for seed in 0..20 {
-            let mut bytes = Vec::new();
-            let opts = GenOptions {
-                txns: 60,
-                processes: 4,
-                fail_fraction: 0.1,
-                info_fraction: 0.1,
-                seed,
-                ..GenOptions::default()
-            };
-            generate(&opts, &mut bytes).expect("generated");
-            let h = read_history_bytes(bytes, "gen", Format::Edn).expect("readable");
+            let h = generated(seed, 60, 4, 0.1);
             let n = h.ops.len();
             let edges = realtime_edges(&h);
             assert!(edges.len() <= n * 8, "seed {seed}: {} edges", edges.len());
@@ -203,17 +209,7 @@ mod tests {
     #[test]
     fn the_walk_from_some_sources_gives_their_edges() {
         for seed in 0..12 {
-            let mut bytes = Vec::new();
-            let opts = GenOptions {
-                txns: 40,
-                processes: 2 + seed as usize % 5,
-                fail_fraction: 0.1,
-                info_fraction: 0.15,
-                seed,
-                ..GenOptions::default()
-            };
-            generate(&opts, &mut bytes).expect("generated");
-            let h = read_history_bytes(bytes, "gen", Format::Edn).expect("readable");
+            let h = generated(seed, 40, 2 + seed as usize % 5, 0.15);
             let n = h.ops.len() as u32;
             let all: Vec<(u32, u32)> = realtime_edges(&h).iter().map(|e| (e.0, e.1)).collect();
             assert!(all.len() > 20, "seed {seed}: {} edges", all.len());
