@@ -1,4 +1,6 @@
-//! Strongly connected components (iterative Tarjan).
+//! Strongly connected components (iterative Tarjan; for a graph whose
+//! rows are not merged yet, Kahn's peeling first, which settles an acyclic
+//! graph alone).
 //!
 //! Pearce's one-array variant, which looks at one array per edge instead
 //! of two or three, was slower here (1M-transaction rw-register check,
