@@ -161,6 +161,15 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
     let mut firsts: Vec<u32> = Vec::new();
     let mut later: Vec<(u32, u32)> = Vec::new();
     let mut key_slot: HashMap<Atom, usize> = HashMap::new();
+    /// What makes two first reads the same value: a register value, or the
+    /// contents (`nil` or a list's elements).
+    #[derive(PartialEq, Eq, Hash)]
+    enum Same<'a> {
+        One(Atom),
+        Content((u8, &'a [Atom])),
+    }
+    // (key slot, value read) → its group.
+    let mut groups: HashMap<(usize, Same<'_>), u32> = HashMap::new();
     let mut first_read: Vec<(Atom, Seen)> = Vec::new();
     let mut written: Vec<Atom> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
@@ -180,15 +189,19 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
                         by_key.push((m.key, Vec::new()));
                         by_key.len() - 1
                     });
-                    let vals = &mut by_key[slot].1;
-                    let same = |s: &Seen| match (*s, seen) {
-                        (Seen::One(a), Seen::One(b)) => a == b,
-                        (a, b) => content(a) == content(b),
+                    // Found by content (a list's elements), not by a scan
+                    // of the key's values: a key read and written a
+                    // million times has a million (issue 23).
+                    let same = match seen {
+                        Seen::One(a) => Same::One(a),
+                        s => Same::Content(content(s)),
                     };
-                    match vals.iter().find(|(s, _)| same(s)) {
-                        Some(&(_, g)) => later.push((g, i as u32)),
-                        None => {
-                            vals.push((seen, firsts.len() as u32));
+                    match groups.entry((slot, same)) {
+                        hashbrown::hash_map::Entry::Occupied(g) => later.push((*g.get(), i as u32)),
+                        hashbrown::hash_map::Entry::Vacant(e) => {
+                            let g = firsts.len() as u32;
+                            e.insert(g);
+                            by_key[slot].1.push((seen, g));
                             firsts.push(i as u32);
                         }
                     }
