@@ -543,7 +543,7 @@ pub fn analyze_knowing(
         })
     };
     let later_internal = || internal_cases_in(h, half..h.ops.len());
-    let (main, mut cases, later) = match numbered {
+    let (main, cases, later) = match numbered {
         Some(Numbered { ext, ids }) => timed("data edges", || {
             data_edges(h, opts, ext, ids, cases, later_internal)
         }),
@@ -554,9 +554,9 @@ pub fn analyze_knowing(
             })
         }
     };
-    cases[0].extend(later);
     let (edges, mut vertices, cyclic, explainer) = main?;
-    let [internal, g1a, g1b, lost] = cases;
+    let [mut internal, g1a, g1b, lost] = cases;
+    internal.extend(later);
     let mut explainers: Vec<Box<dyn PairExplainer>> = Vec::new();
 
     let mut anomalies = Anomalies::default();
