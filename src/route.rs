@@ -872,7 +872,7 @@ fn rw_register_keeping_edges(
             (Ok(o), inference.all_edges(history))
         }
         Ok(mut inference) => {
-            let graph = inference.graph(history);
+            let graph = inference.graph_without_realtime(history);
             inference.edges = Vec::new();
             let o = check_inferred_with(history, opts, &inference, graph, clock);
             (Ok(o), Vec::new())
@@ -908,7 +908,13 @@ pub(crate) fn check_inferred(
     inference: &Inference<'_>,
     clock: std::time::Instant,
 ) -> Outcome {
-    check_inferred_with(history, opts, inference, inference.graph(history), clock)
+    check_inferred_with(
+        history,
+        opts,
+        inference,
+        inference.graph_without_realtime(history),
+        clock,
+    )
 }
 
 /// [`check_inferred`] on the inference's graph, built already.

@@ -14,11 +14,13 @@ pub mod witness;
 use crate::consistency::{self as cm, Subgraph};
 use crate::edn::order::{bifurcan_order, bifurcan_spread};
 use crate::edn::Value;
-use crate::graph::scc::{nontrivial_sccs, nontrivial_sccs_unmerged};
+use crate::graph::scc::{acyclic_with, nontrivial_sccs, nontrivial_sccs_unmerged};
 use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
 };
 use crate::graph::{DiGraph, Rels, UnmergedGraph};
+use crate::infer::order_graphs::{mark_realtime_endpoints, RealtimePositions};
+use crate::infer::txn::ExtraGraph;
 use crate::infer::{Inference, Step, StepKind};
 use crate::model::History;
 use hashbrown::HashMap;
@@ -373,11 +375,19 @@ pub fn cycle_cases(
     inference: &Inference<'_>,
     opts: &CycleOptions,
 ) -> CycleAnalysis {
-    cycle_cases_in(history, inference, inference.graph(history), opts)
+    cycle_cases_in(
+        history,
+        inference,
+        inference.graph_without_realtime(history),
+        opts,
+    )
 }
 
-/// [`cycle_cases`] on the inference's graph, built already (its edge list
-/// may then be gone: issue 23, memory).
+/// [`cycle_cases`] on the inference's graph built already, without its
+/// real-time edges ([`Inference::graph_without_realtime`]; its edge list
+/// may then be gone: issue 23, memory). Those are added only when the
+/// graph has a cycle: peeling with the real-time order kept as positions
+/// ([`acyclic_with`]) settles an acyclic graph without them.
 pub fn cycle_cases_in(
     history: &History,
     inference: &Inference<'_>,
@@ -385,6 +395,7 @@ pub fn cycle_cases_in(
     opts: &CycleOptions,
 ) -> CycleAnalysis {
     let n = history.ops.len();
+    let realtime = inference.order == ExtraGraph::Realtime;
     // Every endpoint of an edge, plus the inference's edgeless vertices;
     // counted beside the SCCs (issue 23: 0.04 s of a 1M-transaction
     // rw-register check, on one core).
@@ -394,6 +405,9 @@ pub fn cycle_cases_in(
             seen[a as usize] = true;
             seen[b as usize] = true;
         }
+        if realtime {
+            mark_realtime_endpoints(history, &mut seen);
+        }
         for &v in &inference.vertices {
             if let Some(s) = seen.get_mut(v as usize) {
                 *s = true;
@@ -401,7 +415,21 @@ pub fn cycle_cases_in(
         }
         seen.iter().filter(|&&s| s).count()
     };
-    let (mut sccs, vertex_count) = crate::par::join(|| nontrivial_sccs_unmerged(&graph), count);
+    let peel = || match realtime {
+        true if acyclic_with(&graph, &RealtimePositions(history)) => Some(Vec::new()),
+        true => None,
+        false => Some(nontrivial_sccs_unmerged(&graph)),
+    };
+    let (found, vertex_count) = crate::par::join(peel, count);
+    let (mut sccs, graph) = match found {
+        Some(sccs) => (sccs, graph),
+        None => {
+            let graph = graph.extended(|sources, f| {
+                ExtraGraph::Realtime.for_each_edge_from(history, sources, f)
+            });
+            (nontrivial_sccs_unmerged(&graph), graph)
+        }
+    };
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);
     let graph = if sccs.is_empty() {
         DiGraph::default()

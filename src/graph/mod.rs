@@ -380,6 +380,28 @@ impl UnmergedGraph {
         self.rows.edges()
     }
 
+    /// This graph with the edges `more` generates added (as
+    /// [`DiGraph::from_edges_and`] calls it): the rows placed again.
+    pub fn extended(
+        self,
+        more: impl Fn(std::ops::Range<u32>, &mut dyn FnMut(u32, u32, Rels)) + Sync,
+    ) -> UnmergedGraph {
+        let rows = self.rows;
+        UnmergedGraph::build(
+            rows.len(),
+            &[],
+            |sources: std::ops::Range<u32>, f: &mut dyn FnMut(u32, u32, Rels)| {
+                for a in sources.clone() {
+                    for (b, r) in rows.out(a) {
+                        f(a, b, r);
+                    }
+                }
+                more(sources, f);
+            },
+            SPLIT_FROM_EDGES,
+        )
+    }
+
     /// The graph with each row sorted by target and its parallel edges
     /// merged (their relationships unioned): the two halves on two cores
     /// when the graph was placed so.

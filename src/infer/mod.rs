@@ -296,6 +296,21 @@ impl Inference<'_> {
         )
     }
 
+    /// [`Inference::graph`] without its real-time edges when `order` is
+    /// the real-time order: what [`crate::check::cycle_cases_in`] takes,
+    /// which adds them only when the graph turns out to have a cycle
+    /// (issue 23: they are most of a big history's edges).
+    pub fn graph_without_realtime(&self, history: &History) -> crate::graph::UnmergedGraph {
+        match self.order {
+            txn::ExtraGraph::Realtime => crate::graph::DiGraph::unmerged_from_edges_and(
+                history.ops.len(),
+                &self.edges,
+                |_, _| {},
+            ),
+            _ => self.graph(history),
+        }
+    }
+
     /// Prepares every explainer ([`PairExplainer::prepare`]).
     pub fn prepare_explainers(&self, history: &History) {
         for e in &self.explainers {
