@@ -19,7 +19,7 @@ use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
 };
 use crate::graph::{DiGraph, Rels, UnmergedGraph};
-use crate::infer::order_graphs::{mark_realtime_endpoints, RealtimePositions};
+use crate::infer::order_graphs::RealtimePositions;
 use crate::infer::txn::ExtraGraph;
 use crate::infer::{Inference, Step, StepKind};
 use crate::model::History;
@@ -395,7 +395,8 @@ pub fn cycle_cases_in(
     opts: &CycleOptions,
 ) -> CycleAnalysis {
     let n = history.ops.len();
-    let realtime = inference.order == ExtraGraph::Realtime;
+    let realtime =
+        (inference.order == ExtraGraph::Realtime).then(|| RealtimePositions::new(history));
     // Every endpoint of an edge, plus the inference's edgeless vertices;
     // counted beside the SCCs (issue 23: 0.04 s of a 1M-transaction
     // rw-register check, on one core).
@@ -405,8 +406,8 @@ pub fn cycle_cases_in(
             seen[a as usize] = true;
             seen[b as usize] = true;
         }
-        if realtime {
-            mark_realtime_endpoints(history, &mut seen);
+        if let Some(order) = &realtime {
+            order.mark_endpoints(&mut seen);
         }
         for &v in &inference.vertices {
             if let Some(s) = seen.get_mut(v as usize) {
@@ -415,10 +416,10 @@ pub fn cycle_cases_in(
         }
         seen.iter().filter(|&&s| s).count()
     };
-    let peel = || match realtime {
-        true if acyclic_with(&graph, &RealtimePositions(history)) => Some(Vec::new()),
-        true => None,
-        false => Some(nontrivial_sccs_unmerged(&graph)),
+    let peel = || match &realtime {
+        Some(order) if acyclic_with(&graph, order) => Some(Vec::new()),
+        Some(_) => None,
+        None => Some(nontrivial_sccs_unmerged(&graph)),
     };
     let (found, vertex_count) = crate::par::join(peel, count);
     let (mut sccs, graph) = match found {

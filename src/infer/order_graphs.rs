@@ -90,50 +90,88 @@ pub(crate) fn realtime_walk_from(
 /// after it, which [`realtime_walk`]'s edges reach (they are this order's
 /// transitive reduction), so peeling with it decides what peeling with
 /// those edges does, without them.
-pub(crate) struct RealtimePositions<'h>(pub(crate) &'h History);
+pub(crate) struct RealtimePositions<'h> {
+    history: &'h History,
+    /// Each op's kind ([`INVOKED`], [`COMPLETED_OK`], [`COMPLETED`]): a
+    /// byte an op where its type sits in a 64-byte op (the peeling reads
+    /// them in turn, and the marking of endpoints too).
+    kinds: Vec<u8>,
+}
 
-impl crate::graph::scc::PositionOrder for RealtimePositions<'_> {
-    fn is_end(&self, a: u32) -> bool {
-        self.0.ops[a as usize].op_type == OpType::Ok
+/// An invocation.
+const INVOKED: u8 = 0;
+/// An `:ok` completion.
+const COMPLETED_OK: u8 = 1;
+/// A `:fail` or `:info` completion.
+const COMPLETED: u8 = 2;
+
+impl<'h> RealtimePositions<'h> {
+    /// The order of `history`'s ops (their kinds read in two halves, on
+    /// two cores when one is free).
+    pub(crate) fn new(history: &'h History) -> RealtimePositions<'h> {
+        let kind = |op: &crate::model::Op| match op.op_type {
+            OpType::Invoke => INVOKED,
+            OpType::Ok => COMPLETED_OK,
+            OpType::Fail | OpType::Info => COMPLETED,
+        };
+        let [mut kinds, rest] =
+            crate::par::halves(history.ops.len(), crate::par::SPLIT_FROM, |r| {
+                history.ops[r].iter().map(kind).collect::<Vec<u8>>()
+            });
+        kinds.extend(rest);
+        RealtimePositions { history, kinds }
     }
 
-    fn start(&self, v: u32) -> Option<u32> {
-        self.0.invocation_of(v as usize).map(|j| j as u32)
+    /// `pair[i]`, when op `i` has a partner and is of kind `invoked` or not.
+    fn partner(&self, i: u32, invoked: bool) -> Option<u32> {
+        let i = i as usize;
+        let p = *self.history.pair.get(i)?;
+        ((self.kinds[i] == INVOKED) == invoked && p != crate::model::NO_OP).then_some(p)
     }
 
-    fn started_at(&self, i: u32) -> Option<u32> {
-        self.0.completion_of(i as usize).map(|c| c as u32)
+    /// Marks in `seen` every op a real-time edge ([`realtime_walk`])
+    /// leaves or enters, without listing the edges.
+    pub(crate) fn mark_endpoints(&self, seen: &mut [bool]) {
+        // The frontier's entries from `marked` on joined it since the last
+        // link: each op is marked once, however many links it is in.
+        let mut frontier: Vec<u32> = Vec::new();
+        let mut marked = 0;
+        for i in 0..self.kinds.len() as u32 {
+            match self.kinds[i as usize] {
+                INVOKED => {
+                    if let Some(c) = self.partner(i, true).filter(|_| !frontier.is_empty()) {
+                        seen[c as usize] = true;
+                        for &a in &frontier[marked..] {
+                            seen[a as usize] = true;
+                        }
+                        marked = frontier.len();
+                    }
+                }
+                COMPLETED_OK => {
+                    if let Some(j) = self.partner(i, false) {
+                        let implied = frontier.partition_point(|&a| a < j);
+                        frontier.drain(..implied);
+                        marked = marked.saturating_sub(implied);
+                    }
+                    frontier.push(i);
+                }
+                _ => {}
+            }
+        }
     }
 }
 
-/// Marks in `seen` every op a real-time edge ([`realtime_walk`]) leaves
-/// or enters, without listing the edges.
-pub(crate) fn mark_realtime_endpoints(history: &History, seen: &mut [bool]) {
-    // The frontier's entries from `marked` on joined it since the last
-    // link: each op is marked once, however many links it is in.
-    let mut frontier: Vec<u32> = Vec::new();
-    let mut marked = 0;
-    for (i, op) in history.ops.iter().enumerate() {
-        match op.op_type {
-            OpType::Invoke => {
-                if let Some(c) = history.completion_of(i).filter(|_| !frontier.is_empty()) {
-                    seen[c] = true;
-                    for &a in &frontier[marked..] {
-                        seen[a as usize] = true;
-                    }
-                    marked = frontier.len();
-                }
-            }
-            OpType::Ok => {
-                if let Some(j) = history.invocation_of(i) {
-                    let implied = frontier.partition_point(|&a| (a as usize) < j);
-                    frontier.drain(..implied);
-                    marked = marked.saturating_sub(implied);
-                }
-                frontier.push(i as u32);
-            }
-            OpType::Fail | OpType::Info => {}
-        }
+impl crate::graph::scc::PositionOrder for RealtimePositions<'_> {
+    fn is_end(&self, a: u32) -> bool {
+        self.kinds[a as usize] == COMPLETED_OK
+    }
+
+    fn start(&self, v: u32) -> Option<u32> {
+        self.partner(v, false)
+    }
+
+    fn started_at(&self, i: u32) -> Option<u32> {
+        self.partner(i, true)
     }
 }
 
@@ -307,7 +345,8 @@ mod tests {
             let n = h.ops.len();
             let listed = realtime_edges(&h);
             let mut seen = vec![false; n];
-            mark_realtime_endpoints(&h, &mut seen);
+            let positions = RealtimePositions::new(&h);
+            positions.mark_endpoints(&mut seen);
             let mut want = vec![false; n];
             for &(a, b, _) in &listed {
                 want[a as usize] = true;
@@ -328,7 +367,7 @@ mod tests {
             all.extend(listed);
             let expected = nontrivial_sccs_unmerged(&rows(&all, n)).is_empty();
             assert_eq!(
-                acyclic_with(&data, &RealtimePositions(&h)),
+                acyclic_with(&data, &positions),
                 expected,
                 "seed {seed}: {extra:?}"
             );
