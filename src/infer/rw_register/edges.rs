@@ -38,7 +38,7 @@ fn wr_edges_in(
     let mut edges: Vec<(u32, u32, Rels)> = Vec::new();
     let mut vertices: Vec<u32> = Vec::new();
     for i in range {
-        if h.ops[i].op_type != OpType::Ok {
+        if ext.types.get(i) != Some(&OpType::Ok) {
             continue;
         }
         for e in ext.reads(i) {

@@ -269,6 +269,10 @@ impl AtomIds {
 /// Clojure's map order (insertion order up to eight entries, hash order
 /// beyond), stored flat: op `i`'s reads are `reads[r_at[i]..r_at[i + 1]]`.
 struct Ext {
+    /// Each op's type: the passes over the ops that need only that read
+    /// a byte an op, not a 64-byte op (issue 23: six such passes over a
+    /// million transactions' ops).
+    types: Vec<OpType>,
     r_at: Vec<u32>,
     w_at: Vec<u32>,
     reads: Vec<Kv>,
@@ -283,6 +287,7 @@ impl Ext {
     fn new(h: &History) -> (Ext, Ids) {
         let n = h.ops.len();
         let mut ext = Ext {
+            types: Vec::with_capacity(n),
             r_at: Vec::with_capacity(n + 1),
             w_at: Vec::with_capacity(n + 1),
             reads: Vec::new(),
@@ -316,6 +321,7 @@ impl Ext {
         let mut r: Vec<(Atom, Val)> = Vec::new();
         let mut w: Vec<(Atom, Val)> = Vec::new();
         for op in &h.ops {
+            ext.types.push(op.op_type);
             ext.r_at.push(ext.reads.len() as u32);
             ext.w_at.push(ext.writes.len() as u32);
             if op.op_type == OpType::Invoke {
@@ -374,8 +380,8 @@ impl Ext {
     /// The last version of key `k` an op interacted with (Elle's `v1` in
     /// `transaction-graph->version-graphs`): for `:ok`, the external write
     /// or else the external read (nil if neither); for `:info`, the write.
-    fn last_version(&self, h: &History, i: usize, k: u32) -> Option<u32> {
-        match h.ops[i].op_type {
+    fn last_version(&self, i: usize, k: u32) -> Option<u32> {
+        match self.types[i] {
             OpType::Ok => Some(
                 get(self.writes(i), k)
                     .filter(|&v| v != NIL)
@@ -390,8 +396,8 @@ impl Ext {
     /// The first version of `k` an op interacted with (Elle's `v2`): for
     /// `:ok`, the external read or else the external write; for `:info`, the
     /// write.
-    fn first_version(&self, h: &History, i: usize, k: u32) -> Option<u32> {
-        match h.ops[i].op_type {
+    fn first_version(&self, i: usize, k: u32) -> Option<u32> {
+        match self.types[i] {
             OpType::Ok => Some(
                 get(self.reads(i), k)
                     .filter(|&v| v != NIL)
@@ -415,7 +421,6 @@ impl SlotIndex {
     /// The index of `side` (external writes or reads); with `wanted`, of
     /// the slots it marks only (the others look empty).
     fn new(
-        h: &History,
         ids: &Ids,
         ext: &Ext,
         side: fn(&Ext, usize) -> &[Kv],
@@ -424,8 +429,8 @@ impl SlotIndex {
         let slots = *ids.base.last().expect("base has a final entry") as usize;
         let want = |s: usize| wanted.is_none_or(|w| w.get(s).copied().unwrap_or(false));
         let mut at = vec![0u32; slots + 2];
-        for (i, op) in h.ops.iter().enumerate() {
-            if op.op_type == OpType::Ok {
+        for (i, &t) in ext.types.iter().enumerate() {
+            if t == OpType::Ok {
                 for e in side(ext, i) {
                     let s = ids.slot(e.kid, e.vid);
                     if want(s) {
@@ -438,8 +443,8 @@ impl SlotIndex {
             at[s] += at[s - 1];
         }
         let mut ops = vec![0u32; at[slots + 1] as usize];
-        for (i, op) in h.ops.iter().enumerate() {
-            if op.op_type == OpType::Ok {
+        for (i, &t) in ext.types.iter().enumerate() {
+            if t == OpType::Ok {
                 for e in side(ext, i) {
                     let s = ids.slot(e.kid, e.vid);
                     if want(s) {
@@ -639,13 +644,13 @@ fn data_edges<T: Send, U: Send>(
                         wanted[ids.slot(k, v1)] = true;
                     }
                 }
-                SlotIndex::new(h, &ids, &ext, Ext::reads, Some(&wanted))
+                SlotIndex::new(&ids, &ext, Ext::reads, Some(&wanted))
             });
             (graphs, cyclic, readers, after_readers())
         },
         || {
             let writers = timed("writer index", || {
-                SlotIndex::new(h, &ids, &ext, Ext::writes, None)
+                SlotIndex::new(&ids, &ext, Ext::writes, None)
             });
             (writers, after_writers())
         },

@@ -504,7 +504,7 @@ fn wr_edges_in_halves_are_one_passes() {
         let text = ops.concat();
         let h = read_history_bytes(text.into_bytes(), "t.edn", Format::Edn).expect("readable");
         let (ext, ids) = Ext::new(&h);
-        let writers = SlotIndex::new(&h, &ids, &ext, Ext::writes, None);
+        let writers = SlotIndex::new(&ids, &ext, Ext::writes, None);
         let show = |r: Result<edges::Edges, Refusal>| match r {
             Ok((e, v)) => format!("{e:?} {v:?}"),
             Err(Refusal::Input(e)) => e.to_string(),

@@ -91,21 +91,17 @@ pub(super) type SourceEdges = Vec<(u32, u32, u32)>;
 /// bucketed by key directly: each key's values in id order are already
 /// sorted and distinct, so this source, the biggest on a million
 /// transactions, needs neither an edge list nor a sort (issue 23).
-pub(super) fn initial_state_source(h: &History, ext: &Ext, ids: &Ids) -> Bucketed {
+pub(super) fn initial_state_source(ext: &Ext, ids: &Ids) -> Bucketed {
     let nk = ids.keys.len();
     let slots = ids.base.last().map_or(0, |&n| n as usize);
     let mut listed = vec![false; slots];
     let mut order: Vec<u32> = Vec::new();
     let mut at = vec![0u32; nk + 1];
-    for (i, op) in h.ops.iter().enumerate() {
-        if !matches!(op.op_type, OpType::Ok | OpType::Info) {
+    for (i, &t) in ext.types.iter().enumerate() {
+        if !matches!(t, OpType::Ok | OpType::Info) {
             continue;
         }
-        let reads: &[Kv] = if op.op_type == OpType::Ok {
-            ext.reads(i)
-        } else {
-            &[]
-        };
+        let reads: &[Kv] = if t == OpType::Ok { ext.reads(i) } else { &[] };
         for e in ext.writes(i).iter().chain(reads) {
             if e.vid != NIL && !std::mem::replace(&mut listed[ids.slot(e.kid, e.vid)], true) {
                 let n = &mut at[e.kid as usize + 1];
@@ -217,8 +213,8 @@ pub(super) fn sequential_source(h: &History, ext: &Ext) -> SourceEdges {
             }
             done.push(k);
             if let Some(a) = last.insert((op.process, k), i as u32) {
-                let v1 = ext.last_version(h, a as usize, k).expect("ok op");
-                let v2 = ext.first_version(h, i, k).expect("ok op");
+                let v1 = ext.last_version(a as usize, k).expect("ok op");
+                let v2 = ext.first_version(i, k).expect("ok op");
                 if v1 != v2 {
                     out.push((k, v1, v2));
                 }
@@ -278,11 +274,11 @@ pub(super) fn linearizable_source(h: &History, ext: &Ext, keys: usize) -> Source
                     if f.is_empty() {
                         continue;
                     }
-                    let Some(v2) = ext.last_version(h, c, k) else {
+                    let Some(v2) = ext.last_version(c, k) else {
                         continue;
                     };
                     for &a in f {
-                        let v1 = ext.last_version(h, a as usize, k).expect("ok op");
+                        let v1 = ext.last_version(a as usize, k).expect("ok op");
                         if v1 != v2 {
                             out.push((k, v1, v2));
                         }
@@ -359,7 +355,7 @@ pub(super) fn version_graphs(
     let mut in_graph = vec![false; nk];
     for name in names {
         let mut source = match name {
-            "initial-state" => initial_state_source(h, ext, ids),
+            "initial-state" => initial_state_source(ext, ids),
             "wfr-keys" => Bucketed::new(wfr_source(h, ext), nk),
             "sequential-keys" => Bucketed::new(sequential_source(h, ext), nk),
             _ => Bucketed::new(linearizable_source(h, ext, nk), nk),
