@@ -107,11 +107,7 @@ impl Reader<'_, '_> {
                     op.f = f;
                     e
                 }
-                _ => {
-                    let (value, e) = self.value(v)?;
-                    op.value = value;
-                    e
-                }
+                _ => self.value_into(v, &mut op.value)?,
             };
             *seen |= 1 << slot;
             order[k] = slot;
