@@ -55,6 +55,12 @@ pub(super) fn int_at(src: &[u8], i: usize) -> Option<(i64, usize)> {
         j += 1;
     }
     let d0 = j;
+    if let Some((n, e)) = short_digits(src, d0) {
+        if !src.get(e).is_some_and(|&c| !is_delim(c)) {
+            return Some((if neg { -n } else { n }, e));
+        }
+        return None;
+    }
     // 18 digits cannot overflow an i64: no checks on the hot path
     // (indices, times, elements); longer tokens go on checked.
     let fast_end = src.len().min(d0 + 18);
@@ -81,4 +87,93 @@ pub(super) fn int_at(src: &[u8], i: usize) -> Option<(i64, usize)> {
         return None;
     }
     Some((if neg { -n } else { n }, j))
+}
+
+/// The value and end of 1 to 7 decimal digits at `j` followed by a
+/// non-digit, read eight bytes at a time (indices, processes, keys and
+/// values are mostly that short: reading digit by digit was a sixth of
+/// the reader's time, issue 23); `None` when fewer than eight bytes
+/// remain, none or eight or more digits come: [`int_at`] goes on digit
+/// by digit.
+#[inline(always)]
+fn short_digits(src: &[u8], j: usize) -> Option<(i64, usize)> {
+    let bytes: [u8; 8] = src.get(j..j + 8)?.try_into().ok()?;
+    let word = u64::from_le_bytes(bytes);
+    // Each byte less '0': a digit's value, else a byte whose high bit is
+    // set once 0x76 is added (above '9') or already (below '0'). A borrow
+    // or carry only reaches later bytes, after the first non-digit.
+    let less = word.wrapping_sub(0x3030_3030_3030_3030);
+    let non_digit = (less | less.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let len = (non_digit.trailing_zeros() / 8) as usize;
+    if len == 0 || len == 8 {
+        return None;
+    }
+    // The digits moved to the high bytes (leading zeros below), then
+    // combined in pairs, fours and eights.
+    let mut v = (less << (8 * (8 - len))) & 0x0F0F_0F0F_0F0F_0F0F;
+    v = (v.wrapping_mul(10 * 256 + 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    v = (v.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    v = v.wrapping_mul(10000 * (1 << 32) + 1) >> 32;
+    Some((v as i64, j + len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The digit-by-digit reading `int_at` is checked against.
+    fn slowly(src: &[u8], i: usize) -> Option<(i64, usize)> {
+        let mut j = i;
+        let neg = src.get(j) == Some(&b'-');
+        if neg || src.get(j) == Some(&b'+') {
+            j += 1;
+        }
+        let d0 = j;
+        let mut n: i64 = 0;
+        while let Some(d) = src.get(j).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            n = n.checked_mul(10)?.checked_add(d as i64)?;
+            j += 1;
+        }
+        if j == d0 || src.get(j).is_some_and(|&c| !is_delim(c)) {
+            return None;
+        }
+        Some((if neg { -n } else { n }, j))
+    }
+
+    /// Eight bytes at a time read what digit by digit does: every number
+    /// of digits from none to twenty, signs, each kind of byte after them
+    /// (delimiters, letters, bytes just below '0' and above '9'), at the
+    /// end of the input and before it.
+    #[test]
+    fn short_integers_read_as_digit_by_digit() {
+        let mut rng = crate::gen::Rng::new(5);
+        let after: &[u8] = b" ,]}\n\t:/a9x;\x7f\xff";
+        for round in 0..20_000 {
+            let mut src = Vec::new();
+            for _ in 0..rng.below(3) {
+                src.push(b' ');
+            }
+            let i = src.len();
+            match rng.below(4) {
+                0 => src.push(b'-'),
+                1 => src.push(b'+'),
+                _ => {}
+            }
+            for _ in 0..rng.below(21) {
+                src.push(b'0' + rng.below(10) as u8);
+            }
+            if round % 3 != 0 {
+                src.push(after[rng.below(after.len() as u64) as usize]);
+            }
+            for _ in 0..rng.below(10) {
+                src.push(b'0' + rng.below(75) as u8);
+            }
+            assert_eq!(
+                int_at(&src, i),
+                slowly(&src, i),
+                "{:?}",
+                String::from_utf8_lossy(&src)
+            );
+        }
+    }
 }
