@@ -56,7 +56,7 @@ pub(super) fn int_at(src: &[u8], i: usize) -> Option<(i64, usize)> {
     }
     let d0 = j;
     if let Some((n, e)) = short_digits(src, d0) {
-        if !src.get(e).is_some_and(|&c| !is_delim(c)) {
+        if src.get(e).is_none_or(|&c| is_delim(c)) {
             return Some((if neg { -n } else { n }, e));
         }
         return None;
