@@ -149,10 +149,7 @@ mod tests {
         let mut rng = crate::gen::Rng::new(5);
         let after: &[u8] = b" ,]}\n\t:/a9x;\x7f\xff";
         for round in 0..20_000 {
-            let mut src = Vec::new();
-            for _ in 0..rng.below(3) {
-                src.push(b' ');
-            }
+            let mut src = vec![b' '; rng.below(3) as usize];
             let i = src.len();
             match rng.below(4) {
                 0 => src.push(b'-'),
