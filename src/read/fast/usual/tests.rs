@@ -191,8 +191,9 @@ fn the_usual_shape_fast_path_reads_every_history_as_the_key_by_key_reader() {
     );
 }
 
-/// The integer reader (unchecked for its first 18 digits) against a
-/// checked digit-by-digit reference, on random tokens of 0 to 25 digits with
+/// The integer reader (eight bytes at a time up to 7 digits, then
+/// unchecked for its first 18 digits) against a checked digit-by-digit
+/// reference, on random tokens of 0 to 25 digits with
 /// signs, leading zeros and every kind of following byte, at every
 /// distance from the end of the text.
 #[test]
