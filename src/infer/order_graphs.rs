@@ -122,11 +122,14 @@ impl<'h> RealtimePositions<'h> {
         RealtimePositions { history, kinds }
     }
 
-    /// `pair[i]`, when op `i` has a partner and is of kind `invoked` or not.
+    /// `pair[i]`, when op `i` is of kind `invoked` or not and pairs with
+    /// an op that pairs back with it (as the reader pairs them; a history
+    /// built otherwise may not, and then peeling only finds less).
     fn partner(&self, i: u32, invoked: bool) -> Option<u32> {
-        let i = i as usize;
-        let p = *self.history.pair.get(i)?;
-        ((self.kinds[i] == INVOKED) == invoked && p != crate::model::NO_OP).then_some(p)
+        let back = |p: u32| self.history.pair.get(p as usize) == Some(&i);
+        let kind = *self.kinds.get(i as usize)?;
+        let p = *self.history.pair.get(i as usize)?;
+        ((kind == INVOKED) == invoked && (p as usize) < self.kinds.len() && back(p)).then_some(p)
     }
 
     /// Marks in `seen` every op a real-time edge ([`realtime_walk`])
@@ -171,7 +174,9 @@ impl crate::graph::scc::PositionOrder for RealtimePositions<'_> {
     }
 
     fn started_at(&self, i: u32) -> Option<u32> {
-        self.partner(i, true)
+        // Only a vertex that starts at `i` (a completion, not a second
+        // invocation): releasing removes the edge its start added.
+        self.partner(i, true).filter(|&c| self.start(c) == Some(i))
     }
 }
 
