@@ -269,9 +269,7 @@ impl AtomIds {
 /// Clojure's map order (insertion order up to eight entries, hash order
 /// beyond), stored flat: op `i`'s reads are `reads[r_at[i]..r_at[i + 1]]`.
 struct Ext {
-    /// Each op's type: the passes over the ops that need only that read
-    /// a byte an op, not a 64-byte op (issue 23: six such passes over a
-    /// million transactions' ops).
+    /// Each op's type, for the passes that need only that (issue 23).
     types: Vec<OpType>,
     r_at: Vec<u32>,
     w_at: Vec<u32>,
