@@ -19,7 +19,7 @@ use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
 };
 use crate::graph::{DiGraph, Rels, UnmergedGraph};
-use crate::infer::order_graphs::RealtimePositions;
+use crate::infer::order_graphs::{mark_realtime_endpoints, RealtimePositions};
 use crate::infer::txn::ExtraGraph;
 use crate::infer::{Inference, Step, StepKind};
 use crate::model::History;
@@ -406,8 +406,8 @@ pub fn cycle_cases_in(
             seen[a as usize] = true;
             seen[b as usize] = true;
         }
-        if let Some(order) = &realtime {
-            order.mark_endpoints(&mut seen);
+        if realtime.is_some() {
+            mark_realtime_endpoints(history, &mut seen);
         }
         for &v in &inference.vertices {
             if let Some(s) = seen.get_mut(v as usize) {

@@ -94,7 +94,7 @@ pub(crate) struct RealtimePositions<'h> {
     history: &'h History,
     /// Each op's kind ([`INVOKED`], [`COMPLETED_OK`], [`COMPLETED`]): a
     /// byte an op where its type sits in a 64-byte op (the peeling reads
-    /// them in turn, and the marking of endpoints too).
+    /// them in turn).
     kinds: Vec<u8>,
 }
 
@@ -131,37 +131,6 @@ impl<'h> RealtimePositions<'h> {
         let p = *self.history.pair.get(i as usize)?;
         ((kind == INVOKED) == invoked && (p as usize) < self.kinds.len() && back(p)).then_some(p)
     }
-
-    /// Marks in `seen` every op a real-time edge ([`realtime_walk`])
-    /// leaves or enters, without listing the edges.
-    pub(crate) fn mark_endpoints(&self, seen: &mut [bool]) {
-        // The frontier's entries from `marked` on joined it since the last
-        // link: each op is marked once, however many links it is in.
-        let mut frontier: Vec<u32> = Vec::new();
-        let mut marked = 0;
-        for i in 0..self.kinds.len() as u32 {
-            match self.kinds[i as usize] {
-                INVOKED => {
-                    if let Some(c) = self.partner(i, true).filter(|_| !frontier.is_empty()) {
-                        seen[c as usize] = true;
-                        for &a in &frontier[marked..] {
-                            seen[a as usize] = true;
-                        }
-                        marked = frontier.len();
-                    }
-                }
-                COMPLETED_OK => {
-                    if let Some(j) = self.partner(i, false) {
-                        let implied = frontier.partition_point(|&a| a < j);
-                        frontier.drain(..implied);
-                        marked = marked.saturating_sub(implied);
-                    }
-                    frontier.push(i);
-                }
-                _ => {}
-            }
-        }
-    }
 }
 
 impl crate::graph::scc::PositionOrder for RealtimePositions<'_> {
@@ -178,6 +147,28 @@ impl crate::graph::scc::PositionOrder for RealtimePositions<'_> {
         // invocation): releasing removes the edge its start added.
         self.partner(i, true).filter(|&c| self.start(c) == Some(i))
     }
+}
+
+/// Marks in `seen` every op a real-time edge ([`realtime_walk`]) leaves
+/// or enters, without listing the edges: the frontier's entries after the
+/// last one marked joined it since the previous link (entries join in
+/// increasing order and only leave), so each op is marked once.
+pub(crate) fn mark_realtime_endpoints(history: &History, seen: &mut [bool]) {
+    let mut last: Option<u32> = None;
+    realtime_walk(history, |frontier, c| {
+        let Some(&newest) = frontier.last() else {
+            return;
+        };
+        seen[c as usize] = true;
+        for &a in frontier
+            .iter()
+            .rev()
+            .take_while(|&&a| last.is_none_or(|l| a > l))
+        {
+            seen[a as usize] = true;
+        }
+        last = Some(newest);
+    });
 }
 
 /// Explains process-order steps.
@@ -350,8 +341,8 @@ mod tests {
             let n = h.ops.len();
             let listed = realtime_edges(&h);
             let mut seen = vec![false; n];
+            mark_realtime_endpoints(&h, &mut seen);
             let positions = RealtimePositions::new(&h);
-            positions.mark_endpoints(&mut seen);
             let mut want = vec![false; n];
             for &(a, b, _) in &listed {
                 want[a as usize] = true;
