@@ -14,7 +14,9 @@ pub mod witness;
 use crate::consistency::{self as cm, Subgraph};
 use crate::edn::order::{bifurcan_order, bifurcan_spread};
 use crate::edn::Value;
-use crate::graph::scc::{acyclic_with, nontrivial_sccs, nontrivial_sccs_unmerged};
+use crate::graph::scc::{
+    nontrivial_sccs, nontrivial_sccs_among, nontrivial_sccs_unmerged, peeled_with,
+};
 use crate::graph::search::{
     constrained_search, elle_search, Budget, CycleSpec, RwMode, SearchGraph, SearchOutcome,
 };
@@ -387,7 +389,8 @@ pub fn cycle_cases(
 /// real-time edges ([`Inference::graph_without_realtime`]; its edge list
 /// may then be gone: issue 23, memory). Those are added only when the
 /// graph has a cycle: peeling with the real-time order kept as positions
-/// ([`acyclic_with`]) settles an acyclic graph without them.
+/// ([`peeled_with`]) settles an acyclic graph without them, and leaves
+/// the vertices the SCC search then walks.
 pub fn cycle_cases_in(
     history: &History,
     inference: &Inference<'_>,
@@ -416,19 +419,27 @@ pub fn cycle_cases_in(
         }
         seen.iter().filter(|&&s| s).count()
     };
+    /// The SCCs, or what peeling with the real-time order left (`None`:
+    /// nothing, no cycle).
+    enum Peeled {
+        Sccs(Vec<Vec<u32>>),
+        Left(Option<Vec<u32>>),
+    }
     let peel = || match &realtime {
-        Some(order) if acyclic_with(&graph, order) => Some(Vec::new()),
-        Some(_) => None,
-        None => Some(nontrivial_sccs_unmerged(&graph)),
+        Some(order) => Peeled::Left(peeled_with(&graph, order)),
+        None => Peeled::Sccs(nontrivial_sccs_unmerged(&graph)),
     };
     let (found, vertex_count) = crate::par::join(peel, count);
     let (mut sccs, graph) = match found {
-        Some(sccs) => (sccs, graph),
-        None => {
+        Peeled::Sccs(sccs) => (sccs, graph),
+        Peeled::Left(None) => (Vec::new(), graph),
+        Peeled::Left(Some(left)) => {
+            // The listed edges reach what the order did: peeling them
+            // would leave the same vertices.
             let graph = graph.extended(|sources, f| {
                 ExtraGraph::Realtime.for_each_edge_from(history, sources, f)
             });
-            (nontrivial_sccs_unmerged(&graph), graph)
+            (nontrivial_sccs_among(&graph, &left), graph)
         }
     };
     order_sccs(&mut sccs, |v| history.ops[v as usize].index);

@@ -23,47 +23,44 @@ pub fn nontrivial_sccs(g: &DiGraph) -> Vec<Vec<u32>> {
 /// and otherwise the walk visits only what is left, which holds every
 /// cycle.
 pub fn nontrivial_sccs_unmerged(g: &UnmergedGraph) -> Vec<Vec<u32>> {
-    let out_ids = |v| g.out_ids(v);
-    match peeled(g.len(), out_ids) {
+    match peeled_with(g, &NoOrder) {
         None => Vec::new(),
-        Some(left) => tarjan(g.len(), out_ids, |v| left[v as usize] != 0),
+        Some(left) => nontrivial_sccs_among(g, &left),
     }
 }
 
-/// For each vertex of the graph on `0..n` with edges from `v` to
-/// `out_ids(v)`, how many edges still enter it once every vertex nothing
-/// enters has been removed, again and again (Kahn's algorithm): 0 for the
-/// removed ones, which lie on no cycle; a cycle's vertices (a self-edge's
-/// included) are never removed. `None` when every vertex was: no cycle.
-fn peeled<'g>(n: usize, out_ids: impl Fn(u32) -> &'g [u32]) -> Option<Vec<u32>> {
-    let mut entering = vec![0u32; n];
-    for v in 0..n as u32 {
-        for &w in out_ids(v) {
-            entering[w as usize] += 1;
-        }
+/// The nontrivial SCCs of `g` among the vertices peeling left (`left[v]`
+/// not 0: [`peeled_with`]): every cycle's. `g` may hold more edges than
+/// the peeled graph if they reach the same vertices (its order's edges
+/// listed): the same vertices are left then.
+pub fn nontrivial_sccs_among(g: &UnmergedGraph, left: &[u32]) -> Vec<Vec<u32>> {
+    tarjan(
+        g.len(),
+        |v| g.out_ids(v),
+        |v| left.get(v as usize).is_some_and(|&e| e != 0),
+    )
+}
+
+/// No precedence beyond the edges: plain Kahn's peeling.
+struct NoOrder;
+
+impl PositionOrder for NoOrder {
+    fn is_end(&self, _: u32) -> bool {
+        false
     }
-    let mut ready: Vec<u32> = (0..n as u32)
-        .filter(|&v| entering[v as usize] == 0)
-        .collect();
-    let mut removed = 0;
-    while let Some(v) = ready.pop() {
-        removed += 1;
-        for &w in out_ids(v) {
-            let e = &mut entering[w as usize];
-            *e -= 1;
-            if *e == 0 {
-                ready.push(w);
-            }
-        }
+    fn start(&self, _: u32) -> Option<u32> {
+        None
     }
-    (removed < n).then_some(entering)
+    fn started_at(&self, _: u32) -> Option<u32> {
+        None
+    }
 }
 
 /// A precedence among a graph's vertices known from their positions
 /// instead of listed as edges: `a` precedes `v` when `a` is an end and
 /// `a < start(v)`. The real-time order is one (an op that completed
 /// before another was invoked precedes it): a million-transaction
-/// history's largest share of edges, which [`acyclic_with`] never lists.
+/// history's largest share of edges, which [`peeled_with`] never lists.
 pub trait PositionOrder {
     /// Whether vertex `a` is an end: it precedes every vertex that starts
     /// after it.
@@ -75,8 +72,11 @@ pub trait PositionOrder {
     fn started_at(&self, i: u32) -> Option<u32>;
 }
 
-/// Whether `g` with the precedences of `order` added has no cycle (the
-/// graph [`nontrivial_sccs_unmerged`] finds no component in).
+/// For each vertex of `g` with the precedences of `order` added, how many
+/// edges still enter it once every vertex nothing enters has been removed,
+/// again and again: 0 for the removed ones, which lie on no cycle; a
+/// cycle's vertices (a self-edge's included) are never removed. `None`
+/// when every vertex was: no cycle.
 ///
 /// Kahn's peeling, the order kept as one more edge entering each vertex
 /// with a start, removed when the vertex is released: when the first end
@@ -84,7 +84,7 @@ pub trait PositionOrder {
 /// left). Releasing follows that first end, position by position. A cycle
 /// through order edges leaves one of its ends unremoved, and everything
 /// starting after it with it.
-pub fn acyclic_with(g: &UnmergedGraph, order: &impl PositionOrder) -> bool {
+pub fn peeled_with(g: &UnmergedGraph, order: &impl PositionOrder) -> Option<Vec<u32>> {
     /// `entering` of a removed vertex.
     const REMOVED: u32 = u32::MAX;
     let n = g.len() as u32;
@@ -134,7 +134,15 @@ pub fn acyclic_with(g: &UnmergedGraph, order: &impl PositionOrder) -> bool {
             end_left = advance(&mut entering, &mut ready);
         }
     }
-    removed == n
+    if removed == n {
+        return None;
+    }
+    for e in &mut entering {
+        if *e == REMOVED {
+            *e = 0;
+        }
+    }
+    Some(entering)
 }
 
 /// The nontrivial SCCs of the graph on `0..n` whose edges from `v` go to
@@ -368,8 +376,17 @@ mod tests {
                 .filter(|e| e.2 != Rels::REALTIME)
                 .collect();
             let data = UnmergedGraph::build(n, &data_only, |_, _| {}, usize::MAX);
+            let left = peeled_with(&data, &order);
+            if let Some(left) = &left {
+                // What is left holds every cycle of the listed graph.
+                assert_eq!(
+                    nontrivial_sccs_among(&listed, left),
+                    nontrivial_sccs_unmerged(&listed),
+                    "{data_only:?}"
+                );
+            }
             assert_eq!(
-                acyclic_with(&data, &order),
+                left.is_none(),
                 expected,
                 "{data_only:?} {:?} {:?}",
                 order.ends,
