@@ -1,5 +1,8 @@
 //! Times each serial-witness candidate on the history files given
 //! (issue 23): `cargo run --release --example witness_probe -- FILE…`.
+//! With `RUNS=N`, times only the version chains and their replay, N times
+//! per file, and prints the minimum and median (for comparing builds on a
+//! noisy machine).
 
 use ellery::check::witness::{self, Orders};
 use std::time::Instant;
@@ -14,6 +17,27 @@ fn main() {
             }
         };
         let orders = Orders { real_time: true };
+        if let Some(runs) = std::env::var("RUNS")
+            .ok()
+            .and_then(|r| r.parse::<usize>().ok())
+        {
+            let mut times: Vec<f64> = (0..runs.max(1))
+                .map(|_| {
+                    let t = Instant::now();
+                    let order = witness::by_version_chains(&h, orders);
+                    let ok = order.is_some_and(|o| witness::replay(&h, &o, orders).is_ok());
+                    assert!(ok, "{path}: no witness");
+                    t.elapsed().as_secs_f64()
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            println!(
+                "{path}: chains + replay: min {:.4} s, median {:.4} s over {runs} runs",
+                times[0],
+                times[times.len() / 2]
+            );
+            continue;
+        }
         let t = Instant::now();
         let chains = witness::by_version_chains_traced(&h, orders, &mut |l| println!("  {l}"));
         let took = t.elapsed().as_secs_f64();

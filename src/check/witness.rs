@@ -26,6 +26,7 @@
 
 use crate::graph::{topological_order, DiGraph, Rels};
 use crate::infer::order_graphs::{process_edges, realtime_edges};
+use crate::infer::rw_register::AtomIds;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
@@ -90,7 +91,10 @@ fn reg_value(m: &Mop) -> Result<Option<Atom>, ()> {
 /// Linear in the history's size.
 pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted> {
     let mut placed = vec![false; h.ops.len()];
-    let mut current: HashMap<Atom, Option<Atom>> = HashMap::new();
+    // Each key's current value, by dense key id (a hash lookup per
+    // micro-op was most of the replay; issue 23).
+    let mut key_ids = AtomIds::default();
+    let mut current: Vec<Option<Atom>> = Vec::new();
     let mut last_of_process: HashMap<i64, u32> = HashMap::new();
     // The latest invocation among the transactions placed so far: an `:ok`
     // transaction that completed before it was invoked must not follow it.
@@ -121,12 +125,14 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
         let observed = op.op_type == OpType::Ok;
         for m in txn_mops(h, p) {
             let v = reg_value(m).map_err(|()| Refuted::Unsupported(p))?;
+            let k = key_ids.id(m.key, || {
+                current.push(None);
+                current.len() as u32 - 1
+            }) as usize;
             match m.f {
-                MopFn::Write => {
-                    current.insert(m.key, v);
-                }
+                MopFn::Write => current[k] = v,
                 MopFn::Read if observed => {
-                    if current.get(&m.key).copied().flatten() != v {
+                    if current[k] != v {
                         return Err(Refuted::Read(p));
                     }
                 }
@@ -135,13 +141,10 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
             }
         }
     }
-    match h
-        .ops
-        .iter()
-        .enumerate()
-        .find(|&(i, o)| o.op_type == OpType::Ok && !placed[i])
-    {
-        Some((i, _)) => Err(Refuted::BadOrder(i)),
+    // Only the ops left out are looked at (about half: the invocations),
+    // not every op's 64 bytes again.
+    match (0..h.ops.len()).find(|&i| !placed[i] && h.ops[i].op_type == OpType::Ok) {
+        Some(i) => Err(Refuted::BadOrder(i)),
         None => Ok(()),
     }
 }
@@ -258,15 +261,25 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
 fn external_reads(h: &History, pos: usize, mut f: impl FnMut(Atom, Option<Atom>)) {
     let mops = txn_mops(h, pos);
     for (i, m) in mops.iter().enumerate() {
-        let own_write = mops[..i]
-            .iter()
-            .any(|w| w.f == MopFn::Write && w.key == m.key);
-        if m.f == MopFn::Read && !own_write {
-            if let Ok(v) = reg_value(m) {
-                f(m.key, v);
-            }
+        if let Some(v) = external_read(mops, i) {
+            f(m.key, v);
         }
     }
+}
+
+/// The value micro-op `i` of `mops` read, when it is a read of a key the
+/// transaction had not written before it.
+fn external_read(mops: &[Mop], i: usize) -> Option<Option<Atom>> {
+    let m = &mops[i];
+    let own_write = || {
+        mops[..i]
+            .iter()
+            .any(|w| w.f == MopFn::Write && w.key == m.key)
+    };
+    if m.f != MopFn::Read || own_write() {
+        return None;
+    }
+    reg_value(m).ok()
 }
 
 /// Ready transactions a step of [`Scheduler::run`] looks at, at most:

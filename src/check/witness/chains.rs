@@ -115,31 +115,51 @@ impl Clusters {
                 keys - 1
             })
         };
-        // Final writes first: the value a transaction leaves in each key.
+        // One pass over the kept transactions collects both, with their
+        // keys as atoms: each transaction's final writes (the value it
+        // leaves in each key) and, for `:ok` ones, its external reads.
+        // Keys are numbered after, writes first, as two passes did (issue
+        // 23: the second pass over the ops and micro-ops was a third of
+        // building the clusters).
         // Room for every micro-op of the completions (about half of them):
         // untouched room costs no memory, and growing by doubling cost a
         // twelfth of building the clusters (copies and fresh pages).
         let room = h.mops.len() / 2;
-        let mut writes: Vec<(u32, Atom, u32)> = Vec::with_capacity(room);
+        let mut raw_writes: Vec<(Atom, Atom, u32)> = Vec::with_capacity(room);
+        let mut raw_reads: Vec<(Atom, Option<Atom>, u32)> = Vec::with_capacity(room);
         for t in (0..h.ops.len()).filter(|&t| keep[t]) {
+            let observed = h.ops[t].op_type == OpType::Ok;
             let mops = txn_mops(h, t);
             for (i, m) in mops.iter().enumerate() {
-                let last = m.f == MopFn::Write
-                    && !mops[i + 1..]
-                        .iter()
-                        .any(|n| n.f == MopFn::Write && n.key == m.key);
-                if last {
-                    let Ok(Some(v)) = reg_value(m) else {
-                        return None;
-                    };
-                    writes.push((key_id(m.key), v, t as u32));
+                match m.f {
+                    MopFn::Write => {
+                        let last = !mops[i + 1..]
+                            .iter()
+                            .any(|n| n.f == MopFn::Write && n.key == m.key);
+                        if last {
+                            let Ok(Some(v)) = reg_value(m) else {
+                                return None;
+                            };
+                            raw_writes.push((m.key, v, t as u32));
+                        }
+                    }
+                    MopFn::Read if observed => {
+                        if let Some(v) = external_read(mops, i) {
+                            raw_reads.push((m.key, v, t as u32));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
-        let mut reads: Vec<(u32, Option<Atom>, u32)> = Vec::with_capacity(room);
-        for t in (0..h.ops.len()).filter(|&t| keep[t] && h.ops[t].op_type == OpType::Ok) {
-            external_reads(h, t, |k, v| reads.push((key_id(k), v, t as u32)));
-        }
+        let writes: Vec<(u32, Atom, u32)> = raw_writes
+            .into_iter()
+            .map(|(k, v, t)| (key_id(k), v, t))
+            .collect();
+        let reads: Vec<(u32, Option<Atom>, u32)> = raw_reads
+            .into_iter()
+            .map(|(k, v, t)| (key_id(k), v, t))
+            .collect();
         drop(kid);
         let keys = keys as usize;
         let mut clusters: Vec<Cluster> = (0..keys as u32)
@@ -327,16 +347,23 @@ pub fn by_version_chains_traced(
     };
     // Which ops are `:ok`, read once: the later phases ask it of scattered
     // ops, and an op is many times the size of a flag.
-    let ok: Vec<bool> = h.ops.iter().map(|op| op.op_type == OpType::Ok).collect();
+    // Their processes in the same pass (one stream over the 64-byte ops
+    // instead of another for the session order; issue 23).
+    let (ok, process): (Vec<bool>, Vec<i64>) = h
+        .ops
+        .iter()
+        .map(|op| (op.op_type == OpType::Ok, op.process))
+        .unzip();
     let mut keep = ok.clone();
     for i in read_infos(h) {
         keep[i as usize] = true;
     }
     let cl = Clusters::build(h, &keep)?;
     lap("clusters built", trace);
-    let dl = deadlines(h, &cl, &keep);
+    let dl = deadlines(&cl, &keep, &ok);
     lap("deadlines computed", trace);
-    let mut g = facts(h, &cl, &keep, &ok, orders, &dl)?;
+    let mut g = facts(h, &cl, &keep, (&ok, &process), orders, &dl)?;
+    drop(process);
     lap("facts added", trace);
     let rt = RealTime { h, ok: &ok, orders };
     let (span_total, spans) = spans_total(h, &ok);
@@ -509,7 +536,7 @@ fn facts(
     h: &History,
     cl: &Clusters,
     keep: &[bool],
-    ok: &[bool],
+    (ok, process): (&[bool], &[i64]),
     orders: Orders,
     dl: &[u32],
 ) -> Option<DynamicOrder> {
@@ -578,7 +605,7 @@ fn facts(
     let rt = RealTime { h, ok, orders };
     let mut last: HashMap<i64, u32> = HashMap::new();
     for t in (0..h.ops.len()).filter(|&t| keep[t] && ok[t]) {
-        if let Some(p) = last.insert(h.ops[t].process, t as u32) {
+        if let Some(p) = last.insert(process[t], t as u32) {
             if !rt.implies(p, t as u32) {
                 g.add_edge(p, t as u32, FACT).ok()?;
             }

@@ -2,7 +2,6 @@
 //! chains' choices ([`deadlines`]).
 
 use super::chains::{Clusters, NO_WRITER};
-use super::*;
 use crate::graph::grouped;
 
 /// No deadline (an op no kept transaction completes at, or an `:info`
@@ -24,13 +23,10 @@ pub(super) const NONE: u32 = u32::MAX;
 /// The deadlines are minima over paths: each transaction is settled once,
 /// at its final deadline, by searches from the completions in increasing
 /// order, so the work is `O(n + reads)`.
-pub(super) fn deadlines(h: &History, cl: &Clusters, keep: &[bool]) -> Vec<u32> {
-    let n = h.ops.len();
+pub(super) fn deadlines(cl: &Clusters, keep: &[bool], ok: &[bool]) -> Vec<u32> {
+    let n = keep.len();
     let mut dl: Vec<u32> = (0..n)
-        .map(|t| match h.ops[t].op_type {
-            OpType::Ok if keep[t] => t as u32,
-            _ => NONE,
-        })
+        .map(|t| if keep[t] && ok[t] { t as u32 } else { NONE })
         .collect();
     // Per transaction, the clusters it read and the keys it wrote, as
     // lists indexed by transaction (counting sorts: the deadlines are a
