@@ -26,7 +26,6 @@
 
 use crate::graph::{topological_order, DiGraph, Rels};
 use crate::infer::order_graphs::{process_edges, realtime_edges};
-use crate::infer::rw_register::AtomIds;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
@@ -91,10 +90,7 @@ fn reg_value(m: &Mop) -> Result<Option<Atom>, ()> {
 /// Linear in the history's size.
 pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted> {
     let mut placed = vec![false; h.ops.len()];
-    // Each key's current value, by dense key id (a hash lookup per
-    // micro-op was most of the replay; issue 23).
-    let mut key_ids = AtomIds::default();
-    let mut current: Vec<Option<Atom>> = Vec::new();
+    let mut current: HashMap<Atom, Option<Atom>> = HashMap::new();
     let mut last_of_process: HashMap<i64, u32> = HashMap::new();
     // The latest invocation among the transactions placed so far: an `:ok`
     // transaction that completed before it was invoked must not follow it.
@@ -125,14 +121,12 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
         let observed = op.op_type == OpType::Ok;
         for m in txn_mops(h, p) {
             let v = reg_value(m).map_err(|()| Refuted::Unsupported(p))?;
-            let k = key_ids.id(m.key, || {
-                current.push(None);
-                current.len() as u32 - 1
-            }) as usize;
             match m.f {
-                MopFn::Write => current[k] = v,
+                MopFn::Write => {
+                    current.insert(m.key, v);
+                }
                 MopFn::Read if observed => {
-                    if current[k] != v {
+                    if current.get(&m.key).copied().flatten() != v {
                         return Err(Refuted::Read(p));
                     }
                 }

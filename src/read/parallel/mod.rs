@@ -37,8 +37,8 @@ use crate::model::History;
 use join::{join, Spare};
 
 /// Below this many bytes per part, a second thread costs more than it saves
-/// (at 8 MB, files of 8 to 16 MB and a big file's first block were read on
-/// one core; two 4.85 MB parts read 1.3 times as fast, issue 23).
+/// (at 8 MB, files of 8 to 16 MB were read on one core; two 4.85 MB parts
+/// read 1.3 times as fast, issue 23).
 pub(super) const MIN_PART_BYTES: usize = 4 << 20;
 
 /// The most parts `len` bytes are worth reading in: one per
