@@ -437,6 +437,10 @@ mod tests {
             let two_passes = scan_with(&h, true, usize::MAX, false);
             assert!(two_passes.repeat || two_passes.rechecked);
             assert_eq!(decided(inline), decided(two_passes), "history {n}: {h:?}");
+            // The second pass cut in two halves, the second from the
+            // second op on.
+            let halves = scan_with(&h, true, 1, false);
+            assert_eq!(decided(halves), decided(two_passes), "history {n}: {h:?}");
             rechecked += usize::from(inline.rechecked);
             *seen.entry(decided(inline)).or_insert(0) += 1;
         }
