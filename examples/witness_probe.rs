@@ -21,20 +21,24 @@ fn main() {
             .ok()
             .and_then(|r| r.parse::<usize>().ok())
         {
+            let mut found = true;
             let mut times: Vec<f64> = (0..runs.max(1))
                 .map(|_| {
                     let t = Instant::now();
                     let order = witness::by_version_chains(&h, orders);
-                    let ok = order.is_some_and(|o| witness::replay(&h, &o, orders).is_ok());
-                    assert!(ok, "{path}: no witness");
+                    found &= order.is_some_and(|o| witness::replay(&h, &o, orders).is_ok());
                     t.elapsed().as_secs_f64()
                 })
                 .collect();
             times.sort_by(f64::total_cmp);
+            // A history without a chains witness is timed all the same,
+            // and said so: the figure is then the time to give up.
+            let verdict = if found { "witness" } else { "no witness" };
             println!(
-                "{path}: chains + replay: min {:.4} s, median {:.4} s over {runs} runs",
+                "{path}: chains + replay: min {:.4} s, median {:.4} s over {} runs ({verdict})",
                 times[0],
-                times[times.len() / 2]
+                times[times.len() / 2],
+                times.len()
             );
             continue;
         }

@@ -531,7 +531,8 @@ fn spans_total(h: &History, ok: &[bool]) -> (usize, usize) {
 
 /// The graph of what no choice decides: session order, real-time order
 /// (with `orders.real_time`) and each writer before its readers; `None` on
-/// a cycle.
+/// a cycle. `ok` and `process` are per op: whether it is `:ok`, and its
+/// process (read once beside the op types, not from the ops again).
 fn facts(
     h: &History,
     cl: &Clusters,
