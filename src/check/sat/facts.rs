@@ -435,7 +435,10 @@ mod tests {
 
     /// Each reason, and the order the reasons are checked in, with the
     /// reads scanned on one thread and cut in two halves (the ops of the
-    /// second transaction on are in the second half).
+    /// second transaction on are in the second half). The scan judges
+    /// reads in its one pass unless a late intermediate mark sends them
+    /// to the second pass, so the halves matter only there: the scan's own
+    /// random-history test compares that pass cut in halves.
     #[test]
     fn misreads_name_each_reason_whichever_half_its_read_is_in() {
         let ok = |v: &str| ("ok", v.to_string());
