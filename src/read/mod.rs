@@ -12,13 +12,13 @@ mod fast;
 mod json;
 mod parallel;
 pub mod peers;
+mod processes;
 
 use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};
 use crate::model::{
     Atom, Format, History, Mop, MopArg, MopFn, Op, OpType, OpValue, SourceText, Span, NO_OP,
 };
-use hashbrown::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -262,7 +262,7 @@ pub(crate) struct Builder {
     /// The history being built.
     pub h: History,
     /// Open invocation (position in `ops`) per process.
-    open: HashMap<i64, u32>,
+    open: processes::ProcessMap,
     /// Whether the first op had an `:index` (decided at the first op).
     indexed: Option<bool>,
     /// Ops seen so far, client or not (for dense indices).
@@ -276,7 +276,7 @@ pub(crate) struct Builder {
     /// In a part read in parallel ([`parallel`]): each process's first op
     /// in the part (its position), the one op whose pairing depends on the
     /// parts before; the join fixes those up. `None` otherwise.
-    first_of: Option<HashMap<i64, u32>>,
+    first_of: Option<processes::ProcessMap>,
 }
 
 impl Builder {
@@ -290,7 +290,7 @@ impl Builder {
         h.nil_atom = h.interner.atom(&Value::Nil);
         Builder {
             h,
-            open: HashMap::new(),
+            open: processes::ProcessMap::default(),
             indexed: None,
             seen: 0,
             last_index: None,
@@ -304,7 +304,7 @@ impl Builder {
     /// part of it in parallel ([`parallel`]).
     fn empty_like(&self) -> Builder {
         let mut b = Builder::new(self.src.clone(), &self.h.origin, self.h.format);
-        b.first_of = Some(HashMap::new());
+        b.first_of = Some(processes::ProcessMap::default());
         b
     }
 
@@ -357,7 +357,7 @@ impl Builder {
             ));
         }
         if let Some(first) = &mut self.first_of {
-            first.entry(process).or_insert(pos);
+            first.insert_if_absent(process, pos);
         }
         let mut partner = NO_OP;
         if op.op_type == OpType::Invoke {
@@ -373,7 +373,7 @@ impl Builder {
                     ),
                 ));
             }
-        } else if let Some(inv) = self.open.remove(&process) {
+        } else if let Some(inv) = self.open.remove(process) {
             partner = inv;
             self.h.pair[inv as usize] = pos;
         }

@@ -38,12 +38,12 @@ pub(super) fn join(b: &mut Builder, part: Builder) -> Option<Spare> {
         return None;
     }
     let mut fixups = Vec::new();
-    for (process, &pos) in first_of {
-        if let Some(&inv) = b.open.get(process) {
+    for (process, pos) in first_of.iter() {
+        if let Some(inv) = b.open.get(process) {
             if p.h.ops[pos as usize].op_type == OpType::Invoke {
                 return None; // invoked again before completing
             }
-            fixups.push((*process, inv, pos + ops0 as u32));
+            fixups.push((process, inv, pos + ops0 as u32));
         }
     }
     // Joinable: from here on `b` changes.
@@ -146,9 +146,9 @@ pub(super) fn join(b: &mut Builder, part: Builder) -> Option<Spare> {
     for (process, inv, pos) in fixups {
         b.h.pair[inv as usize] = pos;
         b.h.pair[pos as usize] = inv;
-        b.open.remove(&process);
+        b.open.remove(process);
     }
-    for (&process, &pos) in &p.open {
+    for (process, pos) in p.open.iter() {
         b.open.insert(process, pos + ops0);
     }
     Some(Spare::emptied(&mut p))

@@ -201,14 +201,33 @@ fn errors_are_the_one_pass_errors() {
     }
 }
 
+/// `text` with each `:process N` made `N * 70001 - 5`: negative and big
+/// process ids, which the reader keeps apart from small ones.
+fn spread_processes(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let at = l.find(":process ").expect("has :process") + ":process ".len();
+            let end = at + l[at..].find(',').expect("a comma after");
+            let p: i64 = l[at..end].parse().expect("an integer process");
+            format!("{}{}{}\n", &l[..at], p * 70_001 - 5, &l[end..])
+        })
+        .collect()
+}
+
 /// Without `:index` (dense indices, shifted at each join) and with
 /// ops of processes whose invocation and completion fall in different
-/// parts: the parts join exactly as one pass reads.
+/// parts: the parts join exactly as one pass reads; also with negative
+/// and big process ids.
 #[test]
 fn unindexed_and_straddling_histories_read_exactly_as_one_pass() {
     for seed in 0..10 {
         let src = generated(seed, crate::gen::Workload::ListAppend);
         let text = String::from_utf8(src).expect("utf-8");
+        let text = if seed % 2 == 1 {
+            spread_processes(&text)
+        } else {
+            text
+        };
         let unindexed: String = text
             .lines()
             .map(|l| {
