@@ -26,14 +26,20 @@
 
 use crate::graph::{topological_order, DiGraph, Rels};
 use crate::infer::order_graphs::{process_edges, realtime_edges};
+use crate::infer::txn::TxnMap;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 use hashbrown::{HashMap, HashSet};
 
 mod chains;
 mod deadlines;
 mod events;
+mod mops;
+
 pub use chains::{by_version_chains, by_version_chains_traced};
 pub use events::by_events;
+#[cfg(test)]
+use mops::external_reads_at;
+use mops::{external_reads, external_reads_of, final_writes_at};
 
 /// Which orders a witness must respect besides the data: session order
 /// (between `:ok` transactions) is always checked (it costs nothing, and
@@ -250,32 +256,6 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
     Scheduler::new(h, &keep, orders.real_time).run(&g)
 }
 
-/// Calls `f` on each read of a key the transaction had not written yet
-/// (those the state before it must explain).
-fn external_reads(h: &History, pos: usize, mut f: impl FnMut(Atom, Option<Atom>)) {
-    let mops = txn_mops(h, pos);
-    for (i, m) in mops.iter().enumerate() {
-        if let Some(v) = external_read(mops, i) {
-            f(m.key, v);
-        }
-    }
-}
-
-/// The value micro-op `i` of `mops` read, when it is a read of a key the
-/// transaction had not written before it.
-fn external_read(mops: &[Mop], i: usize) -> Option<Option<Atom>> {
-    let m = &mops[i];
-    let own_write = || {
-        mops[..i]
-            .iter()
-            .any(|w| w.f == MopFn::Write && w.key == m.key)
-    };
-    if m.f != MopFn::Read || own_write() {
-        return None;
-    }
-    reg_value(m).ok()
-}
-
 /// Ready transactions a step of [`Scheduler::run`] looks at, at most:
 /// with process order in the graph, the ready set is about the history's
 /// concurrency, so this bound only stops pathological cases.
@@ -345,33 +325,36 @@ impl<'h> Scheduler<'h> {
     /// later transaction must read in place.
     fn fits(&self, pos: usize) -> (bool, bool) {
         let observed = self.h.ops[pos].op_type == OpType::Ok;
+        // Its writes in order, and each key's latest.
         let mut local: Vec<(Atom, Option<Atom>)> = Vec::new();
+        let mut latest: TxnMap<Option<Atom>> = TxnMap::default();
         for m in txn_mops(self.h, pos) {
             let Ok(v) = reg_value(m) else {
                 return (false, false);
             };
-            let now = || {
-                local
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| *k == m.key)
-                    .map_or_else(|| self.value(m.key), |&(_, v)| v)
-            };
+            let now = || latest.get(m.key).map_or_else(|| self.value(m.key), |&v| v);
             match m.f {
                 MopFn::Read if observed && now() != v => return (false, false),
                 MopFn::Read => {}
-                MopFn::Write => local.push((m.key, v)),
+                MopFn::Write => {
+                    local.push((m.key, v));
+                    match latest.get_mut(m.key) {
+                        Some(l) => *l = v,
+                        None => latest.push(m.key, v),
+                    }
+                }
                 _ => return (false, false),
             }
         }
         // Only a transaction that writes can overwrite a pending value.
-        let mut own: Vec<(Atom, Option<Atom>)> = Vec::new();
+        // Its external reads, counted by what they read.
+        let mut own: HashMap<(Atom, Option<Atom>), u32> = HashMap::new();
         if observed && !local.is_empty() {
-            external_reads(self.h, pos, |k, v| own.push((k, v)));
+            external_reads(self.h, pos, |k, v| *own.entry((k, v)).or_insert(0) += 1);
         }
         let safe = local.iter().all(|&(k, _)| {
             let cur = (k, self.value(k));
-            let mine = own.iter().filter(|&&r| r == cur).count() as u32;
+            let mine = own.get(&cur).copied().unwrap_or(0);
             self.pending.get(&cur).copied().unwrap_or(0) <= mine
         }) && local.iter().all(|&(k, v)| {
             // With real time, another writer of `k` that completed before

@@ -15,6 +15,7 @@
 use hashbrown::HashMap;
 
 use crate::edn::Value;
+use crate::infer::txn::TxnMap;
 use crate::model::{Atom, History, MopArg, MopFn, OpType};
 
 mod scan;
@@ -115,7 +116,7 @@ struct Writers {
 impl Writers {
     fn new(h: &History) -> Writers {
         let mut w = Writers::default();
-        let mut last: Vec<(Atom, Val)> = Vec::new();
+        let mut last: TxnMap<Val> = TxnMap::default();
         for (i, op) in h.ops.iter().enumerate() {
             let Some(src) = write_source(h, i) else {
                 continue;
@@ -127,23 +128,23 @@ impl Writers {
                     w.failed.entry((m.key, v)).or_insert(i as u32);
                     continue;
                 }
-                match last.iter_mut().find(|(k, _)| *k == m.key) {
+                match last.get_mut(m.key) {
                     Some(slot) => {
                         // One transaction may write the same intermediate
                         // value twice: count it once.
-                        let kv = (m.key, slot.1);
+                        let kv = (m.key, *slot);
                         if w.intermediate
                             .get(&kv)
                             .is_none_or(|f| f.first != i as u32 && f.second != i as u32)
                         {
                             note(&mut w.intermediate, kv, i as u32);
                         }
-                        slot.1 = v;
+                        *slot = v;
                     }
-                    None => last.push((m.key, v)),
+                    None => last.push(m.key, v),
                 }
             }
-            for &kv in &last {
+            for &kv in last.entries() {
                 note(&mut w.installed, kv, i as u32);
             }
         }
@@ -181,17 +182,17 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
 
 fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
     let (mut g1a, mut g1b) = (Vec::new(), Vec::new());
-    let mut touched: Vec<Atom> = Vec::new();
+    let mut touched: TxnMap<()> = TxnMap::default();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         touched.clear();
         for m in h.mops(op) {
-            if touched.contains(&m.key) {
+            if touched.contains(m.key) {
                 continue;
             }
-            touched.push(m.key);
+            touched.push(m.key, ());
             let v = val(m.arg);
             if m.f != MopFn::Read || v.is_none() {
                 continue;

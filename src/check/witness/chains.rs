@@ -130,26 +130,16 @@ impl Clusters {
         for t in (0..h.ops.len()).filter(|&t| keep[t]) {
             let observed = h.ops[t].op_type == OpType::Ok;
             let mops = txn_mops(h, t);
-            for (i, m) in mops.iter().enumerate() {
-                match m.f {
-                    MopFn::Write => {
-                        let last = !mops[i + 1..]
-                            .iter()
-                            .any(|n| n.f == MopFn::Write && n.key == m.key);
-                        if last {
-                            let Ok(Some(v)) = reg_value(m) else {
-                                return None;
-                            };
-                            raw_writes.push((m.key, v, t as u32));
-                        }
-                    }
-                    MopFn::Read if observed => {
-                        if let Some(v) = external_read(mops, i) {
-                            raw_reads.push((m.key, v, t as u32));
-                        }
-                    }
-                    _ => {}
-                }
+            let mut unwritten = false;
+            final_writes_at(mops, |i| match reg_value(&mops[i]) {
+                Ok(Some(v)) => raw_writes.push((mops[i].key, v, t as u32)),
+                _ => unwritten = true,
+            });
+            if unwritten {
+                return None;
+            }
+            if observed {
+                external_reads_of(mops, |k, v| raw_reads.push((k, v, t as u32)));
             }
         }
         let writes: Vec<(u32, Atom, u32)> = raw_writes

@@ -145,19 +145,19 @@ impl Events<'_> {
         // Real time puts an open writer of a key that completed before a
         // reader of the value `t` writes was invoked before that reader, so
         // before `t`: it goes first.
-        let finals: Vec<(Atom, Option<Atom>)> = {
-            let mut f: Vec<(Atom, Option<Atom>)> = Vec::new();
+        let finals: TxnMap<Option<Atom>> = {
+            let mut f = TxnMap::default();
             for m in txn_mops(self.h, t as usize) {
                 if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
-                    match f.iter_mut().find(|(k, _)| *k == m.key) {
-                        Some(e) => e.1 = v,
-                        None => f.push((m.key, v)),
+                    match f.get_mut(m.key) {
+                        Some(e) => *e = v,
+                        None => f.push(m.key, v),
                     }
                 }
             }
             f
         };
-        for (k, v) in finals {
+        for &(k, v) in finals.entries() {
             let Some(&last) = self.last_reader.get(&(k, v)) else {
                 continue;
             };

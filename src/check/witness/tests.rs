@@ -837,3 +837,94 @@ fn version_chains_propagate_again_only_when_placing_gives_up() {
         ]
     );
 }
+
+/// The external reads and final writes of a transaction, found by
+/// searching its micro-ops (as small transactions are) and with their
+/// keys hashed (as big ones are), on random transactions of up to 60
+/// micro-ops over a few keys.
+#[test]
+fn big_transactions_read_and_write_as_small_ones() {
+    let mut rng = Rng::new(0x5eed);
+    for _ in 0..3_000 {
+        let n = rng.below(60) as usize;
+        let keys = 1 + rng.below(12);
+        let mops: Vec<Mop> = (0..n)
+            .map(|_| Mop {
+                f: if rng.chance(0.5) {
+                    MopFn::Read
+                } else {
+                    MopFn::Write
+                },
+                key: Atom::int(rng.below(keys) as i64).expect("small"),
+                arg: if rng.chance(0.2) {
+                    MopArg::Nil
+                } else {
+                    MopArg::Atom(Atom::int(rng.below(5) as i64).expect("small"))
+                },
+            })
+            .collect();
+        // By definition: a read of a key no earlier micro-op wrote; a
+        // write no later micro-op overwrites.
+        let reads: Vec<usize> = (0..n)
+            .filter(|&i| mops[i].f == MopFn::Read)
+            .filter(|&i| {
+                !mops[..i]
+                    .iter()
+                    .any(|w| w.f == MopFn::Write && w.key == mops[i].key)
+            })
+            .collect();
+        let writes: Vec<usize> = (0..n)
+            .filter(|&i| mops[i].f == MopFn::Write)
+            .filter(|&i| {
+                !mops[i + 1..]
+                    .iter()
+                    .any(|w| w.f == MopFn::Write && w.key == mops[i].key)
+            })
+            .collect();
+        let mut got_reads = Vec::new();
+        external_reads_at(&mops, |i, k, v| {
+            assert_eq!((k, Ok(v)), (mops[i].key, reg_value(&mops[i])));
+            got_reads.push(i);
+        });
+        let mut got_writes = Vec::new();
+        final_writes_at(&mops, |i| got_writes.push(i));
+        assert_eq!((got_reads, got_writes), (reads, writes), "{mops:?}");
+    }
+}
+
+/// Transactions of thousands of keys (searched per micro-op, they took
+/// seconds per history): `auto`'s witness confirms the valid history and
+/// finds the stale read in the invalid one, as the inference does.
+#[test]
+fn transactions_of_thousands_of_keys_are_checked() {
+    let n = 3_000;
+    let all = |f: &str, v: &str| {
+        (0..n)
+            .map(|k| format!("[:{f} {k} {v}]"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let line = |i: usize, t: &str, p: usize, value: &str| {
+        format!("{{:index {i}, :type :{t}, :process {p}, :f :txn, :value [{value}]}}\n")
+    };
+    let text = |read: &str| {
+        [
+            line(0, "invoke", 0, &all("w", "1")),
+            line(1, "ok", 0, &all("w", "1")),
+            line(2, "invoke", 1, &all("r", "nil")),
+            line(3, "ok", 1, &all("r", read)),
+        ]
+        .concat()
+    };
+    for (read, valid) in [("1", Validity::Valid), ("nil", Validity::Invalid)] {
+        let h = history(&text(read));
+        for algorithm in [Algorithm::Auto, Algorithm::Infer] {
+            let opts = CheckOptions {
+                algorithm,
+                ..CheckOptions::default()
+            };
+            let o = crate::route::check(&h, &opts).expect("checks");
+            assert_eq!(o.validity, valid, "{algorithm:?} reading {read}");
+        }
+    }
+}

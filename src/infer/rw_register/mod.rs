@@ -26,7 +26,7 @@
 //! Elle's `assert-type-sanity` (keys of more than one type) and its crashes on
 //! micro-ops other than `:r`/`:w` become [`InputError`]s.
 
-use super::txn::{lost_updates, ExtraGraph};
+use super::txn::{lost_updates, ExtraGraph, TxnMap};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
 use crate::edn::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
 use crate::edn::{pr_str, Value};
@@ -251,7 +251,10 @@ impl Ext {
             };
             Kv { kid, vid }
         };
-        let mut seen: Vec<Atom> = Vec::new();
+        // Per transaction: the keys seen, and each written key's place
+        // in `w`.
+        let mut seen: TxnMap<()> = TxnMap::default();
+        let mut w_at: TxnMap<usize> = TxnMap::default();
         let mut r: Vec<(Atom, Val)> = Vec::new();
         let mut w: Vec<(Atom, Val)> = Vec::new();
         for op in &h.ops {
@@ -262,23 +265,28 @@ impl Ext {
                 continue;
             }
             seen.clear();
+            w_at.clear();
             r.clear();
             w.clear();
             for m in h.mops(op) {
                 let v = arg_val(m.arg);
+                let first = !seen.contains(m.key);
                 match m.f {
                     MopFn::Read => {
-                        if !seen.contains(&m.key) {
+                        if first {
                             r.push((m.key, v));
                         }
                     }
-                    _ => match w.iter_mut().find(|(k, _)| *k == m.key) {
-                        Some(slot) => slot.1 = v,
-                        None => w.push((m.key, v)),
+                    _ => match w_at.get(m.key) {
+                        Some(&at) => w[at].1 = v,
+                        None => {
+                            w_at.push(m.key, w.len());
+                            w.push((m.key, v));
+                        }
                     },
                 }
-                if !seen.contains(&m.key) {
-                    seen.push(m.key);
+                if first {
+                    seen.push(m.key, ());
                 }
             }
             order_map(h, &mut r);

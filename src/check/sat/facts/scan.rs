@@ -4,6 +4,7 @@
 
 use super::{val, write_source, Val};
 use crate::infer::rw_register::AtomIds;
+use crate::infer::txn::TxnMap;
 use crate::model::{Atom, History, MopFn, OpType};
 
 /// What [`scan`] found.
@@ -122,7 +123,7 @@ impl ValueWriters {
 /// transaction's write source (an invocation, an `:info` op's own value):
 /// Elle's G1b cases count every op's. `last`: scratch, each key's latest
 /// value.
-fn mark_intermediate(h: &History, i: usize, w: &mut ValueWriters, last: &mut Vec<(Atom, Val)>) {
+fn mark_intermediate(h: &History, i: usize, w: &mut ValueWriters, last: &mut TxnMap<Val>) {
     last.clear();
     for m in h.mops(&h.ops[i]).iter().filter(|m| m.f == MopFn::Write) {
         overwrite(w, last, i, m.key, val(m.arg));
@@ -131,13 +132,13 @@ fn mark_intermediate(h: &History, i: usize, w: &mut ValueWriters, last: &mut Vec
 
 /// The op at `i` writes `v` to `key`: the value it wrote there before,
 /// if any, is intermediate. `last`: each key's latest value in the op.
-fn overwrite(w: &mut ValueWriters, last: &mut Vec<(Atom, Val)>, i: usize, key: Atom, v: Val) {
-    match last.iter_mut().find(|(k, _)| *k == key) {
+fn overwrite(w: &mut ValueWriters, last: &mut TxnMap<Val>, i: usize, key: Atom, v: Val) {
+    match last.get_mut(key) {
         Some(slot) => {
-            let before = std::mem::replace(&mut slot.1, v);
+            let before = std::mem::replace(slot, v);
             w.mark_dirty(key, before, Some(i as u32));
         }
-        None => last.push((key, v)),
+        None => last.push(key, v),
     }
 }
 
@@ -160,7 +161,7 @@ pub(super) fn scan(h: &History, reads: bool, split: usize) -> ScanFacts {
 fn scan_with(h: &History, reads: bool, split: usize, inline: bool) -> ScanFacts {
     let mut facts = ScanFacts::default();
     let mut w = ValueWriters::default();
-    let mut last: Vec<(Atom, Val)> = Vec::new();
+    let mut last: TxnMap<Val> = TxnMap::default();
     let mut inline_reads = InlineReads::default();
     for (i, op) in h.ops.iter().enumerate() {
         let src = write_source(h, i);
@@ -202,7 +203,7 @@ fn note_writes(
     src: &crate::model::Op,
     marks: bool,
     w: &mut ValueWriters,
-    last: &mut Vec<(Atom, Val)>,
+    last: &mut TxnMap<Val>,
 ) -> bool {
     last.clear();
     for m in h.mops(src) {
@@ -239,7 +240,7 @@ fn note_writes(
 #[derive(Default)]
 struct InlineReads {
     /// Per key of the current transaction, as in [`scan_reads`].
-    seen: Vec<(Atom, bool, bool)>,
+    seen: TxnMap<(bool, bool)>,
     /// Reads of values no writer had written yet: (reader, key, value,
     /// whether it was the transaction's first micro-op on the key).
     pending: Vec<(u32, Atom, Atom, bool)>,
@@ -254,7 +255,7 @@ impl InlineReads {
     fn op(&mut self, h: &History, w: &ValueWriters, i: usize, facts: &mut ScanFacts) {
         self.seen.clear();
         for m in h.mops(&h.ops[i]) {
-            let found = self.seen.iter_mut().find(|s| s.0 == m.key);
+            let found = self.seen.get_mut(m.key);
             if m.f == MopFn::Read {
                 let first = found.is_none();
                 match val(m.arg) {
@@ -271,9 +272,9 @@ impl InlineReads {
                 }
             }
             match found {
-                None => self.seen.push((m.key, m.f == MopFn::Write, false)),
-                Some(s) if m.f == MopFn::Read => s.2 = true,
-                Some(s) if s.1 && s.2 => facts.own_write_read = true,
+                None => self.seen.push(m.key, (m.f == MopFn::Write, false)),
+                Some(s) if m.f == MopFn::Read => s.1 = true,
+                Some(s) if s.0 && s.1 => facts.own_write_read = true,
                 Some(_) => {}
             }
         }
@@ -297,7 +298,7 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> S
     let mut facts = ScanFacts::default();
     // Per key of one transaction: (first micro-op was a write, read since
     // a write).
-    let mut seen: Vec<(Atom, bool, bool)> = Vec::new();
+    let mut seen: TxnMap<(bool, bool)> = TxnMap::default();
     // Without failed or intermediate values no read looks them up.
     let dirty = !w.marks.is_empty() || w.dirty_nil;
     for i in range {
@@ -309,7 +310,7 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> S
             if dirty && m.f == MopFn::Read && w.dirty_read(h, i, m.key, val(m.arg)) {
                 facts.dirty_reads = true;
             }
-            match seen.iter_mut().find(|s| s.0 == m.key) {
+            match seen.get_mut(m.key) {
                 None => {
                     if m.f == MopFn::Read {
                         if let Some(v) = val(m.arg) {
@@ -320,10 +321,10 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> S
                             }
                         }
                     }
-                    seen.push((m.key, m.f == MopFn::Write, false));
+                    seen.push(m.key, (m.f == MopFn::Write, false));
                 }
-                Some(s) if m.f == MopFn::Read => s.2 = true,
-                Some(s) if s.1 && s.2 => facts.own_write_read = true,
+                Some(s) if m.f == MopFn::Read => s.1 = true,
+                Some(s) if s.0 && s.1 => facts.own_write_read = true,
                 Some(_) => {}
             }
         }
