@@ -102,6 +102,9 @@ pub(super) fn compare_values(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
+/// Micro-ops above which [`internal_cases`] indexes a txn's reads by key.
+const BIG_TXN: usize = 16;
+
 pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     let mut internal = Vec::new();
     let mut future = Vec::new();
@@ -126,14 +129,22 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
         e.2.clear();
         &mut e.2
     }
+    // This txn's keys' entries in `state` (a search per micro-op was
+    // quadratic in a big txn's size).
+    let mut slots: TxnMap<usize> = TxnMap::default();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
             continue;
         }
         let mops = h.mops(op);
         let mut used = 0;
+        slots.clear();
         for m in mops {
-            let slot = state[..used].iter().position(|(k, _, _)| *k == m.key);
+            let slot = slots.get(m.key).copied();
+            if slot.is_none() && matches!(m.f, MopFn::Append | MopFn::Read) {
+                // `fresh` takes entry `used` below.
+                slots.push(m.key, used);
+            }
             match m.f {
                 MopFn::Append => match slot {
                     Some(j) => state[j].2.push(append_value(m)),
@@ -176,20 +187,41 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
         }
         // Future reads: an append of an element that an earlier read of the
         // same key in this txn already contained (the first such read).
-        'mops: for (j, m) in mops.iter().enumerate() {
+        // A big txn's reads by key, in order (searching the micro-ops
+        // before each append was quadratic in its size).
+        let reads_of = (mops.len() > BIG_TXN).then(|| {
+            let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
+            for (j, r) in mops.iter().enumerate().filter(|(_, r)| r.f == MopFn::Read) {
+                by_key.entry(r.key).or_default().push(j);
+            }
+            by_key
+        });
+        for (j, m) in mops.iter().enumerate() {
             if m.f != MopFn::Append {
                 continue;
             }
             let v = append_value(m);
-            for r in &mops[..j] {
-                if r.f == MopFn::Read && r.key == m.key && h.list(r.arg).contains(&v) {
-                    future.push(Value::kw_map(vec![
-                        ("op", h.op_value(i)),
-                        ("mop", h.mop_value(r)),
-                        ("element", h.atom_value(v)),
-                    ]));
-                    break 'mops;
-                }
+            let contains = |r: &&Mop| h.list(r.arg).contains(&v);
+            let read = match &reads_of {
+                None => mops[..j]
+                    .iter()
+                    .filter(|r| r.f == MopFn::Read && r.key == m.key)
+                    .find(contains),
+                Some(by_key) => by_key
+                    .get(&m.key)
+                    .into_iter()
+                    .flatten()
+                    .take_while(|&&p| p < j)
+                    .map(|&p| &mops[p])
+                    .find(contains),
+            };
+            if let Some(r) = read {
+                future.push(Value::kw_map(vec![
+                    ("op", h.op_value(i)),
+                    ("mop", h.mop_value(r)),
+                    ("element", h.atom_value(v)),
+                ]));
+                break;
             }
         }
     }

@@ -4,7 +4,7 @@
 //! future-read, dirty-update, duplicate-elements, incompatible-order and
 //! lost-update.
 
-use super::txn::{list_value, lost_updates, ExtraGraph};
+use super::txn::{list_value, lost_updates, ExtraGraph, TxnMap};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText, Unanalyzable};
 use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::edn::{pr_str, Value};

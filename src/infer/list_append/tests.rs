@@ -289,3 +289,43 @@ fn validation_in_halves_reports_the_first_error() {
     }
     assert_eq!(errors, [true, true, true, true, false]);
 }
+
+/// A txn of more than 16 micro-ops (its reads indexed by key) gives the
+/// internal and future reads the same txn without its padding reads does
+/// (searched in place): the same micro-ops, expected lists and elements.
+#[test]
+fn big_txns_give_the_internal_and_future_reads_of_small_ones() {
+    let cases = |pad: usize| {
+        let padding: String = (100..100 + pad).map(|k| format!(" [:r {k} nil]")).collect();
+        let value = format!(
+            "[[:append 5 9] [:r 5 [9]]{padding} [:r 7 [3]] [:append 7 3] [:r 5 [8]] [:append 7 4]]"
+        );
+        let h = edn(&format!(
+            "{{:index 0, :type :invoke, :process 0, :f :txn, :value {value}}}\n\
+             {{:index 1, :type :ok, :process 0, :f :txn, :value {value}}}\n"
+        ));
+        let (internal, future) = internal_cases(&h);
+        // Each case from its micro-op on (the op itself differs).
+        let without_op = |cases: Vec<Value>| -> Vec<String> {
+            cases
+                .iter()
+                .map(|c| {
+                    let text = pr_str(c);
+                    let at = text.find(":mop").expect("a :mop");
+                    text[at..].to_string()
+                })
+                .collect()
+        };
+        (without_op(internal), without_op(future), internal_cases(&h))
+    };
+    let (small_internal, small_future, (si, sf)) = cases(0);
+    let (big_internal, big_future, _) = cases(30);
+    assert_eq!(si.len(), 1, "{si:?}");
+    assert_eq!(sf.len(), 1, "{sf:?}");
+    let text = format!("{} {}", pr_str(&si[0]), pr_str(&sf[0]));
+    assert!(
+        text.contains("[:r 5 [8]]") && text.contains("[:r 7 [3]]"),
+        "{text}"
+    );
+    assert_eq!((big_internal, big_future), (small_internal, small_future));
+}
