@@ -187,45 +187,51 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
         }
         // Future reads: an append of an element that an earlier read of the
         // same key in this txn already contained (the first such read).
-        // A big txn's reads by key, in order (searching the micro-ops
-        // before each append was quadratic in its size).
-        let reads_of = (mops.len() > BIG_TXN).then(|| {
-            let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
-            for (j, r) in mops.iter().enumerate().filter(|(_, r)| r.f == MopFn::Read) {
-                by_key.entry(r.key).or_default().push(j);
-            }
-            by_key
-        });
-        for (j, m) in mops.iter().enumerate() {
-            if m.f != MopFn::Append {
-                continue;
-            }
-            let v = append_value(m);
-            let contains = |r: &&Mop| h.list(r.arg).contains(&v);
-            let read = match &reads_of {
-                None => mops[..j]
-                    .iter()
-                    .filter(|r| r.f == MopFn::Read && r.key == m.key)
-                    .find(contains),
-                Some(by_key) => by_key
-                    .get(&m.key)
-                    .into_iter()
-                    .flatten()
-                    .take_while(|&&p| p < j)
-                    .map(|&p| &mops[p])
-                    .find(contains),
-            };
-            if let Some(r) = read {
-                future.push(Value::kw_map(vec![
-                    ("op", h.op_value(i)),
-                    ("mop", h.mop_value(r)),
-                    ("element", h.atom_value(v)),
-                ]));
-                break;
-            }
-        }
+        future.extend(future_read(h, i, mops));
     }
     (internal, future)
+}
+
+/// The future read of the txn completed at `i` (micro-ops `mops`), if any:
+/// see [`internal_cases`].
+fn future_read(h: &History, i: usize, mops: &[Mop]) -> Option<Value> {
+    // A big txn's reads by key, in order (searching the micro-ops
+    // before each append was quadratic in its size).
+    let reads_of = (mops.len() > BIG_TXN).then(|| {
+        let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
+        for (j, r) in mops.iter().enumerate().filter(|(_, r)| r.f == MopFn::Read) {
+            by_key.entry(r.key).or_default().push(j);
+        }
+        by_key
+    });
+    for (j, m) in mops.iter().enumerate() {
+        if m.f != MopFn::Append {
+            continue;
+        }
+        let v = append_value(m);
+        let contains = |r: &&Mop| h.list(r.arg).contains(&v);
+        let read = match &reads_of {
+            None => mops[..j]
+                .iter()
+                .filter(|r| r.f == MopFn::Read && r.key == m.key)
+                .find(contains),
+            Some(by_key) => by_key
+                .get(&m.key)
+                .into_iter()
+                .flatten()
+                .take_while(|&&p| p < j)
+                .map(|&p| &mops[p])
+                .find(contains),
+        };
+        if let Some(r) = read {
+            return Some(Value::kw_map(vec![
+                ("op", h.op_value(i)),
+                ("mop", h.mop_value(r)),
+                ("element", h.atom_value(v)),
+            ]));
+        }
+    }
+    None
 }
 
 pub(crate) fn dirty_updates(h: &History) -> Vec<Value> {
