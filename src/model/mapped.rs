@@ -94,7 +94,7 @@ mod linux {
     use std::ffi::c_void;
     use std::ops::Range;
     use std::os::fd::AsRawFd;
-    use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
     extern "C" {
         fn mmap(
@@ -110,6 +110,7 @@ mod linux {
         fn signal(signum: i32, handler: usize) -> usize;
         fn write(fd: i32, buf: *const c_void, count: usize) -> isize;
         fn _exit(status: i32) -> !;
+        fn pause() -> i32;
     }
     /// Linux's bus error signal number (x86-64, AArch64, RISC-V).
     const SIGBUS: i32 = 7;
@@ -124,6 +125,15 @@ mod linux {
     /// What a bus error means while files are mapped: one of them shrank.
     /// Only async-signal-safe calls: writes and an immediate exit.
     extern "C" fn on_bus_error(_: i32) {
+        // Two reading threads may fault at once: one says it and exits,
+        // the others wait for that exit (their words interleaved with its).
+        static SAYING: AtomicBool = AtomicBool::new(false);
+        if SAYING.swap(true, Ordering::AcqRel) {
+            loop {
+                // SAFETY: pause(2) may be called in a signal handler.
+                unsafe { pause() };
+            }
+        }
         let say = |bytes: &[u8]| {
             // SAFETY: write(2) may be called in a signal handler.
             unsafe { write(2, bytes.as_ptr().cast(), bytes.len()) };
