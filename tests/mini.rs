@@ -606,11 +606,11 @@ fn replay(h: &History, order: impl Iterator<Item = usize>) -> bool {
             mops = h.mops(&h.ops[h.invocation_of(i).expect("paired")]);
         }
         for m in mops {
-            if info && m.f == MopFn::Read {
+            if info && m.f() == MopFn::Read {
                 continue;
             }
-            let cur = state.entry(m.key).or_default();
-            match (m.f, m.arg) {
+            let cur = state.entry(m.key()).or_default();
+            match (m.f(), m.arg()) {
                 (MopFn::Write, MopArg::Atom(v)) => {
                     cur.clear();
                     cur.push(v)

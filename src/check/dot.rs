@@ -43,7 +43,7 @@ fn mop_label(h: &History, m: &crate::model::Mop) -> String {
     let crate::edn::Value::Vector(parts) = h.mop_value(m) else {
         return String::new();
     };
-    let f = match m.f {
+    let f = match m.f() {
         MopFn::Append => "a".to_string(),
         MopFn::Read => "r".to_string(),
         MopFn::Write => "w".to_string(),

@@ -81,7 +81,7 @@ fn txn_mops(h: &History, pos: usize) -> &[Mop] {
 /// The value a register micro-op carries (`None` is `nil`), or `Err` for
 /// arguments a register has not.
 fn reg_value(m: &Mop) -> Result<Option<Atom>, ()> {
-    match m.arg {
+    match m.arg() {
         MopArg::Nil => Ok(None),
         MopArg::Atom(a) => Ok(Some(a)),
         MopArg::List { .. } | MopArg::Pred(_) => Err(()),
@@ -127,12 +127,12 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
         let observed = op.op_type == OpType::Ok;
         for m in txn_mops(h, p) {
             let v = reg_value(m).map_err(|()| Refuted::Unsupported(p))?;
-            match m.f {
+            match m.f() {
                 MopFn::Write => {
-                    current.insert(m.key, v);
+                    current.insert(m.key(), v);
                 }
                 MopFn::Read if observed => {
-                    if current.get(&m.key).copied().flatten() != v {
+                    if current.get(&m.key()).copied().flatten() != v {
                         return Err(Refuted::Read(p));
                     }
                 }
@@ -161,8 +161,8 @@ fn read_infos(h: &History) -> Vec<u32> {
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Ok {
             for m in txn_mops(h, i) {
-                if let (MopFn::Read, MopArg::Atom(v)) = (m.f, m.arg) {
-                    read.insert((m.key, v));
+                if let (MopFn::Read, MopArg::Atom(v)) = (m.f(), m.arg()) {
+                    read.insert((m.key(), v));
                 }
             }
         }
@@ -171,7 +171,7 @@ fn read_infos(h: &History) -> Vec<u32> {
         .filter(|&i| {
             h.ops[i].op_type == OpType::Info
                 && txn_mops(h, i).iter().any(|m| {
-                    matches!((m.f, m.arg), (MopFn::Write, MopArg::Atom(v)) if read.contains(&(m.key, v)))
+                    matches!((m.f(), m.arg()), (MopFn::Write, MopArg::Atom(v)) if read.contains(&(m.key(), v)))
                 })
         })
         .map(|i| i as u32)
@@ -219,8 +219,8 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
         let mut writer: HashMap<(Atom, Atom), u32> = HashMap::new();
         for &i in &infos {
             for m in txn_mops(h, i as usize) {
-                if let (MopFn::Write, MopArg::Atom(v)) = (m.f, m.arg) {
-                    writer.insert((m.key, v), i);
+                if let (MopFn::Write, MopArg::Atom(v)) = (m.f(), m.arg()) {
+                    writer.insert((m.key(), v), i);
                 }
             }
         }
@@ -229,8 +229,8 @@ pub fn from_graph(h: &History, edges: &[(u32, u32, Rels)], orders: Orders) -> Op
                 continue;
             }
             for m in h.mops(op) {
-                if let (MopFn::Read, MopArg::Atom(v)) = (m.f, m.arg) {
-                    if let Some(&w) = writer.get(&(m.key, v)) {
+                if let (MopFn::Read, MopArg::Atom(v)) = (m.f(), m.arg()) {
+                    if let Some(&w) = writer.get(&(m.key(), v)) {
                         extra.push((w, r as u32, Rels::WR));
                     }
                 }
@@ -308,8 +308,8 @@ impl<'h> Scheduler<'h> {
                         *last = (*last).max(invoked);
                     }
                 });
-                for m in h.mops(op).iter().filter(|m| m.f == MopFn::Write) {
-                    s.writers.entry(m.key).or_default().insert(i as u32);
+                for m in h.mops(op).iter().filter(|m| m.f() == MopFn::Write) {
+                    s.writers.entry(m.key()).or_default().insert(i as u32);
                 }
             }
         }
@@ -332,15 +332,19 @@ impl<'h> Scheduler<'h> {
             let Ok(v) = reg_value(m) else {
                 return (false, false);
             };
-            let now = || latest.get(m.key).map_or_else(|| self.value(m.key), |&v| v);
-            match m.f {
+            let now = || {
+                latest
+                    .get(m.key())
+                    .map_or_else(|| self.value(m.key()), |&v| v)
+            };
+            match m.f() {
                 MopFn::Read if observed && now() != v => return (false, false),
                 MopFn::Read => {}
                 MopFn::Write => {
-                    local.push((m.key, v));
-                    match latest.get_mut(m.key) {
+                    local.push((m.key(), v));
+                    match latest.get_mut(m.key()) {
                         Some(l) => *l = v,
-                        None => latest.push(m.key, v),
+                        None => latest.push(m.key(), v),
                     }
                 }
                 _ => return (false, false),
@@ -383,15 +387,15 @@ impl<'h> Scheduler<'h> {
                 }
             });
             for m in txn_mops(self.h, pos) {
-                if let Some(ws) = self.writers.get_mut(&m.key) {
+                if let Some(ws) = self.writers.get_mut(&m.key()) {
                     ws.remove(&(pos as u32));
                 }
             }
         }
         let mut replaced = Vec::new();
         for m in txn_mops(self.h, pos) {
-            if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
-                replaced.push((m.key, self.current.insert(m.key, v)));
+            if let (MopFn::Write, Ok(v)) = (m.f(), reg_value(m)) {
+                replaced.push((m.key(), self.current.insert(m.key(), v)));
             }
         }
         replaced
@@ -408,8 +412,11 @@ impl<'h> Scheduler<'h> {
         if self.h.ops[pos].op_type == OpType::Ok {
             let pending = &mut self.pending;
             external_reads(self.h, pos, |k, v| *pending.entry((k, v)).or_insert(0) += 1);
-            for m in txn_mops(self.h, pos).iter().filter(|m| m.f == MopFn::Write) {
-                self.writers.entry(m.key).or_default().insert(pos as u32);
+            for m in txn_mops(self.h, pos)
+                .iter()
+                .filter(|m| m.f() == MopFn::Write)
+            {
+                self.writers.entry(m.key()).or_default().insert(pos as u32);
             }
         }
     }
@@ -437,7 +444,8 @@ impl<'h> Scheduler<'h> {
         for (v, d) in deadline.iter_mut().enumerate() {
             if self.keep[v] {
                 let unread = txn_mops(self.h, v).iter().all(|m| {
-                    m.f != MopFn::Write || reg_value(m).is_ok_and(|x| !read.contains(&(m.key, x)))
+                    m.f() != MopFn::Write
+                        || reg_value(m).is_ok_and(|x| !read.contains(&(m.key(), x)))
                 });
                 if unread {
                     *d = 0;

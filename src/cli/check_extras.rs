@@ -195,9 +195,9 @@ pub(super) fn multi_register(h: &crate::model::History) -> bool {
         return false;
     }
     h.ops.iter().any(|op| {
-        h.mops(op)
-            .iter()
-            .any(|m| matches!(m.f, MopFn::Other(name) if Some(name) == read || Some(name) == write))
+        h.mops(op).iter().any(
+            |m| matches!(m.f(), MopFn::Other(name) if Some(name) == read || Some(name) == write),
+        )
     })
 }
 

@@ -61,32 +61,32 @@ impl PairExplainer for PredicateExplainer<'_> {
             .mops(op)
             .iter()
             .enumerate()
-            .find(|(_, m)| view.atom_value(m.key) == *key)
+            .find(|(_, m)| view.atom_value(m.key()) == *key)
         else {
             return Some(step);
         };
-        let (Some(p), MopFn::Read) = (self.origin[start as usize + i], m.f) else {
+        let (Some(p), MopFn::Read) = (self.origin[start as usize + i], m.f()) else {
             return Some(step);
         };
         let atom = |arg: MopArg| match arg {
             MopArg::Atom(a) => Some(a),
             _ => None,
         };
-        let value = atom(m.arg);
+        let value = atom(m.arg());
         Some(match step.kind {
-            StepKind::Wr => wr_step(self.original, m.key, value, p),
+            StepKind::Wr => wr_step(self.original, m.key(), value, p),
             _ => {
                 // The writer's final write of the key.
                 let later: Option<Option<Atom>> = view
                     .mops(&view.ops[writer as usize])
                     .iter()
                     .rev()
-                    .find(|w| w.f == MopFn::Write && w.key == m.key)
-                    .map(|w| atom(w.arg));
+                    .find(|w| w.f() == MopFn::Write && w.key() == m.key())
+                    .map(|w| atom(w.arg()));
                 let Some(later) = later else {
                     return Some(step);
                 };
-                rw_step(self.original, m.key, value, later, p)
+                rw_step(self.original, m.key(), value, later, p)
             }
         })
     }
@@ -151,12 +151,12 @@ pub(crate) fn internal_cases(h: &History) -> Vec<Value> {
         state.clear();
         slot.clear();
         'mops: for m in h.mops(op) {
-            let MopArg::Pred(p) = m.arg else {
-                let v = match m.arg {
+            let MopArg::Pred(p) = m.arg() else {
+                let v = match m.arg() {
                     MopArg::Atom(a) => Some(a),
                     _ => None,
                 };
-                set(&mut state, &mut slot, m.key, v);
+                set(&mut state, &mut slot, m.key(), v);
                 continue;
             };
             let p = &h.predicates[p as usize];

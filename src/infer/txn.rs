@@ -113,14 +113,14 @@ fn intermediate_writes_in<V: Copy + Eq + std::hash::Hash>(
     let mut last: TxnMap<V> = TxnMap::default();
     for (i, op) in h.ops.iter().enumerate().take(range.end).skip(range.start) {
         last.clear();
-        for m in h.mops(op).iter().filter(|m| m.f == f) {
+        for m in h.mops(op).iter().filter(|m| m.f() == f) {
             let v = value(m);
-            match last.get_mut(m.key) {
+            match last.get_mut(m.key()) {
                 Some(slot) => {
-                    intermediate.insert((m.key, *slot), i as u32);
+                    intermediate.insert((m.key(), *slot), i as u32);
                     *slot = v;
                 }
-                None => last.push(m.key, v),
+                None => last.push(m.key(), v),
             }
         }
     }
@@ -252,11 +252,11 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
         first_read.clear();
         written.clear();
         for m in h.mops(op) {
-            let read = first_read.get(m.key).copied();
-            if m.f == write && !written.contains(m.key) {
+            let read = first_read.get(m.key()).copied();
+            if m.f() == write && !written.contains(m.key()) {
                 if let Some(seen) = read {
-                    let slot = *key_slot.entry(m.key).or_insert_with(|| {
-                        by_key.push((m.key, Vec::new()));
+                    let slot = *key_slot.entry(m.key()).or_insert_with(|| {
+                        by_key.push((m.key(), Vec::new()));
                         by_key.len() - 1
                     });
                     // Found by content (a list's elements), not by a scan
@@ -275,17 +275,17 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
                             firsts.push(i as u32);
                         }
                     }
-                    written.push(m.key, ());
+                    written.push(m.key(), ());
                 }
             } else if read.is_none() {
                 // The first read of a key (an append to a key already
                 // written also lands here, as in Elle).
-                let seen = match m.arg {
+                let seen = match m.arg() {
                     MopArg::Nil | MopArg::Pred(_) => Seen::Nil,
                     MopArg::Atom(a) => Seen::One(a),
                     MopArg::List { start, len } => Seen::List(start, len),
                 };
-                first_read.push(m.key, seen);
+                first_read.push(m.key(), seen);
             }
         }
     }
@@ -397,7 +397,7 @@ pub(crate) fn validate_in_halves<E: Send>(
         .ops
         .iter()
         .find_map(|op| h.mops(op).first())
-        .map(|m| m.key);
+        .map(|m| m.key());
     let [a, b] = crate::par::halves(h.ops.len(), split, |r| validate_ops(r, first_key));
     a.and(b)
 }

@@ -15,6 +15,8 @@ mod source;
 pub use source::SourceText;
 pub mod predicate;
 pub use predicate::{Pred, PredMop};
+mod mop;
+pub use mop::{FnName, Mop, MopArg, MopFn, FN_NAME_SLOTS};
 
 /// A key or value of a micro-op, packed into 64 bits.
 ///
@@ -110,10 +112,11 @@ impl Interner {
 
     /// The name of a micro-op function outside the built-ins (a keyword:
     /// the readers take no other), interned as its atom would be, so the
-    /// name is a 4-byte slot and a [`Mop`] takes 28 bytes rather than 32
-    /// (issue 23: 5M micro-ops in a 1M history). Equal names are equal
-    /// values, as for atoms, and [`Interner::absorb`] maps them too.
-    pub fn fn_name(&mut self, value: &Value) -> FnName {
+    /// name is a slot that fits in a [`Mop`] beside its tags (issue 23:
+    /// 5M micro-ops in a 1M history). Equal names are equal values, as for
+    /// atoms, and [`Interner::absorb`] maps them too. `None` when its slot
+    /// is past [`FN_NAME_SLOTS`] (the value is interned all the same).
+    pub fn fn_name(&mut self, value: &Value) -> Option<FnName> {
         let slot = match self.slots.get(value) {
             Some(&slot) => slot,
             None => {
@@ -123,22 +126,18 @@ impl Interner {
                 slot
             }
         };
-        // An interner of 2^32 values would not fit in memory: slots fit.
-        FnName(slot as u32)
+        FnName::at(slot)
     }
 
     /// The name a function value has if it was seen before: comparing
     /// names, not values, needs no value per micro-op.
     pub fn fn_lookup(&self, value: &Value) -> Option<FnName> {
-        self.slots.get(value).map(|&slot| FnName(slot as u32))
+        self.slots.get(value).and_then(|&slot| FnName::at(slot))
     }
 
     /// The EDN value of a micro-op function's name.
     pub fn fn_value(&self, name: FnName) -> Value {
-        self.values
-            .get(name.0 as usize)
-            .cloned()
-            .unwrap_or(Value::Nil)
+        self.values.get(name.slot()).cloned().unwrap_or(Value::Nil)
     }
 
     /// The EDN value an atom stands for.
@@ -194,92 +193,6 @@ impl OpType {
             _ => return None,
         })
     }
-}
-
-/// The function of a micro-op, `[f k v]`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum MopFn {
-    /// `:r` (also `:read`): read a key.
-    Read,
-    /// `:append`: append an element to a list.
-    Append,
-    /// `:w` (also `:write`): write a register.
-    Write,
-    /// `:rp`: a predicate read (argument [`MopArg::Pred`]).
-    PredRead,
-    /// `:wp`: a predicate write (argument [`MopArg::Pred`]).
-    PredWrite,
-    /// Any other micro-op function; its name is interned
-    /// ([`Interner::fn_name`]).
-    Other(FnName),
-}
-
-/// The name of a micro-op function outside the built-ins, interned in the
-/// history's [`Interner`] ([`Interner::fn_name`], [`Interner::fn_value`]).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct FnName(u32);
-
-impl FnName {
-    /// The name an interned atom stands for as a function (a keyword's
-    /// atom is always interned); `None` for an inline integer.
-    pub fn of(atom: Atom) -> Option<FnName> {
-        atom.interned_slot().map(|slot| FnName(slot as u32))
-    }
-
-    /// This name in the interner that absorbed its own
-    /// ([`Interner::absorb`] returned `table`).
-    pub fn absorbed(self, table: &[Atom]) -> FnName {
-        match table.get(self.0 as usize).and_then(|a| a.interned_slot()) {
-            Some(slot) => FnName(slot as u32),
-            None => self,
-        }
-    }
-}
-
-impl MopFn {
-    /// The keyword name (without colon) ellery writes for a built-in
-    /// function; `None` for [`MopFn::Other`], whose name is interned.
-    pub fn keyword(self) -> Option<&'static str> {
-        Some(match self {
-            MopFn::Read => "r",
-            MopFn::Append => "append",
-            MopFn::Write => "w",
-            MopFn::PredRead => "rp",
-            MopFn::PredWrite => "wp",
-            MopFn::Other(_) => return None,
-        })
-    }
-}
-
-/// The argument or result of a micro-op.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum MopArg {
-    /// `nil`: e.g. an unobserved read.
-    Nil,
-    /// A single value: an appended element, a written or read register value.
-    Atom(Atom),
-    /// A list of values (a list-append read), as a range in
-    /// [`History::elements`].
-    List {
-        /// First element's position.
-        start: u32,
-        /// Number of elements.
-        len: u32,
-    },
-    /// A predicate micro-op's predicate and rows: an index into
-    /// [`History::predicates`].
-    Pred(u32),
-}
-
-/// A micro-op `[f k v]` inside a transaction.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Mop {
-    /// What the micro-op does.
-    pub f: MopFn,
-    /// The key it acts on.
-    pub key: Atom,
-    /// Its argument or result.
-    pub arg: MopArg,
 }
 
 /// Where an op's text sits in its source, so it can be re-read for printing
@@ -408,7 +321,7 @@ impl Workload {
                     return (Some(Workload::CasRegister), writes);
                 }
                 for m in h.mops(op) {
-                    match m.f {
+                    match m.f() {
                         MopFn::Append => return (Some(Workload::ListAppend), writes),
                         MopFn::Write | MopFn::PredRead | MopFn::PredWrite => writes = true,
                         _ => {}
@@ -617,7 +530,7 @@ impl History {
     /// PRED VALUE KEYS]` for predicate micro-ops, plus the declared
     /// universe if any).
     pub fn mop_value(&self, m: &Mop) -> Value {
-        if let MopArg::Pred(i) = m.arg {
+        if let MopArg::Pred(i) = m.arg() {
             let p = &self.predicates[i as usize];
             let atom = |a: Option<Atom>| a.map_or(Value::Nil, |a| self.atom_value(a));
             let mut out = match p.write {
@@ -643,21 +556,21 @@ impl History {
             }
             return Value::Vector(out);
         }
-        let f = match m.f {
+        let f = match m.f() {
             MopFn::Other(name) => self.interner.fn_value(name),
             f => Value::kw(f.keyword().unwrap_or_default()),
         };
-        let arg = match m.arg {
+        let arg = match m.arg() {
             MopArg::Nil | MopArg::Pred(_) => Value::Nil,
             MopArg::Atom(a) => self.atom_value(a),
             MopArg::List { .. } => Value::Vector(
-                self.list(m.arg)
+                self.list(m.arg())
                     .iter()
                     .map(|&a| self.atom_value(a))
                     .collect(),
             ),
         };
-        Value::Vector(vec![f, self.atom_value(m.key), arg])
+        Value::Vector(vec![f, self.atom_value(m.key()), arg])
     }
 }
 
@@ -730,7 +643,7 @@ mod tests {
     fn compact_sizes() {
         assert_eq!(std::mem::size_of::<Atom>(), 8);
         assert_eq!(std::mem::align_of::<Atom>(), 4);
-        assert_eq!(std::mem::size_of::<Mop>(), 28);
+        assert_eq!(std::mem::size_of::<Mop>(), 20);
         assert_eq!(std::mem::size_of::<Op>(), 64);
         // Order is the integers' order for inline integers.
         let a = |n| Atom::int(n).expect("inline");

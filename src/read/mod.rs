@@ -545,15 +545,12 @@ impl Builder {
             write,
             universe,
         });
-        Ok(Mop {
-            f: if write.is_some() {
-                MopFn::PredWrite
-            } else {
-                MopFn::PredRead
-            },
-            key: self.h.nil_atom,
-            arg: MopArg::Pred(i),
-        })
+        let f = if write.is_some() {
+            MopFn::PredWrite
+        } else {
+            MopFn::PredRead
+        };
+        Ok(Mop::new(f, self.h.nil_atom, MopArg::Pred(i)))
     }
 
     /// Classifies a generic `:value` (the slow path): micro-op vectors become
@@ -596,7 +593,10 @@ impl Builder {
                 Value::Keyword(k) if k == "r" => MopFn::Read,
                 Value::Keyword(k) if k == "append" => MopFn::Append,
                 Value::Keyword(k) if k == "w" => MopFn::Write,
-                other => MopFn::Other(self.h.interner.fn_name(other)),
+                other => match self.h.interner.fn_name(other) {
+                    Some(name) => MopFn::Other(name),
+                    None => return Err(TOO_MANY_NAMES.into()),
+                },
             };
             let key = self.h.interner.atom(&p[1]);
             let arg = match &p[2] {
@@ -614,7 +614,7 @@ impl Builder {
                 }
                 other => MopArg::Atom(self.h.interner.atom(other)),
             };
-            self.h.mops.push(Mop { f, key, arg });
+            self.h.mops.push(Mop::new(f, key, arg));
         }
         Ok(OpValue::Mops { start, len })
     }
@@ -727,6 +727,11 @@ impl Builder {
         self.h
     }
 }
+
+/// The message for a micro-op function first named after more distinct
+/// values than a [`Mop`] can tell names apart among
+/// ([`crate::model::FN_NAME_SLOTS`]).
+pub(crate) const TOO_MANY_NAMES: &str = "expected a micro-op function named among the first 134,217,728 distinct values of the history (ellery's limit), found a new name after them";
 
 /// The message for an unknown `:type`.
 pub(crate) fn bad_type(found: &str) -> String {

@@ -25,7 +25,7 @@ fn value_text(h: &History, op: &Op) -> String {
                 .mops(op)
                 .iter()
                 .map(|m| {
-                    let f = match m.f {
+                    let f = match m.f() {
                         MopFn::Read => ":r".to_string(),
                         MopFn::Append => ":append".to_string(),
                         MopFn::Write => ":w".to_string(),
@@ -36,19 +36,19 @@ fn value_text(h: &History, op: &Op) -> String {
                             return pr_str(&h.mop_value(m));
                         }
                     };
-                    let arg = match m.arg {
+                    let arg = match m.arg() {
                         MopArg::Nil | MopArg::Pred(_) => "nil".to_string(),
                         MopArg::Atom(a) => pr_str(&h.atom_value(a)),
                         MopArg::List { .. } => {
                             let els: Vec<String> = h
-                                .list(m.arg)
+                                .list(m.arg())
                                 .iter()
                                 .map(|&a| pr_str(&h.atom_value(a)))
                                 .collect();
                             format!("list[{}]", els.join(" "))
                         }
                     };
-                    format!("[{f} {} {arg}]", pr_str(&h.atom_value(m.key)))
+                    format!("[{f} {} {arg}]", pr_str(&h.atom_value(m.key())))
                 })
                 .collect();
             format!("mops[{}]", mops.join(" "))
@@ -101,7 +101,7 @@ fn line_per_op_with_dense_indices() {
     );
     assert_eq!(h.ops[1].span.line, 4);
     // The same key reads as the same atom.
-    assert_eq!(h.mops(&h.ops[0])[1].key, h.mops(&h.ops[1])[1].key);
+    assert_eq!(h.mops(&h.ops[0])[1].key(), h.mops(&h.ops[1])[1].key());
 }
 
 #[test]
@@ -172,8 +172,8 @@ fn value_shapes() {
     assert_eq!(h.elements.len(), 2 + 1);
     // Large integers are interned, small ones inline.
     let m = h.mops(&h.ops[7])[0];
-    assert!(m.key.as_int().is_none());
-    assert!(matches!(m.arg, MopArg::Atom(a) if a.as_int().is_none()));
+    assert!(m.key().as_int().is_none());
+    assert!(matches!(m.arg(), MopArg::Atom(a) if a.as_int().is_none()));
 }
 
 #[test]
@@ -648,8 +648,8 @@ fn predicate_mops_read_alike_on_every_path() {
         assert_eq!(h.predicates.len(), 2);
         let mops = h.mops(&h.ops[0]);
         assert_eq!(mops.len(), n);
-        assert_eq!(mops[0].f, MopFn::PredRead);
-        assert_eq!(mops[1].f, MopFn::PredWrite);
+        assert_eq!(mops[0].f(), MopFn::PredRead);
+        assert_eq!(mops[1].f(), MopFn::PredWrite);
         let p = &h.predicates[0];
         assert!(p.pred.matches(Some(&crate::edn::Value::Int(2))));
         assert!(!p.pred.matches(Some(&crate::edn::Value::Int(3))));
@@ -731,7 +731,7 @@ fn prefix_reads_share_elements() {
         .mops
         .iter()
         .map(|m| {
-            h.list(m.arg)
+            h.list(m.arg())
                 .iter()
                 .map(|a| a.as_int().expect("int"))
                 .collect()
@@ -753,12 +753,12 @@ fn prefix_reads_share_elements() {
     // rejected attempt's [8 9] is gone).
     assert_eq!(h.elements.len(), 2 + 1 + 3 + 1 + 1 + 2);
     assert_eq!(
-        h.list(h.mops[2].arg).as_ptr(),
-        h.list(h.mops[0].arg).as_ptr()
+        h.list(h.mops[2].arg()).as_ptr(),
+        h.list(h.mops[0].arg()).as_ptr()
     );
     assert_eq!(
-        h.list(h.mops[4].arg).as_ptr(),
-        h.list(h.mops[3].arg).as_ptr()
+        h.list(h.mops[4].arg()).as_ptr(),
+        h.list(h.mops[3].arg()).as_ptr()
     );
     assert!(matches!(h.other_values[0], Value::Vector(_)));
 }

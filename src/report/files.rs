@@ -222,12 +222,12 @@ pub fn incompatible_order_html(h: &History, key: &Value) -> String {
             .flat_map(|(i, op)| {
                 h.mops(op)
                     .iter()
-                    .filter(|m| m.f == MopFn::Read && m.key == k)
+                    .filter(|m| m.f() == MopFn::Read && m.key() == k)
                     .map(move |m| (i, m))
             })
     };
     let longest: Vec<_> = reads()
-        .map(|(_, m)| h.list(m.arg))
+        .map(|(_, m)| h.list(m.arg()))
         .max_by_key(|l| l.len())
         .unwrap_or(&[])
         .to_vec();
@@ -255,7 +255,7 @@ pub fn incompatible_order_html(h: &History, key: &Value) -> String {
             op.process,
             html_escape(&f)
         ));
-        for (j, &e) in h.list(m.arg).iter().enumerate() {
+        for (j, &e) in h.list(m.arg()).iter().enumerate() {
             let v = h.atom_value(e);
             let text = html_escape(&pr_str(&v));
             if longest.get(j) == Some(&e) {

@@ -64,8 +64,8 @@ pub fn history(store: &Store, origin: &str) -> Option<(History, Vec<u64>)> {
         // micro-ops with reads unobserved, unless it said otherwise.
         let value = match (&o.shape, &t.mops) {
             (Shape::Plain, _) | (Shape::Txn, None) => return None,
-            (Shape::Own(ms), _) => push_mops(&mut h, &mut map, ms, false),
-            (Shape::Txn, Some(ms)) => push_mops(&mut h, &mut map, ms, is_inv && t.comp.is_some()),
+            (Shape::Own(ms), _) => push_mops(&mut h, &mut map, ms, false)?,
+            (Shape::Txn, Some(ms)) => push_mops(&mut h, &mut map, ms, is_inv && t.comp.is_some())?,
         };
         let pos = h.ops.len() as u32;
         let mut partner = NO_OP;
@@ -120,12 +120,14 @@ impl Remap<'_> {
 }
 
 /// Appends micro-ops (reads as `nil` when `unobserved`) in the reader's
-/// interning order: function, key, argument.
-fn push_mops(h: &mut History, map: &mut Remap, ms: &[WMop], unobserved: bool) -> OpValue {
+/// interning order: function, key, argument. `None` when a function's
+/// name is past what a micro-op holds (the caller then reads the text,
+/// which names the op).
+fn push_mops(h: &mut History, map: &mut Remap, ms: &[WMop], unobserved: bool) -> Option<OpValue> {
     let start = h.mops.len() as u32;
     for m in ms {
         let f = match m.f {
-            MopFn::Other(name) => MopFn::Other(h.interner.fn_name(&map.from.fn_value(name))),
+            MopFn::Other(name) => MopFn::Other(h.interner.fn_name(&map.from.fn_value(name))?),
             f => f,
         };
         let key = map.atom(&mut h.interner, m.key);
@@ -145,12 +147,12 @@ fn push_mops(h: &mut History, map: &mut Remap, ms: &[WMop], unobserved: bool) ->
                 }
             }
         };
-        h.mops.push(Mop { f, key, arg });
+        h.mops.push(Mop::new(f, key, arg));
     }
-    OpValue::Mops {
+    Some(OpValue::Mops {
         start,
         len: ms.len() as u32,
-    }
+    })
 }
 
 /// The shape of an invocation given the completion's micro-ops: derivable
@@ -208,9 +210,9 @@ mod tests {
         // Micro-ops equal up to where their lists are stored (the reader
         // shares a prefix read's elements with the longest list so far).
         let stored = |h: &History, m: &crate::model::Mop| {
-            let list = matches!(m.arg, MopArg::List { .. }).then(|| h.list(m.arg).to_vec());
-            let arg = if list.is_some() { MopArg::Nil } else { m.arg };
-            (m.f, m.key, arg, list)
+            let list = matches!(m.arg(), MopArg::List { .. }).then(|| h.list(m.arg()).to_vec());
+            let arg = if list.is_some() { MopArg::Nil } else { m.arg() };
+            (m.f(), m.key(), arg, list)
         };
         assert_eq!(built.mops.len(), read.mops.len());
         for (b, r) in built.mops.iter().zip(&read.mops) {

@@ -309,7 +309,7 @@ impl Watcher {
         if let Some(p) = h.ops.iter().position(|op| {
             h.mops(op)
                 .iter()
-                .any(|m| matches!(m.f, MopFn::PredRead | MopFn::PredWrite))
+                .any(|m| matches!(m.f(), MopFn::PredRead | MopFn::PredWrite))
         }) {
             let msg = "expected item micro-ops: ellery watch does not check predicate reads and writes yet (ellery check does)";
             return Err(self.shift(h.error_at(p, msg.into())));
@@ -370,7 +370,7 @@ impl Watcher {
             self.last_index = Some(index);
         }
         let mops = match op.value {
-            OpValue::Mops { .. } => Some(self.convert_mops(h, op, xlate)),
+            OpValue::Mops { .. } => Some(self.convert_mops(h, i, xlate)?),
             _ => {
                 let f = h.atom_value(op.f);
                 if matches!(&f, Value::Keyword(k) if ["read", "write", "cas"].contains(&k.as_str()))
@@ -647,37 +647,42 @@ impl Watcher {
         self.hold.len()
     }
 
+    /// The micro-ops of op `i` of `h` with the store's atoms; an error when
+    /// an unknown function's name is past what a micro-op can hold
+    /// ([`crate::model::FN_NAME_SLOTS`]).
     fn convert_mops(
         &mut self,
         h: &History,
-        op: &crate::model::Op,
+        i: usize,
         xlate: &mut [Option<Atom>],
-    ) -> Vec<WMop> {
+    ) -> Result<Vec<WMop>, InputError> {
         let interner = &mut self.store.interner;
-        h.mops(op)
-            .iter()
-            .map(|m| {
-                let f = match m.f {
-                    MopFn::Other(name) => {
-                        MopFn::Other(interner.fn_name(&h.interner.fn_value(name)))
+        let mut out = Vec::with_capacity(h.mops(&h.ops[i]).len());
+        for m in h.mops(&h.ops[i]) {
+            let f = match m.f() {
+                MopFn::Other(name) => match interner.fn_name(&h.interner.fn_value(name)) {
+                    Some(name) => MopFn::Other(name),
+                    None => {
+                        return Err(self.shift(h.error_at(i, crate::read::TOO_MANY_NAMES.into())))
                     }
-                    f => f,
-                };
-                let mut atom = |a: Atom| store_atom(interner, h, xlate, a);
-                WMop {
-                    f,
-                    key: atom(m.key),
-                    arg: match m.arg {
-                        // Predicates are refused when read (`ingest`).
-                        MopArg::Nil | MopArg::Pred(_) => Arg::Nil,
-                        MopArg::Atom(a) => Arg::Atom(atom(a)),
-                        MopArg::List { .. } => {
-                            Arg::List(h.list(m.arg).iter().map(|&a| atom(a)).collect())
-                        }
-                    },
-                }
-            })
-            .collect()
+                },
+                f => f,
+            };
+            let mut atom = |a: Atom| store_atom(interner, h, xlate, a);
+            out.push(WMop {
+                f,
+                key: atom(m.key()),
+                arg: match m.arg() {
+                    // Predicates are refused when read (`ingest`).
+                    MopArg::Nil | MopArg::Pred(_) => Arg::Nil,
+                    MopArg::Atom(a) => Arg::Atom(atom(a)),
+                    MopArg::List { .. } => {
+                        Arg::List(h.list(m.arg()).iter().map(|&a| atom(a)).collect())
+                    }
+                },
+            });
+        }
+        Ok(out)
     }
 
     /// Checks what is retained (with the ops read since the last round),

@@ -406,7 +406,7 @@ pub fn check_history(
             let mop = h
                 .mops(&h.ops[pos])
                 .iter()
-                .find(|m| m.arg == crate::model::MopArg::Pred(pred))
+                .find(|m| m.arg() == crate::model::MopArg::Pred(pred))
                 .map_or(Value::Nil, |m| h.mop_value(m));
             anomalies.push((
                 "G1a".to_string(),

@@ -122,17 +122,17 @@ impl Writers {
                 continue;
             };
             last.clear();
-            for m in h.mops(src).iter().filter(|m| m.f == MopFn::Write) {
-                let v = val(m.arg);
+            for m in h.mops(src).iter().filter(|m| m.f() == MopFn::Write) {
+                let v = val(m.arg());
                 if op.op_type == OpType::Fail {
-                    w.failed.entry((m.key, v)).or_insert(i as u32);
+                    w.failed.entry((m.key(), v)).or_insert(i as u32);
                     continue;
                 }
-                match last.get_mut(m.key) {
+                match last.get_mut(m.key()) {
                     Some(slot) => {
                         // One transaction may write the same intermediate
                         // value twice: count it once.
-                        let kv = (m.key, *slot);
+                        let kv = (m.key(), *slot);
                         if w.intermediate
                             .get(&kv)
                             .is_none_or(|f| f.first != i as u32 && f.second != i as u32)
@@ -141,7 +141,7 @@ impl Writers {
                         }
                         *slot = v;
                     }
-                    None => last.push(m.key, v),
+                    None => last.push(m.key(), v),
                 }
             }
             for &kv in last.entries() {
@@ -189,17 +189,17 @@ fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
         }
         touched.clear();
         for m in h.mops(op) {
-            if touched.contains(m.key) {
+            if touched.contains(m.key()) {
                 continue;
             }
-            touched.push(m.key, ());
-            let v = val(m.arg);
-            if m.f != MopFn::Read || v.is_none() {
+            touched.push(m.key(), ());
+            let v = val(m.arg());
+            if m.f() != MopFn::Read || v.is_none() {
                 continue;
             }
             let explained = writers
                 .installed
-                .get(&(m.key, v))
+                .get(&(m.key(), v))
                 .is_some_and(|ws| ws.other_than(i as u32).is_some());
             if explained {
                 continue;
@@ -211,11 +211,11 @@ fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
                     ("writer", writer),
                 ])
             };
-            if let Some(&w) = writers.failed.get(&(m.key, v)) {
+            if let Some(&w) = writers.failed.get(&(m.key(), v)) {
                 g1a.push(case(h.op_value(w as usize)));
             } else if let Some(w) = writers
                 .intermediate
-                .get(&(m.key, v))
+                .get(&(m.key(), v))
                 .and_then(|ws| ws.other_than(i as u32))
             {
                 g1b.push(case(h.op_value(w as usize)));
@@ -243,12 +243,15 @@ fn lost_updates(h: &History, writers: &Writers) -> Vec<Value> {
         }
         first.clear();
         for m in h.mops(op) {
-            if !first.iter().any(|f| f.0 == m.key) {
-                first.push((m.key, val(m.arg), m.f == MopFn::Read));
+            if !first.iter().any(|f| f.0 == m.key()) {
+                first.push((m.key(), val(m.arg()), m.f() == MopFn::Read));
             }
         }
         for &(k, v, read) in &first {
-            let writes = h.mops(op).iter().any(|m| m.key == k && m.f == MopFn::Write);
+            let writes = h
+                .mops(op)
+                .iter()
+                .any(|m| m.key() == k && m.f() == MopFn::Write);
             if !read || !writes {
                 continue;
             }

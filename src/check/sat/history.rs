@@ -47,7 +47,7 @@ pub fn reg_history_with_predicates(
                 continue;
             }
             for m in h.mops(op) {
-                if let MopArg::Pred(p) = m.arg {
+                if let MopArg::Pred(p) = m.arg() {
                     reads.push((i, &h.predicates[p as usize].pred));
                     which.push(p);
                 }
@@ -79,7 +79,7 @@ pub fn reg_history_with_predicates(
         let src = if committed { op } else { &h.ops[invoked] };
         let mut ops = Vec::new();
         for m in h.mops(src) {
-            if let (MopArg::Pred(p), Some(u)) = (m.arg, &universe) {
+            if let (MopArg::Pred(p), Some(u)) = (m.arg(), &universe) {
                 let pm = &h.predicates[p as usize];
                 if committed {
                     for &(k, v) in &pm.rows {
@@ -116,15 +116,15 @@ pub fn reg_history_with_predicates(
                 }
                 continue;
             }
-            let key = id(m.key);
-            let value = match m.arg {
+            let key = id(m.key());
+            let value = match m.arg() {
                 MopArg::Nil => None,
                 MopArg::Atom(a) => Some(id(a)),
                 MopArg::List { .. } | MopArg::Pred(_) => {
                     return Err(format!("op {}: list value", op.index))
                 }
             };
-            match m.f {
+            match m.f() {
                 MopFn::Read if committed => ops.push(RwMop::Read(key, value)),
                 MopFn::Read => {}
                 MopFn::Write => ops.push(RwMop::Write(key, value)),

@@ -97,7 +97,7 @@ impl Universe {
                 _ => op,
             };
             for m in h.mops(src) {
-                match (m.f, m.arg) {
+                match (m.f(), m.arg()) {
                     (MopFn::PredRead | MopFn::PredWrite, MopArg::Pred(p)) => {
                         let p = &h.predicates[p as usize];
                         for &(k, _) in &p.rows {
@@ -108,13 +108,13 @@ impl Universe {
                         }
                     }
                     (MopFn::Write, arg) => {
-                        let k = key(m.key, &mut keys);
+                        let k = key(m.key(), &mut keys);
                         if let (true, MopArg::Atom(v)) = (writes, arg) {
                             written.push((k, v));
                         }
                     }
                     _ => {
-                        key(m.key, &mut keys);
+                        key(m.key(), &mut keys);
                     }
                 }
             }
@@ -223,30 +223,18 @@ fn item_view_with(
         if let OpValue::Mops { .. } = op.value {
             let start = out.mops.len() as u32;
             for m in h.mops(&op) {
-                match m.arg {
+                match m.arg() {
                     MopArg::Pred(p) => {
                         let missed = misses.get(p as usize).map_or(&[][..], |m| &m[..]);
                         for &(k, v) in missed {
-                            out.mops.push(Mop {
-                                f: MopFn::Read,
-                                key: k,
-                                arg: arg(v),
-                            });
+                            out.mops.push(Mop::new(MopFn::Read, k, arg(v)));
                         }
                         let p_id = p;
                         let p = &h.predicates[p as usize];
                         for &(k, v) in &p.rows {
                             out.mops.push(match p.write {
-                                None => Mop {
-                                    f: MopFn::Read,
-                                    key: k,
-                                    arg: arg(v),
-                                },
-                                Some(w) => Mop {
-                                    f: MopFn::Write,
-                                    key: k,
-                                    arg: arg(w),
-                                },
+                                None => Mop::new(MopFn::Read, k, arg(v)),
+                                Some(w) => Mop::new(MopFn::Write, k, arg(w)),
                             });
                         }
                         if origins {
@@ -291,8 +279,8 @@ pub(crate) fn inference_view(h: &History) -> (History, Vec<Option<u32>>) {
     for op in h.ops.iter().filter(|op| op.op_type == OpType::Ok) {
         touched.clear();
         for m in h.mops(op) {
-            let MopArg::Pred(p) = m.arg else {
-                touched.insert(m.key);
+            let MopArg::Pred(p) = m.arg() else {
+                touched.insert(m.key());
                 continue;
             };
             let pm = &h.predicates[p as usize];
@@ -401,9 +389,9 @@ impl TimeIndex {
                 }
             };
             for m in h.mops(src) {
-                match (m.f, m.arg) {
-                    (MopFn::Write, MopArg::Atom(a)) => push(m.key, Some(a)),
-                    (MopFn::Write, _) => push(m.key, None),
+                match (m.f(), m.arg()) {
+                    (MopFn::Write, MopArg::Atom(a)) => push(m.key(), Some(a)),
+                    (MopFn::Write, _) => push(m.key(), None),
                     (MopFn::PredWrite, MopArg::Pred(p)) => {
                         let p = &h.predicates[p as usize];
                         for &(k, _) in &p.rows {

@@ -132,7 +132,7 @@ impl Clusters {
             let mops = txn_mops(h, t);
             let mut unwritten = false;
             final_writes_at(mops, |i| match reg_value(&mops[i]) {
-                Ok(Some(v)) => raw_writes.push((mops[i].key, v, t as u32)),
+                Ok(Some(v)) => raw_writes.push((mops[i].key(), v, t as u32)),
                 _ => unwritten = true,
             });
             if unwritten {

@@ -31,9 +31,9 @@ pub fn by_events(h: &History) -> Option<Vec<u32>> {
         order: Vec::new(),
     };
     for (i, _) in h.ops.iter().enumerate().filter(|&(i, _)| keep[i]) {
-        for m in txn_mops(h, i).iter().filter(|m| m.f == MopFn::Write) {
-            if let MopArg::Atom(v) = m.arg {
-                e.writer.insert((m.key, v), i as u32);
+        for m in txn_mops(h, i).iter().filter(|m| m.f() == MopFn::Write) {
+            if let MopArg::Atom(v) = m.arg() {
+                e.writer.insert((m.key(), v), i as u32);
             }
         }
     }
@@ -57,8 +57,8 @@ pub fn by_events(h: &History) -> Option<Vec<u32>> {
                     external_reads(h, c, |k, v| {
                         e.open_readers.entry((k, v)).or_default().push(c as u32)
                     });
-                    for m in txn_mops(h, c).iter().filter(|m| m.f == MopFn::Write) {
-                        e.open_writers.entry(m.key).or_default().push(c as u32);
+                    for m in txn_mops(h, c).iter().filter(|m| m.f() == MopFn::Write) {
+                        e.open_writers.entry(m.key()).or_default().push(c as u32);
                     }
                 }
             }
@@ -139,8 +139,8 @@ impl Events<'_> {
         // can.
         let keys: Vec<Atom> = txn_mops(self.h, t as usize)
             .iter()
-            .filter(|m| m.f == MopFn::Write)
-            .map(|m| m.key)
+            .filter(|m| m.f() == MopFn::Write)
+            .map(|m| m.key())
             .collect();
         // Real time puts an open writer of a key that completed before a
         // reader of the value `t` writes was invoked before that reader, so
@@ -148,10 +148,10 @@ impl Events<'_> {
         let finals: TxnMap<Option<Atom>> = {
             let mut f = TxnMap::default();
             for m in txn_mops(self.h, t as usize) {
-                if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
-                    match f.get_mut(m.key) {
+                if let (MopFn::Write, Ok(v)) = (m.f(), reg_value(m)) {
+                    match f.get_mut(m.key()) {
                         Some(e) => *e = v,
-                        None => f.push(m.key, v),
+                        None => f.push(m.key(), v),
                     }
                 }
             }
@@ -190,8 +190,8 @@ impl Events<'_> {
             return None;
         }
         for m in txn_mops(self.h, t as usize) {
-            if let (MopFn::Write, Ok(v)) = (m.f, reg_value(m)) {
-                self.current.insert(m.key, v);
+            if let (MopFn::Write, Ok(v)) = (m.f(), reg_value(m)) {
+                self.current.insert(m.key(), v);
             }
         }
         self.state[t as usize] = COMMITTED;

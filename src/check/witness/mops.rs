@@ -25,26 +25,26 @@ pub(super) fn external_reads_of(mops: &[Mop], mut f: impl FnMut(Atom, Option<Ato
 /// micro-ops before each read was quadratic in its size); a small one's
 /// are searched in place, without an allocation.
 pub(super) fn external_reads_at(mops: &[Mop], mut f: impl FnMut(usize, Atom, Option<Atom>)) {
-    let read = |m: &Mop| reg_value(m).ok().filter(|_| m.f == MopFn::Read);
+    let read = |m: &Mop| reg_value(m).ok().filter(|_| m.f() == MopFn::Read);
     if mops.len() <= SMALL_TXN {
         for (i, m) in mops.iter().enumerate() {
             let own_write = || {
                 mops[..i]
                     .iter()
-                    .any(|w| w.f == MopFn::Write && w.key == m.key)
+                    .any(|w| w.f() == MopFn::Write && w.key() == m.key())
             };
             if let Some(v) = read(m).filter(|_| !own_write()) {
-                f(i, m.key, v);
+                f(i, m.key(), v);
             }
         }
         return;
     }
     let mut written: TxnMap<()> = TxnMap::default();
     for (i, m) in mops.iter().enumerate() {
-        if m.f == MopFn::Write && !written.contains(m.key) {
-            written.push(m.key, ());
-        } else if let Some(v) = read(m).filter(|_| !written.contains(m.key)) {
-            f(i, m.key, v);
+        if m.f() == MopFn::Write && !written.contains(m.key()) {
+            written.push(m.key(), ());
+        } else if let Some(v) = read(m).filter(|_| !written.contains(m.key())) {
+            f(i, m.key(), v);
         }
     }
 }
@@ -53,10 +53,10 @@ pub(super) fn external_reads_at(mops: &[Mop], mut f: impl FnMut(usize, Atom, Opt
 /// write of its key there (the value the transaction leaves), in order;
 /// as [`external_reads_at`], a big transaction's keys are hashed.
 pub(super) fn final_writes_at(mops: &[Mop], mut f: impl FnMut(usize)) {
-    let write = |m: &Mop| m.f == MopFn::Write;
+    let write = |m: &Mop| m.f() == MopFn::Write;
     if mops.len() <= SMALL_TXN {
         for (i, m) in mops.iter().enumerate().filter(|(_, m)| write(m)) {
-            if !mops[i + 1..].iter().any(|n| write(n) && n.key == m.key) {
+            if !mops[i + 1..].iter().any(|n| write(n) && n.key() == m.key()) {
                 f(i);
             }
         }
@@ -64,13 +64,13 @@ pub(super) fn final_writes_at(mops: &[Mop], mut f: impl FnMut(usize)) {
     }
     let mut last: TxnMap<usize> = TxnMap::default();
     for (i, m) in mops.iter().enumerate().filter(|(_, m)| write(m)) {
-        match last.get_mut(m.key) {
+        match last.get_mut(m.key()) {
             Some(at) => *at = i,
-            None => last.push(m.key, i),
+            None => last.push(m.key(), i),
         }
     }
     for (i, m) in mops.iter().enumerate().filter(|(_, m)| write(m)) {
-        if last.get(m.key) == Some(&i) {
+        if last.get(m.key()) == Some(&i) {
             f(i);
         }
     }

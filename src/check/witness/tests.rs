@@ -849,41 +849,42 @@ fn big_transactions_read_and_write_as_small_ones() {
         let n = rng.below(60) as usize;
         let keys = 1 + rng.below(12);
         let mops: Vec<Mop> = (0..n)
-            .map(|_| Mop {
-                f: if rng.chance(0.5) {
+            .map(|_| {
+                let f = if rng.chance(0.5) {
                     MopFn::Read
                 } else {
                     MopFn::Write
-                },
-                key: Atom::int(rng.below(keys) as i64).expect("small"),
-                arg: if rng.chance(0.2) {
+                };
+                let key = Atom::int(rng.below(keys) as i64).expect("small");
+                let arg = if rng.chance(0.2) {
                     MopArg::Nil
                 } else {
                     MopArg::Atom(Atom::int(rng.below(5) as i64).expect("small"))
-                },
+                };
+                Mop::new(f, key, arg)
             })
             .collect();
         // By definition: a read of a key no earlier micro-op wrote; a
         // write no later micro-op overwrites.
         let reads: Vec<usize> = (0..n)
-            .filter(|&i| mops[i].f == MopFn::Read)
+            .filter(|&i| mops[i].f() == MopFn::Read)
             .filter(|&i| {
                 !mops[..i]
                     .iter()
-                    .any(|w| w.f == MopFn::Write && w.key == mops[i].key)
+                    .any(|w| w.f() == MopFn::Write && w.key() == mops[i].key())
             })
             .collect();
         let writes: Vec<usize> = (0..n)
-            .filter(|&i| mops[i].f == MopFn::Write)
+            .filter(|&i| mops[i].f() == MopFn::Write)
             .filter(|&i| {
                 !mops[i + 1..]
                     .iter()
-                    .any(|w| w.f == MopFn::Write && w.key == mops[i].key)
+                    .any(|w| w.f() == MopFn::Write && w.key() == mops[i].key())
             })
             .collect();
         let mut got_reads = Vec::new();
         external_reads_at(&mops, |i, k, v| {
-            assert_eq!((k, Ok(v)), (mops[i].key, reg_value(&mops[i])));
+            assert_eq!((k, Ok(v)), (mops[i].key(), reg_value(&mops[i])));
             got_reads.push(i);
         });
         let mut got_writes = Vec::new();

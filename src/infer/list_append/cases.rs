@@ -14,10 +14,10 @@ pub(super) fn duplicates(h: &History, include: impl Fn(usize) -> bool) -> Vec<Va
             continue;
         }
         for m in h.mops(op) {
-            if m.f != MopFn::Read {
+            if m.f() != MopFn::Read {
                 continue;
             }
-            let xs = h.list(m.arg);
+            let xs = h.list(m.arg());
             if xs.len() < 2 || marks.distinct(xs) == Some(true) {
                 continue;
             }
@@ -140,18 +140,18 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
         let mut used = 0;
         slots.clear();
         for m in mops {
-            let slot = slots.get(m.key).copied();
-            if slot.is_none() && matches!(m.f, MopFn::Append | MopFn::Read) {
+            let slot = slots.get(m.key()).copied();
+            if slot.is_none() && matches!(m.f(), MopFn::Append | MopFn::Read) {
                 // `fresh` takes entry `used` below.
-                slots.push(m.key, used);
+                slots.push(m.key(), used);
             }
-            match m.f {
+            match m.f() {
                 MopFn::Append => match slot {
                     Some(j) => state[j].2.push(append_value(m)),
-                    None => fresh(&mut state, &mut used, m.key, true).push(append_value(m)),
+                    None => fresh(&mut state, &mut used, m.key(), true).push(append_value(m)),
                 },
                 MopFn::Read => {
-                    let v = h.list(m.arg);
+                    let v = h.list(m.arg());
                     let bad = match slot.map(|j| &state[j]) {
                         None => false,
                         Some((_, true, s)) => {
@@ -179,7 +179,7 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
                             state[j].2.clear();
                             state[j].2.extend_from_slice(v);
                         }
-                        None => fresh(&mut state, &mut used, m.key, false).extend_from_slice(v),
+                        None => fresh(&mut state, &mut used, m.key(), false).extend_from_slice(v),
                     }
                 }
                 _ => {}
@@ -199,24 +199,28 @@ fn future_read(h: &History, i: usize, mops: &[Mop]) -> Option<Value> {
     // before each append was quadratic in its size).
     let reads_of = (mops.len() > BIG_TXN).then(|| {
         let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
-        for (j, r) in mops.iter().enumerate().filter(|(_, r)| r.f == MopFn::Read) {
-            by_key.entry(r.key).or_default().push(j);
+        for (j, r) in mops
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.f() == MopFn::Read)
+        {
+            by_key.entry(r.key()).or_default().push(j);
         }
         by_key
     });
     for (j, m) in mops.iter().enumerate() {
-        if m.f != MopFn::Append {
+        if m.f() != MopFn::Append {
             continue;
         }
         let v = append_value(m);
-        let contains = |r: &&Mop| h.list(r.arg).contains(&v);
+        let contains = |r: &&Mop| h.list(r.arg()).contains(&v);
         let read = match &reads_of {
             None => mops[..j]
                 .iter()
-                .filter(|r| r.f == MopFn::Read && r.key == m.key)
+                .filter(|r| r.f() == MopFn::Read && r.key() == m.key())
                 .find(contains),
             Some(by_key) => by_key
-                .get(&m.key)
+                .get(&m.key())
                 .into_iter()
                 .flatten()
                 .take_while(|&&p| p < j)
@@ -240,7 +244,7 @@ pub(crate) fn dirty_updates(h: &History) -> Vec<Value> {
     let any_failed_append = h
         .ops
         .iter()
-        .any(|op| op.op_type == OpType::Fail && h.mops(op).iter().any(|m| m.f == MopFn::Append));
+        .any(|op| op.op_type == OpType::Fail && h.mops(op).iter().any(|m| m.f() == MopFn::Append));
     if !any_failed_append {
         return Vec::new();
     }
@@ -252,8 +256,8 @@ pub(crate) fn dirty_updates(h: &History) -> Vec<Value> {
             continue;
         }
         for m in h.mops(op) {
-            if m.f == MopFn::Append {
-                writer.insert((m.key, append_value(m)), i as u32);
+            if m.f() == MopFn::Append {
+                writer.insert((m.key(), append_value(m)), i as u32);
             }
         }
     }
@@ -307,8 +311,8 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Fail {
             for m in h.mops(op) {
-                if m.f == MopFn::Append {
-                    failed.insert((m.key, append_value(m)), i as u32);
+                if m.f() == MopFn::Append {
+                    failed.insert((m.key(), append_value(m)), i as u32);
                 }
             }
         }
@@ -318,8 +322,8 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
         return out;
     }
     for (i, m) in ok_reads(h) {
-        for &e in h.list(m.arg) {
-            if let Some(&w) = failed.get(&(m.key, e)) {
+        for &e in h.list(m.arg()) {
+            if let Some(&w) = failed.get(&(m.key(), e)) {
                 out.push(bad_read_case(h, i, m, w, e));
             }
         }
@@ -334,7 +338,7 @@ pub(super) fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ 
         .enumerate()
         .filter(|(_, op)| op.op_type == OpType::Ok)
         .flat_map(move |(i, op)| h.mops(op).iter().map(move |m| (i, m)))
-        .filter(|(_, m)| m.f == MopFn::Read)
+        .filter(|(_, m)| m.f() == MopFn::Read)
 }
 
 /// Thin-air reads: for every `:ok` read and every element of its list that
@@ -346,18 +350,18 @@ pub(super) fn ok_reads(h: &History) -> impl Iterator<Item = (usize, &Mop)> + '_ 
 /// append), so [`analyze`] does not either; [`analyze_exact`] does.
 pub fn thin_air_reads(h: &History) -> Vec<Value> {
     let appended: HashSet<(Atom, Atom)> = every_append(h).collect();
-    let candidates = ok_reads(h).flat_map(|(i, m)| h.list(m.arg).iter().map(move |&e| (i, m, e)));
+    let candidates = ok_reads(h).flat_map(|(i, m)| h.list(m.arg()).iter().map(move |&e| (i, m, e)));
     thin_air_cases(
         h,
-        candidates.filter(|&(_, m, e)| !appended.contains(&(m.key, e))),
+        candidates.filter(|&(_, m, e)| !appended.contains(&(m.key(), e))),
     )
 }
 
 /// `(key, element)` of every append micro-op of the history, whatever
 /// its op's type (invoked, failed ones included).
 fn every_append(h: &History) -> impl Iterator<Item = (Atom, Atom)> + '_ {
-    (h.mops.iter().filter(|m| m.f == MopFn::Append)).filter_map(|m| match m.arg {
-        MopArg::Atom(a) => Some((m.key, a)),
+    (h.mops.iter().filter(|m| m.f() == MopFn::Append)).filter_map(|m| match m.arg() {
+        MopArg::Atom(a) => Some((m.key(), a)),
         _ => None,
     })
 }
@@ -390,11 +394,11 @@ fn thin_air_cases<'h>(
 pub(super) fn thin_air_reads_indexed(h: &History, idx: &Indexes) -> Vec<Value> {
     let mut unwritten: Vec<(usize, &Mop, Atom)> = Vec::new();
     for (i, m) in ok_reads(h) {
-        let list = h.list(m.arg);
+        let list = h.list(m.arg());
         if list.is_empty() {
             continue;
         }
-        match idx.orders.get(&m.key) {
+        match idx.orders.get(&m.key()) {
             Some(o) if o.values.starts_with(list) => {
                 for (j, &e) in list.iter().enumerate() {
                     if o.writers[j] == NO_OP {
@@ -404,7 +408,7 @@ pub(super) fn thin_air_reads_indexed(h: &History, idx: &Indexes) -> Vec<Value> {
             }
             _ => {
                 for &e in list {
-                    if idx.writer(m.key, e).is_none() {
+                    if idx.writer(m.key(), e).is_none() {
                         unwritten.push((i, m, e));
                     }
                 }
@@ -414,14 +418,14 @@ pub(super) fn thin_air_reads_indexed(h: &History, idx: &Indexes) -> Vec<Value> {
     if unwritten.is_empty() {
         return Vec::new();
     }
-    let wanted: HashSet<(Atom, Atom)> = unwritten.iter().map(|&(_, m, e)| (m.key, e)).collect();
+    let wanted: HashSet<(Atom, Atom)> = unwritten.iter().map(|&(_, m, e)| (m.key(), e)).collect();
     let appended: HashSet<(Atom, Atom)> =
         every_append(h).filter(|ke| wanted.contains(ke)).collect();
     thin_air_cases(
         h,
         unwritten
             .into_iter()
-            .filter(|&(_, m, e)| !appended.contains(&(m.key, e))),
+            .filter(|&(_, m, e)| !appended.contains(&(m.key(), e))),
     )
 }
 
@@ -439,7 +443,7 @@ pub(super) fn thin_air_reads_indexed(h: &History, idx: &Indexes) -> Vec<Value> {
 pub fn unrevealed_appends(h: &History) -> Vec<(Atom, Vec<usize>)> {
     let mut shown: HashSet<(Atom, Atom)> = HashSet::new();
     for (_, m) in ok_reads(h) {
-        shown.extend(h.list(m.arg).iter().map(|&e| (m.key, e)));
+        shown.extend(h.list(m.arg()).iter().map(|&e| (m.key(), e)));
     }
     let mut keys: Vec<Atom> = Vec::new();
     let mut by_key: HashMap<Atom, Vec<usize>> = HashMap::new();
@@ -448,12 +452,12 @@ pub fn unrevealed_appends(h: &History) -> Vec<(Atom, Vec<usize>)> {
             continue;
         }
         for m in h.mops(op) {
-            let MopArg::Atom(e) = m.arg else { continue };
-            if m.f != MopFn::Append || shown.contains(&(m.key, e)) {
+            let MopArg::Atom(e) = m.arg() else { continue };
+            if m.f() != MopFn::Append || shown.contains(&(m.key(), e)) {
                 continue;
             }
-            let ops = by_key.entry(m.key).or_insert_with(|| {
-                keys.push(m.key);
+            let ops = by_key.entry(m.key()).or_insert_with(|| {
+                keys.push(m.key());
                 Vec::new()
             });
             if ops.last() != Some(&i) {
@@ -488,10 +492,10 @@ pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
         return out;
     }
     for (i, m) in ok_reads(h) {
-        let Some(&e) = h.list(m.arg).last() else {
+        let Some(&e) = h.list(m.arg()).last() else {
             continue;
         };
-        if let Some(&w) = intermediate.get(&(m.key, e)) {
+        if let Some(&w) = intermediate.get(&(m.key(), e)) {
             if h.ops[w as usize].index != h.ops[i].index {
                 out.push(bad_read_case(h, i, m, w, e));
             }

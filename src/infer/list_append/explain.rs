@@ -12,7 +12,7 @@ pub(super) struct AppendExplainer {
 pub(super) fn mop_index(h: &History, op: u32, f: MopFn, k: Atom, arg: MopArg) -> Value {
     h.mops(&h.ops[op as usize])
         .iter()
-        .position(|m| m.f == f && m.key == k && m.arg == arg)
+        .position(|m| m.f() == f && m.key() == k && m.arg() == arg)
         .map_or(Value::Nil, |i| Value::Int(i as i64))
 }
 
@@ -41,7 +41,7 @@ pub(super) fn write_step(
     };
     let mut entries = vec![
         ("type", Value::kw(kind.name())),
-        ("key", h.atom_value(b_mop.key)),
+        ("key", h.atom_value(b_mop.key())),
         ("value", h.atom_value(value)),
     ];
     if let Some(v2) = value2 {
@@ -49,11 +49,11 @@ pub(super) fn write_step(
     }
     entries.push((
         "a-mop-index",
-        mop_index(h, a, MopFn::Append, b_mop.key, MopArg::Atom(value)),
+        mop_index(h, a, MopFn::Append, b_mop.key(), MopArg::Atom(value)),
     ));
     entries.push((
         "b-mop-index",
-        mop_index(h, b, b_mop.f, b_mop.key, b_mop.arg),
+        mop_index(h, b, b_mop.f(), b_mop.key(), b_mop.arg()),
     ));
     Step {
         kind,
@@ -66,15 +66,15 @@ impl PairExplainer for AppendExplainer {
     fn explain(&self, h: &History, a: u32, b: u32) -> Option<Step> {
         let bmops = h.mops(&h.ops[b as usize]);
         // ww
-        for m in bmops.iter().filter(|m| m.f == MopFn::Append) {
+        for m in bmops.iter().filter(|m| m.f() == MopFn::Append) {
             let v = append_value(m);
-            if self.idx.ww_dep(b, m.key, v) == Some(a) {
+            if self.idx.ww_dep(b, m.key(), v) == Some(a) {
                 let prev = self
                     .idx
-                    .previous(m.key, v)
+                    .previous(m.key(), v)
                     .expect("ww has a previous element");
                 let text = StepText::AppendWw {
-                    key: pr_str(&h.atom_value(m.key)),
+                    key: pr_str(&h.atom_value(m.key())),
                     value: pr_str(&h.atom_value(prev)),
                     value2: pr_str(&h.atom_value(v)),
                 };
@@ -82,11 +82,11 @@ impl PairExplainer for AppendExplainer {
             }
         }
         // wr
-        for m in bmops.iter().filter(|m| m.f == MopFn::Read) {
+        for m in bmops.iter().filter(|m| m.f() == MopFn::Read) {
             if self.idx.wr_dep(h, b, m) == Some(a) {
-                let last = *h.list(m.arg).last().expect("wr reads something");
+                let last = *h.list(m.arg()).last().expect("wr reads something");
                 let text = StepText::AppendWr {
-                    key: pr_str(&h.atom_value(m.key)),
+                    key: pr_str(&h.atom_value(m.key())),
                     value: pr_str(&h.atom_value(last)),
                 };
                 return Some(write_step(h, (a, b), m, last, None, text));
@@ -94,19 +94,19 @@ impl PairExplainer for AppendExplainer {
         }
         // rw
         for (i, m) in bmops.iter().enumerate() {
-            if m.f != MopFn::Append {
+            if m.f() != MopFn::Append {
                 continue;
             }
             let v = append_value(m);
-            let prev = self.idx.previous(m.key, v);
+            let prev = self.idx.previous(m.key(), v);
             // `a` is one of the readers the rw edges into `b` came from:
             // a possible op other than `b` that read `prev` as the key's
             // last state (the read-state index is gone by now).
             let reads_prev = a != b
                 && possible(h, a as usize)
                 && h.mops(&h.ops[a as usize]).iter().any(|am| {
-                    am.f == MopFn::Read
-                        && am.key == m.key
+                    am.f() == MopFn::Read
+                        && am.key() == m.key()
                         && read_state(h, a as usize, am) == Some(prev)
                 });
             if !reads_prev {
@@ -116,21 +116,21 @@ impl PairExplainer for AppendExplainer {
                 .mops(&h.ops[a as usize])
                 .iter()
                 .position(|am| {
-                    am.f == MopFn::Read
-                        && am.key == m.key
+                    am.f() == MopFn::Read
+                        && am.key() == m.key()
                         && match prev {
-                            None => h.list(am.arg).is_empty(),
-                            Some(p) => h.list(am.arg).last() == Some(&p),
+                            None => h.list(am.arg()).is_empty(),
+                            Some(p) => h.list(am.arg()).last() == Some(&p),
                         }
                 })
                 .map_or(Value::Nil, |i| Value::Int(i as i64));
-            let key = pr_str(&h.atom_value(m.key));
+            let key = pr_str(&h.atom_value(m.key()));
             let value2 = pr_str(&h.atom_value(v));
             return Some(Step {
                 kind: StepKind::Rw,
                 data: Value::kw_map(vec![
                     ("type", Value::kw("rw")),
-                    ("key", h.atom_value(m.key)),
+                    ("key", h.atom_value(m.key())),
                     ("value", elem_value(h, prev)),
                     ("value'", h.atom_value(v)),
                     ("a-mop-index", a_mop),

@@ -45,7 +45,7 @@ fn lap(step: &str, since: std::time::Instant) {
 type Elem = Option<Atom>;
 
 fn append_value(m: &Mop) -> Atom {
-    match m.arg {
+    match m.arg() {
         MopArg::Atom(a) => a,
         _ => Atom::default(),
     }
@@ -66,7 +66,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
             OpValue::Mops { .. } => h
                 .mops(op)
                 .iter()
-                .all(|m| matches!(m.f, MopFn::Read | MopFn::Append)),
+                .all(|m| matches!(m.f(), MopFn::Read | MopFn::Append)),
             OpValue::Nil => true,
             OpValue::Other(_) => false,
         };
@@ -103,7 +103,7 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
         .ops
         .iter()
         .filter(|op| op.op_type == OpType::Invoke)
-        .map(|op| h.mops(op).iter().filter(|m| m.f == MopFn::Append).count())
+        .map(|op| h.mops(op).iter().filter(|m| m.f() == MopFn::Append).count())
         .sum();
     let mut seen: HashSet<(Atom, Atom)> = HashSet::with_capacity(invoked_appends);
     for (i, op) in h.ops.iter().enumerate() {
@@ -111,8 +111,8 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
             continue;
         }
         for m in h.mops(op) {
-            if m.f == MopFn::Append && !seen.insert((m.key, append_value(m))) {
-                let k = h.atom_value(m.key);
+            if m.f() == MopFn::Append && !seen.insert((m.key(), append_value(m))) {
+                let k = h.atom_value(m.key());
                 let v = h.atom_value(append_value(m));
                 return Err(Unanalyzable {
                     result: Value::kw_map(vec![
@@ -154,9 +154,9 @@ fn verify(h: &History) -> Result<(), Unanalyzable> {
 fn appends_grow_per_key(h: &History) -> bool {
     let mut last: HashMap<Atom, Atom> = HashMap::new();
     for op in h.ops.iter().filter(|op| op.op_type == OpType::Invoke) {
-        for m in h.mops(op).iter().filter(|m| m.f == MopFn::Append) {
+        for m in h.mops(op).iter().filter(|m| m.f() == MopFn::Append) {
             let v = append_value(m);
-            match last.entry(m.key) {
+            match last.entry(m.key()) {
                 hashbrown::hash_map::Entry::Occupied(mut e) if *e.get() < v => {
                     e.insert(v);
                 }
@@ -243,8 +243,8 @@ fn validate_ops(
     for i in range {
         let Some(op) = h.ops.get(i) else { break };
         for m in h.mops(op) {
-            if m.f == MopFn::Read {
-                if let MopArg::Atom(a) = m.arg {
+            if m.f() == MopFn::Read {
+                if let MopArg::Atom(a) = m.arg() {
                     return Err(h.error_at(
                         i,
                         format!(
@@ -254,7 +254,7 @@ fn validate_ops(
                     ));
                 }
             }
-            if let Err((k0, c0, k, class)) = keys.check(h, m.key) {
+            if let Err((k0, c0, k, class)) = keys.check(h, m.key()) {
                 return Err(h.error_at(
                     i,
                     format!(
@@ -472,26 +472,26 @@ fn op_edges(
             _ => 0,
         };
         for (&at, m) in states.positions[first..].iter().zip(h.mops(op)) {
-            match m.f {
+            match m.f() {
                 MopFn::Append => {
                     // The previous element, its writer and its state at
                     // the element's place, found when the writers were
                     // (issue 23).
-                    let (prev, writer, state) = match idx.orders.get(&m.key) {
+                    let (prev, writer, state) = match idx.orders.get(&m.key()) {
                         Some(o) => Indexes::previous_at(o, at),
                         None => (None, None, None),
                     };
                     if let Some(w) = writer.filter(|&w| w != i) {
                         edges.push((w, i, Rels::WW));
                     }
-                    for r in states.rw_deps(i, m.key, prev, state) {
+                    for r in states.rw_deps(i, m.key(), prev, state) {
                         edges.push((r, i, Rels::RW));
                     }
                 }
                 MopFn::Read => {
                     // Most reads without a place read the initial state:
                     // `wr_dep` answers those without a lookup.
-                    let o = (at != NOWHERE).then(|| idx.orders.get(&m.key)).flatten();
+                    let o = (at != NOWHERE).then(|| idx.orders.get(&m.key())).flatten();
                     let w = match o {
                         Some(o) => Indexes::wr_dep_at(o, i, at),
                         None => idx.wr_dep(h, i, m),

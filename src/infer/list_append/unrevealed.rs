@@ -84,8 +84,8 @@ pub fn open_orders(h: &History, inference: &Inference<'_>) -> OpenOrders {
     let appends = |i: usize| {
         h.mops(&h.ops[i])
             .iter()
-            .filter(|m| m.f == MopFn::Append)
-            .map(|m| (m.key, append_value(m)))
+            .filter(|m| m.f() == MopFn::Append)
+            .map(|m| (m.key(), append_value(m)))
     };
     let mut keys: Vec<Atom> = Vec::new();
     let mut by_key: HashMap<Atom, Vec<u32>> = HashMap::new();
@@ -176,7 +176,7 @@ pub fn analyze_ordered(
             for &op in ops {
                 for m in h.mops(&h.ops[op as usize]) {
                     let e = append_value(m);
-                    if m.f == MopFn::Append && m.key == *k && !o.indices.contains_key(&e) {
+                    if m.f() == MopFn::Append && m.key() == *k && !o.indices.contains_key(&e) {
                         o.indices.insert(e, o.values.len() as u32);
                         o.values.push(e);
                     }

@@ -77,10 +77,10 @@ pub(super) fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> Sor
             continue;
         }
         for m in h.mops(op) {
-            match (m.f, m.arg) {
+            match (m.f(), m.arg()) {
                 (MopFn::Read, MopArg::List { start, len }) if len > 0 => {
-                    let number = *key_numbers.entry(m.key).or_insert_with(|| {
-                        key_order.push(m.key);
+                    let number = *key_numbers.entry(m.key()).or_insert_with(|| {
+                        key_order.push(m.key());
                         key_order.len() as u32 - 1
                     });
                     listed.push((number, start, len));
@@ -90,7 +90,7 @@ pub(super) fn sorted_values(h: &History, include: impl Fn(usize) -> bool) -> Sor
                         MopArg::Atom(a) => a,
                         _ => Atom::default(),
                     };
-                    let c = append_counts.entry(m.key).or_insert((0, v));
+                    let c = append_counts.entry(m.key()).or_insert((0, v));
                     c.0 += 1;
                 }
                 _ => {}
@@ -255,8 +255,8 @@ impl Indexes {
     }
 
     pub(super) fn wr_dep(&self, h: &History, op: u32, m: &Mop) -> Option<u32> {
-        let last = *h.list(m.arg).last()?;
-        let w = self.writer(m.key, last)?;
+        let last = *h.list(m.arg()).last()?;
+        let w = self.writer(m.key(), last)?;
         (w != op).then_some(w)
     }
 }
@@ -265,10 +265,10 @@ impl Indexes {
 /// from (an `:info` op's unknown `nil` read is not), and the state it saw:
 /// the key's last element, `None` for the initial state.
 pub(super) fn read_state(h: &History, i: usize, m: &Mop) -> Option<Elem> {
-    if h.ops[i].op_type == OpType::Info && m.arg == MopArg::Nil {
+    if h.ops[i].op_type == OpType::Info && m.arg() == MopArg::Nil {
         return None;
     }
-    Some(h.list(m.arg).last().copied())
+    Some(h.list(m.arg()).last().copied())
 }
 
 /// The readers of every state grouped by state, in history order within a
@@ -371,22 +371,22 @@ pub(super) fn indexes(
             _ => 0,
         };
         for (at, m) in (first..).zip(h.mops(op)) {
-            match m.f {
+            match m.f() {
                 MopFn::Append => {
-                    positions[at] = idx.set_writer(m.key, append_value(m), i as u32);
+                    positions[at] = idx.set_writer(m.key(), append_value(m), i as u32);
                 }
                 MopFn::Read => {
                     let Some(last) = read_state(h, i, m) else {
                         continue;
                     };
-                    let state = match idx.state(m.key, last) {
+                    let state = match idx.state(m.key(), last) {
                         Some((state, place)) => {
                             positions[at] = place;
                             state
                         }
                         None => {
                             let next = idx.states + others.len() as u32;
-                            *others.entry((m.key, last)).or_insert(next)
+                            *others.entry((m.key(), last)).or_insert(next)
                         }
                     };
                     read_pairs.push((state, i as u32));

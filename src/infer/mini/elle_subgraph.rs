@@ -48,7 +48,7 @@ pub fn info_reads_nothing(h: &History) -> bool {
         .all(|op| {
             h.mops(op)
                 .iter()
-                .all(|m| m.f != MopFn::Read || m.arg == MopArg::Nil)
+                .all(|m| m.f() != MopFn::Read || m.arg() == MopArg::Nil)
         })
 }
 

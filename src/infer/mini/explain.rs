@@ -26,11 +26,11 @@ pub(super) fn mop_pos(h: &History, op: u32, write: bool, k: Atom, v: Ver) -> Val
     h.mops(&h.ops[op as usize])
         .iter()
         .position(|m| {
-            m.key == k
+            m.key() == k
                 && if write {
-                    is_write(m.f) && m.arg == v.map_or(MopArg::Nil, MopArg::Atom)
+                    is_write(m.f()) && m.arg() == v.map_or(MopArg::Nil, MopArg::Atom)
                 } else {
-                    m.f == MopFn::Read && read_version(h, m) == v
+                    m.f() == MopFn::Read && read_version(h, m) == v
                 }
         })
         .map_or(Value::Nil, |i| Value::Int(i as i64))

@@ -75,8 +75,8 @@ pub(super) fn attach_info(
         });
         for (j, g) in txn_mop_range(h, pos as usize).enumerate() {
             let m = &h.mops[g];
-            let MopArg::Atom(y) = m.arg else { continue };
-            if !is_write(m.f) {
+            let MopArg::Atom(y) = m.arg() else { continue };
+            if !is_write(m.f()) {
                 continue;
             }
             let kid = versions.mop_kid[g];
@@ -103,7 +103,7 @@ pub(super) fn attach_info(
             }
             let Some(p) = shown else {
                 orphans.push((kid, pos, txns[u].writes().len()));
-                txns[u].push_write((m.key, y, None, false));
+                txns[u].push_write((m.key(), y, None, false));
                 continue;
             };
             // The element before it in a list: attach there, unless that
@@ -116,10 +116,10 @@ pub(super) fn attach_info(
                         .is_some_and(|r| matches!(r.status, OpType::Ok | OpType::Info))
             });
             let Some(ps) = ps else {
-                txns[u].push_write((m.key, y, None, false));
+                txns[u].push_write((m.key(), y, None, false));
                 continue;
             };
-            txns[u].push_write((m.key, y, p, true));
+            txns[u].push_write((m.key(), y, p, true));
             push_succ(succ, more, ps, pos);
             shown_after.push((ps, pos));
             if p.is_some() {

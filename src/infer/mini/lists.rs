@@ -14,8 +14,8 @@ pub(super) fn list_thin_air(h: &History, versions: &Versions, recs: &[WriteRec])
             && txn_mop_range(h, i).any(|g| {
                 let m = &h.mops[g];
                 let kid = versions.mop_kid[g];
-                m.f == MopFn::Read
-                    && h.list(m.arg).iter().any(|&e| {
+                m.f() == MopFn::Read
+                    && h.list(m.arg()).iter().any(|&e| {
                         versions
                             .slot(kid, e)
                             .and_then(|s| recs.get(s as usize))
@@ -44,7 +44,7 @@ pub(super) fn check_list(
     pred_of: &mut HashMap<u32, Ver>,
     slots: &mut Vec<u32>,
 ) -> Result<(), NotMini> {
-    let list = h.list(m.arg);
+    let list = h.list(m.arg());
     // The elements' slots, in a buffer the caller reuses (no allocation per
     // read on the hot path).
     slots.clear();
@@ -89,10 +89,10 @@ pub(super) fn append_pred(h: &History, before: &[Mop], k: Atom) -> Ver {
     let mut last_own = None;
     let mut first = None;
     for m in before {
-        if m.key != k {
+        if m.key() != k {
             continue;
         }
-        match (m.f, m.arg) {
+        match (m.f(), m.arg()) {
             (MopFn::Append, MopArg::Atom(a)) => last_own = Some(a),
             (MopFn::Read, _) if first.is_none() => first = Some(read_version(h, m)),
             _ => {}

@@ -218,10 +218,10 @@ fn is_write(f: MopFn) -> bool {
 
 /// The version a read micro-op observed.
 fn read_version(h: &History, m: &Mop) -> Ver {
-    match m.arg {
+    match m.arg() {
         MopArg::Nil | MopArg::Pred(_) => None,
         MopArg::Atom(a) => Some(a),
-        MopArg::List { .. } => h.list(m.arg).last().copied(),
+        MopArg::List { .. } => h.list(m.arg()).last().copied(),
     }
 }
 
@@ -323,8 +323,8 @@ fn index_writes(h: &History, w: Workload) -> Result<Index, NotMini> {
         let mops = &h.mops[range.clone()];
         for (j, g) in range.enumerate() {
             let m = &mops[j];
-            let MopArg::Atom(v) = m.arg else { continue };
-            if !is_write(m.f) {
+            let MopArg::Atom(v) = m.arg() else { continue };
+            if !is_write(m.f()) {
                 continue;
             }
             let s = versions.slot_or_new(versions.mop_kid[g], v) as usize;
@@ -340,7 +340,7 @@ fn index_writes(h: &History, w: Workload) -> Result<Index, NotMini> {
                     i,
                     format!(
                         "values are not unique: key {} was written {} by the ops at indices {} and {}",
-                        pr_str(&h.atom_value(m.key)),
+                        pr_str(&h.atom_value(m.key())),
                         pr_str(&h.atom_value(v)),
                         h.ops[prev as usize].index,
                         op.index
@@ -353,10 +353,10 @@ fn index_writes(h: &History, w: Workload) -> Result<Index, NotMini> {
                 status: op.op_type,
                 last: !mops[j + 1..]
                     .iter()
-                    .any(|m2| is_write(m2.f) && m2.key == m.key),
+                    .any(|m2| is_write(m2.f()) && m2.key() == m.key()),
             };
             if list && op.op_type == OpType::Ok {
-                preds[s] = append_pred(h, &mops[..j], m.key);
+                preds[s] = append_pred(h, &mops[..j], m.key());
             }
         }
     }
@@ -442,11 +442,11 @@ fn committed_reads(h: &History, w: Workload, ix: &Index) -> Result<Committed, No
         for (j, g) in range.enumerate() {
             let m = &mops[j];
             let kid = versions.mop_kid[g];
-            if m.f != MopFn::Read {
-                let MopArg::Atom(x) = m.arg else { continue };
+            if m.f() != MopFn::Read {
+                let MopArg::Atom(x) = m.arg() else { continue };
                 match final_write.iter_mut().find(|p| p.0 == kid) {
                     Some(p) => p.2 = x,
-                    None => final_write.push((kid, m.key, x)),
+                    None => final_write.push((kid, m.key(), x)),
                 }
                 continue;
             }
@@ -462,7 +462,7 @@ fn committed_reads(h: &History, w: Workload, ix: &Index) -> Result<Committed, No
             };
             first_read.push((kid, v, slot));
             if good {
-                txns[t].push_read((m.key, v), slot);
+                txns[t].push_read((m.key(), v), slot);
                 if w == Workload::ListAppend {
                     let index = (versions, &recs[..], &preds[..]);
                     check_list(h, i, m, kid, index, &mut pred_of, &mut list_slots)?;
@@ -520,7 +520,7 @@ fn read_has_source(
     let own_later = v.is_some_and(|x| {
         mops[j + 1..]
             .iter()
-            .any(|m2| is_write(m2.f) && m2.key == m.key && m2.arg == MopArg::Atom(x))
+            .any(|m2| is_write(m2.f()) && m2.key() == m.key() && m2.arg() == MopArg::Atom(x))
     });
     let mut good = true;
     if own_later {
@@ -551,7 +551,7 @@ fn read_has_source(
                             i,
                             format!(
                             "it read {} = {}, written by the op at index {}, which never completed",
-                            pr_str(&h.atom_value(m.key)),
+                            pr_str(&h.atom_value(m.key())),
                             pr_str(&h.atom_value(x)),
                             h.ops[rec.pos as usize].index
                         ),

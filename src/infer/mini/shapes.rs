@@ -8,20 +8,20 @@ use super::*;
 pub(super) fn check_shape(h: &History, w: Workload, mops: &[Mop]) -> Result<(), String> {
     let (mut reads, mut writes) = (0, 0);
     for (j, m) in mops.iter().enumerate() {
-        match (w, m.f) {
+        match (w, m.f()) {
             (_, MopFn::Read) => reads += 1,
             (Workload::RwRegister, MopFn::Write) | (Workload::ListAppend, MopFn::Append) => {
                 writes += 1;
                 if !mops[..j]
                     .iter()
-                    .any(|r| r.f == MopFn::Read && r.key == m.key)
+                    .any(|r| r.f() == MopFn::Read && r.key() == m.key())
                 {
                     return Err(format!(
                         "{} is a blind write (no earlier read of the key in its transaction)",
                         pr_str(&h.mop_value(m))
                     ));
                 }
-                if w == Workload::RwRegister && m.arg == MopArg::Nil {
+                if w == Workload::RwRegister && m.arg() == MopArg::Nil {
                     return Err("it writes nil, which is the initial state".into());
                 }
             }
@@ -68,7 +68,7 @@ fn check_shapes_upto(h: &History, w: Workload, upto: usize) -> Option<NotMini> {
         }
         if let Some(m) = h.mops(op).iter().find(|m| {
             !matches!(
-                (w, m.f),
+                (w, m.f()),
                 (_, MopFn::Read)
                     | (Workload::RwRegister, MopFn::Write)
                     | (Workload::ListAppend, MopFn::Append)
@@ -90,7 +90,7 @@ fn check_shapes_upto(h: &History, w: Workload, upto: usize) -> Option<NotMini> {
         let range = indexed_mops(h, i);
         if h.mops[range]
             .iter()
-            .any(|m| is_write(m.f) && !matches!(m.arg, MopArg::Atom(_)))
+            .any(|m| is_write(m.f()) && !matches!(m.arg(), MopArg::Atom(_)))
         {
             return not(i, "a write of nil or of a list".into());
         }
@@ -104,7 +104,7 @@ pub(super) fn note_writes(h: &History, versions: &mut Versions, upto: usize) {
     for i in 0..upto {
         for g in indexed_mops(h, i) {
             let m = &h.mops[g];
-            if let (true, MopArg::Atom(v)) = (is_write(m.f), m.arg) {
+            if let (true, MopArg::Atom(v)) = (is_write(m.f()), m.arg()) {
                 versions.note(versions.mop_kid[g], v);
             }
         }

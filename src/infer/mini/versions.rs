@@ -50,13 +50,13 @@ impl Versions {
         let mop_kid = h.mops[..mops.min(h.mops.len())]
             .iter()
             .map(|m| {
-                let c = &mut cache[(atom_bits(m.key) as usize) % CACHE];
-                if c.1 != NONE && c.0 == m.key {
+                let c = &mut cache[(atom_bits(m.key()) as usize) % CACHE];
+                if c.1 != NONE && c.0 == m.key() {
                     return c.1;
                 }
                 let n = ids.len() as u32;
-                let id = *ids.entry(m.key).or_insert(n);
-                *c = (m.key, id);
+                let id = *ids.entry(m.key()).or_insert(n);
+                *c = (m.key(), id);
                 id
             })
             .collect();

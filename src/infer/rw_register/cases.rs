@@ -26,13 +26,13 @@ pub(crate) fn internal_cases_in(h: &History, range: std::ops::Range<usize>) -> V
         let mops = h.mops(op);
         let long = mops.len() > 16;
         for m in mops {
-            let v = arg_val(m.arg);
+            let v = arg_val(m.arg());
             let slot = if long {
-                slots.get(&m.key).copied()
+                slots.get(&m.key()).copied()
             } else {
-                state.iter().position(|(k, _)| *k == m.key)
+                state.iter().position(|(k, _)| *k == m.key())
             };
-            if m.f == MopFn::Read {
+            if m.f() == MopFn::Read {
                 if let Some(j) = slot {
                     if state[j].1 != v {
                         out.push(Value::kw_map(vec![
@@ -48,9 +48,9 @@ pub(crate) fn internal_cases_in(h: &History, range: std::ops::Range<usize>) -> V
                 Some(j) => state[j].1 = v,
                 None => {
                     if long {
-                        slots.insert(m.key, state.len());
+                        slots.insert(m.key(), state.len());
                     }
-                    state.push((m.key, v));
+                    state.push((m.key(), v));
                 }
             }
         }
@@ -64,8 +64,8 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Fail {
             for m in h.mops(op) {
-                if m.f == MopFn::Write {
-                    failed.insert((m.key, arg_val(m.arg)), i as u32);
+                if m.f() == MopFn::Write {
+                    failed.insert((m.key(), arg_val(m.arg())), i as u32);
                 }
             }
         }
@@ -76,7 +76,8 @@ pub(crate) fn g1a_cases(h: &History) -> Vec<Value> {
 /// Elle's `g1b-cases`: `:ok` reads of values some other op overwrote within
 /// its own transaction.
 pub(crate) fn g1b_cases(h: &History) -> Vec<Value> {
-    let intermediate = crate::infer::txn::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg));
+    let intermediate =
+        crate::infer::txn::intermediate_writes(h, MopFn::Write, |m| arg_val(m.arg()));
     reads_of(h, &intermediate, true)
 }
 
@@ -109,10 +110,10 @@ fn reads_of_in(
             continue;
         }
         for m in h.mops(op) {
-            if m.f != MopFn::Read {
+            if m.f() != MopFn::Read {
                 continue;
             }
-            if let Some(&w) = writers.get(&(m.key, arg_val(m.arg))) {
+            if let Some(&w) = writers.get(&(m.key(), arg_val(m.arg()))) {
                 if !skip_own || h.ops[w as usize].index != op.index {
                     out.push(Value::kw_map(vec![
                         ("op", h.op_value(i)),

@@ -54,7 +54,7 @@ impl RegisterExplainer {
 pub(super) fn mop_index(h: &History, op: u32, f: MopFn, k: Atom, v: Val) -> Value {
     h.mops(&h.ops[op as usize])
         .iter()
-        .position(|m| m.f == f && m.key == k && arg_val(m.arg) == v)
+        .position(|m| m.f() == f && m.key() == k && arg_val(m.arg()) == v)
         .map_or(Value::Nil, |i| Value::Int(i as i64))
 }
 

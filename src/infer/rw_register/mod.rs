@@ -140,7 +140,7 @@ fn validate_ops(
             ));
         }
         for m in h.mops(op) {
-            match m.f {
+            match m.f() {
                 MopFn::Read | MopFn::Write => {}
                 _ => {
                     return Err(h.error_at(
@@ -152,7 +152,7 @@ fn validate_ops(
                     ))
                 }
             }
-            if let MopArg::List { .. } = m.arg {
+            if let MopArg::List { .. } = m.arg() {
                 return Err(h.error_at(
                     i,
                     format!(
@@ -161,7 +161,7 @@ fn validate_ops(
                     ),
                 ));
             }
-            if let Err((k0, c0, k, class)) = keys.check(h, m.key) {
+            if let Err((k0, c0, k, class)) = keys.check(h, m.key()) {
                 return Err(h.error_at(
                     i,
                     format!(
@@ -269,24 +269,24 @@ impl Ext {
             r.clear();
             w.clear();
             for m in h.mops(op) {
-                let v = arg_val(m.arg);
-                let first = !seen.contains(m.key);
-                match m.f {
+                let v = arg_val(m.arg());
+                let first = !seen.contains(m.key());
+                match m.f() {
                     MopFn::Read => {
                         if first {
-                            r.push((m.key, v));
+                            r.push((m.key(), v));
                         }
                     }
-                    _ => match w_at.get(m.key) {
+                    _ => match w_at.get(m.key()) {
                         Some(&at) => w[at].1 = v,
                         None => {
-                            w_at.push(m.key, w.len());
-                            w.push((m.key, v));
+                            w_at.push(m.key(), w.len());
+                            w.push((m.key(), v));
                         }
                     },
                 }
                 if first {
-                    seen.push(m.key, ());
+                    seen.push(m.key(), ());
                 }
             }
             order_map(h, &mut r);

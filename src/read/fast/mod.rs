@@ -561,7 +561,7 @@ impl<'s, 'b> Reader<'s, 'b> {
                 return Ok(None);
             }
             j += 1;
-            self.b.h.mops.push(Mop { f, key, arg });
+            self.b.h.mops.push(Mop::new(f, key, arg));
         }
         let len = self.b.h.mops.len() - start;
         Ok(Some((start as u32, len as u32, j)))

@@ -166,7 +166,7 @@ impl Reader<'_, '_> {
         if src.get(end) != Some(&b']') {
             return None;
         }
-        self.b.h.mops.push(Mop { f, key: key.0, arg });
+        self.b.h.mops.push(Mop::new(f, key.0, arg));
         Some(end + 1)
     }
 

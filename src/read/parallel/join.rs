@@ -37,6 +37,11 @@ pub(super) fn join(b: &mut Builder, part: Builder) -> Option<Spare> {
     if ops0 + p.h.ops.len() >= NO_OP as usize {
         return None;
     }
+    // Every function name absorbed fits in a micro-op (else the
+    // sequential reader names the op that is past the bound).
+    if b.h.interner.len() + p.h.interner.len() > crate::model::FN_NAME_SLOTS {
+        return None;
+    }
     let mut fixups = Vec::new();
     for (process, pos) in first_of.iter() {
         if let Some(inv) = b.open.get(process) {
@@ -93,13 +98,15 @@ pub(super) fn join(b: &mut Builder, part: Builder) -> Option<Spare> {
             elements.extend(p_elements.iter().map(|&a| atom(a)));
         }
         mops.reserve_exact(p_mops.len());
-        mops.extend(p_mops.iter().map(|m| Mop {
-            f: match m.f {
-                MopFn::Other(name) if !same => MopFn::Other(name.absorbed(table_ref)),
+        mops.extend(p_mops.iter().map(|m| {
+            let f = match m.f() {
+                // Fits: the interners together are under the bound (above).
+                MopFn::Other(name) if !same => {
+                    MopFn::Other(name.absorbed(table_ref).unwrap_or(name))
+                }
                 f => f,
-            },
-            key: atom(m.key),
-            arg: match m.arg {
+            };
+            let arg = match m.arg() {
                 MopArg::Atom(a) => MopArg::Atom(atom(a)),
                 MopArg::List { start, len } => MopArg::List {
                     start: start + elements0,
@@ -107,7 +114,8 @@ pub(super) fn join(b: &mut Builder, part: Builder) -> Option<Spare> {
                 },
                 MopArg::Pred(i) => MopArg::Pred(i + predicates0),
                 MopArg::Nil => MopArg::Nil,
-            },
+            };
+            Mop::new(f, atom(m.key()), arg)
         }));
     };
     let (ops, pair) = (&mut b.h.ops, &mut b.h.pair);

@@ -18,9 +18,9 @@ fn fingerprint(h: &crate::model::History) -> String {
     let mops: Vec<String> = h
         .mops
         .iter()
-        .map(|m| match m.arg {
-            MopArg::List { .. } => format!("{:?} {:?} {:?}", m.f, m.key, h.list(m.arg)),
-            arg => format!("{:?} {:?} {arg:?}", m.f, m.key),
+        .map(|m| match m.arg() {
+            MopArg::List { .. } => format!("{:?} {:?} {:?}", m.f(), m.key(), h.list(m.arg())),
+            arg => format!("{:?} {:?} {arg:?}", m.f(), m.key()),
         })
         .collect();
     // Lines as `History::line` gives them (parts leave them unnumbered,
@@ -49,7 +49,7 @@ fn fingerprint(h: &crate::model::History) -> String {
         h.nil_atom
     );
     for m in &h.mops {
-        s += &format!("{:?} ", h.interner.value(m.key));
+        s += &format!("{:?} ", h.interner.value(m.key()));
     }
     for p in &h.predicates {
         s += &format!("{:?} {:?} ", p.form, p.pred);
@@ -153,7 +153,7 @@ fn other_functions_read_exactly_as_one_pass() {
     let src = src.into_bytes();
     let one = crate::read::read_history_bytes(src.clone(), "h", crate::model::Format::Edn)
         .expect("reads");
-    let name = |h: &crate::model::History, i: usize| match h.mops[i].f {
+    let name = |h: &crate::model::History, i: usize| match h.mops[i].f() {
         MopFn::Other(n) => crate::edn::pr_str(&h.interner.fn_value(n)),
         f => format!("{f:?}"),
     };

@@ -238,7 +238,7 @@ pub fn build(origin: &str, sessions: &[PeerSession]) -> Result<History, InputErr
                 None => MopArg::Nil,
             };
             let f = if m.write { MopFn::Write } else { MopFn::Read };
-            b.h.mops.push(Mop { f, key, arg });
+            b.h.mops.push(Mop::new(f, key, arg));
         }
         let op = RawOp {
             index: Some(index as u64),

@@ -29,7 +29,7 @@ pub(crate) fn assert_same_as_edn(h: &History) {
     assert_eq!(h.interner.len(), e.interner.len());
     for op in &h.ops {
         for m in h.mops(op) {
-            assert_eq!(h.atom_value(m.key), e.atom_value(m.key));
+            assert_eq!(h.atom_value(m.key()), e.atom_value(m.key()));
         }
     }
 }

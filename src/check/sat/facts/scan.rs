@@ -125,8 +125,8 @@ impl ValueWriters {
 /// value.
 fn mark_intermediate(h: &History, i: usize, w: &mut ValueWriters, last: &mut TxnMap<Val>) {
     last.clear();
-    for m in h.mops(&h.ops[i]).iter().filter(|m| m.f == MopFn::Write) {
-        overwrite(w, last, i, m.key, val(m.arg));
+    for m in h.mops(&h.ops[i]).iter().filter(|m| m.f() == MopFn::Write) {
+        overwrite(w, last, i, m.key(), val(m.arg()));
     }
 }
 
@@ -207,13 +207,13 @@ fn note_writes(
 ) -> bool {
     last.clear();
     for m in h.mops(src) {
-        if m.f != MopFn::Write {
+        if m.f() != MopFn::Write {
             continue;
         }
-        let Some(v) = val(m.arg) else {
+        let Some(v) = val(m.arg()) else {
             return false;
         };
-        let kid = w.kid(m.key);
+        let kid = w.kid(m.key());
         let mut fresh = false;
         if let Some(values) = w.written.get_mut(kid as usize) {
             values.id(v, || {
@@ -229,9 +229,9 @@ fn note_writes(
             continue;
         }
         if h.ops[i].op_type == OpType::Fail {
-            w.mark_dirty(m.key, Some(v), None);
+            w.mark_dirty(m.key(), Some(v), None);
         }
-        overwrite(w, last, i, m.key, Some(v));
+        overwrite(w, last, i, m.key(), Some(v));
     }
     true
 }
@@ -255,25 +255,25 @@ impl InlineReads {
     fn op(&mut self, h: &History, w: &ValueWriters, i: usize, facts: &mut ScanFacts) {
         self.seen.clear();
         for m in h.mops(&h.ops[i]) {
-            let found = self.seen.get_mut(m.key);
-            if m.f == MopFn::Read {
+            let found = self.seen.get_mut(m.key());
+            if m.f() == MopFn::Read {
                 let first = found.is_none();
-                match val(m.arg) {
+                match val(m.arg()) {
                     None => self.nil_read = true,
-                    Some(v) => match w.get(m.key, v) {
+                    Some(v) => match w.get(m.key(), v) {
                         Some(writer) => {
                             // The reader's own (later) write explains nothing.
                             facts.thin_air |= first && writer == i as u32;
                             facts.dirty_reads |=
-                                !w.marks.is_empty() && w.dirty_read(h, i, m.key, Some(v));
+                                !w.marks.is_empty() && w.dirty_read(h, i, m.key(), Some(v));
                         }
-                        None => self.pending.push((i as u32, m.key, v, first)),
+                        None => self.pending.push((i as u32, m.key(), v, first)),
                     },
                 }
             }
             match found {
-                None => self.seen.push(m.key, (m.f == MopFn::Write, false)),
-                Some(s) if m.f == MopFn::Read => s.1 = true,
+                None => self.seen.push(m.key(), (m.f() == MopFn::Write, false)),
+                Some(s) if m.f() == MopFn::Read => s.1 = true,
                 Some(s) if s.0 && s.1 => facts.own_write_read = true,
                 Some(_) => {}
             }
@@ -307,23 +307,23 @@ fn scan_reads(h: &History, w: &ValueWriters, range: std::ops::Range<usize>) -> S
         };
         seen.clear();
         for m in h.mops(op) {
-            if dirty && m.f == MopFn::Read && w.dirty_read(h, i, m.key, val(m.arg)) {
+            if dirty && m.f() == MopFn::Read && w.dirty_read(h, i, m.key(), val(m.arg())) {
                 facts.dirty_reads = true;
             }
-            match seen.get_mut(m.key) {
+            match seen.get_mut(m.key()) {
                 None => {
-                    if m.f == MopFn::Read {
-                        if let Some(v) = val(m.arg) {
+                    if m.f() == MopFn::Read {
+                        if let Some(v) = val(m.arg()) {
                             // The reader's own (later) write explains nothing.
-                            if w.get(m.key, v).filter(|&wr| wr != i as u32).is_none() {
+                            if w.get(m.key(), v).filter(|&wr| wr != i as u32).is_none() {
                                 facts.thin_air = true;
                                 return facts;
                             }
                         }
                     }
-                    seen.push(m.key, (m.f == MopFn::Write, false));
+                    seen.push(m.key(), (m.f() == MopFn::Write, false));
                 }
-                Some(s) if m.f == MopFn::Read => s.1 = true,
+                Some(s) if m.f() == MopFn::Read => s.1 = true,
                 Some(s) if s.0 && s.1 => facts.own_write_read = true,
                 Some(_) => {}
             }
