@@ -103,7 +103,7 @@ pub enum MopArg {
 /// let key = Atom::int(3).unwrap();
 /// let m = Mop::new(MopFn::Write, key, MopArg::Atom(Atom::int(1).unwrap()));
 /// assert_eq!((m.f(), m.key()), (MopFn::Write, key));
-/// assert_eq!(m.with_arg(MopArg::Nil).arg(), MopArg::Nil);
+/// assert_eq!(m.arg(), MopArg::Atom(Atom::int(1).unwrap()));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Mop {
@@ -180,21 +180,6 @@ impl Mop {
             _ => MopArg::Pred(p as u32),
         }
     }
-
-    /// This micro-op on another key.
-    pub fn with_key(self, key: Atom) -> Mop {
-        Mop { key, ..self }
-    }
-
-    /// This micro-op with another argument.
-    pub fn with_arg(self, arg: MopArg) -> Mop {
-        Mop::new(self.f(), self.key, arg)
-    }
-
-    /// This micro-op with another function.
-    pub fn with_f(self, f: MopFn) -> Mop {
-        Mop::new(f, self.key, self.arg())
-    }
 }
 
 impl std::fmt::Debug for Mop {
@@ -245,9 +230,6 @@ mod tests {
                 for &arg in &args {
                     let m = Mop::new(f, key, arg);
                     assert_eq!((m.f(), m.key(), m.arg()), (f, key, arg));
-                    assert_eq!(m.with_arg(MopArg::Nil).arg(), MopArg::Nil);
-                    assert_eq!(m.with_key(atoms[0]).key(), atoms[0]);
-                    assert_eq!(m.with_f(MopFn::Read).f(), MopFn::Read);
                     all.push(((f, key, arg), m));
                 }
             }
