@@ -178,3 +178,38 @@ fn auto_declines_where_elles_graph_differs() {
     let r = same_as_inference(&history(repeated), "strict-serializable");
     assert!(r.starts_with("{:valid? false"), "{r}");
 }
+
+/// The MT path checks every transaction's shape itself: a history whose
+/// first thousand ops are mini-transactions and whose last is none (a
+/// blind append) goes to the inference, as one that is MT throughout is
+/// answered by the MT path (issue 23: `auto` no longer scans every shape
+/// before the analysis, only the first ops).
+#[test]
+fn a_late_transaction_of_another_shape_sends_the_history_to_the_inference() {
+    let o = GenOptions {
+        workload: GenWorkload::ListAppend,
+        mode: Mode::StrictSerializable,
+        txns: 800,
+        processes: 4,
+        keys: 3,
+        seed: 7,
+        mini: true,
+        ..GenOptions::default()
+    };
+    let mut bytes = Vec::new();
+    generate(&o, &mut bytes).expect("generated");
+    let mt = crate::read::read_history_bytes(bytes.clone(), "gen", Format::Edn).expect("readable");
+    let next = mt.ops.last().expect("ops").index + 1;
+    assert!(mt.ops.len() > super::EARLY_PROBE_OPS);
+    let opts = opts("strict-serializable");
+    assert!(super::list_append_by_mini(&mt, &opts).is_some());
+    let blind = format!(
+        "{{:index {next}, :type :invoke, :process 99, :f :txn, :value [[:append 0 9999]]}}\n\
+         {{:index {}, :type :ok, :process 99, :f :txn, :value [[:append 0 9999]]}}\n",
+        next + 1
+    );
+    bytes.extend_from_slice(blind.as_bytes());
+    let late = crate::read::read_history_bytes(bytes, "gen", Format::Edn).expect("readable");
+    assert!(super::list_append_by_mini(&late, &opts).is_none());
+    same_as_inference(&late, "strict-serializable");
+}

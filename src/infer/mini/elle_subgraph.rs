@@ -27,17 +27,6 @@
 
 use super::*;
 
-/// Whether every committed or indeterminate transaction has a
-/// mini-transaction's shape: a quick scan (it stops at the first that does
-/// not, usually the first op of a non-MT history) before the whole
-/// [`super::analyze`].
-pub fn shapes_fit(h: &History, w: Workload) -> bool {
-    h.ops.iter().enumerate().all(|(i, op)| {
-        !matches!(op.op_type, OpType::Ok | OpType::Info)
-            || shapes::check_shape(h, w, txn_mops(h, i)).is_ok()
-    })
-}
-
 /// Whether no `:info` op carries a read's value (Jepsen's `:info`
 /// completions repeat the invocation's `nil` reads): Elle's list-append
 /// inference would take such a read's edges, the MT path ignores them.
