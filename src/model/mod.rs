@@ -27,7 +27,7 @@ pub use mop::{FnName, Mop, MopArg, MopFn, FN_NAME_SLOTS};
 /// hashed directly.
 ///
 /// Aligned to 4 bytes, not 8: micro-ops (and anything else pairing an atom
-/// with 32-bit fields) pack tighter, e.g. a [`Mop`] takes 28 bytes, not 40.
+/// with 32-bit fields) pack tighter, e.g. a [`Mop`] takes 20 bytes, not 24.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
 #[repr(C, packed(4))]
 pub struct Atom(u64);
