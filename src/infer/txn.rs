@@ -150,12 +150,18 @@ impl<V> Default for TxnMap<V> {
 }
 
 impl<V> TxnMap<V> {
-    /// Empties the map (for the next transaction), keeping its room.
+    /// Empties the map (for the next transaction), keeping its room
+    /// unless the hash index is far bigger than the transaction just held
+    /// needed: clearing a hash table costs its capacity, so after one
+    /// transaction of 100,000 keys every later one of 17 would have paid
+    /// for 100,000 (quadratic on a crafted history).
     pub(crate) fn clear(&mut self) {
-        self.entries.clear();
-        if !self.index.is_empty() {
+        if self.index.capacity() > 4 * self.entries.len().max(64) {
+            self.index = HashMap::new();
+        } else if !self.index.is_empty() {
             self.index.clear();
         }
+        self.entries.clear();
     }
 
     fn position(&self, k: Atom) -> Option<usize> {
@@ -439,5 +445,30 @@ mod tests {
                 assert_eq!(map.get(k), want);
             }
         }
+    }
+
+    /// After a big transaction, clearing for a small one gives the hash
+    /// index back, so later clears cost the small one's size, not the big
+    /// one's.
+    #[test]
+    fn a_big_transaction_leaves_no_big_index_behind() {
+        let mut map: TxnMap<()> = TxnMap::default();
+        let key = |k: i64| Atom::int(k).expect("small");
+        for k in 0..10_000 {
+            map.push(key(k), ());
+        }
+        map.clear();
+        assert!(!map.contains(key(5)));
+        for k in 0..20 {
+            map.push(key(k), ());
+        }
+        assert!(map.contains(key(19)) && !map.contains(key(20)));
+        map.clear();
+        assert!(map.index.capacity() <= 4 * 64, "{}", map.index.capacity());
+        for k in 0..20 {
+            map.push(key(k), ());
+        }
+        assert_eq!(map.entries().len(), 20);
+        assert!(map.contains(key(17)));
     }
 }
