@@ -293,12 +293,13 @@ fn validation_in_halves_reports_the_first_error() {
 /// A txn of more than 16 micro-ops (its reads indexed by key) gives the
 /// internal and future reads the same txn without its padding reads does
 /// (searched in place): the same micro-ops, expected lists and elements.
+/// Its first append's element is read only after it: no future read.
 #[test]
 fn big_txns_give_the_internal_and_future_reads_of_small_ones() {
     let cases = |pad: usize| {
         let padding: String = (100..100 + pad).map(|k| format!(" [:r {k} nil]")).collect();
         let value = format!(
-            "[[:append 5 9] [:r 5 [9]]{padding} [:r 7 [3]] [:append 7 3] [:r 5 [8]] [:append 7 4]]"
+            "[[:append 8 6] [:r 8 [6]] [:append 5 9] [:r 5 [9]]{padding} [:r 7 [3]] [:append 7 3] [:r 5 [8]] [:append 7 4]]"
         );
         let h = edn(&format!(
             "{{:index 0, :type :invoke, :process 0, :f :txn, :value {value}}}\n\
@@ -328,4 +329,25 @@ fn big_txns_give_the_internal_and_future_reads_of_small_ones() {
         "{text}"
     );
     assert_eq!((big_internal, big_future), (small_internal, small_future));
+}
+
+/// A big op that reads one state many times (between reads of another
+/// key) is that state's reader once: every append after the state walks
+/// its readers for rw edges, so repeats made a txn of thousands of such
+/// reads quadratic.
+#[test]
+fn a_state_read_many_times_by_one_op_has_it_as_one_reader() {
+    let reads: String = (0..40).map(|_| " [:r 1 [1]] [:r 2 [1]]").collect();
+    let h = edn(&format!(
+        "{{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append 1 1] [:append 2 1]]}}\n\
+         {{:index 1, :type :ok, :process 0, :f :txn, :value [[:append 1 1] [:append 2 1]]}}\n\
+         {{:index 2, :type :invoke, :process 1, :f :txn, :value [{reads}]}}\n\
+         {{:index 3, :type :ok, :process 1, :f :txn, :value [{reads}]}}\n\
+         {{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r 1 [1]] [:r 1 [1]]]}}\n\
+         {{:index 5, :type :ok, :process 2, :f :txn, :value [[:r 1 [1]] [:r 1 [1]]]}}\n"
+    ));
+    let (_, states, _) = versions::indexes(&h, |_| {});
+    let mut readers = states.readers.clone();
+    readers.sort_unstable();
+    assert_eq!(readers, [3, 3, 5]);
 }

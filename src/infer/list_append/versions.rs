@@ -362,6 +362,10 @@ pub(super) fn indexes(
     let mut others: HashMap<(Atom, Elem), u32> = HashMap::new();
     let mut read_pairs: Vec<(u32, u32)> = Vec::new();
     let mut positions = vec![NOWHERE; h.mops.len()];
+    // The states a big op read already: each reader once per state (an op
+    // reading one state thousands of times was as many readers, and every
+    // append's rw edges walked them all: quadratic in the op's size).
+    let mut read_by_op: HashSet<u32> = HashSet::new();
     for (i, op) in h.ops.iter().enumerate() {
         if !is_possible(i) {
             continue;
@@ -370,6 +374,12 @@ pub(super) fn indexes(
             OpValue::Mops { start, .. } => start as usize,
             _ => 0,
         };
+        let (pairs_before, big) = (read_pairs.len(), h.mops(op).len() > BIG_OP);
+        if big {
+            // Only big ops fill it (clearing it per op would cost its
+            // capacity each time, once one big op grew it).
+            read_by_op.clear();
+        }
         for (at, m) in (first..).zip(h.mops(op)) {
             match m.f() {
                 MopFn::Append => {
@@ -389,7 +399,14 @@ pub(super) fn indexes(
                             *others.entry((m.key(), last)).or_insert(next)
                         }
                     };
-                    read_pairs.push((state, i as u32));
+                    let again = if big {
+                        !read_by_op.insert(state)
+                    } else {
+                        read_pairs[pairs_before..].contains(&(state, i as u32))
+                    };
+                    if !again {
+                        read_pairs.push((state, i as u32));
+                    }
                 }
                 _ => {}
             }
@@ -406,6 +423,10 @@ pub(super) fn indexes(
     lap("version orders, writers and read states", t);
     (idx, states, incompatible)
 }
+
+/// Micro-ops from which an op's read states are kept in a hash set rather
+/// than searched among its own.
+const BIG_OP: usize = 16;
 
 /// The version order `k`'s reads `rs` (ranges in the elements) give:
 /// its longest read when every read is a prefix of it, else Elle's choice
