@@ -26,8 +26,10 @@
 
 use crate::graph::{topological_order, DiGraph, Rels};
 use crate::infer::order_graphs::{process_edges, realtime_edges};
+use crate::infer::rw_register::AtomIds;
 use crate::infer::txn::TxnMap;
 use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
+use crate::read::processes::ProcessMap;
 use hashbrown::{HashMap, HashSet};
 
 mod chains;
@@ -96,8 +98,12 @@ fn reg_value(m: &Mop) -> Result<Option<Atom>, ()> {
 /// Linear in the history's size.
 pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted> {
     let mut placed = vec![false; h.ops.len()];
-    let mut current: HashMap<Atom, Option<Atom>> = HashMap::new();
-    let mut last_of_process: HashMap<i64, u32> = HashMap::new();
+    // Each key's current value by dense key id (small integer keys by
+    // indexing: a hash lookup per micro-op was most of the replay, issue
+    // 23); a key never written holds `nil`.
+    let mut key_ids = AtomIds::default();
+    let mut current: Vec<Option<Atom>> = Vec::new();
+    let mut last_of_process = ProcessMap::default();
     // The latest invocation among the transactions placed so far: an `:ok`
     // transaction that completed before it was invoked must not follow it.
     let mut latest_invocation = 0usize;
@@ -129,10 +135,15 @@ pub fn replay(h: &History, order: &[u32], orders: Orders) -> Result<(), Refuted>
             let v = reg_value(m).map_err(|()| Refuted::Unsupported(p))?;
             match m.f() {
                 MopFn::Write => {
-                    current.insert(m.key(), v);
+                    let kid = key_ids.id(m.key(), || {
+                        current.push(None);
+                        current.len() as u32 - 1
+                    });
+                    current[kid as usize] = v;
                 }
                 MopFn::Read if observed => {
-                    if current.get(&m.key()).copied().flatten() != v {
+                    let now = key_ids.get(m.key()).and_then(|k| current[k as usize]);
+                    if now != v {
                         return Err(Refuted::Read(p));
                     }
                 }
@@ -157,21 +168,33 @@ fn read_infos(h: &History) -> Vec<u32> {
     if !h.ops.iter().any(|o| o.op_type == OpType::Info) {
         return Vec::new();
     }
-    let mut read: HashSet<(Atom, Atom)> = HashSet::new();
+    // The values `:ok` transactions read, by dense key id (no hash of
+    // every read's pair: issue 23).
+    let mut key_ids = AtomIds::default();
+    let mut read: Vec<AtomIds> = Vec::new();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type == OpType::Ok {
             for m in txn_mops(h, i) {
                 if let (MopFn::Read, MopArg::Atom(v)) = (m.f(), m.arg()) {
-                    read.insert((m.key(), v));
+                    let kid = key_ids.id(m.key(), || {
+                        read.push(AtomIds::default());
+                        read.len() as u32 - 1
+                    });
+                    read[kid as usize].id(v, || 0);
                 }
             }
         }
     }
+    let was_read = |k: Atom, v: Atom| {
+        key_ids
+            .get(k)
+            .is_some_and(|kid| read[kid as usize].get(v).is_some())
+    };
     (0..h.ops.len())
         .filter(|&i| {
             h.ops[i].op_type == OpType::Info
                 && txn_mops(h, i).iter().any(|m| {
-                    matches!((m.f(), m.arg()), (MopFn::Write, MopArg::Atom(v)) if read.contains(&(m.key(), v)))
+                    matches!((m.f(), m.arg()), (MopFn::Write, MopArg::Atom(v)) if was_read(m.key(), v))
                 })
         })
         .map(|i| i as u32)

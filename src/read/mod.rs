@@ -12,7 +12,7 @@ mod fast;
 mod json;
 mod parallel;
 pub mod peers;
-mod processes;
+pub(crate) mod processes;
 
 use crate::edn::{self, line_col, ParseError, Value};
 use crate::error::{Error, InputError};

@@ -252,6 +252,26 @@ fn internal_reads_are_replayed() {
     assert_eq!(replay(&h, &[1], STRICT), Err(Refuted::Read(1)));
 }
 
+/// Keys of every kind (keywords, strings, integers too big to index, a
+/// negative one) and values alike replay by key: a key never written
+/// reads `nil`, a written one its last value, whatever other keys hold.
+#[test]
+fn keys_of_every_kind_replay_by_key() {
+    let h = history(
+        "{:type :invoke, :process 0, :f :txn, :value [[:w :x 1] [:w \"y\" :a] [:w 1000000000000 2] [:w -3 4]]}\n\
+         {:type :ok, :process 0, :f :txn, :value [[:w :x 1] [:w \"y\" :a] [:w 1000000000000 2] [:w -3 4]]}\n\
+         {:type :invoke, :process 1, :f :txn, :value [[:r :x nil] [:r \"y\" nil] [:r 1000000000000 nil] [:r -3 nil] [:r :z nil] [:r 7 nil]]}\n\
+         {:type :ok, :process 1, :f :txn, :value [[:r :x 1] [:r \"y\" :a] [:r 1000000000000 2] [:r -3 4] [:r :z nil] [:r 7 nil]]}\n\
+         {:type :invoke, :process 2, :f :txn, :value [[:r \"y\" nil] [:w :x 5] [:r :x nil] [:r \"y\" nil]]}\n\
+         {:type :ok, :process 2, :f :txn, :value [[:r \"y\" :a] [:w :x 5] [:r :x 5] [:r \"y\" :a]]}\n",
+    );
+    assert_eq!(replay(&h, &[1, 3, 5], STRICT), Ok(()));
+    // Before the writes, every key reads `nil`.
+    assert_eq!(replay(&h, &[3, 1, 5], LOOSE), Err(Refuted::Read(3)));
+    // After the third's write of `:x`, the second's read of it is stale.
+    assert_eq!(replay(&h, &[1, 5, 3], LOOSE), Err(Refuted::Read(3)));
+}
+
 /// A stale read after the write completed: serializable (read first), not
 /// strict.
 #[test]
