@@ -248,11 +248,11 @@ fn auto_rw_register(
     // scan where the inference will surely follow (issue 23: the scan's
     // pass over the writes has one core).
     let (mut misread, known) = if chains_first {
-        let none = Some([Vec::new(), Vec::new()]);
+        let no_cases = Some([Vec::new(), Vec::new()]);
         (
             None,
             rw_register::Known {
-                dirty: none,
+                dirty: no_cases,
                 numbered: None,
             },
         )

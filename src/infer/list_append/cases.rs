@@ -102,8 +102,10 @@ pub(super) fn compare_values(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
-/// Micro-ops above which [`internal_cases`] indexes a txn's reads by key.
-const BIG_TXN: usize = 16;
+/// Micro-ops above which a txn's micro-ops are indexed (hashed) rather
+/// than searched in place: [`internal_cases`]' future reads, and the read
+/// states an op has read already (`versions::indexes`).
+pub(super) const BIG_TXN: usize = 16;
 
 pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     let mut internal = Vec::new();
@@ -195,20 +197,26 @@ pub(crate) fn internal_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
 /// The future read of the txn completed at `i` (micro-ops `mops`), if any:
 /// see [`internal_cases`].
 fn future_read(h: &History, i: usize, mops: &[Mop]) -> Option<Value> {
-    // A big txn's first read holding each (key, element), from one pass
-    // over its reads' elements: the first read before an append that holds
-    // its element is that one when it comes before the append, else there
-    // is none (searching the reads before each append was quadratic in the
-    // txn's size: 30,000 reads and appends of one key took 2 s).
+    // A big txn's first read holding each (key, element) of the keys it
+    // appends to, from one pass over those reads' elements: the first read
+    // before an append that holds its element is that one when it comes
+    // before the append, else there is none (searching the reads before
+    // each append was quadratic in the txn's size: 30,000 reads and
+    // appends of one key took 2 s). A txn that appends nothing has no
+    // future read, and its reads are not looked at.
     let first_read = (mops.len() > BIG_TXN).then(|| {
+        let mut appended: TxnMap<()> = TxnMap::default();
+        for m in mops.iter().filter(|m| m.f() == MopFn::Append) {
+            if !appended.contains(m.key()) {
+                appended.push(m.key(), ());
+            }
+        }
         let mut first: HashMap<(Atom, Atom), usize> = HashMap::new();
-        for (j, r) in mops
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.f() == MopFn::Read)
-        {
-            for &e in h.list(r.arg()) {
-                first.entry((r.key(), e)).or_insert(j);
+        for (j, r) in mops.iter().enumerate() {
+            if r.f() == MopFn::Read && appended.contains(r.key()) {
+                for &e in h.list(r.arg()) {
+                    first.entry((r.key(), e)).or_insert(j);
+                }
             }
         }
         first

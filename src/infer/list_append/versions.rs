@@ -374,7 +374,7 @@ pub(super) fn indexes(
             OpValue::Mops { start, .. } => start as usize,
             _ => 0,
         };
-        let (pairs_before, big) = (read_pairs.len(), h.mops(op).len() > BIG_OP);
+        let (pairs_before, big) = (read_pairs.len(), h.mops(op).len() > super::cases::BIG_TXN);
         if big {
             // Only big ops fill it (clearing it per op would cost its
             // capacity each time, once one big op grew it).
@@ -423,10 +423,6 @@ pub(super) fn indexes(
     lap("version orders, writers and read states", t);
     (idx, states, incompatible)
 }
-
-/// Micro-ops from which an op's read states are kept in a hash set rather
-/// than searched among its own.
-const BIG_OP: usize = 16;
 
 /// The version order `k`'s reads `rs` (ranges in the elements) give:
 /// its longest read when every read is a prefix of it, else Elle's choice
