@@ -202,9 +202,10 @@ const EARLY_PROBE_OPS: usize = 1_000;
 
 /// `auto` on an rw-register history: the exact checker where the misread
 /// scan says the inference's version orders cannot be trusted, else the MT
-/// path where it applies, else the inference confirmed by a serial witness
-/// or the exact checker ([`auto_register`]). `not_mini`: the first ops
-/// showed that the MT path does not apply.
+/// path where it applies, else the inference (its lost-update check
+/// counting external reads only) confirmed by a serial witness or the
+/// exact checker ([`auto_register`]). `not_mini`: the first ops showed
+/// that the MT path does not apply.
 ///
 /// Where the version chains started early, the scan waits: a valid
 /// inferred verdict those chains confirm is exact whatever the scan would
@@ -223,6 +224,7 @@ fn auto_rw_register(
     not_mini: bool,
 ) -> Result<Outcome, InputError> {
     use crate::check::sat::{self, Misread};
+    use crate::infer::txn::ReadsCounted;
     let exact = opts.confirm_with_sat;
     if exact && sat::strongest(opts) < Some(sat::Isolation::ReadCommitted) {
         // Elle orders a version a transaction read before the one it
@@ -247,15 +249,16 @@ fn auto_rw_register(
     // first step, numbering the external reads and writes, run beside the
     // scan where the inference will surely follow (issue 23: the scan's
     // pass over the writes has one core).
-    let (mut misread, known) = if chains_first {
-        let no_cases = Some([Vec::new(), Vec::new()]);
-        (
-            None,
-            rw_register::Known {
-                dirty: no_cases,
-                numbered: None,
-            },
-        )
+    // The lost-update check counts external reads only: Elle also counts a
+    // read that follows the transaction's own write (the misread scan's
+    // `OwnWriteRead`), which reports lost updates no resolution has.
+    let known_with = |dirty, numbered| rw_register::Known {
+        dirty,
+        numbered,
+        lost_update_reads: ReadsCounted::External,
+    };
+    let known = if chains_first {
+        known_with(Some([Vec::new(), Vec::new()]), None)
     } else if exact {
         let ((misread, dirty), numbered) = if not_mini {
             let (found, numbered) = crate::par::join(scan, || rw_register::number(h));
@@ -267,11 +270,11 @@ fn auto_rw_register(
             // The numbering is the inference's, which does not run.
             return exact;
         }
-        (misread, rw_register::Known { dirty, numbered })
+        known_with(dirty, numbered)
     } else {
-        (None, rw_register::Known::default())
+        known_with(None, None)
     };
-    let outcome = match check_mini(
+    match check_mini(
         h,
         opts,
         workload,
@@ -279,10 +282,7 @@ fn auto_rw_register(
     ) {
         // Not met where the chains went first (the first ops refused the
         // MT path), but then the scan would still decide.
-        Ok(o) if chains_first => match to_sat(scan().0) {
-            Some(exact) => return exact,
-            None => Ok(o),
-        },
+        Ok(o) if chains_first => to_sat(scan().0).unwrap_or(Ok(o)),
         Ok(o) => Ok(o),
         Err(Refusal::NotApplicable(e)) => {
             let why = format!(
@@ -299,35 +299,20 @@ fn auto_rw_register(
                 if let Some(exact) = to_sat(found) {
                     return exact;
                 }
-                misread = found;
                 // The inference assumed no G1a/G1b case; with some it
                 // runs again, knowing them.
                 if dirty
                     .as_ref()
                     .is_some_and(|d| d.iter().any(|c| !c.is_empty()))
                 {
-                    let known = rw_register::Known {
-                        dirty,
-                        numbered: None,
-                    };
+                    let known = known_with(dirty, None);
                     (inferred, edges) = rw_register_keeping_edges(h, opts, true, known);
                 }
             }
             auto_register(h, opts, inferred, &edges, chains)
         }
         Err(r) => refused(h, r),
-    }?;
-    if misread == Some(Misread::OwnWriteRead) && reports(&outcome, "lost-update") {
-        opts.say(|| {
-            format!(
-                "{}: algorithm sat (auto: {})",
-                h.origin,
-                Misread::OwnWriteRead.reason()
-            )
-        });
-        return sat::check_history(h, opts);
     }
-    Ok(outcome)
 }
 
 /// `auto` on a list-append MT history (issue 23): the MT path's answer
@@ -370,12 +355,6 @@ fn list_append_by_mini(h: &History, opts: &CheckOptions) -> Option<Outcome> {
         )
     });
     None
-}
-
-/// Whether an outcome's result map reports anomalies of this type.
-fn reports(o: &Outcome, anomaly: &str) -> bool {
-    matches!(o.result.get_kw("anomalies"), Some(crate::edn::Value::Map(m))
-        if m.iter().any(|(k, _)| *k == crate::edn::Value::kw(anomaly)))
 }
 
 /// Histories at most this many ops long get the SAT checker's confirmation

@@ -211,10 +211,27 @@ pub(crate) fn list_value(h: &History, xs: &[Atom]) -> Value {
     Value::Vector(xs.iter().map(|&a| h.atom_value(a)).collect())
 }
 
+/// Which read of a key makes a transaction its reader for the lost-update
+/// check ([`lost_updates`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReadsCounted {
+    /// Elle's: the transaction's first read of the key, also one that
+    /// follows its own write of it (`[:w k 1] [:r k 1] [:w k 2]` reads
+    /// version 1 and writes k, for Elle).
+    #[default]
+    First,
+    /// Only an external read: the first micro-op on the key, a read. A
+    /// read after the transaction's own write sees that write, not a
+    /// version another transaction could also have read and overwritten,
+    /// so counting it reports lost updates no resolution has (the exact
+    /// checks' definition; `auto` on rw-register).
+    External,
+}
+
 /// Elle's `lost-update-cases`: committed transactions that read the same
 /// value of a key and then wrote that key (`write` is the writing micro-op:
-/// `:append` or `:w`).
-pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
+/// `:append` or `:w`), the reads counted as `counted` says.
+pub(crate) fn lost_updates(h: &History, write: MopFn, counted: ReadsCounted) -> Vec<Value> {
     // What a txn first read of a key: nil, a register value, or a list.
     #[derive(Clone, Copy, PartialEq, Eq, Hash)]
     enum Seen {
@@ -249,7 +266,9 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
     }
     // (key slot, value read) → its group.
     let mut groups: HashMap<(usize, Same<'_>), u32> = HashMap::new();
-    let mut first_read: TxnMap<Seen> = TxnMap::default();
+    // Per key of the transaction, the first read; `None` for a key written
+    // before any read of it, when only external reads count.
+    let mut first_read: TxnMap<Option<Seen>> = TxnMap::default();
     let mut written: TxnMap<()> = TxnMap::default();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
@@ -259,8 +278,11 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
         written.clear();
         for m in h.mops(op) {
             let read = first_read.get(m.key()).copied();
-            if m.f() == write && !written.contains(m.key()) {
-                if let Some(seen) = read {
+            if m.f() == write && read.is_none() && counted == ReadsCounted::External {
+                // Written first: no later read of the key is external.
+                first_read.push(m.key(), None);
+            } else if m.f() == write && !written.contains(m.key()) {
+                if let Some(Some(seen)) = read {
                     let slot = *key_slot.entry(m.key()).or_insert_with(|| {
                         by_key.push((m.key(), Vec::new()));
                         by_key.len() - 1
@@ -291,7 +313,7 @@ pub(crate) fn lost_updates(h: &History, write: MopFn) -> Vec<Value> {
                     MopArg::Atom(a) => Seen::One(a),
                     MopArg::List { start, len } => Seen::List(start, len),
                 };
-                first_read.push(m.key(), seen);
+                first_read.push(m.key(), Some(seen));
             }
         }
     }

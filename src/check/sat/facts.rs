@@ -382,8 +382,9 @@ pub enum Misread {
     /// Elle's lost-update check counts as a read-modify-write. Only this
     /// check is affected, and it can only report too much (another
     /// transaction would have to read the first, intermediate write, which
-    /// is G1b anyway), so the inference's answer stands unless it reports a
-    /// lost update.
+    /// is G1b anyway). `auto`'s inference counts external reads only
+    /// ([`crate::infer::txn::ReadsCounted::External`]), so its answer
+    /// stands: nothing is routed on this reason.
     OwnWriteRead,
 }
 
@@ -568,6 +569,7 @@ mod tests {
         let known = Known {
             dirty: cases,
             numbered: Some(number(&h)),
+            ..Known::default()
         };
         let given = analyze_knowing(&h, extra, &opts, known).expect("inferred");
         let computed = analyze_validated(&h, extra, &opts).expect("inferred");

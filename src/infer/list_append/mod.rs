@@ -4,7 +4,7 @@
 //! future-read, dirty-update, duplicate-elements, incompatible-order and
 //! lost-update.
 
-use super::txn::{list_value, lost_updates, ExtraGraph, TxnMap};
+use super::txn::{list_value, lost_updates, ExtraGraph, ReadsCounted, TxnMap};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText, Unanalyzable};
 use crate::edn::order::{clojure_hash_order, clojure_hasheq};
 use crate::edn::{pr_str, Value};
@@ -395,7 +395,7 @@ fn case_tasks(h: &History, next: &std::sync::atomic::AtomicUsize) -> Vec<(usize,
             2 => vec![dirty_updates(h)],
             3 => vec![g1a_cases(h)],
             4 => vec![g1b_cases(h)],
-            _ => vec![lost_updates(h, MopFn::Append)],
+            _ => vec![lost_updates(h, MopFn::Append, ReadsCounted::First)],
         };
         done.push((task, found));
     }

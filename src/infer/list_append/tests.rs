@@ -208,7 +208,8 @@ fn lost_updates_list_every_transaction_of_a_group_in_history_order() {
         (1, "ok", "[[:r :y [1]] [:append :y 2]]"),
         (2, "ok", "[[:r :y [1]] [:append :y 3]]"),
     ]);
-    let cases = crate::infer::txn::lost_updates(&h, MopFn::Append);
+    let cases =
+        crate::infer::txn::lost_updates(&h, MopFn::Append, crate::infer::txn::ReadsCounted::First);
     let summary: Vec<String> = cases
         .iter()
         .map(|c| {

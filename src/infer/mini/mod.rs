@@ -605,7 +605,10 @@ fn build(
         MopFn::Write
     };
     if divergent || c.bad_rmw {
-        anomalies.add_nonempty("lost-update", super::txn::lost_updates(h, mop_fn));
+        anomalies.add_nonempty(
+            "lost-update",
+            super::txn::lost_updates(h, mop_fn, super::txn::ReadsCounted::First),
+        );
     }
     if w == Workload::ListAppend {
         anomalies.add_nonempty("G1a", thin_air)

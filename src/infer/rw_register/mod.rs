@@ -26,7 +26,7 @@
 //! Elle's `assert-type-sanity` (keys of more than one type) and its crashes on
 //! micro-ops other than `:r`/`:w` become [`InputError`]s.
 
-use super::txn::{lost_updates, ExtraGraph, TxnMap};
+use super::txn::{lost_updates, ExtraGraph, ReadsCounted, TxnMap};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
 use crate::edn::order::{clojure_hash_order, clojure_hasheq, clojure_map_order};
 use crate::edn::{pr_str, Value};
@@ -467,6 +467,11 @@ pub struct Known {
     pub dirty: Option<[Vec<Value>; 2]>,
     /// The external reads and writes ([`number`]).
     pub numbered: Option<Numbered>,
+    /// Which reads the lost-update check counts: Elle's by default;
+    /// `auto` counts external reads only, so that a read following the
+    /// transaction's own write reports no lost update (exact, where Elle's
+    /// count needed the exact checker).
+    pub lost_update_reads: ReadsCounted,
 }
 
 /// [`analyze_validated`], given what the caller computed already.
@@ -476,7 +481,11 @@ pub fn analyze_knowing(
     opts: &RwOptions,
     known: Known,
 ) -> Result<Inference<'static>, Refusal> {
-    let Known { dirty, numbered } = known;
+    let Known {
+        dirty,
+        numbered,
+        lost_update_reads,
+    } = known;
     // The non-cycle checks need only the history: beside the numbering
     // when it is still to do, else beside the version graphs after the
     // writer index, with the second half of the internal cases after the
@@ -488,7 +497,12 @@ pub fn analyze_knowing(
         timed("non-cycle cases", || {
             let [g1a, g1b] = dirty.unwrap_or_else(|| [g1a_cases(h), g1b_cases(h)]);
             let internal = internal_cases_in(h, 0..half);
-            [internal, g1a, g1b, lost_updates(h, MopFn::Write)]
+            [
+                internal,
+                g1a,
+                g1b,
+                lost_updates(h, MopFn::Write, lost_update_reads),
+            ]
         })
     };
     let later_internal = || internal_cases_in(h, half..h.ops.len());

@@ -219,7 +219,8 @@ fn lost_updates_on_a_long_read_modify_write_chain() {
     txns.push((1, "ok", "[:r :x 2000] [:r :y 7] [:w :x 10002]".into()));
     let refs: Vec<(i64, &str, &str)> = txns.iter().map(|(p, t, v)| (*p, *t, v.as_str())).collect();
     let h = sequential(&refs);
-    let cases = crate::infer::txn::lost_updates(&h, MopFn::Write);
+    let cases =
+        crate::infer::txn::lost_updates(&h, MopFn::Write, crate::infer::txn::ReadsCounted::First);
     let mut found: Vec<(String, usize)> = cases
         .iter()
         .map(|c| {
@@ -232,6 +233,59 @@ fn lost_updates_on_a_long_read_modify_write_chain() {
         .collect();
     found.sort();
     assert_eq!(found, [("100".to_string(), 2), ("2000".to_string(), 3)]);
+}
+
+/// Elle counts a transaction's first read of a key even after its own
+/// write of it; counting external reads only leaves that transaction out
+/// of its group, and a group left with one transaction is no lost update.
+#[test]
+fn external_reads_leave_out_a_read_of_the_own_write() {
+    use crate::infer::txn::{lost_updates, ReadsCounted};
+    let h = sequential(&[
+        (
+            0,
+            "ok",
+            "[:w :x 1] [:r :x 1] [:w :x 2] [:w :y 1] [:r :y 1] [:w :y 2]",
+        ),
+        (1, "ok", "[:r :x 1] [:w :x 3]"),
+        (1, "ok", "[:r :x 1] [:r :x 1] [:w :x 4]"),
+        (2, "ok", "[:r :y 1] [:w :y 3]"),
+    ]);
+    // Per case: key, value and the indices of its transactions.
+    let groups = |counted| {
+        lost_updates(&h, MopFn::Write, counted)
+            .iter()
+            .map(|c| {
+                let Some(Value::Vector(txns)) = c.get_kw("txns") else {
+                    panic!("{c:?}")
+                };
+                let at = |t: &Value| pr_str(t.get_kw("index").expect("index"));
+                (
+                    pr_str(c.get_kw("key").expect("key")),
+                    pr_str(c.get_kw("value").expect("value")),
+                    txns.iter().map(at).collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (x, y, one) = (":x".to_string(), ":y".to_string(), "1".to_string());
+    let mut elle = groups(ReadsCounted::First);
+    elle.sort();
+    assert_eq!(
+        elle,
+        [
+            (
+                x.clone(),
+                one.clone(),
+                vec!["1".into(), "3".into(), "5".into()]
+            ),
+            (y, one.clone(), vec!["1".into(), "7".into()]),
+        ]
+    );
+    assert_eq!(
+        groups(ReadsCounted::External),
+        [(x, one, vec!["3".to_string(), "5".to_string()])]
+    );
 }
 
 #[test]
