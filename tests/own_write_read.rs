@@ -75,28 +75,12 @@ fn check(text: &str, algorithm: &str, output: &str) -> (Option<i32>, String, Str
     )
 }
 
+/// [`check`]'s summary: exit code, the verdict and anomaly types after
+/// the file name, standard error.
 fn run(text: &str, algorithm: &str) -> (Option<i32>, String, String) {
-    let t = common::Scratch::new("own-write-read");
-    let h = t.file("h.edn", text);
-    let o = Command::new(env!("CARGO_BIN_EXE_ellery"))
-        .args([
-            "check",
-            "--verbose",
-            "--output",
-            "summary",
-            "-m",
-            "rw-register",
-        ])
-        .args(["--algorithm", algorithm, common::s(&h)])
-        .output()
-        .expect("run ellery");
-    let out = String::from_utf8_lossy(&o.stdout);
+    let (code, out, err) = check(text, algorithm, "summary");
     let verdict = out.split('\t').skip(1).collect::<Vec<_>>().join("\t");
-    (
-        o.status.code(),
-        verdict.trim().to_string(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    (code, verdict.trim().to_string(), err)
 }
 
 /// The line `--verbose` prints when auto hands a history to the exact
