@@ -117,3 +117,36 @@ fn shipped_histories_give_the_same_answers_on_one_and_two_threads() {
     // Some shipped examples are bad input (duplicate appends, …).
     assert_eq!(code, 3);
 }
+
+/// Runs `ellery ARGS` with `ELLERY_THREADS=threads`: stdout and the
+/// `--verbose` lines about each SCC's cycle searches.
+fn searches(threads: &str, args: &[&str]) -> (String, Vec<String>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ellery"))
+        .env("ELLERY_THREADS", threads)
+        .args(args)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    let lines = stderr
+        .lines()
+        .filter(|l| l.contains("scc of "))
+        .map(String::from)
+        .collect();
+    (String::from_utf8(out.stdout).expect("UTF-8"), lines)
+}
+
+/// The SCCs are searched on two workers when a core is free (issue 23):
+/// the cases and the `--verbose` lines still come in the SCCs' order.
+#[test]
+fn many_sccs_give_their_cases_and_lines_in_order_on_two_threads() {
+    let dir = Scratch::new("threads-sccs");
+    let args = "gen -w rw-register --mode read-committed -n 5000 -k 5 --seed 3";
+    let (text, code) = ellery("1", &args.split(' ').collect::<Vec<_>>());
+    assert_eq!(code, 0);
+    let h = dir.file("rc.edn", &text);
+    let check = ["check", "--verbose", s(&h)];
+    let one = searches("1", &check);
+    assert!(one.0.contains(":G2-item"), "{}", one.0);
+    assert!(one.1.len() >= 4, "{:?}", one.1);
+    assert_eq!(searches("2", &check), one);
+}

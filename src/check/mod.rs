@@ -454,23 +454,7 @@ pub fn cycle_cases_in(
         // otherwise spend a deadline-bound search's time (issue 23).
         inference.prepare_explainers(history);
     }
-    let mut cases = Vec::new();
-    for scc in &sccs {
-        let local = graph.induced(scc);
-        let hashes = scc
-            .iter()
-            .map(|&v| crate::edn::order::bifurcan_op_hash(history.ops[v as usize].index))
-            .collect();
-        let mut comp = Component {
-            verts: scc.clone(),
-            graph: local,
-            hashes,
-            history,
-            inference,
-            projections: HashMap::new(),
-        };
-        cases.extend(search_component(&mut comp, opts));
-    }
+    let cases = search_sccs(history, inference, &graph, &sccs, opts);
     CycleAnalysis {
         cases,
         vertex_count,
@@ -479,7 +463,68 @@ pub fn cycle_cases_in(
     }
 }
 
-fn search_component(comp: &mut Component<'_>, opts: &CycleOptions) -> Vec<CycleCase> {
+/// The cycle cases of every SCC of `graph` (merged), in the SCCs' order.
+/// The SCCs are independent (issue 23): two workers take them in turn
+/// from a shared counter when the thread budget has a core free, each
+/// SCC's search with its own deadline as before; the cases and each
+/// SCC's trace lines (said once all are searched) go in the SCCs' order,
+/// so output is the same on any number of threads.
+fn search_sccs(
+    history: &History,
+    inference: &Inference<'_>,
+    graph: &DiGraph,
+    sccs: &[Vec<u32>],
+    opts: &CycleOptions,
+) -> Vec<CycleCase> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(scc) = sccs.get(i) else {
+                return done;
+            };
+            let hashes = scc
+                .iter()
+                .map(|&v| crate::edn::order::bifurcan_op_hash(history.ops[v as usize].index))
+                .collect();
+            let mut comp = Component {
+                verts: scc.clone(),
+                graph: graph.induced(scc),
+                hashes,
+                history,
+                inference,
+                projections: HashMap::new(),
+            };
+            let mut lines = Vec::new();
+            let cases = search_component(&mut comp, opts, &mut lines);
+            done.push((i, cases, lines));
+        }
+    };
+    let (mut searched, other) = if sccs.len() > 1 {
+        crate::par::join(work, work)
+    } else {
+        (work(), Vec::new())
+    };
+    searched.extend(other);
+    searched.sort_unstable_by_key(|s| s.0);
+    let mut cases = Vec::new();
+    for (_, found, lines) in searched {
+        if let Some(trace) = opts.trace {
+            lines.iter().for_each(|l| trace(l));
+        }
+        cases.extend(found);
+    }
+    cases
+}
+
+/// The cycle cases of one SCC; with [`CycleOptions::trace`], a line per
+/// search into `lines`.
+fn search_component(
+    comp: &mut Component<'_>,
+    opts: &CycleOptions,
+    lines: &mut Vec<String>,
+) -> Vec<CycleCase> {
     let started = Instant::now();
     let deadline = started + opts.timeout;
     let exists = comp.cycle_exists();
@@ -508,8 +553,8 @@ fn search_component(comp: &mut Component<'_>, opts: &CycleOptions) -> Vec<CycleC
             let g = comp.projected(spec.search_rels);
             elle_search(g, &spec, &mut budget)
         };
-        if let Some(trace) = opts.trace {
-            trace(&format!(
+        if opts.trace.is_some() {
+            lines.push(format!(
                 "scc of {}: {kind}: elle-order search {:?} after {} steps",
                 comp.verts.len(),
                 match &outcome {
