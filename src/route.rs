@@ -214,7 +214,7 @@ const EARLY_PROBE_OPS: usize = 1_000;
 /// inference runs first, assuming no G1a/G1b case, and the scan only when
 /// the chains do not confirm it (issue 23: the scan made `auto` on a
 /// generated valid 200k history 1.5 times the inference).
-// Long (about 130 lines): the two orders of scan and inference share
+// Long (about 100 lines): the two orders of scan and inference share
 // every step after them; apart, each would repeat the other's tail.
 fn auto_rw_register(
     h: &History,
