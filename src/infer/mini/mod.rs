@@ -61,7 +61,7 @@
 
 use super::list_append;
 use super::rw_register;
-use super::txn::ExtraGraph;
+use super::txn::{lost_updates, ExtraGraph, ReadsCounted};
 use super::{Anomalies, Inference, PairExplainer, Refusal, Step, StepKind, StepText};
 use crate::edn::{pr_str, Value};
 use crate::graph::Rels;
@@ -605,10 +605,7 @@ fn build(
         MopFn::Write
     };
     if divergent || c.bad_rmw {
-        anomalies.add_nonempty(
-            "lost-update",
-            super::txn::lost_updates(h, mop_fn, super::txn::ReadsCounted::First),
-        );
+        anomalies.add_nonempty("lost-update", lost_updates(h, mop_fn, ReadsCounted::First));
     }
     if w == Workload::ListAppend {
         anomalies.add_nonempty("G1a", thin_air)
