@@ -244,6 +244,20 @@ fn auto_rw_register(
         opts.say(|| format!("{}: algorithm sat (auto: {why})", h.origin));
         Some(sat::check_history(h, opts))
     };
+    // Reads from thin air the inference reports itself, as G1a cases
+    // ([`sat::thin_air_cases`]): then its G1a/G1b cases, else `None`.
+    let thin_air = |misread: Option<Misread>| {
+        let cases = (misread == Some(Misread::ThinAir))
+            .then(|| sat::thin_air_cases(h))
+            .flatten()?;
+        opts.say(|| {
+            format!(
+                "{}: auto: reads of values nobody wrote are G1a cases the inference reports",
+                h.origin
+            )
+        });
+        Some(cases)
+    };
     // Elle's G1a/G1b cases, when the scan computed them, go to the
     // inference (issue 23: computed once), and so does the inference's
     // first step, numbering the external reads and writes, run beside the
@@ -266,11 +280,14 @@ fn auto_rw_register(
         } else {
             (scan(), None)
         };
-        if let Some(exact) = to_sat(misread) {
-            // The numbering is the inference's, which does not run.
-            return exact;
+        match thin_air(misread) {
+            Some(cases) => known_with(Some(cases), numbered),
+            None => match to_sat(misread) {
+                // The numbering is the inference's, which does not run.
+                Some(exact) => return exact,
+                None => known_with(dirty, numbered),
+            },
         }
-        known_with(dirty, numbered)
     } else {
         known_with(None, None)
     };
@@ -295,8 +312,10 @@ fn auto_rw_register(
             let confirmed = matches!(&inferred, Ok(o) if o.validity == Validity::Valid)
                 && chains.as_ref().is_some_and(|c| c.confirmed);
             if chains_first && !confirmed {
-                let (found, dirty) = scan();
-                if let Some(exact) = to_sat(found) {
+                let (found, mut dirty) = scan();
+                if let Some(cases) = thin_air(found) {
+                    dirty = Some(cases);
+                } else if let Some(exact) = to_sat(found) {
                     return exact;
                 }
                 // The inference assumed no G1a/G1b case; with some it

@@ -19,7 +19,9 @@ use crate::infer::txn::TxnMap;
 use crate::model::{Atom, History, MopArg, MopFn, OpType};
 
 mod scan;
+mod thin_air;
 use scan::scan;
+pub use thin_air::thin_air_cases;
 
 /// A register value: `None` is `nil`.
 type Val = Option<Atom>;

@@ -64,7 +64,7 @@ pub use elle::{check_history, constraints, decides, orders_sessions, strongest, 
 use encode::{encode, two_width_clauses};
 pub use facts::{
     dirty_read_cases, elle_dirty_reads_differ, inference_misreads,
-    inference_misreads_keeping_cases, values_repeat, ElleDirtyCases, Misread,
+    inference_misreads_keeping_cases, thin_air_cases, values_repeat, ElleDirtyCases, Misread,
 };
 pub use history::{reg_history, reg_history_with_predicates};
 use polygraph::to_cycle;
