@@ -7,8 +7,6 @@
 //! was inferred; 200k generated read-committed transactions took 2.8 s and
 //! 395 MB instead of 0.5 s and 118 MB).
 
-use std::process::Command;
-
 mod common;
 
 /// T1 = w1 r1 w2; T2 reads T1's intermediate 1 and writes.
@@ -51,28 +49,9 @@ const LOST_UPDATE_BESIDE: &str = "\
 {:index 7 :type :ok :process 2 :f :txn :value [[:r 1 5] [:w 1 7]]}
 ";
 
-/// What `ellery check -m rw-register --algorithm ALGORITHM` prints for
-/// `text`: exit code, standard output, standard error (`--verbose`).
+/// [`common::check_rw_text`] with `--output OUTPUT`.
 fn check(text: &str, algorithm: &str, output: &str) -> (Option<i32>, String, String) {
-    let t = common::Scratch::new("own-write-read");
-    let h = t.file("h.edn", text);
-    let o = Command::new(env!("CARGO_BIN_EXE_ellery"))
-        .args([
-            "check",
-            "--verbose",
-            "--output",
-            output,
-            "-m",
-            "rw-register",
-        ])
-        .args(["--algorithm", algorithm, common::s(&h)])
-        .output()
-        .expect("run ellery");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::check_rw_text(text, algorithm, &["--output", output])
 }
 
 /// [`check`]'s summary: exit code, the verdict and anomaly types after

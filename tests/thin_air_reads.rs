@@ -5,8 +5,6 @@
 //! history with one such read took it 23 s and 2 GB, now 2.2 s and 425 MB),
 //! and the answer is the exact checker's byte for byte.
 
-use std::process::Command;
-
 mod common;
 
 /// T1 writes 1; T2 reads it and writes 2; T3 reads 99 of key 2, which
@@ -38,21 +36,9 @@ const WITH_A_FAILED_INTERMEDIATE: &str = "\
 {:index 3 :type :ok :process 1 :f :txn :value [[:r 1 1] [:r 2 7]]}
 ";
 
-/// `ellery check -m rw-register --verbose --algorithm ALGORITHM` on `text`:
-/// exit code, standard output, standard error.
+/// [`common::check_rw_text`] with the default output.
 fn check(text: &str, algorithm: &str) -> (Option<i32>, String, String) {
-    let t = common::Scratch::new("thin-air");
-    let h = t.file("h.edn", text);
-    let o = Command::new(env!("CARGO_BIN_EXE_ellery"))
-        .args(["check", "--verbose", "-m", "rw-register"])
-        .args(["--algorithm", algorithm, common::s(&h)])
-        .output()
-        .expect("run ellery");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::check_rw_text(text, algorithm, &[])
 }
 
 /// The line `--verbose` prints when auto hands a history to the exact

@@ -238,6 +238,27 @@ pub fn s(p: &std::path::Path) -> &str {
     p.to_str().expect("UTF-8 temp path")
 }
 
+/// `ellery check --verbose -m rw-register --algorithm ALGORITHM [ARGS…]` on
+/// the history `text` (written to a scratch file): exit code, standard
+/// output, standard error.
+#[allow(dead_code)]
+pub fn check_rw_text(text: &str, algorithm: &str, args: &[&str]) -> (Option<i32>, String, String) {
+    let t = Scratch::new("rw-text");
+    let h = t.file("h.edn", text);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ellery"))
+        .args(["check", "--verbose", "-m", "rw-register"])
+        .args(["--algorithm", algorithm])
+        .args(args)
+        .arg(&h)
+        .output()
+        .expect("run ellery");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
 /// The JVM classpath for the Clojure suites in `compat/jepsen/` (Clojure's
 /// jar, the shim's sources and its tests with the stand-in Jepsen
 /// namespaces), or `None` with a message when `java` or the jar is missing.

@@ -16,7 +16,7 @@ use hashbrown::HashMap;
 
 use crate::edn::Value;
 use crate::infer::txn::TxnMap;
-use crate::model::{Atom, History, MopArg, MopFn, OpType};
+use crate::model::{Atom, History, Mop, MopArg, MopFn, OpType};
 
 mod scan;
 mod thin_air;
@@ -182,8 +182,11 @@ pub fn dirty_read_cases(h: &History) -> (Vec<Value>, Vec<Value>) {
     dirty_reads(h, &Writers::new(h))
 }
 
-fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
-    let (mut g1a, mut g1b) = (Vec::new(), Vec::new());
+/// Calls `f` on each external read of a non-`nil` value by a committed
+/// transaction (its first micro-op on the key, a read): the op's position,
+/// the micro-op and the `(key, value)` read. Until `f` says stop (`false`);
+/// returns whether it never did.
+fn external_reads(h: &History, mut f: impl FnMut(usize, &Mop, (Atom, Val)) -> bool) -> bool {
     let mut touched: TxnMap<()> = TxnMap::default();
     for (i, op) in h.ops.iter().enumerate() {
         if op.op_type != OpType::Ok {
@@ -196,36 +199,44 @@ fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
             }
             touched.push(m.key(), ());
             let v = val(m.arg());
-            if m.f() != MopFn::Read || v.is_none() {
-                continue;
-            }
-            let explained = writers
-                .installed
-                .get(&(m.key(), v))
-                .is_some_and(|ws| ws.other_than(i as u32).is_some());
-            if explained {
-                continue;
-            }
-            let case = |writer: Value| {
-                Value::kw_map(vec![
-                    ("op", h.op_value(i)),
-                    ("mop", h.mop_value(m)),
-                    ("writer", writer),
-                ])
-            };
-            if let Some(&w) = writers.failed.get(&(m.key(), v)) {
-                g1a.push(case(h.op_value(w as usize)));
-            } else if let Some(w) = writers
-                .intermediate
-                .get(&(m.key(), v))
-                .and_then(|ws| ws.other_than(i as u32))
-            {
-                g1b.push(case(h.op_value(w as usize)));
-            } else {
-                g1a.push(case(Value::Nil));
+            if m.f() == MopFn::Read && v.is_some() && !f(i, m, (m.key(), v)) {
+                return false;
             }
         }
     }
+    true
+}
+
+fn dirty_reads(h: &History, writers: &Writers) -> (Vec<Value>, Vec<Value>) {
+    let (mut g1a, mut g1b) = (Vec::new(), Vec::new());
+    external_reads(h, |i, m, kv| {
+        let explained = writers
+            .installed
+            .get(&kv)
+            .is_some_and(|ws| ws.other_than(i as u32).is_some());
+        if explained {
+            return true;
+        }
+        let case = |writer: Value| {
+            Value::kw_map(vec![
+                ("op", h.op_value(i)),
+                ("mop", h.mop_value(m)),
+                ("writer", writer),
+            ])
+        };
+        if let Some(&w) = writers.failed.get(&kv) {
+            g1a.push(case(h.op_value(w as usize)));
+        } else if let Some(w) = writers
+            .intermediate
+            .get(&kv)
+            .and_then(|ws| ws.other_than(i as u32))
+        {
+            g1b.push(case(h.op_value(w as usize)));
+        } else {
+            g1a.push(case(Value::Nil));
+        }
+        true
+    });
     (g1a, g1b)
 }
 

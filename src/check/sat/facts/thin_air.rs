@@ -1,10 +1,9 @@
 //! Reads of values nobody wrote, reported by the inference
 //! ([`thin_air_cases`]) instead of sending the history to the exact checker.
 
-use super::{dirty_reads, val, ElleDirtyCases, FirstTwo, Writers};
+use super::{dirty_reads, external_reads, ElleDirtyCases, FirstTwo, Writers};
 use crate::edn::Value;
-use crate::infer::txn::TxnMap;
-use crate::model::{History, MopFn, OpType};
+use crate::model::History;
 
 /// The exact G1a and G1b cases of `h` when reads of values no transaction
 /// wrote (the misread scan's `ThinAir`) are the only difference between
@@ -34,26 +33,8 @@ pub fn thin_air_cases(h: &History) -> Option<ElleDirtyCases> {
 /// no other transaction wrote but it did (finally or in between).
 fn reads_own_value(h: &History, w: &Writers) -> bool {
     let only = |ws: Option<&FirstTwo>, i: u32| ws.is_some_and(|ws| ws.none_other_than(i));
-    let mut touched: TxnMap<()> = TxnMap::default();
-    for (i, op) in h.ops.iter().enumerate() {
-        if op.op_type != OpType::Ok {
-            continue;
-        }
-        touched.clear();
-        for m in h.mops(op) {
-            if touched.contains(m.key()) {
-                continue;
-            }
-            touched.push(m.key(), ());
-            let Some(v) = val(m.arg()).filter(|_| m.f() == MopFn::Read) else {
-                continue;
-            };
-            let kv = (m.key(), Some(v));
-            let i = i as u32;
-            if only(w.installed.get(&kv), i) || only(w.intermediate.get(&kv), i) {
-                return true;
-            }
-        }
-    }
-    false
+    !external_reads(h, |i, _, kv| {
+        let i = i as u32;
+        !(only(w.installed.get(&kv), i) || only(w.intermediate.get(&kv), i))
+    })
 }
