@@ -92,6 +92,13 @@ row() {
       w, f, n, s, 600 / 342, (s >= 600 / 342 ? "met" : "not met"), 342 * s
   }'
 }
+# Both builds must give the same verdict (figures of a wrong answer are
+# no figures).
+for l in la rw; do
+  if ! cmp -s <(cut -f 2- "$out/$l-filed.verdict") <(cut -f 2- "$out/$l-now.verdict"); then
+    echo "verdicts differ on $l: filed '$(cut -f 2- "$out/$l-filed.verdict")', now '$(cut -f 2- "$out/$l-now.verdict")'"
+  fi
+done
 row "1M list-append" "$la" la 3.78 2.0 600
 row "1M rw-register" "$rw" rw 1.89 1.2 400
 echo "load after: $(cut -d ' ' -f 1 /proc/loadavg)"

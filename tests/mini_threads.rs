@@ -11,13 +11,18 @@ use common::{s, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Runs `ellery ARGS` with `ELLERY_THREADS=threads`: stdout and exit code.
-fn ellery(threads: &str, args: &[&str]) -> (String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ellery"))
+/// Runs `ellery ARGS` with `ELLERY_THREADS=threads`.
+fn run(threads: &str, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ellery"))
         .env("ELLERY_THREADS", threads)
         .args(args)
         .output()
-        .expect("runs");
+        .expect("runs")
+}
+
+/// [`run`]'s stdout and exit code.
+fn ellery(threads: &str, args: &[&str]) -> (String, i32) {
+    let out = run(threads, args);
     let stdout = String::from_utf8(out.stdout).expect("UTF-8");
     (stdout, out.status.code().expect("exit code"))
 }
@@ -118,14 +123,10 @@ fn shipped_histories_give_the_same_answers_on_one_and_two_threads() {
     assert_eq!(code, 3);
 }
 
-/// Runs `ellery ARGS` with `ELLERY_THREADS=threads`: stdout and the
-/// `--verbose` lines about each SCC's cycle searches.
+/// [`run`]'s stdout and the `--verbose` lines about each SCC's cycle
+/// searches.
 fn searches(threads: &str, args: &[&str]) -> (String, Vec<String>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ellery"))
-        .env("ELLERY_THREADS", threads)
-        .args(args)
-        .output()
-        .expect("runs");
+    let out = run(threads, args);
     let stderr = String::from_utf8(out.stderr).expect("UTF-8");
     let lines = stderr
         .lines()
